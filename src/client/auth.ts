@@ -1,0 +1,115 @@
+// Credentials of one cluster, taken from its own KubeConfig (tokens, client certificates, token
+// files, exec plugins). Nothing here is ever logged or put into an error.
+import type { PeerCertificate } from 'node:tls';
+import { KubeConfig } from '@kubernetes/client-node';
+
+/**
+ * What one request needs to authenticate and to verify the server. `rejectUnauthorized` is always
+ * explicit, so `NODE_TLS_REJECT_UNAUTHORIZED` cannot turn verification off.
+ *
+ * @example
+ * ```ts
+ * const creds = await auth.credentials(); // { headers: { Authorization: 'Bearer …' }, rejectUnauthorized: true, … }
+ * ```
+ */
+export interface Credentials {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly ca?: Buffer | string;
+  readonly cert?: Buffer | string;
+  readonly key?: Buffer | string;
+  readonly servername?: string;
+  readonly rejectUnauthorized: boolean;
+}
+
+/**
+ * A source of credentials for one cluster. `invalidate()` drops cached tokens (after a 401).
+ *
+ * @example
+ * ```ts
+ * const auth = authFromKubeConfig(kc);
+ * await auth.credentials();
+ * auth.invalidate(); // next call runs the exec plugin again
+ * ```
+ */
+export interface AuthSource {
+  credentials(): Promise<Credentials>;
+  /** Whether tokens can change (exec plugins, token files, auth providers): only then is a 401 worth a retry. */
+  readonly dynamic: boolean;
+  invalidate(): void;
+}
+
+interface HttpsScratch {
+  headers?: Record<string, string | string[] | number | undefined>;
+  ca?: Buffer | string | (Buffer | string)[];
+  cert?: Buffer | string | (Buffer | string)[];
+  key?: Buffer | string | (Buffer | string)[];
+  servername?: string;
+  auth?: string;
+  agent?: unknown;
+  checkServerIdentity?: (host: string, cert: PeerCertificate) => Error | undefined;
+}
+
+function single(v: Buffer | string | (Buffer | string)[] | undefined): Buffer | string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Credentials from a KubeConfig whose current context is the cluster's. Static credentials are read
+ * once; exec plugins, token files and auth providers are asked on every request (client-node caches
+ * their tokens until expiry).
+ *
+ * @example
+ * ```ts
+ * const auth = authFromKubeConfig(kc);
+ * ```
+ * @param initial - the cluster's own KubeConfig (never shared with another cluster).
+ * @returns the credential source.
+ */
+export function authFromKubeConfig(initial: KubeConfig): AuthSource {
+  const user = initial.getCurrentUser();
+  const cluster = initial.getCurrentCluster();
+  const exec: unknown = user?.exec;
+  const authProvider: unknown = user?.authProvider;
+  const dynamic = exec != null || authProvider != null;
+  let kc = initial;
+  let cached: Promise<Credentials> | undefined;
+
+  const read = async (): Promise<Credentials> => {
+    const scratch: HttpsScratch = {};
+    await kc.applyToHTTPSOptions(scratch as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(scratch.headers ?? {})) {
+      if (typeof v === 'string') headers[k] = v;
+    }
+    if (scratch.auth !== undefined) headers.Authorization = `Basic ${Buffer.from(scratch.auth).toString('base64')}`;
+    const ca = single(scratch.ca);
+    const cert = single(scratch.cert);
+    const key = single(scratch.key);
+    const servername = cluster?.tlsServerName;
+    return {
+      headers,
+      rejectUnauthorized: cluster?.skipTLSVerify !== true,
+      ...(ca === undefined ? {} : { ca }),
+      ...(cert === undefined ? {} : { cert }),
+      ...(key === undefined ? {} : { key }),
+      ...(servername === undefined || servername === '' ? {} : { servername }),
+    };
+  };
+
+  return {
+    dynamic,
+    credentials(): Promise<Credentials> {
+      if (dynamic) return read();
+      cached ??= read();
+      return cached;
+    },
+    invalidate(): void {
+      cached = undefined;
+      // A fresh KubeConfig has empty token caches, so the next request runs the exec plugin again.
+      const fresh = new KubeConfig();
+      fresh.loadFromString(kc.exportConfig());
+      fresh.setCurrentContext(kc.getCurrentContext());
+      kc = fresh;
+    },
+  };
+}

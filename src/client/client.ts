@@ -1,0 +1,279 @@
+// The per-cluster client: typed CRUD, server-side apply, patches and raw watch lines for any
+// resource, over one transport. Every call resolves to an Either; none rejects.
+import type { Observable } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError, Status } from '../core/errors.js';
+import { kubeError } from '../core/errors.js';
+import type { KubeObject, ObjectList } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { apiVersionOf } from '../core/resource.js';
+import type { Either } from '../internal/fp.js';
+import { E } from '../internal/fp.js';
+import { authFromKubeConfig } from './auth.js';
+import type { KubeConfigSource } from './kubeconfig.js';
+import { loadKubeConfig } from './kubeconfig.js';
+import { resourcePath, withQuery } from './paths.js';
+import type { HttpRequest, Transport, TransportOptions } from './transport.js';
+import { createTransport } from './transport.js';
+
+/** Options of `get`. @example `{ namespace: 'default' }` */
+export interface GetOptions {
+  readonly namespace?: string;
+  readonly subresource?: string;
+}
+
+/** Options of `list` and `listAll`. @example `{ namespace: 'default', labelSelector: 'app=web', limit: 500 }` */
+export interface ListOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+}
+
+/** Options of `watch`. Bookmarks are asked for unless `allowWatchBookmarks: false`. @example `{ resourceVersion: '42', timeoutSeconds: 300 }` */
+export interface WatchOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly resourceVersion?: string;
+  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  readonly allowWatchBookmarks?: boolean;
+  readonly sendInitialEvents?: boolean;
+  readonly timeoutSeconds?: number;
+}
+
+/** Options common to writes. @example `{ fieldManager: 'my-controller', dryRun: true }` */
+export interface WriteOptions {
+  readonly fieldManager?: string;
+  readonly dryRun?: boolean;
+  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** Namespace when the object does not carry one. */
+  readonly namespace?: string;
+  readonly subresource?: string;
+}
+
+/** Options of server-side apply: a field manager is required. @example `{ fieldManager: 'my-controller', force: true }` */
+export interface ApplyOptions extends WriteOptions {
+  readonly fieldManager: string;
+  readonly force?: boolean;
+}
+
+/** The patch formats Kubernetes accepts. @example `'merge'` */
+export type PatchType = 'merge' | 'json' | 'strategic';
+
+/** Options of `patch`. @example `{ type: 'merge', namespace: 'default', subresource: 'status' }` */
+export interface PatchOptions extends WriteOptions {
+  readonly type: PatchType;
+}
+
+/** Options of `delete`. @example `{ namespace: 'default', preconditions: { uid }, propagationPolicy: 'Foreground' }` */
+export interface DeleteOptions {
+  readonly namespace?: string;
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  readonly gracePeriodSeconds?: number;
+  readonly dryRun?: boolean;
+}
+
+/**
+ * A client of one cluster. Built from one KubeConfig, with one HTTP agent; credentials never cross
+ * clusters. All calls resolve to `Either<KubeError, …>` and never reject.
+ *
+ * @example
+ * ```ts
+ * const client = createClusterClient(clusterName('east'), { file: 'east.kubeconfig' });
+ * if (E.isRight(client)) {
+ *   const cm = await client.right.get(configMaps, 'settings', { namespace: 'default' });
+ * }
+ * ```
+ */
+export interface ClusterClient {
+  readonly cluster: ClusterName;
+  /** The server URL (with any path prefix), without credentials. */
+  readonly server: string;
+  get<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: GetOptions): Promise<Either<KubeError, T>>;
+  /** One page. */
+  list<T extends KubeObject>(r: ResourceDescriptor<T>, opts?: ListOptions): Promise<Either<KubeError, ObjectList<T>>>;
+  /**
+   * Every page, following continue tokens (500 per page unless `limit` says otherwise). The
+   * resourceVersion is the first page's: all pages are one snapshot. An expired continue token
+   * resolves to a `Gone` error; list again from scratch.
+   */
+  listAll<T extends KubeObject>(r: ResourceDescriptor<T>, opts?: ListOptions): Promise<Either<KubeError, ObjectList<T>>>;
+  /** The raw lines of a watch response; see {@link parseWatchLine}. Errors with a KubeError value. */
+  watch(r: ResourceDescriptor, opts?: WatchOptions): Observable<string>;
+  create<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
+  /** PUT: fails with Conflict when `metadata.resourceVersion` is stale. */
+  replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
+  /** Server-side apply of a (partial) object. `apiVersion` and `kind` are filled in from the descriptor. */
+  apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: KubeObject, opts: ApplyOptions): Promise<Either<KubeError, T>>;
+  patch<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, patch: unknown, opts: PatchOptions): Promise<Either<KubeError, T>>;
+  /** Resolves to the object (when deletion waits on finalizers) or the server's Status. */
+  delete<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: DeleteOptions): Promise<Either<KubeError, T | Status>>;
+  /** Any request to this cluster, for what the typed calls do not cover. */
+  raw(req: HttpRequest): Promise<Either<KubeError, unknown>>;
+  /** Closes the HTTP agent; later calls fail with NotEngaged. */
+  close(): void;
+}
+
+/** Options of {@link createClusterClient}. @example `{ userAgent: 'my-controller/1.0', timeoutMs: 30000 }` */
+export type ClusterClientOptions = TransportOptions;
+
+const patchContentTypes: Readonly<Record<PatchType, string>> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+};
+
+function writeQuery(opts: WriteOptions | undefined): Record<string, string | undefined> {
+  return {
+    fieldManager: opts?.fieldManager,
+    dryRun: opts?.dryRun === true ? 'All' : undefined,
+    fieldValidation: opts?.fieldValidation,
+  };
+}
+
+function nameOf(cluster: ClusterName, obj: KubeObject, verb: string): Either<KubeError, string> {
+  const name = obj.metadata.name;
+  return name === undefined || name === '' ? E.left(kubeError('Invalid', cluster, `${verb} needs metadata.name`)) : E.right(name);
+}
+
+/**
+ * Builds a client from a transport; use {@link createClusterClient} unless you bring your own.
+ *
+ * @example
+ * ```ts
+ * const client = clientOver(createTransport(cluster, server, auth));
+ * ```
+ * @param t - the cluster's transport.
+ * @returns the client.
+ */
+export function clientOver(t: Transport): ClusterClient {
+  const cluster = t.cluster;
+  const json = async <T>(req: HttpRequest): Promise<Either<KubeError, T>> => {
+    const res = await t.request(req);
+    return E.isLeft(res) ? res : E.right(res.right.body as T);
+  };
+  const nsFor = (r: ResourceDescriptor, obj: KubeObject | undefined, opts: { namespace?: string } | undefined): string | undefined =>
+    r.namespaced ? (obj?.metadata.namespace ?? opts?.namespace) : undefined;
+
+  const client: ClusterClient = {
+    cluster,
+    server: t.server,
+    get(r, name, opts) {
+      return json({ method: 'GET', path: resourcePath(r, { namespace: nsFor(r, undefined, opts), name, subresource: opts?.subresource }) });
+    },
+    list(r, opts) {
+      const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts) }), {
+        labelSelector: opts?.labelSelector,
+        fieldSelector: opts?.fieldSelector,
+        limit: opts?.limit,
+        continue: opts?.continue,
+        resourceVersion: opts?.resourceVersion,
+        resourceVersionMatch: opts?.resourceVersionMatch,
+      });
+      return json({ method: 'GET', path });
+    },
+    async listAll<T extends KubeObject>(r: ResourceDescriptor<T>, opts: ListOptions = {}) {
+      const items: T[] = [];
+      let first: ObjectList<T> | undefined;
+      let cont: string | undefined;
+      // Later pages must not repeat the resourceVersion: the continue token already pins the snapshot.
+      const { resourceVersion: _rv, resourceVersionMatch: _rvm, ...rest } = opts;
+      do {
+        const page = await client.list(r, cont === undefined ? { ...opts, limit: opts.limit ?? 500 } : { ...rest, limit: opts.limit ?? 500, continue: cont });
+        if (E.isLeft(page)) return page;
+        first ??= page.right;
+        items.push(...page.right.items);
+        cont = page.right.metadata.continue;
+      } while (cont !== undefined && cont !== '');
+      const { continue: _done, ...metadata } = first.metadata;
+      const all: ObjectList<T> = { ...first, metadata, items };
+      return E.right(all);
+    },
+    watch(r, opts = {}) {
+      const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts) }), {
+        watch: 'true',
+        allowWatchBookmarks: opts.allowWatchBookmarks ?? true,
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+        resourceVersion: opts.resourceVersion,
+        resourceVersionMatch: opts.resourceVersionMatch,
+        sendInitialEvents: opts.sendInitialEvents,
+        timeoutSeconds: opts.timeoutSeconds,
+      });
+      return t.lines({ method: 'GET', path });
+    },
+    create(r, obj, opts) {
+      const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts) }), writeQuery(opts));
+      return json({ method: 'POST', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }) });
+    },
+    async replace(r, obj, opts) {
+      const name = nameOf(cluster, obj, 'replace');
+      if (E.isLeft(name)) return name;
+      const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts), name: name.right, subresource: opts?.subresource }), writeQuery(opts));
+      return json({ method: 'PUT', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }) });
+    },
+    async apply(r, obj, opts) {
+      const name = nameOf(cluster, obj, 'apply');
+      if (E.isLeft(name)) return name;
+      const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts), name: name.right, subresource: opts.subresource }), {
+        ...writeQuery(opts),
+        force: opts.force === true ? 'true' : undefined,
+      });
+      // managedFields must not be sent with an apply; resourceVersion would turn it into a precondition.
+      const { managedFields: _mf, ...metadata } = obj.metadata;
+      const body = { ...obj, apiVersion: apiVersionOf(r), kind: r.kind, metadata };
+      return json({ method: 'PATCH', path, body: JSON.stringify(body), contentType: 'application/apply-patch+yaml' });
+    },
+    patch(r, name, patch, opts) {
+      const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts), name, subresource: opts.subresource }), writeQuery(opts));
+      return json({ method: 'PATCH', path, body: JSON.stringify(patch), contentType: patchContentTypes[opts.type] });
+    },
+    delete(r, name, opts) {
+      const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts), name }), {
+        dryRun: opts?.dryRun === true ? 'All' : undefined,
+      });
+      const body = {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        ...(opts?.preconditions === undefined ? {} : { preconditions: opts.preconditions }),
+        ...(opts?.propagationPolicy === undefined ? {} : { propagationPolicy: opts.propagationPolicy }),
+        ...(opts?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: opts.gracePeriodSeconds }),
+      };
+      return json({ method: 'DELETE', path, body: JSON.stringify(body) });
+    },
+    raw(req) {
+      return json(req);
+    },
+    close() {
+      t.close();
+    },
+  };
+  return client;
+}
+
+/**
+ * Creates the client of one cluster from its kubeconfig. The KubeConfig is copied, so nothing the
+ * caller does later (or another cluster's client) can change this cluster's credentials.
+ *
+ * @example
+ * ```ts
+ * const east = createClusterClient(clusterName('east'), { yaml: fs.readFileSync('east.yaml', 'utf8') });
+ * if (E.isLeft(east)) throw new Error(east.left.message); // names the cluster and the cause
+ * const ns = await east.right.list(namespaces);
+ * ```
+ * @param cluster - the cluster's name in the fleet.
+ * @param source - its kubeconfig (YAML, file or KubeConfig) and optional context.
+ * @param options - user agent and default timeout.
+ * @returns the client, or an `InvalidConfig` error.
+ */
+export function createClusterClient(cluster: ClusterName, source: KubeConfigSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
+  const kc = loadKubeConfig(cluster, source);
+  if (E.isLeft(kc)) return kc;
+  const server = kc.right.getCurrentCluster()?.server ?? '';
+  return E.right(clientOver(createTransport(cluster, server, authFromKubeConfig(kc.right), options)));
+}

@@ -1,0 +1,307 @@
+// The HTTP transport of one cluster: one keep-alive agent, the cluster's own credentials, explicit
+// TLS verification, and two shapes of request: buffered JSON and streamed lines (for watches).
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
+import { Observable } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError } from '../core/errors.js';
+import { fromStatus, fromTransport, kubeError } from '../core/errors.js';
+import type { Either } from '../internal/fp.js';
+import { E } from '../internal/fp.js';
+import type { AuthSource, Credentials } from './auth.js';
+
+/**
+ * One HTTP request, relative to the cluster's server URL.
+ *
+ * @example
+ * ```ts
+ * const req: HttpRequest = { method: 'GET', path: '/api/v1/namespaces' };
+ * ```
+ */
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path and query, appended to the server URL's own path. */
+  readonly path: string;
+  readonly body?: string;
+  readonly contentType?: string;
+  /** Socket idle timeout; default 60 s. Streams have none (the watch layer runs its own inactivity timer). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A buffered response with its JSON body parsed.
+ *
+ * @example
+ * ```ts
+ * const res: HttpResponse = { status: 200, body: { kind: 'ConfigMap' } };
+ * ```
+ */
+export interface HttpResponse {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * Settings of a transport.
+ *
+ * @example
+ * ```ts
+ * const t = createTransport(clusterName('east'), 'https://127.0.0.1:6443', auth, { userAgent: 'my-controller' });
+ * ```
+ */
+export interface TransportOptions {
+  readonly userAgent?: string;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The transport of one cluster.
+ *
+ * @example
+ * ```ts
+ * const res = await transport.request({ method: 'GET', path: '/version' });
+ * ```
+ */
+export interface Transport {
+  readonly cluster: ClusterName;
+  /** The server URL, without credentials. */
+  readonly server: string;
+  request(req: HttpRequest): Promise<Either<KubeError, HttpResponse>>;
+  /**
+   * A cold stream of the lines of a response body. Errors (as a {@link KubeError} value) when the
+   * server refuses the request, the connection fails, or the body ends in the middle of a line;
+   * completes when the server ends the body cleanly; unsubscribing aborts the request.
+   */
+  lines(req: HttpRequest): Observable<string>;
+  /** Destroys the agent and its sockets. */
+  close(): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+function fingerprint(c: Credentials): string {
+  const h = createHash('sha256');
+  for (const part of [c.ca, c.cert, c.key, c.servername, String(c.rejectUnauthorized)]) {
+    h.update(part ?? '-');
+    h.update('\0');
+  }
+  return h.digest('hex');
+}
+
+function retryAfter(res: http.IncomingMessage): number | undefined {
+  const v = res.headers['retry-after'];
+  if (typeof v !== 'string') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+function parseBody(text: string, contentType: string | undefined): unknown {
+  if (text === '') return undefined;
+  if (contentType?.includes('json') === true || text.startsWith('{') || text.startsWith('[')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/**
+ * Creates the transport of one cluster. The agent is built from the cluster's TLS material on the
+ * first request and rebuilt only when that material changes (an exec plugin issuing a new client
+ * certificate); its sockets are never shared with another cluster.
+ *
+ * @example
+ * ```ts
+ * const transport = createTransport(clusterName('east'), kc.getCurrentCluster()!.server, authFromKubeConfig(kc));
+ * ```
+ * @param cluster - the cluster name (for errors).
+ * @param server - the server URL, possibly with a path prefix.
+ * @param auth - the cluster's credentials.
+ * @param options - user agent and default timeout.
+ * @returns the transport.
+ */
+export function createTransport(cluster: ClusterName, server: string, auth: AuthSource, options: TransportOptions = {}): Transport {
+  const base = new URL(server);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const secure = base.protocol === 'https:';
+  const lib = secure ? https : http;
+  let agent: { fp: string; agent: http.Agent } | undefined;
+  let closed = false;
+
+  const agentFor = (c: Credentials): http.Agent => {
+    const fp = fingerprint(c);
+    if (agent?.fp === fp) return agent.agent;
+    agent?.agent.destroy();
+    const a = secure
+      ? new https.Agent({
+          keepAlive: true,
+          rejectUnauthorized: c.rejectUnauthorized,
+          ...(c.ca === undefined ? {} : { ca: c.ca }),
+          ...(c.cert === undefined ? {} : { cert: c.cert }),
+          ...(c.key === undefined ? {} : { key: c.key }),
+          ...(c.servername === undefined ? {} : { servername: c.servername }),
+        })
+      : new http.Agent({ keepAlive: true });
+    agent = { fp, agent: a };
+    return a;
+  };
+
+  const describe = (req: HttpRequest): string => `${req.method} ${prefix}${req.path.split('?')[0] ?? ''}`;
+
+  const open = async (req: HttpRequest): Promise<Either<KubeError, http.ClientRequest>> => {
+    if (closed) return E.left(kubeError('NotEngaged', cluster, 'the client of this cluster was closed', { request: describe(req) }));
+    let creds: Credentials;
+    try {
+      creds = await auth.credentials();
+    } catch (err) {
+      // Exec plugin failures carry the plugin's stderr in their message; tokens never reach it.
+      const text = err instanceof Error ? err.message : String(err);
+      return E.left(kubeError('Unauthorized', cluster, `could not obtain credentials: ${text}`, { request: describe(req) }));
+    }
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': options.userAgent ?? 'rxfleet',
+      ...creds.headers,
+    };
+    if (req.body !== undefined) {
+      headers['Content-Type'] = req.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(req.body));
+    }
+    const r = lib.request({
+      protocol: base.protocol,
+      hostname: base.hostname.replace(/^\[|\]$/g, ''),
+      port: base.port === '' ? undefined : Number(base.port),
+      method: req.method,
+      path: `${prefix}${req.path}`,
+      headers,
+      agent: agentFor(creds),
+      ...(req.signal === undefined ? {} : { signal: req.signal }),
+    });
+    return E.right(r);
+  };
+
+  const once = async (req: HttpRequest): Promise<Either<KubeError, HttpResponse>> => {
+    const opened = await open(req);
+    if (E.isLeft(opened)) return opened;
+    const r = opened.right;
+    return new Promise((resolve) => {
+      r.setTimeout(req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
+        r.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }));
+      });
+      r.on('error', (err) => {
+        resolve(E.left(fromTransport(cluster, err, describe(req))));
+      });
+      r.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => {
+          resolve(E.left(fromTransport(cluster, err, describe(req))));
+        });
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const body = parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']);
+          if (status >= 200 && status < 300) {
+            resolve(E.right({ status, body }));
+            return;
+          }
+          const ra = retryAfter(res);
+          resolve(E.left(fromStatus(cluster, status, body, { request: describe(req), ...(ra === undefined ? {} : { retryAfterSeconds: ra }) })));
+        });
+      });
+      r.end(req.body);
+    });
+  };
+
+  return {
+    cluster,
+    server: `${base.protocol}//${base.host}${prefix}`,
+    async request(req) {
+      const first = await once(req);
+      // A 401 with rotating credentials (exec plugin, token file) earns one retry with fresh ones.
+      if (E.isLeft(first) && first.left._tag === 'Unauthorized' && first.left.code === 401 && auth.dynamic) {
+        auth.invalidate();
+        return once(req);
+      }
+      return first;
+    },
+    lines(req) {
+      return new Observable<string>((subscriber) => {
+        const controller = new AbortController();
+        let done = false;
+        const fail = (e: KubeError): void => {
+          if (done) return;
+          done = true;
+          subscriber.error(e);
+        };
+        void open({ ...req, signal: controller.signal }).then((opened) => {
+          if (E.isLeft(opened)) {
+            fail(opened.left);
+            return;
+          }
+          const r = opened.right;
+          r.on('error', (err) => {
+            fail(fromTransport(cluster, err, describe(req)));
+          });
+          r.on('response', (res) => {
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status >= 300) {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => {
+                const ra = retryAfter(res);
+                if (status === 401 && auth.dynamic) auth.invalidate();
+                const body = parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']);
+                fail(fromStatus(cluster, status, body, { request: describe(req), ...(ra === undefined ? {} : { retryAfterSeconds: ra }) }));
+              });
+              return;
+            }
+            const decoder = new StringDecoder('utf8');
+            let pending = '';
+            res.on('data', (c: Buffer) => {
+              pending += decoder.write(c);
+              let nl = pending.indexOf('\n');
+              while (nl >= 0 && !done) {
+                const line = pending.slice(0, nl);
+                pending = pending.slice(nl + 1);
+                if (line.trim() !== '') subscriber.next(line);
+                nl = pending.indexOf('\n');
+              }
+            });
+            res.on('error', (err) => {
+              fail(fromTransport(cluster, err, describe(req)));
+            });
+            res.on('close', () => {
+              // 'close' without a complete body: the connection was cut (server killed, proxy reset).
+              if (!res.complete) fail(kubeError('Transient', cluster, 'the connection was cut before the stream ended', { request: describe(req) }));
+            });
+            res.on('end', () => {
+              if (done) return;
+              pending += decoder.end();
+              if (pending.trim() !== '') {
+                fail(kubeError('Transient', cluster, 'the stream ended in the middle of a line', { request: describe(req) }));
+                return;
+              }
+              done = true;
+              subscriber.complete();
+            });
+          });
+          r.end(req.body);
+        });
+        return () => {
+          done = true;
+          controller.abort();
+        };
+      });
+    },
+    close() {
+      closed = true;
+      agent?.agent.destroy();
+      agent = undefined;
+    },
+  };
+}

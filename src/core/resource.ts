@@ -1,0 +1,92 @@
+// Resource descriptors: how rxfleet names "a kind of object" without discovery.
+// Discovery through kcp virtual workspaces can be partial, so callers describe resources up front.
+import type { ConfigMap, KubeObject, Namespace, Secret } from './object.js';
+
+/**
+ * Describes one API resource: enough to build its URLs and to key its objects. The type parameter is
+ * a phantom that types what `get`, `list` and `watch` return.
+ *
+ * @example
+ * ```ts
+ * import { resource } from 'rxfleet';
+ * interface Rollout extends KubeObject { spec: { image: string } }
+ * const rollouts = resource<Rollout>({ group: 'demo.rxfleet.dev', version: 'v1', plural: 'rollouts', kind: 'Rollout', namespaced: true });
+ * ```
+ */
+export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
+  /** API group; `''` for the core group (`/api/v1`). */
+  readonly group: string;
+  readonly version: string;
+  /** Lower-case plural used in URLs, e.g. `configmaps`. */
+  readonly plural: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  /** Phantom: never set at run time, only carries `T`. */
+  readonly __object?: T;
+}
+
+/**
+ * Makes a frozen {@link ResourceDescriptor}, checking the fields that would otherwise produce
+ * wrong URLs silently.
+ *
+ * @example
+ * ```ts
+ * const widgets = resource({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
+ * ```
+ * @param d - group, version, plural, kind and scope.
+ * @returns the frozen descriptor.
+ * @throws TypeError when version, plural or kind is empty, or plural is not lower case.
+ */
+export function resource<T extends KubeObject = KubeObject>(d: Omit<ResourceDescriptor<T>, '__object'>): ResourceDescriptor<T> {
+  if (d.version === '' || d.plural === '' || d.kind === '') {
+    throw new TypeError(`resource descriptor needs version, plural and kind: ${JSON.stringify(d)}`);
+  }
+  if (d.plural !== d.plural.toLowerCase() || d.plural.includes('/')) {
+    throw new TypeError(`resource plural must be a lower-case URL segment, got ${JSON.stringify(d.plural)}`);
+  }
+  return Object.freeze({ group: d.group, version: d.version, plural: d.plural, kind: d.kind, namespaced: d.namespaced });
+}
+
+/**
+ * The `apiVersion` string of objects of this resource (`v1`, `apps/v1`).
+ *
+ * @example
+ * ```ts
+ * apiVersionOf(configMaps); // 'v1'
+ * ```
+ * @param r - the resource.
+ * @returns `version` for the core group, else `group/version`.
+ */
+export function apiVersionOf(r: ResourceDescriptor): string {
+  return r.group === '' ? r.version : `${r.group}/${r.version}`;
+}
+
+/**
+ * A stable identifier of the resource, independent of version: `configmaps`, `rollouts.demo.rxfleet.dev`.
+ * Used in keys and metric labels.
+ *
+ * @example
+ * ```ts
+ * resourceId(configMaps); // 'configmaps'
+ * ```
+ * @param r - the resource.
+ * @returns `plural` or `plural.group`.
+ */
+export function resourceId(r: ResourceDescriptor): string {
+  return r.group === '' ? r.plural : `${r.plural}.${r.group}`;
+}
+
+/** ConfigMaps (core/v1). @example `client.list(configMaps, { namespace: 'default' })` */
+export const configMaps = resource<ConfigMap>({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true });
+/** Secrets (core/v1). @example `client.get(secrets, 'kubeconfig', { namespace: 'fleet' })` */
+export const secrets = resource<Secret>({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true });
+/** Namespaces (core/v1, cluster-scoped). @example `client.list(namespaces)` */
+export const namespaces = resource<Namespace>({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false });
+/** CustomResourceDefinitions (apiextensions.k8s.io/v1). @example `client.apply(customResourceDefinitions, crd, { fieldManager: 'me' })` */
+export const customResourceDefinitions = resource({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+});
