@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { clusterName, createClusterClient, E, loadKubeConfig } from '../../src/index.js';
+
+const east = clusterName('east');
+const secretToken = 'sup3r-s3cret-t0ken-value';
+
+function kubeconfig(over: { server?: string; context?: string; user?: string; insecure?: boolean } = {}): string {
+  return `apiVersion: v1
+kind: Config
+current-context: ${over.context ?? 'main'}
+clusters:
+- name: c
+  cluster:
+    server: ${over.server ?? 'https://127.0.0.1:6443'}
+${over.insecure === true ? '    insecure-skip-tls-verify: true\n' : ''}contexts:
+- name: main
+  context:
+    cluster: c
+    user: ${over.user ?? 'u'}
+users:
+- name: u
+  user:
+    token: ${secretToken}
+`;
+}
+
+function errorOf(r: E.Either<{ _tag: string; message: string }, unknown>): { _tag: string; message: string } {
+  if (E.isRight(r)) throw new Error('expected an error');
+  return r.left;
+}
+
+describe('loading a kubeconfig', () => {
+  it('accepts a well-formed one', () => {
+    expect(E.isRight(loadKubeConfig(east, { yaml: kubeconfig() }))).toBe(true);
+  });
+
+  it('names the cluster and the YAML problem, without echoing the file (which holds a token)', () => {
+    const broken = `${kubeconfig()}\n  : : [unbalanced\n`;
+    const e = errorOf(loadKubeConfig(east, { yaml: broken }));
+    expect(e._tag).toBe('InvalidConfig');
+    expect(e.message).toMatch(/^cluster "east": invalid kubeconfig: .+/);
+    expect(e.message).not.toContain(secretToken);
+  });
+
+  it('says which context is missing', () => {
+    const e = errorOf(loadKubeConfig(east, { yaml: kubeconfig(), context: 'nope' }));
+    expect(e.message).toContain('context "nope" not found');
+  });
+
+  it('says which user is missing', () => {
+    const e = errorOf(loadKubeConfig(east, { yaml: kubeconfig({ user: 'ghost' }) }));
+    expect(e.message).toContain('user "ghost"');
+  });
+
+  it('reports a missing file as such', () => {
+    const e = errorOf(loadKubeConfig(east, { file: '/nonexistent/kubeconfig' }));
+    expect(e.message).toBe('cluster "east": invalid kubeconfig /nonexistent/kubeconfig: file not found');
+  });
+
+  it('refuses plain http unless the kubeconfig itself skips TLS verification', () => {
+    expect(errorOf(loadKubeConfig(east, { yaml: kubeconfig({ server: 'http://127.0.0.1:8080' }) })).message).toContain('plain http');
+    expect(E.isRight(loadKubeConfig(east, { yaml: kubeconfig({ server: 'http://127.0.0.1:8080', insecure: true }) }))).toBe(true);
+  });
+
+  it('refuses a server URL that is not a URL', () => {
+    expect(errorOf(createClusterClient(east, { yaml: kubeconfig({ server: 'not a url' }) })).message).toContain('no valid server URL');
+  });
+});
