@@ -1,0 +1,215 @@
+// The per-cluster client against real servers: kcp (through a workspace's /clusters/<path> URL
+// prefix) and kube-apiserver + etcd.
+import { firstValueFrom, map, takeWhile, toArray, filter, timeout } from 'rxjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigMap, KubeObject, RawWatchEvent, ResourceDescriptor } from '../../src/index.js';
+import { configMaps, createClusterClient, customResourceDefinitions, E, parseWatchLine, resource } from '../../src/index.js';
+import type { Sandbox } from './targets.js';
+import { eventually, randomName, targets } from './targets.js';
+
+function right<T>(r: E.Either<{ message: string }, T>): T {
+  if (E.isLeft(r)) throw new Error(r.left.message);
+  return r.right;
+}
+
+interface Widget extends KubeObject {
+  spec?: { size?: number; color?: string };
+  status?: { ready?: boolean };
+}
+
+describe.each(targets)('the cluster client against $name', (target) => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    sb = await target.sandbox();
+  });
+
+  it('creates, reads, replaces, patches and deletes a ConfigMap', async () => {
+    const name = randomName('crud');
+    const created = right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: { a: '1' } }));
+    expect(created.metadata.uid).toBeTruthy();
+
+    const again = await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: {} });
+    expect(E.isLeft(again) && again.left._tag).toBe('AlreadyExists');
+
+    const got = right(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
+    expect(got.data).toEqual({ a: '1' });
+
+    const replaced = right(await sb.client.replace(configMaps, { ...got, data: { a: '2' } }));
+    expect(replaced.data).toEqual({ a: '2' });
+
+    // A PUT with the stale resourceVersion is a Conflict, not a silent overwrite.
+    const stale = await sb.client.replace(configMaps, { ...got, data: { a: 'stale' } });
+    expect(E.isLeft(stale) && stale.left._tag).toBe('Conflict');
+
+    const patched = right(await sb.client.patch(configMaps, name, { data: { b: '3' } }, { type: 'merge', namespace: sb.namespace }));
+    expect(patched.data).toEqual({ a: '2', b: '3' });
+
+    const jsonPatched = right(
+      await sb.client.patch(configMaps, name, [{ op: 'remove', path: '/data/a' }], { type: 'json', namespace: sb.namespace }),
+    );
+    expect(jsonPatched.data).toEqual({ b: '3' });
+
+    right(await sb.client.delete(configMaps, name, { namespace: sb.namespace, preconditions: { uid: created.metadata.uid ?? '' } }));
+    const gone = await sb.client.get(configMaps, name, { namespace: sb.namespace });
+    expect(E.isLeft(gone) && gone.left._tag).toBe('NotFound');
+    expect(E.isLeft(gone) && gone.left.message).toContain(`cluster "${sb.cluster}"`);
+  });
+
+  it('refuses a delete whose uid precondition does not match', async () => {
+    const name = randomName('precond');
+    right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace } }));
+    const r = await sb.client.delete(configMaps, name, { namespace: sb.namespace, preconditions: { uid: 'not-the-uid' } });
+    expect(E.isLeft(r) && r.left._tag).toBe('Conflict');
+  });
+
+  it('server-side applies idempotently, surfaces a conflicting manager as Conflict, and forces', async () => {
+    const name = randomName('ssa');
+    const desired = { metadata: { name, namespace: sb.namespace }, data: { owner: 'first' } };
+    const first = right(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
+    const second = right(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
+    const third = right(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
+    // Re-applying the same intent is a no-op. kube-apiserver is a no-op from the first re-apply;
+    // kcp (v0.28) writes once more after an apply that created the object (same content, new
+    // resourceVersion) and is a no-op from then on.
+    expect(third.metadata.resourceVersion).toBe(second.metadata.resourceVersion);
+    if (target.name === 'kube-apiserver') expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    expect(third.data).toEqual(desired.data);
+
+    const rival = { metadata: { name, namespace: sb.namespace }, data: { owner: 'second' } };
+    const conflict = await sb.client.apply(configMaps, rival, { fieldManager: 'rxfleet-second' });
+    expect(E.isLeft(conflict) && conflict.left._tag).toBe('Conflict');
+    expect(E.isLeft(conflict) && conflict.left.code).toBe(409);
+
+    const forced = right(await sb.client.apply<ConfigMap>(configMaps, rival, { fieldManager: 'rxfleet-second', force: true }));
+    expect(forced.data).toEqual({ owner: 'second' });
+  });
+
+  it('creates a CRD, uses it, and writes status only through the status subresource', async () => {
+    const group = `${randomName('t')}.rxfleet.dev`;
+    const widgets: ResourceDescriptor<Widget> = resource<Widget>({ group, version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
+    right(
+      await sb.client.apply(
+        customResourceDefinitions,
+        {
+          metadata: { name: `widgets.${group}` },
+          spec: {
+            group,
+            scope: 'Namespaced',
+            names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+            versions: [
+              {
+                name: 'v1',
+                served: true,
+                storage: true,
+                subresources: { status: {} },
+                schema: {
+                  openAPIV3Schema: {
+                    type: 'object',
+                    properties: {
+                      spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } },
+                      status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+                    },
+                  },
+                },
+              },
+            ],
+          },
+        },
+        { fieldManager: 'rxfleet-test' },
+      ),
+    );
+    const name = randomName('w');
+    // The new resource is served a moment after the CRD is Established.
+    const created = await eventually('the widgets resource to be served', async () => {
+      const r = await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } });
+      return E.isRight(r) ? r.right : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
+    });
+    expect(created.spec).toEqual({ size: 3 });
+
+    const withStatus = right(
+      await sb.client.patch(widgets, name, { status: { ready: true }, spec: { size: 99 } }, { type: 'merge', namespace: sb.namespace, subresource: 'status' }),
+    );
+    expect(withStatus.status).toEqual({ ready: true });
+    // The status subresource ignores spec changes.
+    expect(withStatus.spec).toEqual({ size: 3 });
+
+    // The merge patch above made the default manager ("rxfleet", the user agent) own .status.ready:
+    // another manager's apply of that field conflicts until it forces.
+    const statusIntent = { metadata: { name, namespace: sb.namespace }, status: { ready: false } };
+    const contested = await sb.client.apply(widgets, statusIntent, { fieldManager: 'rxfleet-status', subresource: 'status' });
+    expect(E.isLeft(contested) && contested.left._tag).toBe('Conflict');
+    const applied = right(await sb.client.apply(widgets, statusIntent, { fieldManager: 'rxfleet-status', subresource: 'status', force: true }));
+    expect(applied.status).toEqual({ ready: false });
+    expect(applied.spec).toEqual({ size: 3 });
+
+    const noStatus = await sb.client.patch(configMaps, 'anything', { status: {} }, { type: 'merge', namespace: sb.namespace, subresource: 'status' });
+    expect(E.isLeft(noStatus) && noStatus.left._tag).toBe('NotFound');
+  });
+
+  it('lists 1,200 objects in pages of 500 and returns them all', async () => {
+    const label = randomName('page');
+    const names = Array.from({ length: 1200 }, (_, i) => `${label}-${i}`);
+    for (let i = 0; i < names.length; i += 40) {
+      await Promise.all(
+        names.slice(i, i + 40).map(async (name) =>
+          right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace, labels: { batch: label } } })),
+        ),
+      );
+    }
+    const firstPage = right(await sb.client.list(configMaps, { namespace: sb.namespace, labelSelector: `batch=${label}`, limit: 500 }));
+    expect(firstPage.items).toHaveLength(500);
+    expect(firstPage.metadata.continue).toBeTruthy();
+
+    const all = right(await sb.client.listAll(configMaps, { namespace: sb.namespace, labelSelector: `batch=${label}` }));
+    expect(all.items).toHaveLength(1200);
+    expect(new Set(all.items.map((o) => o.metadata.name))).toEqual(new Set(names));
+    expect(all.metadata.resourceVersion).toBeTruthy();
+    expect(all.metadata.continue).toBeUndefined();
+  });
+
+  it('watches a namespace and sees add, modify and delete in order, with bookmarks asked for', async () => {
+    const name = randomName('watched');
+    const list = right(await sb.client.list(configMaps, { namespace: sb.namespace, limit: 1 }));
+    const events = firstValueFrom(
+      sb.client.watch(configMaps, { namespace: sb.namespace, resourceVersion: list.metadata.resourceVersion ?? '' }).pipe(
+        map((line) => parseWatchLine<ConfigMap>(sb.cluster, line)),
+        filter(E.isRight),
+        map((r) => r.right),
+        filter((ev: RawWatchEvent<ConfigMap>) => ev.object.metadata.name === name),
+        takeWhile((ev) => ev.type !== 'DELETED', true),
+        map((ev) => [ev.type, ev.object.data?.v]),
+        toArray(),
+        timeout(60_000),
+      ),
+    );
+    // Give the watch request a moment to be registered before writing; the RV makes it exact anyway.
+    right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: { v: '1' } }));
+    right(await sb.client.patch(configMaps, name, { data: { v: '2' } }, { type: 'merge', namespace: sb.namespace }));
+    right(await sb.client.delete(configMaps, name, { namespace: sb.namespace }));
+    expect(await events).toEqual([
+      ['ADDED', '1'],
+      ['MODIFIED', '2'],
+      ['DELETED', '2'],
+    ]);
+  });
+
+  it('surfaces a 403 from an identity without rights as Forbidden, naming the cluster and never the token', async () => {
+    const yaml = await sb.limitedKubeconfig();
+    const limited = right(createClusterClient(sb.cluster, { yaml }));
+    const r = await limited.list(configMaps, { namespace: sb.namespace });
+    expect(E.isLeft(r) && r.left._tag).toBe('Forbidden');
+    expect(E.isLeft(r) && r.left.code).toBe(403);
+    expect(E.isLeft(r) && r.left.message).toContain(`cluster "${sb.cluster}"`);
+    const token = /token: (\S+)|"token":\s*"([^"]+)"/.exec(yaml);
+    const secret = token?.[1] ?? token?.[2] ?? '';
+    expect(secret.length).toBeGreaterThan(10);
+    expect(JSON.stringify(r)).not.toContain(secret);
+
+    const watchError = await firstValueFrom(limited.watch(configMaps, { namespace: sb.namespace })).then(
+      () => undefined,
+      (e: unknown) => e as { _tag: string },
+    );
+    expect(watchError?._tag).toBe('Forbidden');
+    limited.close();
+  });
+});

@@ -1,0 +1,111 @@
+// The two kinds of real server every client-level test runs against, behind one shape: a fresh,
+// isolated place to work (a kcp workspace, or a kube-apiserver namespace) with admin and limited
+// credentials.
+import { randomBytes } from 'node:crypto';
+import type { ClusterClient, ClusterName } from '../../src/index.js';
+import { clusterName, createClusterClient, E } from '../../src/index.js';
+import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
+
+export interface Sandbox {
+  readonly cluster: ClusterName;
+  /** Admin kubeconfig (YAML/JSON text) for this sandbox's server URL. */
+  readonly kubeconfig: string;
+  /** A namespace the test owns. */
+  readonly namespace: string;
+  /** Admin client. */
+  readonly client: ClusterClient;
+  /** A kubeconfig for an identity with no rights at all. */
+  limitedKubeconfig(): Promise<string>;
+}
+
+export interface Target {
+  readonly name: 'kcp' | 'kube-apiserver';
+  sandbox(): Promise<Sandbox>;
+}
+
+export function randomName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+function mustClient(cluster: ClusterName, yaml: string): ClusterClient {
+  const c = createClusterClient(cluster, { yaml });
+  if (E.isLeft(c)) throw new Error(c.left.message);
+  return c.right;
+}
+
+/** Replaces the user of a kubeconfig (JSON or YAML text parsed by client-node) with a bearer token. */
+async function withToken(yaml: string, token: string): Promise<string> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  kc.loadFromString(yaml);
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new Error('kubeconfig without a cluster');
+  const limited = new KubeConfig();
+  limited.loadFromClusterAndUser(cluster, { name: 'limited', token });
+  return limited.exportConfig();
+}
+
+export const kcpTarget: Target = {
+  name: 'kcp',
+  async sandbox() {
+    const ws = await sharedKcp().createWorkspace();
+    const kubeconfig = ws.kubeconfigYaml();
+    const cluster = clusterName(ws.path);
+    const client = mustClient(cluster, kubeconfig);
+    return {
+      cluster,
+      kubeconfig,
+      namespace: 'default',
+      client,
+      async limitedKubeconfig() {
+        // A ServiceAccount of the workspace with no role bindings: authenticated, allowed nothing.
+        const sa = randomName('limited');
+        const created = await client.raw({
+          method: 'POST',
+          path: '/api/v1/namespaces/default/serviceaccounts',
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } }),
+        });
+        if (E.isLeft(created)) throw new Error(created.left.message);
+        const token = await client.raw({
+          method: 'POST',
+          path: `/api/v1/namespaces/default/serviceaccounts/${sa}/token`,
+          body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }),
+        });
+        if (E.isLeft(token)) throw new Error(token.left.message);
+        const value = (token.right as { status?: { token?: string } }).status?.token;
+        if (value === undefined) throw new Error('TokenRequest returned no token');
+        return withToken(kubeconfig, value);
+      },
+    };
+  },
+};
+
+export const kubeApiserverTarget: Target = {
+  name: 'kube-apiserver',
+  async sandbox() {
+    const server = sharedKubeApiserver();
+    const namespace = await server.createNamespace();
+    const kubeconfig = server.kubeconfigYaml('admin');
+    const cluster = clusterName('kube-apiserver');
+    return {
+      cluster,
+      kubeconfig,
+      namespace,
+      client: mustClient(cluster, kubeconfig),
+      limitedKubeconfig: () => Promise.resolve(server.kubeconfigYaml('limited')),
+    };
+  },
+};
+
+export const targets: readonly Target[] = [kcpTarget, kubeApiserverTarget];
+
+/** Polls `probe` until it returns a value, or fails with `what` after `timeoutMs`. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
