@@ -1,0 +1,125 @@
+// Server-side apply: the controller states the fields it wants, under its one field manager, and
+// the server merges and tracks ownership. Idempotent; a repeat that changes nothing says so.
+import type { Observable, OperatorFunction } from 'rxjs';
+import { concatMap, map, of } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import type { SinkContext } from './context.js';
+import type { SinkOperatorConfig } from './operator.js';
+import { writeEach } from './operator.js';
+import { describe, explainStatus404, hasChanged, keyFor, readOrNull } from './read.js';
+import type { WriteOutcome } from './result.js';
+import { refusal, writeFailed, written } from './result.js';
+import { send } from './send.js';
+
+/**
+ * One server-side apply.
+ *
+ * @example
+ * ```ts
+ * const w: ApplyWrite<ConfigMap> = { cluster: clusterName('west'), resource: configMaps, object: { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } } };
+ * ```
+ */
+export interface ApplyWrite<T extends KubeObject = KubeObject> {
+  /** The cluster to write to: not necessarily the one the event came from (fan-out). */
+  readonly cluster: ClusterName;
+  readonly resource: ResourceDescriptor<T>;
+  /** The fields this controller wants set, with `metadata.name` (and namespace when namespaced). */
+  readonly object: KubeObject;
+  /**
+   * The object as last seen (e.g. from a store), or `null` when known to be absent. Saves the read
+   * the sink otherwise makes to tell whether the apply changed anything.
+   */
+  readonly current?: T | null;
+  /** Take ownership of fields another manager owns (default true: a controller owns its desired state). */
+  readonly force?: boolean;
+  /** Validate and report what would change, persist nothing. */
+  readonly dryRun?: boolean;
+}
+
+/**
+ * Runs a server-side apply, for `apply` and `applyStatus`.
+ *
+ * @example
+ * ```ts
+ * serverSideApply(ctx, write, 'applyStatus', 'status');
+ * ```
+ * @param ctx - the sink context.
+ * @param w - the write.
+ * @param verb - which sink is reporting.
+ * @param subresource - `status`, or undefined for the object itself.
+ * @returns one outcome.
+ */
+export function serverSideApply<T extends KubeObject>(
+  ctx: SinkContext,
+  w: ApplyWrite<T>,
+  verb: 'apply' | 'applyStatus',
+  subresource: 'status' | undefined,
+): Observable<WriteOutcome<T>> {
+  const key = keyFor(w.cluster, w.resource, w.object);
+  if (key.name === '' || (w.resource.namespaced && key.namespace === '')) {
+    return of(writeFailed<T>(verb, key, refusal('Invalid', key, `${verb} needs metadata.name${w.resource.namespaced ? ' and metadata.namespace' : ''}`), 0));
+  }
+  const dryRun = w.dryRun ?? false;
+  const before = w.current === undefined ? readOrNull(ctx, w.resource, key) : of(E.right(w.current));
+  return before.pipe(
+    concatMap((b) => {
+      if (E.isLeft(b)) return of(writeFailed<T>(verb, key, b.left, 0));
+      const opts = {
+        fieldManager: ctx.fieldManager,
+        force: w.force ?? true,
+        dryRun,
+        ...(subresource === undefined ? {} : { subresource }),
+      };
+      return send(ctx, key.cluster, `${verb} ${describe(w.resource, key)}`, (c) => c.apply(w.resource, w.object, opts)).pipe(
+        concatMap(({ result, attempts }) => {
+          if (E.isRight(result)) return of(written(verb, key, { changed: hasChanged(b.right, result.right, dryRun), object: result.right, attempts, dryRun }));
+          if (subresource === 'status' && result.left._tag === 'NotFound') {
+            return explainStatus404(ctx, w.resource, key, result.left).pipe(map((e) => writeFailed<T>(verb, key, e, attempts)));
+          }
+          return of(writeFailed<T>(verb, key, result.left, attempts));
+        }),
+      );
+    }),
+  );
+}
+
+/**
+ * Server-side applies an object to a cluster of the fleet under the context's field manager,
+ * forcing ownership of the fields it states unless `force: false`.
+ *
+ * To report `changed`, the sink compares resourceVersions before and after (the server does not
+ * bump it for an apply that changes nothing). The "before" comes from `current` when given, else
+ * from one GET: that read is the cost of knowing, so pass `current` from a store when you have it.
+ *
+ * @example
+ * ```ts
+ * import { apply, sinkContext } from 'rxfleet/sinks';
+ * const ctx = sinkContext({ fleet, fieldManager: 'rollouts.demo.rxfleet.dev' });
+ * apply(ctx, { cluster: clusterName('west'), resource: configMaps, object: { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } } })
+ *   .subscribe((o) => console.log(E.isRight(o) ? o.right.changed : o.left.message));
+ * ```
+ * @param ctx - the sink context.
+ * @param write - target cluster, resource, desired fields and options.
+ * @returns one outcome, then completes; never errors.
+ */
+export function apply<T extends KubeObject>(ctx: SinkContext, write: ApplyWrite<T>): Observable<WriteOutcome<T>> {
+  return serverSideApply(ctx, write, 'apply', undefined);
+}
+
+/**
+ * The operator form of {@link apply}: applies each write, a bounded number at once.
+ *
+ * @example
+ * ```ts
+ * desired.pipe(applyEach(ctx, { concurrency: 8 })).subscribe(report);
+ * ```
+ * @param ctx - the sink context.
+ * @param config - concurrency.
+ * @returns an operator from writes to outcomes.
+ */
+export function applyEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<ApplyWrite<T>, WriteOutcome<T>> {
+  return writeEach((w: ApplyWrite<T>) => apply(ctx, w), config);
+}

@@ -1,0 +1,165 @@
+// Cross-cluster ownership. Owner references cannot cross clusters (nor kcp workspaces), so a
+// target written to another cluster carries a back-reference to its source instead: a label with a
+// short hash of the source's identity (label values are limited to 63 characters of [A-Za-z0-9-_.],
+// and selecting by label is cheap on the server), plus annotations holding the full identity.
+import { createHash } from 'node:crypto';
+import { produce } from 'immer';
+import type { ClusterName } from '../core/cluster.js';
+import { clusterName } from '../core/cluster.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { resourceId } from '../core/resource.js';
+
+/** The label holding the source's hash; select a source's targets with `<label>=<hash>`. @example `client.list(configMaps, { labelSelector: SOURCE_LABEL })` */
+export const SOURCE_LABEL = 'rxfleet.dev/source';
+/** Annotation: the source's cluster in the fleet. @example `obj.metadata.annotations?.[SOURCE_CLUSTER_ANNOTATION]` */
+export const SOURCE_CLUSTER_ANNOTATION = 'rxfleet.dev/source-cluster';
+/** Annotation: the source's resource (`plural` or `plural.group`). @example `obj.metadata.annotations?.[SOURCE_RESOURCE_ANNOTATION]` */
+export const SOURCE_RESOURCE_ANNOTATION = 'rxfleet.dev/source-resource';
+/** Annotation: the source's namespace (`''` when cluster-scoped). @example `obj.metadata.annotations?.[SOURCE_NAMESPACE_ANNOTATION]` */
+export const SOURCE_NAMESPACE_ANNOTATION = 'rxfleet.dev/source-namespace';
+/** Annotation: the source's name. @example `obj.metadata.annotations?.[SOURCE_NAME_ANNOTATION]` */
+export const SOURCE_NAME_ANNOTATION = 'rxfleet.dev/source-name';
+/** Annotation: the source's uid, which tells a source from a later one with the same name. @example `obj.metadata.annotations?.[SOURCE_UID_ANNOTATION]` */
+export const SOURCE_UID_ANNOTATION = 'rxfleet.dev/source-uid';
+
+/**
+ * Who a target belongs to: one incarnation (uid) of one object in one cluster.
+ *
+ * @example
+ * ```ts
+ * const src: SourceIdentity = { cluster: clusterName('root:hub'), resource: 'configmaps', namespace: 'default', name: 'app', uid: 'u-1' };
+ * ```
+ */
+export interface SourceIdentity {
+  readonly cluster: ClusterName;
+  /** `resourceId` of the source's resource. */
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
+/**
+ * The identity of a source object as read from a cluster.
+ *
+ * @example
+ * ```ts
+ * const src = sourceIdentity(clusterName('root:hub'), configMaps, cm);
+ * ```
+ * @param cluster - the cluster the source lives in.
+ * @param r - its resource.
+ * @param obj - the source (it must have been read from the server: it needs a uid).
+ * @returns the identity.
+ * @throws TypeError when the object has no name or uid (it was never stored).
+ */
+export function sourceIdentity(cluster: ClusterName, r: ResourceDescriptor, obj: KubeObject): SourceIdentity {
+  const { name, uid, namespace } = obj.metadata;
+  if (name === undefined || name === '' || uid === undefined || uid === '') {
+    throw new TypeError('a source needs metadata.name and metadata.uid: pass the object as read from the server');
+  }
+  return Object.freeze({ cluster, resource: resourceId(r), namespace: r.namespaced ? (namespace ?? '') : '', name, uid });
+}
+
+/**
+ * The label value for a source: 20 hex characters (80 bits) of a SHA-256 of its identity. Short
+ * enough for a label value, long enough that two sources never share it by accident.
+ *
+ * @example
+ * ```ts
+ * sourceHash(src); // 'a3f9…' (20 characters)
+ * ```
+ * @param source - the source.
+ * @returns the hash.
+ */
+export function sourceHash(source: SourceIdentity): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify([source.cluster, source.resource, source.namespace, source.name, source.uid]));
+  return h.digest('hex').slice(0, 20);
+}
+
+/**
+ * The label selector of every target of one source.
+ *
+ * @example
+ * ```ts
+ * client.listAll(configMaps, { labelSelector: sourceSelector(src) });
+ * ```
+ * @param source - the source.
+ * @returns `rxfleet.dev/source=<hash>`.
+ */
+export function sourceSelector(source: SourceIdentity): string {
+  return `${SOURCE_LABEL}=${sourceHash(source)}`;
+}
+
+/**
+ * The labels and annotations of a back-reference, to merge into a target's metadata.
+ *
+ * @example
+ * ```ts
+ * const { labels, annotations } = backReference(src);
+ * ```
+ * @param source - the source.
+ * @returns the label and annotation maps.
+ */
+export function backReference(source: SourceIdentity): { readonly labels: Readonly<Record<string, string>>; readonly annotations: Readonly<Record<string, string>> } {
+  return {
+    labels: { [SOURCE_LABEL]: sourceHash(source) },
+    annotations: {
+      [SOURCE_CLUSTER_ANNOTATION]: source.cluster,
+      [SOURCE_RESOURCE_ANNOTATION]: source.resource,
+      [SOURCE_NAMESPACE_ANNOTATION]: source.namespace,
+      [SOURCE_NAME_ANNOTATION]: source.name,
+      [SOURCE_UID_ANNOTATION]: source.uid,
+    },
+  };
+}
+
+/**
+ * A copy of a target (typically the desired object of an `apply`) carrying a back-reference to its
+ * source; other labels and annotations are kept.
+ *
+ * @example
+ * ```ts
+ * apply(ctx, { cluster: west, resource: configMaps, object: withBackReference(desired, sourceIdentity(hub, configMaps, src)) });
+ * ```
+ * @param target - the target object.
+ * @param source - its source.
+ * @returns the target with the back-reference added.
+ */
+export function withBackReference<T extends KubeObject>(target: T, source: SourceIdentity): T {
+  const ref = backReference(source);
+  return produce(target, (draft) => {
+    draft.metadata.labels = { ...draft.metadata.labels, ...ref.labels };
+    draft.metadata.annotations = { ...draft.metadata.annotations, ...ref.annotations };
+  });
+}
+
+/**
+ * Reads a target's back-reference. Targets whose label does not match their annotations (edited
+ * by hand, or half-written) have none: a sweep must never act on a reference it cannot trust.
+ *
+ * @example
+ * ```ts
+ * const src = readBackReference(target);
+ * if (src !== undefined) console.log(`${target.metadata.name} belongs to ${src.cluster}/${src.name}`);
+ * ```
+ * @param target - an object that may be a target.
+ * @returns the source identity, or `undefined`.
+ */
+export function readBackReference(target: KubeObject): SourceIdentity | undefined {
+  const a = target.metadata.annotations ?? {};
+  const cluster = a[SOURCE_CLUSTER_ANNOTATION];
+  const res = a[SOURCE_RESOURCE_ANNOTATION];
+  const namespace = a[SOURCE_NAMESPACE_ANNOTATION];
+  const name = a[SOURCE_NAME_ANNOTATION];
+  const uid = a[SOURCE_UID_ANNOTATION];
+  if (cluster === undefined || cluster === '' || res === undefined || namespace === undefined || name === undefined || uid === undefined) return undefined;
+  let id: SourceIdentity;
+  try {
+    id = Object.freeze({ cluster: clusterName(cluster), resource: res, namespace, name, uid });
+  } catch {
+    return undefined;
+  }
+  return target.metadata.labels?.[SOURCE_LABEL] === sourceHash(id) ? id : undefined;
+}

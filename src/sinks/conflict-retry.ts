@@ -1,0 +1,122 @@
+// The read-modify-write loop behind `update` and the finalizer sinks: read, compute the new object,
+// PUT it with the resourceVersion just read, and on 409 Conflict wait, read again and recompute
+// (client-go's retry.RetryOnConflict). Waits go through the context's scheduler.
+import type { Observable } from 'rxjs';
+import { concatMap, of, timer } from 'rxjs';
+import type { ObjectKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import type { SinkContext } from './context.js';
+import { describe, readOrNull } from './read.js';
+import type { WriteError, WriteOutcome, WriteVerb } from './result.js';
+import { refusal, writeFailed, written } from './result.js';
+import { send } from './send.js';
+
+/**
+ * What a read-modify-write step decides about the object it was given.
+ *
+ * @example
+ * ```ts
+ * const m: Mutation<ConfigMap> = { type: 'write', object: { ...cm, data: { n: '1' } } };
+ * ```
+ */
+export type Mutation<T extends KubeObject> =
+  | { readonly type: 'write'; readonly object: T }
+  | { readonly type: 'unchanged' }
+  | { readonly type: 'refuse'; readonly error: Omit<WriteError, 'verb' | 'key' | 'attempts'> };
+
+/**
+ * Settings of one read-modify-write.
+ *
+ * @example
+ * ```ts
+ * const o: ReadModifyWriteOptions = { missing: 'unchanged', dryRun: false };
+ * ```
+ */
+export interface ReadModifyWriteOptions {
+  /** What a missing object means: an error (default) or nothing to do. */
+  readonly missing?: 'fail' | 'unchanged';
+  readonly dryRun?: boolean;
+  readonly subresource?: 'status';
+}
+
+/**
+ * How long to wait before attempt `n + 1`: `delayMs × (1 + jitter × random)`, so between
+ * `delayMs` and `delayMs × (1 + jitter)`.
+ *
+ * @example
+ * ```ts
+ * conflictDelay(ctx); // 10–11 ms with the defaults
+ * ```
+ * @param ctx - the sink context (retry policy and random source).
+ * @returns milliseconds.
+ */
+export function conflictDelay(ctx: SinkContext): number {
+  const { delayMs, jitter } = ctx.conflictRetry;
+  return delayMs * (1 + jitter * ctx.random());
+}
+
+/**
+ * Reads, mutates and replaces one object, retrying on Conflict up to the context's attempts.
+ * `attempts` in the outcome counts PUTs sent (429 retries included); a step that decides
+ * `unchanged` writes nothing.
+ *
+ * @example
+ * ```ts
+ * readModifyWrite(ctx, 'update', configMaps, key, (cm) => ({ type: 'write', object: bump(cm) }));
+ * ```
+ * @param ctx - the sink context.
+ * @param verb - which sink is reporting.
+ * @param r - the resource.
+ * @param key - the object, with its cluster.
+ * @param step - decides the new object from the current one; called again after each Conflict.
+ * @param options - missing-object policy, dry run, subresource.
+ * @returns one outcome, then completes; never errors.
+ */
+export function readModifyWrite<T extends KubeObject>(
+  ctx: SinkContext,
+  verb: WriteVerb,
+  r: ResourceDescriptor<T>,
+  key: ObjectKey,
+  step: (current: T) => Mutation<T>,
+  options: ReadModifyWriteOptions = {},
+): Observable<WriteOutcome<T>> {
+  const dryRun = options.dryRun ?? false;
+  const writeOpts = {
+    fieldManager: ctx.fieldManager,
+    dryRun,
+    ...(r.namespaced ? { namespace: key.namespace } : {}),
+    ...(options.subresource === undefined ? {} : { subresource: options.subresource }),
+  };
+  const round = (n: number, sent: number): Observable<WriteOutcome<T>> =>
+    readOrNull(ctx, r, key).pipe(
+      concatMap((read) => {
+        if (E.isLeft(read)) return of(writeFailed<T>(verb, key, read.left, sent));
+        const current = read.right;
+        if (current === null) {
+          return of(
+            options.missing === 'unchanged'
+              ? written<T>(verb, key, { changed: false, object: undefined, attempts: sent, dryRun })
+              : writeFailed<T>(verb, key, refusal('NotFound', key, `${describe(r, key)} not found`), sent),
+          );
+        }
+        const m = step(current);
+        if (m.type === 'refuse') return of(writeFailed<T>(verb, key, m.error, sent));
+        if (m.type === 'unchanged') return of(written(verb, key, { changed: false, object: current, attempts: sent, dryRun }));
+        // The PUT carries the resourceVersion just read: the server refuses it if anyone wrote since.
+        const next: T = { ...m.object, metadata: { ...m.object.metadata, resourceVersion: current.metadata.resourceVersion } };
+        return send(ctx, key.cluster, `${verb} ${describe(r, key)}`, (c) => c.replace(r, next, writeOpts)).pipe(
+          concatMap(({ result, attempts }) => {
+            const total = sent + attempts;
+            if (E.isRight(result)) return of(written(verb, key, { changed: true, object: result.right, attempts: total, dryRun }));
+            if (result.left._tag === 'Conflict' && n < ctx.conflictRetry.attempts) {
+              return timer(conflictDelay(ctx), ctx.scheduler).pipe(concatMap(() => round(n + 1, total)));
+            }
+            return of(writeFailed<T>(verb, key, result.left, total));
+          }),
+        );
+      }),
+    );
+  return round(1, 0);
+}

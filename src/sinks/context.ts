@@ -1,0 +1,197 @@
+// The shared settings of every sink: where clients come from (the fleet), the controller's field
+// manager, the scheduler that drives all waiting, and the retry and rate-limit policies.
+import type { ObservableInput, SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import type { DeleteOptions, GetOptions, ListOptions, PatchOptions, ApplyOptions, WriteOptions } from '../client/client.js';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError, Status } from '../core/errors.js';
+import type { KubeObject, ObjectList } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import type { Either } from '../internal/fp.js';
+import type { RateLimitConfig, TokenBucket } from './rate-limit.js';
+import { tokenBucket } from './rate-limit.js';
+
+/**
+ * The calls sinks make, each returning any `ObservableInput` of an Either. A `ClusterClient` is a
+ * `WriteClient` (its Promises are ObservableInputs); tests pass fakes returning cold observables,
+ * so retry spacing and rate limits run in virtual time.
+ *
+ * @example
+ * ```ts
+ * const fake: WriteClient = { ...unused, get: () => cold('-a|', { a: E.right(cm) }) };
+ * ```
+ */
+export interface WriteClient {
+  get<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: GetOptions): ObservableInput<Either<KubeError, T>>;
+  listAll<T extends KubeObject>(r: ResourceDescriptor<T>, opts?: ListOptions): ObservableInput<Either<KubeError, ObjectList<T>>>;
+  create<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
+  replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
+  apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: KubeObject, opts: ApplyOptions): ObservableInput<Either<KubeError, T>>;
+  patch<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, patch: unknown, opts: PatchOptions): ObservableInput<Either<KubeError, T>>;
+  delete<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: DeleteOptions): ObservableInput<Either<KubeError, T | Status>>;
+}
+
+/**
+ * One cluster as sinks see it. Every `Cluster` of the fleet is one.
+ *
+ * @example
+ * ```ts
+ * const c: SinkCluster = fleet.get(clusterName('east'))!;
+ * ```
+ */
+export interface SinkCluster {
+  readonly name: ClusterName;
+  readonly client: WriteClient;
+}
+
+/**
+ * Where sinks find clusters. A `FleetView` is a `SinkFleet`; it is read at the moment a write
+ * runs, so a write queued for a cluster that has since left the fleet fails with `NotEngaged`.
+ *
+ * @example
+ * ```ts
+ * const ctx = sinkContext({ fleet: fleetView, fieldManager: 'rollouts.demo.rxfleet.dev' });
+ * ```
+ */
+export interface SinkFleet {
+  get(name: ClusterName): SinkCluster | undefined;
+  clusters(): readonly SinkCluster[];
+}
+
+/**
+ * How `update` (and the finalizer sinks) retry after a 409 Conflict: re-read, re-apply, write
+ * again. The defaults are client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart, 10% jitter.
+ *
+ * @example
+ * ```ts
+ * const storm: ConflictRetryConfig = { attempts: 20, delayMs: 10, jitter: 0.1 };
+ * ```
+ */
+export interface ConflictRetryConfig {
+  /** Total attempts, the first included. */
+  readonly attempts?: number;
+  /** Wait between attempts. */
+  readonly delayMs?: number;
+  /** Each wait is `delayMs × (1 + jitter × random)`, random in [0, 1). */
+  readonly jitter?: number;
+}
+
+/**
+ * How sinks honour 429 Too Many Requests: wait the server's Retry-After, then send again.
+ *
+ * @example
+ * ```ts
+ * const polite: RetryAfterConfig = { attempts: 5, maxDelayMs: 10_000 };
+ * ```
+ */
+export interface RetryAfterConfig {
+  /** Total attempts of one request, the first included (default 4; 1 turns retrying off). */
+  readonly attempts?: number;
+  /** Wait when the server sent no Retry-After (default 1 s). */
+  readonly defaultDelayMs?: number;
+  /** Upper bound of one wait, whatever the server says (default 30 s). */
+  readonly maxDelayMs?: number;
+}
+
+/**
+ * Settings of {@link sinkContext}.
+ *
+ * @example
+ * ```ts
+ * const config: SinkConfig = { fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
+ * ```
+ */
+export interface SinkConfig {
+  readonly fleet: SinkFleet;
+  /** The controller's one stable field manager (1–128 characters): server-side apply tracks ownership by it. */
+  readonly fieldManager: string;
+  /** Drives every wait (retry spacing, Retry-After, rate limits). Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  readonly conflictRetry?: ConflictRetryConfig;
+  readonly retryAfter?: RetryAfterConfig;
+  /**
+   * Client-side token bucket per cluster, taken by every request a sink sends (reads included).
+   * Off unless given, as in controller-runtime.
+   */
+  readonly rateLimit?: RateLimitConfig;
+  /** Random source for jitter, in [0, 1). Default `Math.random`; tests pin it. */
+  readonly random?: () => number;
+}
+
+/**
+ * The resolved settings every sink takes as its first argument. Build one per controller with
+ * {@link sinkContext} and share it: it holds the per-cluster rate limiters.
+ *
+ * @example
+ * ```ts
+ * const ctx = sinkContext({ fleet, fieldManager: 'rollouts.demo.rxfleet.dev' });
+ * apply(ctx, { cluster, resource: configMaps, object: desired }).subscribe(console.log);
+ * ```
+ */
+export interface SinkContext {
+  readonly fleet: SinkFleet;
+  readonly fieldManager: string;
+  readonly scheduler: SchedulerLike;
+  readonly conflictRetry: Required<ConflictRetryConfig>;
+  readonly retryAfter: Required<RetryAfterConfig>;
+  readonly random: () => number;
+  /** The rate limiter of a cluster, or `undefined` when rate limiting is off. */
+  limiter(cluster: ClusterName): TokenBucket | undefined;
+}
+
+function positiveInt(what: string, v: number): number {
+  if (!Number.isInteger(v) || v < 1) throw new TypeError(`${what} must be a positive integer, got ${v}`);
+  return v;
+}
+
+/**
+ * Resolves a {@link SinkConfig}: fills in defaults and checks the values that would otherwise fail
+ * only at the first write.
+ *
+ * @example
+ * ```ts
+ * import { sinkContext } from 'rxfleet/sinks';
+ * const ctx = sinkContext({ fleet, fieldManager: 'rollouts.demo.rxfleet.dev', conflictRetry: { attempts: 10 } });
+ * ```
+ * @param config - fleet, field manager, scheduler and policies.
+ * @returns the context to pass to every sink.
+ * @throws TypeError when the field manager is empty or longer than 128 characters, or a policy number is out of range.
+ */
+export function sinkContext(config: SinkConfig): SinkContext {
+  const fm = config.fieldManager;
+  if (fm.length === 0 || fm.length > 128) throw new TypeError(`fieldManager must be 1–128 characters, got ${JSON.stringify(fm)}`);
+  const scheduler = config.scheduler ?? asyncScheduler;
+  const conflictRetry = {
+    attempts: positiveInt('conflictRetry.attempts', config.conflictRetry?.attempts ?? 5),
+    delayMs: config.conflictRetry?.delayMs ?? 10,
+    jitter: config.conflictRetry?.jitter ?? 0.1,
+  };
+  const retryAfter = {
+    attempts: positiveInt('retryAfter.attempts', config.retryAfter?.attempts ?? 4),
+    defaultDelayMs: config.retryAfter?.defaultDelayMs ?? 1000,
+    maxDelayMs: config.retryAfter?.maxDelayMs ?? 30_000,
+  };
+  const rate = config.rateLimit;
+  const buckets = new Map<ClusterName, TokenBucket>();
+  return Object.freeze({
+    fleet: config.fleet,
+    fieldManager: fm,
+    scheduler,
+    conflictRetry: Object.freeze(conflictRetry),
+    retryAfter: Object.freeze(retryAfter),
+    random: config.random ?? Math.random,
+    limiter(cluster: ClusterName): TokenBucket | undefined {
+      if (rate === undefined) return undefined;
+      let b = buckets.get(cluster);
+      if (b === undefined) {
+        // Keep memory bounded under cluster churn: forget buckets of clusters no longer engaged.
+        if (buckets.size >= 2 * config.fleet.clusters().length + 16) {
+          for (const name of buckets.keys()) if (config.fleet.get(name) === undefined) buckets.delete(name);
+        }
+        b = tokenBucket(rate, scheduler);
+        buckets.set(cluster, b);
+      }
+      return b;
+    },
+  });
+}

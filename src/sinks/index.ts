@@ -1,0 +1,46 @@
+// rxfleet/sinks: safe, typed writes to any cluster of the fleet, each as a function returning an
+// Observable of one outcome and as an operator for the end of a pipeline.
+export type { ConflictRetryConfig, RetryAfterConfig, SinkCluster, SinkConfig, SinkContext, SinkFleet, WriteClient } from './context.js';
+export { sinkContext } from './context.js';
+export type { WriteError, WriteErrorTag, WriteOutcome, WriteResult, WriteVerb } from './result.js';
+export type { SinkOperatorConfig } from './operator.js';
+export { DEFAULT_SINK_CONCURRENCY, writeEach } from './operator.js';
+export type { RateLimitConfig, TokenBucket } from './rate-limit.js';
+export { tokenBucket } from './rate-limit.js';
+export type { ApplyWrite } from './apply.js';
+export { apply, applyEach } from './apply.js';
+export { applyStatus, applyStatusEach } from './apply-status.js';
+export type { PatchStatusWrite } from './patch-status.js';
+export { patchStatus, patchStatusEach } from './patch-status.js';
+export type { Mutation, ReadModifyWriteOptions } from './conflict-retry.js';
+export { conflictDelay, readModifyWrite } from './conflict-retry.js';
+export type { UpdateRecipe, UpdateWrite } from './update.js';
+export { update, updateEach } from './update.js';
+export type { CreateWrite } from './create.js';
+export { create, createEach } from './create.js';
+export type { RemoveWrite } from './remove.js';
+export { remove, removeEach } from './remove.js';
+export type { FinalizerWrite } from './ensure-finalizer.js';
+export { ensureFinalizer, ensureFinalizerEach } from './ensure-finalizer.js';
+export { removeFinalizer, removeFinalizerEach } from './remove-finalizer.js';
+export type { EventRecord, EventRecorder, EventRecorderConfig, EventReference, KubeEvent } from './event-recorder.js';
+export { eventRecorder, eventsV1, referenceTo } from './event-recorder.js';
+export type { SourceIdentity } from './back-reference.js';
+export {
+  SOURCE_CLUSTER_ANNOTATION,
+  SOURCE_LABEL,
+  SOURCE_NAME_ANNOTATION,
+  SOURCE_NAMESPACE_ANNOTATION,
+  SOURCE_RESOURCE_ANNOTATION,
+  SOURCE_UID_ANNOTATION,
+  backReference,
+  readBackReference,
+  sourceHash,
+  sourceIdentity,
+  sourceSelector,
+  withBackReference,
+} from './back-reference.js';
+export type { ReleaseSourceWrite, RemoveTargetsWrite } from './release-source.js';
+export { releaseSource, removeTargets } from './release-source.js';
+export type { SweepOrphansWrite } from './sweep-orphans.js';
+export { sweepOrphans } from './sweep-orphans.js';

@@ -1,0 +1,45 @@
+// Turns any sink into an operator for the end of a pipeline: writes in, one outcome per write out,
+// a bounded number in flight. Sinks never error, so neither does the operator.
+import type { Observable, OperatorFunction } from 'rxjs';
+import { mergeMap } from 'rxjs';
+import type { KubeObject } from '../core/object.js';
+import type { WriteOutcome } from './result.js';
+
+/**
+ * Settings of the operator form of a sink.
+ *
+ * @example
+ * ```ts
+ * writes.pipe(applyEach(ctx, { concurrency: 8 }));
+ * ```
+ */
+export interface SinkOperatorConfig {
+  /** Writes in flight at once, across all clusters (default 4). Outcomes arrive as writes finish. */
+  readonly concurrency?: number;
+}
+
+/** The default number of writes in flight. @example `writeEach(run, { concurrency: DEFAULT_SINK_CONCURRENCY })` */
+export const DEFAULT_SINK_CONCURRENCY = 4;
+
+/**
+ * Makes an operator from a sink function. Use it for your own composite writes; every built-in
+ * sink already has an `…Each` operator made with it.
+ *
+ * @example
+ * ```ts
+ * import { writeEach, apply } from 'rxfleet/sinks';
+ * desired.pipe(writeEach((w) => apply(ctx, w), { concurrency: 2 })).subscribe(report);
+ * ```
+ * @param sink - performs one write and emits its outcome.
+ * @param config - concurrency.
+ * @returns an operator from writes to outcomes.
+ * @throws TypeError when concurrency is not a positive integer.
+ */
+export function writeEach<W, T extends KubeObject>(
+  sink: (write: W) => Observable<WriteOutcome<T>>,
+  config: SinkOperatorConfig = {},
+): OperatorFunction<W, WriteOutcome<T>> {
+  const concurrency = config.concurrency ?? DEFAULT_SINK_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError(`sink concurrency must be a positive integer, got ${concurrency}`);
+  return mergeMap(sink, concurrency);
+}

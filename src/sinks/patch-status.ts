@@ -1,0 +1,82 @@
+// A JSON merge patch of status, through the status subresource only: the server ignores spec there,
+// so a status writer cannot change desired state, and spec writers never race status writers.
+import type { Observable, OperatorFunction } from 'rxjs';
+import { concatMap, map, of } from 'rxjs';
+import type { ObjectKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import type { SinkContext } from './context.js';
+import type { SinkOperatorConfig } from './operator.js';
+import { writeEach } from './operator.js';
+import { describe, explainStatus404, hasChanged, readOrNull } from './read.js';
+import type { WriteOutcome } from './result.js';
+import { refusal, writeFailed, written } from './result.js';
+import { send } from './send.js';
+
+/**
+ * One status patch.
+ *
+ * @example
+ * ```ts
+ * const w: PatchStatusWrite<Widget> = { key: objectKey(cluster, 'default', 'w'), resource: widgets, status: { ready: true } };
+ * ```
+ */
+export interface PatchStatusWrite<T extends KubeObject = KubeObject> {
+  /** The object, with the cluster to write to. */
+  readonly key: ObjectKey;
+  readonly resource: ResourceDescriptor<T>;
+  /** Merged into `status` (JSON merge patch: `null` removes a field). */
+  readonly status: unknown;
+  /** The object as last seen, to skip the read that decides `changed` (see `apply`). */
+  readonly current?: T;
+  readonly dryRun?: boolean;
+}
+
+/**
+ * Merge-patches an object's status through the status subresource. A resource without a status
+ * subresource gives a `NoStatusSubresource` error; a missing object gives `NotFound`.
+ *
+ * @example
+ * ```ts
+ * import { patchStatus } from 'rxfleet/sinks';
+ * patchStatus(ctx, { key: objectKey(cluster, 'default', 'w'), resource: widgets, status: { ready: true } }).subscribe(report);
+ * ```
+ * @param ctx - the sink context.
+ * @param write - the object, its resource and the status patch.
+ * @returns one outcome, then completes; never errors.
+ */
+export function patchStatus<T extends KubeObject>(ctx: SinkContext, write: PatchStatusWrite<T>): Observable<WriteOutcome<T>> {
+  const { key, resource } = write;
+  const dryRun = write.dryRun ?? false;
+  const before = write.current === undefined ? readOrNull(ctx, resource, key) : of(E.right(write.current));
+  return before.pipe(
+    concatMap((b) => {
+      if (E.isLeft(b)) return of(writeFailed<T>('patchStatus', key, b.left, 0));
+      if (b.right === null) return of(writeFailed<T>('patchStatus', key, refusal('NotFound', key, `${describe(resource, key)} not found`), 0));
+      const opts = { type: 'merge' as const, subresource: 'status', fieldManager: ctx.fieldManager, dryRun, ...(resource.namespaced ? { namespace: key.namespace } : {}) };
+      return send(ctx, key.cluster, `patch status of ${describe(resource, key)}`, (c) => c.patch(resource, key.name, { status: write.status }, opts)).pipe(
+        concatMap(({ result, attempts }) => {
+          if (E.isRight(result)) return of(written('patchStatus', key, { changed: hasChanged(b.right, result.right, dryRun), object: result.right, attempts, dryRun }));
+          if (result.left._tag === 'NotFound') return explainStatus404(ctx, resource, key, result.left).pipe(map((e) => writeFailed<T>('patchStatus', key, e, attempts)));
+          return of(writeFailed<T>('patchStatus', key, result.left, attempts));
+        }),
+      );
+    }),
+  );
+}
+
+/**
+ * The operator form of {@link patchStatus}.
+ *
+ * @example
+ * ```ts
+ * statuses.pipe(patchStatusEach(ctx, { concurrency: 2 })).subscribe(report);
+ * ```
+ * @param ctx - the sink context.
+ * @param config - concurrency.
+ * @returns an operator from writes to outcomes.
+ */
+export function patchStatusEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<PatchStatusWrite<T>, WriteOutcome<T>> {
+  return writeEach((w: PatchStatusWrite<T>) => patchStatus(ctx, w), config);
+}

@@ -1,0 +1,131 @@
+// The finalizer half of cross-cluster ownership: when a source is being deleted, delete its
+// targets in every engaged cluster, and only when every delete was accepted, remove the source's
+// finalizer so the server can let it go.
+import type { Observable } from 'rxjs';
+import { EMPTY, concat, concatMap, from, map, mergeMap, toArray } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import { objectKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { resourceId } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import type { SinkContext } from './context.js';
+import type { SourceIdentity } from './back-reference.js';
+import { readBackReference, sourceSelector } from './back-reference.js';
+import { DEFAULT_SINK_CONCURRENCY } from './operator.js';
+import { remove } from './remove.js';
+import { removeFinalizer } from './remove-finalizer.js';
+import type { WriteOutcome } from './result.js';
+import { writeFailed } from './result.js';
+import { send } from './send.js';
+
+/**
+ * Which targets to delete.
+ *
+ * @example
+ * ```ts
+ * const w: RemoveTargetsWrite = { source: sourceIdentity(hub, configMaps, src), targets: [configMaps] };
+ * ```
+ */
+export interface RemoveTargetsWrite {
+  readonly source: SourceIdentity;
+  /** The resources targets may be of. */
+  readonly targets: readonly ResourceDescriptor[];
+  /** Where to look (default: every cluster engaged now). */
+  readonly clusters?: readonly ClusterName[];
+  /** Requests in flight at once (default 4). */
+  readonly concurrency?: number;
+}
+
+/**
+ * Deletes every target of a source across the fleet: lists each target resource in each cluster
+ * by the source's label, checks the annotations agree, and deletes with a uid precondition (so an
+ * object recreated meanwhile survives). Emits one outcome per delete and a Left for each listing
+ * that failed (its key names the cluster, with an empty name).
+ *
+ * @example
+ * ```ts
+ * import { removeTargets } from 'rxfleet/sinks';
+ * removeTargets(ctx, { source, targets: [configMaps] }).subscribe(report);
+ * ```
+ * @param ctx - the sink context.
+ * @param write - the source, the target resources and where to look.
+ * @returns the outcomes, then completes; never errors.
+ */
+export function removeTargets(ctx: SinkContext, write: RemoveTargetsWrite): Observable<WriteOutcome> {
+  const concurrency = write.concurrency ?? DEFAULT_SINK_CONCURRENCY;
+  const clusters = write.clusters ?? ctx.fleet.clusters().map((c) => c.name);
+  const places = clusters.flatMap((cluster) => write.targets.map((r) => ({ cluster, r })));
+  return from(places).pipe(
+    mergeMap(
+      ({ cluster, r }) =>
+        send(ctx, cluster, `list ${resourceId(r)} of source ${write.source.name}`, (c) => c.listAll(r, { labelSelector: sourceSelector(write.source) })).pipe(
+          concatMap(({ result }): Observable<WriteOutcome> => {
+            if (E.isLeft(result)) return from([writeFailed('remove', objectKey(cluster, '', ''), result.left, 0)]);
+            const mine = result.right.items.filter((t: KubeObject) => readBackReference(t)?.uid === write.source.uid);
+            return from(mine).pipe(
+              mergeMap(
+                (t) =>
+                  remove(ctx, {
+                    key: objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? ''),
+                    resource: r,
+                    preconditions: { uid: t.metadata.uid ?? '' },
+                    propagationPolicy: 'Background',
+                  }),
+                concurrency,
+              ),
+            );
+          }),
+        ),
+      concurrency,
+    ),
+  );
+}
+
+/**
+ * Releasing a source that is being deleted.
+ *
+ * @example
+ * ```ts
+ * const w: ReleaseSourceWrite = { source, resource: configMaps, finalizer: 'demo.rxfleet.dev/targets', targets: [configMaps] };
+ * ```
+ */
+export interface ReleaseSourceWrite extends RemoveTargetsWrite {
+  /** The source's own resource. */
+  readonly resource: ResourceDescriptor;
+  /** The finalizer the controller put on the source. */
+  readonly finalizer: string;
+}
+
+/**
+ * Deletes a source's targets everywhere, then removes the finalizer from the source — only if
+ * every listing and delete succeeded; otherwise the finalizer stays and the caller retries later.
+ * Emits the target outcomes, then the finalizer's.
+ *
+ * @example
+ * ```ts
+ * import { releaseSource } from 'rxfleet/sinks';
+ * if (src.metadata.deletionTimestamp !== undefined) {
+ *   releaseSource(ctx, { source: sourceIdentity(hub, configMaps, src), resource: configMaps, finalizer: 'demo.rxfleet.dev/targets', targets: [configMaps] }).subscribe(report);
+ * }
+ * ```
+ * @param ctx - the sink context.
+ * @param write - source, target resources, finalizer.
+ * @returns the outcomes, then completes; never errors.
+ */
+export function releaseSource(ctx: SinkContext, write: ReleaseSourceWrite): Observable<WriteOutcome> {
+  const { source } = write;
+  return removeTargets(ctx, write).pipe(
+    toArray(),
+    concatMap((outcomes) =>
+      concat(
+        from(outcomes),
+        outcomes.some(E.isLeft)
+          ? EMPTY
+          : removeFinalizer(ctx, { key: objectKey(source.cluster, source.namespace, source.name), resource: write.resource, finalizer: write.finalizer }).pipe(
+              map((o): WriteOutcome => o),
+            ),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,91 @@
+// Delete, with preconditions (so a sweep never deletes a newer object that took the same name)
+// and a propagation policy. An object that is already gone is what a delete wants: success.
+import type { Observable, OperatorFunction } from 'rxjs';
+import { map } from 'rxjs';
+import type { DeleteOptions } from '../client/client.js';
+import type { ObjectKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import type { SinkContext } from './context.js';
+import type { SinkOperatorConfig } from './operator.js';
+import { writeEach } from './operator.js';
+import { describe } from './read.js';
+import type { WriteOutcome } from './result.js';
+import { writeFailed, written } from './result.js';
+import { send } from './send.js';
+
+/**
+ * One delete.
+ *
+ * @example
+ * ```ts
+ * const w: RemoveWrite = { key, resource: configMaps, preconditions: { uid }, propagationPolicy: 'Foreground' };
+ * ```
+ */
+export interface RemoveWrite<T extends KubeObject = KubeObject> {
+  /** The object, with the cluster to delete it from. */
+  readonly key: ObjectKey;
+  readonly resource: ResourceDescriptor<T>;
+  /** Delete only this incarnation (uid) or this version; a mismatch is a Conflict. */
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  readonly gracePeriodSeconds?: number;
+  /** Whether an already-missing object is success with `changed: false` (default true). */
+  readonly notFoundIsSuccess?: boolean;
+  readonly dryRun?: boolean;
+}
+
+// A DELETE answers with the object when finalizers hold it, or with a Status when it is gone.
+function isPending(v: KubeObject | { readonly kind?: string }): v is KubeObject {
+  return v.kind !== 'Status' && 'metadata' in v && v.metadata.deletionTimestamp !== undefined;
+}
+
+/**
+ * Deletes an object. `object` in the outcome is the object when deletion waits on finalizers (it
+ * now has a `deletionTimestamp`), and `undefined` when it is gone.
+ *
+ * @example
+ * ```ts
+ * import { remove } from 'rxfleet/sinks';
+ * remove(ctx, { key, resource: configMaps, preconditions: { uid: target.metadata.uid ?? '' } }).subscribe(report);
+ * ```
+ * @param ctx - the sink context.
+ * @param write - the object, preconditions and policy.
+ * @returns one outcome, then completes; never errors.
+ */
+export function remove<T extends KubeObject>(ctx: SinkContext, write: RemoveWrite<T>): Observable<WriteOutcome<T>> {
+  const { key, resource } = write;
+  const dryRun = write.dryRun ?? false;
+  const opts: DeleteOptions = {
+    dryRun,
+    ...(resource.namespaced ? { namespace: key.namespace } : {}),
+    ...(write.preconditions === undefined ? {} : { preconditions: write.preconditions }),
+    ...(write.propagationPolicy === undefined ? {} : { propagationPolicy: write.propagationPolicy }),
+    ...(write.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: write.gracePeriodSeconds }),
+  };
+  return send(ctx, key.cluster, `delete ${describe(resource, key)}`, (c) => c.delete(resource, key.name, opts)).pipe(
+    map(({ result, attempts }) => {
+      if (E.isRight(result)) {
+        return written<T>('remove', key, { changed: true, object: isPending(result.right) ? result.right : undefined, attempts, dryRun });
+      }
+      if (result.left._tag === 'NotFound' && (write.notFoundIsSuccess ?? true)) return written<T>('remove', key, { changed: false, object: undefined, attempts, dryRun });
+      return writeFailed<T>('remove', key, result.left, attempts);
+    }),
+  );
+}
+
+/**
+ * The operator form of {@link remove}.
+ *
+ * @example
+ * ```ts
+ * orphans.pipe(removeEach(ctx, { concurrency: 2 })).subscribe(report);
+ * ```
+ * @param ctx - the sink context.
+ * @param config - concurrency.
+ * @returns an operator from writes to outcomes.
+ */
+export function removeEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<RemoveWrite<T>, WriteOutcome<T>> {
+  return writeEach((w: RemoveWrite<T>) => remove(ctx, w), config);
+}

@@ -1,0 +1,154 @@
+// What every sink reports: a typed value per write, never an RxJS error. A failed write is a Left
+// that names the cluster, the object and the verb, so one bad cluster cannot stop a merged stream.
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError, KubeErrorTag } from '../core/errors.js';
+import type { ObjectKey } from '../core/key.js';
+import { formatKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { Either } from '../internal/fp.js';
+import { E } from '../internal/fp.js';
+
+/**
+ * Which sink performed a write.
+ *
+ * @example
+ * ```ts
+ * if (result.verb === 'update') console.log(`took ${result.attempts} attempts`);
+ * ```
+ */
+export type WriteVerb =
+  | 'apply'
+  | 'applyStatus'
+  | 'patchStatus'
+  | 'update'
+  | 'create'
+  | 'remove'
+  | 'ensureFinalizer'
+  | 'removeFinalizer'
+  | 'event';
+
+/**
+ * The tags of {@link WriteError}: every {@link KubeErrorTag}, plus the refusals sinks decide on
+ * their own:
+ *
+ * - `NoStatusSubresource`: a status write to a resource that has no status subresource (the
+ *   server answers 404 for the subresource while the object itself exists).
+ * - `Terminating`: a finalizer would be added to an object that already has a
+ *   `deletionTimestamp`; Kubernetes forbids it and it would hold the object forever.
+ * - `RecipeFailed`: an `update` recipe threw; the exception is reported, not rethrown.
+ *
+ * @example
+ * ```ts
+ * const tag: WriteErrorTag = 'NoStatusSubresource';
+ * ```
+ */
+export type WriteErrorTag = KubeErrorTag | 'NoStatusSubresource' | 'Terminating' | 'RecipeFailed';
+
+/**
+ * A failed write. It carries the server's error fields (code, reason, Retry-After, causes) when
+ * there was one, plus the write's cluster, key, verb and how many attempts were made.
+ *
+ * @example
+ * ```ts
+ * if (E.isLeft(outcome) && outcome.left._tag === 'Conflict') {
+ *   log.warn({ cluster: outcome.left.cluster, attempts: outcome.left.attempts }, outcome.left.message);
+ * }
+ * ```
+ */
+export interface WriteError extends Omit<KubeError, '_tag'> {
+  readonly _tag: WriteErrorTag;
+  readonly verb: WriteVerb;
+  readonly key: ObjectKey;
+  /** How many times the write request was sent (0 when the sink refused before sending). */
+  readonly attempts: number;
+}
+
+/**
+ * A successful write.
+ *
+ * @example
+ * ```ts
+ * if (E.isRight(outcome) && !outcome.right.changed) metrics.noop.inc({ cluster: outcome.right.cluster });
+ * ```
+ */
+export interface WriteResult<T extends KubeObject = KubeObject> {
+  readonly cluster: ClusterName;
+  readonly key: ObjectKey;
+  readonly verb: WriteVerb;
+  /** Whether the object in the cluster changed (for dry runs: whether it would have). */
+  readonly changed: boolean;
+  /** The object as the server returned it; `undefined` when it is gone (a finished delete). */
+  readonly object: T | undefined;
+  /** How many times the write request was sent; 0 when nothing needed writing. */
+  readonly attempts: number;
+  /** True when the write was a dry run: nothing was persisted. */
+  readonly dryRun: boolean;
+}
+
+/**
+ * The value a sink emits for one write.
+ *
+ * @example
+ * ```ts
+ * apply(ctx, write).subscribe((o) => (E.isLeft(o) ? log.error(o.left.message) : log.info(o.right)));
+ * ```
+ */
+export type WriteOutcome<T extends KubeObject = KubeObject> = Either<WriteError, WriteResult<T>>;
+
+/**
+ * Builds a failed outcome from a client error, keeping its fields and message.
+ *
+ * @example
+ * ```ts
+ * writeFailed('apply', key, err, 1);
+ * ```
+ * @param verb - the sink.
+ * @param key - the object written.
+ * @param error - the client's error, or a sink refusal built with {@link refusal}.
+ * @param attempts - write requests sent.
+ * @returns a frozen Left.
+ */
+export function writeFailed<T extends KubeObject>(
+  verb: WriteVerb,
+  key: ObjectKey,
+  error: KubeError | Omit<WriteError, 'verb' | 'key' | 'attempts'>,
+  attempts: number,
+): WriteOutcome<T> {
+  return E.left(Object.freeze({ ...error, verb, key, attempts }));
+}
+
+/**
+ * A refusal decided by a sink (no request was wrong; the write itself must not happen).
+ *
+ * @example
+ * ```ts
+ * refusal('Terminating', key, 'object is being deleted');
+ * ```
+ * @param tag - the refusal.
+ * @param key - the object concerned.
+ * @param detail - why, in words.
+ * @returns the error fields, with a message naming the cluster and the object.
+ */
+export function refusal(tag: WriteErrorTag, key: ObjectKey, detail: string): Omit<WriteError, 'verb' | 'key' | 'attempts'> {
+  return { _tag: tag, cluster: key.cluster, message: `cluster "${key.cluster}": ${formatKey(key)}: ${detail}` };
+}
+
+/**
+ * Builds a successful outcome.
+ *
+ * @example
+ * ```ts
+ * written('apply', key, { changed: true, object, attempts: 1, dryRun: false });
+ * ```
+ * @param verb - the sink.
+ * @param key - the object written.
+ * @param r - what happened.
+ * @returns a frozen Right.
+ */
+export function written<T extends KubeObject>(
+  verb: WriteVerb,
+  key: ObjectKey,
+  r: { readonly changed: boolean; readonly object: T | undefined; readonly attempts: number; readonly dryRun?: boolean },
+): WriteOutcome<T> {
+  return E.right(Object.freeze({ cluster: key.cluster, key, verb, changed: r.changed, object: r.object, attempts: r.attempts, dryRun: r.dryRun ?? false }));
+}

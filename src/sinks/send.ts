@@ -1,0 +1,68 @@
+// How every sink sends one request: find the cluster's client in the fleet at the moment the
+// request runs (NotEngaged otherwise), wait for a rate-limit token, send, and honour 429
+// Retry-After with bounded attempts. It never errors: failures come back as Left values.
+import type { Observable, ObservableInput } from 'rxjs';
+import { catchError, concatMap, defaultIfEmpty, defer, of, take, timer } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError } from '../core/errors.js';
+import { kubeError } from '../core/errors.js';
+import type { Either } from '../internal/fp.js';
+import { E } from '../internal/fp.js';
+import type { SinkContext, WriteClient } from './context.js';
+
+/**
+ * The answer to one request, and how many times it was sent (429 retries included).
+ *
+ * @example
+ * ```ts
+ * const s: Sent<ConfigMap> = { result: E.right(cm), attempts: 1 };
+ * ```
+ */
+export interface Sent<R> {
+  readonly result: Either<KubeError, R>;
+  readonly attempts: number;
+}
+
+/**
+ * Sends one request to a cluster of the fleet, with rate limiting and Retry-After.
+ *
+ * @example
+ * ```ts
+ * send(ctx, cluster, 'read configmaps default/a', (c) => c.get(configMaps, 'a', { namespace: 'default' }));
+ * ```
+ * @param ctx - the sink context.
+ * @param cluster - the target cluster.
+ * @param what - the request in words, used when the cluster is not engaged.
+ * @param call - the request, given the cluster's client.
+ * @returns one {@link Sent}, then completes; never errors.
+ */
+export function send<R>(
+  ctx: SinkContext,
+  cluster: ClusterName,
+  what: string,
+  call: (client: WriteClient) => ObservableInput<Either<KubeError, R>>,
+): Observable<Sent<R>> {
+  const attempt = (n: number): Observable<Sent<R>> =>
+    defer(() => {
+      const target = ctx.fleet.get(cluster);
+      if (target === undefined) {
+        return of<Sent<R>>({ result: E.left(kubeError('NotEngaged', cluster, `cluster is not engaged in the fleet: cannot ${what}`)), attempts: n - 1 });
+      }
+      const gate = ctx.limiter(cluster)?.take() ?? of(undefined);
+      return gate.pipe(
+        concatMap(() => defer(() => call(target.client)).pipe(take(1))),
+        // Anything the client throws or rejects with is a broken client, but still only this write's failure.
+        catchError((err: unknown) => of(E.left(kubeError('Unknown', cluster, `${what} failed: ${err instanceof Error ? err.message : String(err)}`)))),
+        defaultIfEmpty(E.left(kubeError('Unknown', cluster, `${what}: the client answered nothing`))),
+        concatMap((result) => {
+          if (E.isLeft(result) && result.left._tag === 'TooManyRequests' && n < ctx.retryAfter.attempts) {
+            const asked = result.left.retryAfterSeconds;
+            const delay = Math.min(ctx.retryAfter.maxDelayMs, asked === undefined ? ctx.retryAfter.defaultDelayMs : asked * 1000);
+            return timer(delay, ctx.scheduler).pipe(concatMap(() => attempt(n + 1)));
+          }
+          return of({ result, attempts: n });
+        }),
+      );
+    });
+  return attempt(1);
+}

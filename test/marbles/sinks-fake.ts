@@ -1,0 +1,57 @@
+// A fake WriteClient for marble tests of the sinks: each call is answered by a function returning
+// a (cold) observable, so every wait the sinks make runs in the TestScheduler's virtual time.
+import type { Observable } from 'rxjs';
+import { throwError } from 'rxjs';
+import type { ClusterName, KubeError, KubeObject, ObjectList, ResourceDescriptor, Status } from '../../src/index.js';
+import { clusterName, E, kubeError } from '../../src/index.js';
+import type { Either } from '../../src/internal/fp.js';
+import type { SinkCluster, SinkFleet, WriteClient } from '../../src/sinks/index.js';
+
+type Answer<T> = Observable<Either<KubeError, T>>;
+
+export interface FakeCalls {
+  get?: (name: string) => Answer<KubeObject>;
+  listAll?: (selector: string | undefined) => Answer<ObjectList>;
+  create?: (obj: KubeObject) => Answer<KubeObject>;
+  replace?: (obj: KubeObject) => Answer<KubeObject>;
+  apply?: (obj: KubeObject) => Answer<KubeObject>;
+  patch?: (name: string, patch: unknown) => Answer<KubeObject>;
+  delete?: (name: string) => Answer<KubeObject | Status>;
+}
+
+function need<F>(f: F | undefined, what: string): F {
+  if (f === undefined) throw new Error(`the fake client was not expecting ${what}`);
+  return f;
+}
+
+// The casts narrow KubeObject answers to the caller's T: a fake answers with whatever the test says.
+export function fakeClient(calls: FakeCalls): WriteClient {
+  return {
+    get: <T extends KubeObject>(_r: ResourceDescriptor<T>, name: string) => need(calls.get, 'get')(name) as Answer<T>,
+    listAll: <T extends KubeObject>(_r: ResourceDescriptor<T>, opts?: { labelSelector?: string }) =>
+      need(calls.listAll, 'listAll')(opts?.labelSelector) as Answer<ObjectList<T>>,
+    create: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.create, 'create')(obj) as Answer<T>,
+    replace: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.replace, 'replace')(obj) as Answer<T>,
+    apply: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: KubeObject) => need(calls.apply, 'apply')(obj) as Answer<T>,
+    patch: <T extends KubeObject>(_r: ResourceDescriptor<T>, name: string, patch: unknown) => need(calls.patch, 'patch')(name, patch) as Answer<T>,
+    delete: <T extends KubeObject>(_r: ResourceDescriptor<T>, name: string) => need(calls.delete, 'delete')(name) as Answer<T | Status>,
+  };
+}
+
+/** A client whose every call fails the way a broken client would: by erroring the observable. */
+export function throwingClient(): WriteClient {
+  const boom = (): Observable<never> => throwError(() => new Error('socket exploded'));
+  return { get: boom, listAll: boom, create: boom, replace: boom, apply: boom, patch: boom, delete: boom };
+}
+
+export function fakeFleet(clients: Readonly<Record<string, WriteClient>>): SinkFleet {
+  const all: SinkCluster[] = Object.entries(clients).map(([name, client]) => ({ name: clusterName(name), client }));
+  return { get: (name: ClusterName) => all.find((c) => c.name === name), clusters: () => all };
+}
+
+export function err(tag: KubeError['_tag'], cluster: string, fields: { code?: number; retryAfterSeconds?: number } = {}): KubeError {
+  return kubeError(tag, clusterName(cluster), `fake ${tag}`, fields);
+}
+
+export const right = E.right;
+export const left = E.left;
