@@ -1,0 +1,59 @@
+// The package a user installs: every public subpath resolves to built code, internals stay blocked.
+// Runs against dist/, which `npm test` builds first.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/** Imports `specifier` in a fresh Node process, the way a user's program would, and lists its exports. */
+function importFresh(specifier: string): string[] {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(Object.keys(m)));`], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return JSON.parse(out) as string[];
+}
+
+function importError(specifier: string): string {
+  try {
+    importFresh(specifier);
+    return 'no error';
+  } catch (err) {
+    return String((err as { stderr?: unknown }).stderr);
+  }
+}
+
+describe('the published package', () => {
+  it('has been built (npm test builds before it tests)', () => {
+    expect(existsSync(join(root, 'dist', 'index.js')), 'run `npm run build` first').toBe(true);
+  });
+
+  it.each([
+    ['rxfleet', ['clusterName', 'createClusterClient', 'formatKey', 'configMaps', 'E']],
+    ['rxfleet/sinks', ['apply', 'update', 'ensureFinalizer', 'sweepOrphans']],
+  ])('resolves %s to built code with its exports', (specifier, names) => {
+    expect(importFresh(specifier)).toEqual(expect.arrayContaining(names));
+  });
+
+  it('blocks internals and deep imports', () => {
+    expect(importError('rxfleet/internal/fp.js')).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    expect(importError('rxfleet/dist/index.js')).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it('ships only what the files allow-list names, with types for every export', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      type: string;
+      sideEffects: boolean;
+      exports: Record<string, { types?: string; default?: string } | string | null>;
+    };
+    expect(pkg.type).toBe('module');
+    expect(pkg.sideEffects).toBe(false);
+    for (const [path, target] of Object.entries(pkg.exports)) {
+      if (target === null || typeof target === 'string') continue;
+      expect(target.types, `${path} has types`).toMatch(/\.d\.ts$/);
+    }
+  });
+});
