@@ -1,0 +1,168 @@
+// Shared informers: one watch and one store per (cluster, resource, namespace, selectors), however
+// many pipelines ask for it. A late subscriber first gets the cached state as a listing, then the
+// live events; the watch stops (and the cache is dropped) when the last subscriber leaves.
+import type { Observable } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, concat, defer, filter, finalize, from, share, tap, timer } from 'rxjs';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { resourceId } from '../core/resource.js';
+import type { Cluster } from '../client/cluster.js';
+import type { WatchEvent } from './events.js';
+import { reflect } from './reflect.js';
+import { signalEvents } from './signal-events.js';
+import type { Indexer, Store } from './store.js';
+import { createStore } from './store.js';
+import type { WatchConfig } from './watch-config.js';
+import type { WatchHealth } from './watch-health.js';
+import { watchSignals } from './watch-signals.js';
+import type { WatchSource } from './watch-source.js';
+import { clusterWatchSource } from './watch-source.js';
+
+/**
+ * Which objects of a resource an informer watches; each distinct selection is its own watch.
+ *
+ * @example
+ * ```ts
+ * const sel: Selection = { namespace: 'default', labelSelector: 'app=web' };
+ * ```
+ */
+export interface Selection {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/**
+ * Options of {@link Informers.informer}.
+ *
+ * @example
+ * ```ts
+ * informers.informer(cluster, configMaps, { namespace: 'default', indexers: { app: (cm) => [cm.metadata.labels?.['app'] ?? ''] } });
+ * ```
+ */
+export interface InformerOptions<T extends KubeObject> extends Selection {
+  /** Custom indexes of the store. Used when the informer is first created; later calls share its store. */
+  readonly indexers?: Readonly<Record<string, Indexer<T>>>;
+}
+
+/**
+ * One shared watch and its store.
+ *
+ * @example
+ * ```ts
+ * const inf = informers.informer(cluster, configMaps);
+ * inf.events.subscribe((ev) => console.log(ev.type));
+ * inf.store.get(objectKey(cluster.name, 'default', 'settings'));
+ * ```
+ */
+export interface Informer<T extends KubeObject> {
+  readonly cluster: Cluster;
+  readonly resource: ResourceDescriptor<T>;
+  /** The cached state as `initStarted`/`initApply`…/`initDone`, then live events (deletes of relists included). Subscribing keeps the watch open. */
+  readonly events: Observable<WatchEvent<T>>;
+  /** The watch's health, latest first. Observing it does not start or keep the watch. */
+  readonly health: Observable<WatchHealth>;
+  /** The cache, filled while `events` has subscribers, emptied when the watch stops. */
+  readonly store: Store<T>;
+}
+
+/**
+ * A registry of shared informers.
+ *
+ * @example
+ * ```ts
+ * const informers = createInformers();
+ * const a = informers.informer(cluster, configMaps);
+ * const b = informers.informer(cluster, configMaps);
+ * a === b; // true: one watch
+ * ```
+ */
+export interface Informers {
+  /** The informer of this cluster, resource and selection, created on first use. */
+  informer<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options?: InformerOptions<T>): Informer<T>;
+}
+
+/**
+ * Options of {@link createInformers}: the {@link WatchConfig} every watch uses, how long a watch
+ * outlives its last subscriber, and (for tests) how sources are built.
+ *
+ * @example
+ * ```ts
+ * createInformers({ lingerMs: 5_000, inactivityTimeoutMs: 150_000 });
+ * ```
+ */
+export interface InformersConfig extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+  /**
+   * Keep a watch open this long after its last subscriber leaves, so a pipeline that resubscribes
+   * at once (a `switchMap`, a restart) does not relist. Default 0: stop at once, which is what a
+   * disengaged cluster needs.
+   */
+  readonly lingerMs?: number;
+  /** Builds the list/watch calls; default: the cluster's client. */
+  readonly sourceFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => WatchSource<T>;
+}
+
+function selectionKey(resource: ResourceDescriptor, s: Selection): string {
+  return JSON.stringify([resourceId(resource), resource.version, s.namespace ?? '', s.labelSelector ?? '', s.fieldSelector ?? '']);
+}
+
+/**
+ * Creates a registry of shared informers. Informers are keyed by the {@link Cluster} object itself,
+ * not its name: a cluster re-engaged with new credentials is a new `Cluster` and gets new watches,
+ * and a disengaged one's informers are garbage-collected with it.
+ *
+ * @example
+ * ```ts
+ * const informers = createInformers();
+ * const inf = informers.informer(cluster, configMaps, { namespace: 'default' });
+ * const sub = inf.events.subscribe(); // starts the watch
+ * sub.unsubscribe();                  // stops it and drops the cache
+ * ```
+ * @param config - watch options shared by every informer, linger, source factory.
+ * @returns the registry.
+ */
+export function createInformers(config: InformersConfig = {}): Informers {
+  const { lingerMs = 0, sourceFor = clusterWatchSource, ...watchConfig } = config;
+  const scheduler = config.scheduler ?? asyncScheduler;
+  const byCluster = new WeakMap<Cluster, Map<string, Informer<KubeObject>>>();
+
+  const build = <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: InformerOptions<T>): Informer<T> => {
+    const { indexers, ...selection } = options;
+    const store = createStore<T>(indexers === undefined ? {} : { indexers });
+    const health = new BehaviorSubject<WatchHealth | undefined>(undefined);
+    const live = defer(() => watchSignals(sourceFor(cluster, resource), { ...watchConfig, ...selection, cluster: cluster.name, resource })).pipe(
+      tap((s) => {
+        if (s.kind === 'health') health.next(s.health);
+      }),
+      signalEvents<T>(),
+      reflect(store, cluster.name),
+      // Runs when the watch stops: no subscriber may read a cache nobody keeps up to date.
+      finalize(() => {
+        store.dropCluster(cluster.name);
+      }),
+      share({ resetOnRefCountZero: lingerMs > 0 ? () => timer(lingerMs, scheduler) : true }),
+    );
+    return {
+      cluster,
+      resource,
+      // The replay and the join happen in one synchronous step, so no event falls between them.
+      events: defer(() => concat(from(store.replay(cluster.name)), live)),
+      health: health.pipe(filter((h): h is WatchHealth => h !== undefined)),
+      store,
+    };
+  };
+
+  return {
+    informer<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: InformerOptions<T> = {}): Informer<T> {
+      let perCluster = byCluster.get(cluster);
+      if (perCluster === undefined) byCluster.set(cluster, (perCluster = new Map<string, Informer<KubeObject>>()));
+      const key = selectionKey(resource, options);
+      const found = perCluster.get(key);
+      // The key names the resource, so the stored informer has this T.
+      if (found !== undefined) return found as unknown as Informer<T>;
+      const made = build(cluster, resource, options);
+      perCluster.set(key, made);
+      return made;
+    },
+  };
+}

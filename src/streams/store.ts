@@ -1,0 +1,251 @@
+// The cache a reflector writes and reconcilers read: frozen objects keyed by cluster, namespace and
+// name, with indexes, consistent snapshots (copy-on-write), a synced flag per cluster, and the one
+// piece of logic client-go and kube-rs both rely on: after a relist, one delete per vanished object.
+import type { ClusterName } from '../core/cluster.js';
+import type { ObjectKey } from '../core/key.js';
+import { formatKey, keyOf } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { WatchEvent } from './events.js';
+
+/**
+ * Computes the values under which an object is indexed (none, one or many).
+ *
+ * @example
+ * ```ts
+ * const byOwner: Indexer<ConfigMap> = (cm) => (cm.metadata.ownerReferences ?? []).map((o) => o.uid);
+ * ```
+ */
+export type Indexer<T extends KubeObject> = (obj: T) => readonly string[];
+
+/**
+ * Options of {@link createStore}. Built-in indexes, always present: `cluster` (cluster name),
+ * `namespace` (`''` for cluster-scoped objects) and `label` (`key=value` per label).
+ *
+ * @example
+ * ```ts
+ * const opts: StoreOptions<ConfigMap> = { indexers: { owner: (cm) => (cm.metadata.ownerReferences ?? []).map((o) => o.uid) } };
+ * ```
+ */
+export interface StoreOptions<T extends KubeObject> {
+  readonly indexers?: Readonly<Record<string, Indexer<T>>>;
+}
+
+/**
+ * Read access to cached objects. Results are frozen objects and fresh arrays.
+ *
+ * @example
+ * ```ts
+ * const cm = view.get(objectKey(clusterName('east'), 'default', 'settings'));
+ * const web = view.byIndex('label', 'app=web');
+ * ```
+ */
+export interface StoreView<T extends KubeObject> {
+  /** The object at a key (or its string form), if cached. */
+  readonly get: (key: ObjectKey | string) => T | undefined;
+  /** Every cached object, in insertion order. */
+  readonly list: () => readonly T[];
+  /** Objects whose indexer returned `value`; empty for an unknown index. */
+  readonly byIndex: (index: string, value: string) => readonly T[];
+  /** Number of cached objects. */
+  readonly size: number;
+}
+
+/**
+ * The live store: reads see the latest state; {@link Store.snapshot} freezes a consistent view.
+ *
+ * @example
+ * ```ts
+ * if (store.synced(cluster.name)) reconcileAll(store.snapshot().list());
+ * ```
+ */
+export interface Store<T extends KubeObject> extends StoreView<T> {
+  /** True once a full listing of that cluster was applied (stays true across relists). */
+  synced(cluster: ClusterName): boolean;
+  /** A view that later writes never change (copy-on-write: cheap until the next write). */
+  snapshot(): StoreView<T>;
+}
+
+/**
+ * The writer side, used by {@link reflect} and the informers.
+ *
+ * @example
+ * ```ts
+ * const out = writer.apply(clusterName('east'), { type: 'initDone' }); // [...synthetic deletes, initDone]
+ * ```
+ */
+export interface StoreWriter<T extends KubeObject> extends Store<T> {
+  /**
+   * Applies one event of a cluster's watch and returns what to pass downstream: the event itself,
+   * plus at `initDone` a `deleted` for each object of that cluster missing from the new listing
+   * (placed before `initDone`); a `deleted` for an object not cached is swallowed, so no delete is
+   * ever delivered twice.
+   */
+  apply(cluster: ClusterName, event: WatchEvent<T>): readonly WatchEvent<T>[];
+  /** The cluster's current state as a listing, for a late subscriber (see {@link createInformers}). */
+  replay(cluster: ClusterName): readonly WatchEvent<T>[];
+  /** Forgets a cluster: its objects, its synced flag and any listing in progress. */
+  dropCluster(cluster: ClusterName): void;
+}
+
+type Index = Map<string, Set<string>>;
+interface State<T> {
+  readonly entries: Map<string, T>;
+  readonly indexes: Map<string, Index>;
+}
+
+function cloneState<T>(s: State<T>): State<T> {
+  const indexes = new Map<string, Index>();
+  for (const [name, idx] of s.indexes) indexes.set(name, new Map([...idx].map(([v, keys]): [string, Set<string>] => [v, new Set(keys)])));
+  return { entries: new Map(s.entries), indexes };
+}
+
+function view<T extends KubeObject>(state: () => State<T>): StoreView<T> {
+  return {
+    get: (key) => state().entries.get(typeof key === 'string' ? key : formatKey(key)),
+    list: () => [...state().entries.values()],
+    byIndex: (index, value) => {
+      const s = state();
+      const keys = s.indexes.get(index)?.get(value);
+      const out: T[] = [];
+      for (const k of keys ?? []) {
+        const obj = s.entries.get(k);
+        if (obj !== undefined) out.push(obj);
+      }
+      return out;
+    },
+    get size() {
+      return state().entries.size;
+    },
+  };
+}
+
+/**
+ * Creates an empty store for one resource, able to hold many clusters.
+ *
+ * @example
+ * ```ts
+ * const store = createStore<ConfigMap>({ indexers: { app: (cm) => [cm.metadata.labels?.['app'] ?? ''] } });
+ * watch(cluster, configMaps).pipe(reflect(store, cluster.name)).subscribe();
+ * ```
+ * @param options - custom indexers.
+ * @returns the store, with its writer side.
+ */
+export function createStore<T extends KubeObject>(options: StoreOptions<T> = {}): StoreWriter<T> {
+  const indexers: [string, Indexer<T>][] = [
+    ['namespace', (o) => [o.metadata.namespace ?? '']],
+    ['label', (o) => Object.entries(o.metadata.labels ?? {}).map(([k, v]) => `${k}=${v}`)],
+    ...Object.entries(options.indexers ?? {}),
+  ];
+  let state: State<T> = {
+    entries: new Map<string, T>(),
+    indexes: new Map<string, Index>([['cluster', new Map<string, Set<string>>()], ...indexers.map(([n]): [string, Index] => [n, new Map<string, Set<string>>()])]),
+  };
+  // The state a snapshot holds; the next write copies it first (copy-on-write).
+  let shared: State<T> | undefined;
+  const synced = new Set<ClusterName>();
+  const buffers = new Map<ClusterName, Map<string, T>>();
+
+  const writable = (): State<T> => {
+    if (shared === state) state = cloneState(state);
+    shared = undefined;
+    return state;
+  };
+  const indexValues = (cluster: string, obj: T): [string, readonly string[]][] => [['cluster', [cluster]], ...indexers.map(([n, f]): [string, readonly string[]] => [n, f(obj)])];
+  const unindex = (s: State<T>, key: string, cluster: string, obj: T): void => {
+    for (const [name, values] of indexValues(cluster, obj)) {
+      const idx = s.indexes.get(name);
+      for (const v of values) {
+        const keys = idx?.get(v);
+        keys?.delete(key);
+        if (keys?.size === 0) idx?.delete(v);
+      }
+    }
+  };
+  const put = (cluster: ClusterName, key: string, obj: T): void => {
+    const s = writable();
+    const old = s.entries.get(key);
+    if (old !== undefined) unindex(s, key, cluster, old);
+    s.entries.set(key, obj);
+    for (const [name, values] of indexValues(cluster, obj)) {
+      const idx = s.indexes.get(name);
+      for (const v of values) {
+        const keys = idx?.get(v);
+        if (keys === undefined) idx?.set(v, new Set([key]));
+        else keys.add(key);
+      }
+    }
+  };
+  const remove = (cluster: ClusterName, key: string): T | undefined => {
+    const old = state.entries.get(key);
+    if (old === undefined) return undefined;
+    const s = writable();
+    unindex(s, key, cluster, old);
+    s.entries.delete(key);
+    return old;
+  };
+  const keysOf = (cluster: ClusterName): string[] => [...(state.indexes.get('cluster')?.get(cluster) ?? [])];
+
+  const live = view(() => state);
+  return {
+    get: live.get,
+    list: live.list,
+    byIndex: live.byIndex,
+    get size() {
+      return state.entries.size;
+    },
+    synced: (cluster) => synced.has(cluster),
+    snapshot: () => {
+      shared = state;
+      const frozen = state;
+      return view(() => frozen);
+    },
+    apply(cluster, event) {
+      switch (event.type) {
+        case 'initStarted':
+          // A listing that starts again (its predecessor failed half-way) starts from an empty buffer.
+          buffers.set(cluster, new Map());
+          return [event];
+        case 'initApply': {
+          let buffer = buffers.get(cluster);
+          if (buffer === undefined) buffers.set(cluster, (buffer = new Map<string, T>()));
+          buffer.set(formatKey(keyOf(cluster, event.object)), event.object);
+          return [event];
+        }
+        case 'initDone': {
+          const buffer = buffers.get(cluster) ?? new Map<string, T>();
+          buffers.delete(cluster);
+          const out: WatchEvent<T>[] = [];
+          for (const key of keysOf(cluster)) {
+            if (buffer.has(key)) continue;
+            const gone = remove(cluster, key);
+            if (gone !== undefined) out.push({ type: 'deleted', object: gone });
+          }
+          for (const [key, obj] of buffer) put(cluster, key, obj);
+          synced.add(cluster);
+          out.push(event);
+          return out;
+        }
+        case 'applied':
+          put(cluster, formatKey(keyOf(cluster, event.object)), event.object);
+          return [event];
+        case 'deleted':
+          return remove(cluster, formatKey(keyOf(cluster, event.object))) === undefined ? [] : [event];
+      }
+    },
+    replay(cluster) {
+      const buffer = buffers.get(cluster);
+      if (buffer !== undefined) return [{ type: 'initStarted' }, ...[...buffer.values()].map((object): WatchEvent<T> => ({ type: 'initApply', object }))];
+      if (!synced.has(cluster)) return [];
+      const objects = keysOf(cluster).flatMap((k) => {
+        const o = state.entries.get(k);
+        return o === undefined ? [] : [o];
+      });
+      return [{ type: 'initStarted' }, ...objects.map((object): WatchEvent<T> => ({ type: 'initApply', object })), { type: 'initDone' }];
+    },
+    dropCluster(cluster) {
+      for (const key of keysOf(cluster)) remove(cluster, key);
+      synced.delete(cluster);
+      buffers.delete(cluster);
+    },
+  };
+}

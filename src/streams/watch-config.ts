@@ -1,0 +1,61 @@
+// The knobs of a watch, with the defaults RELIABILITY.md asks for. Kept apart from the state
+// machine so the informer registry and the fleet can pass them through without importing it.
+import type { SchedulerLike } from 'rxjs';
+import type { BackoffConfig } from './backoff.js';
+
+/**
+ * Options of {@link watch}, {@link watchSignals} and the informers built on them. Every field is
+ * optional; the defaults meet RELIABILITY.md "Watches".
+ *
+ * @example
+ * ```ts
+ * const opts: WatchConfig = { namespace: 'default', labelSelector: 'app=web', inactivityTimeoutMs: 150_000 };
+ * ```
+ */
+export interface WatchConfig {
+  /** Only this namespace; all namespaces when omitted. */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /**
+   * Use streaming lists (`sendInitialEvents=true`) where the server supports them; a refusal falls
+   * back to list-then-watch for the rest of the watch's life. Default true: the server sends the
+   * initial state as watch events, so no list response is ever held in memory whole.
+   */
+  readonly streamingList?: boolean;
+  /**
+   * First list with `resourceVersion=0` (served from the API server's watch cache: cheap, may be
+   * slightly stale; the watch catches up). Relists after a 410 always read consistently. Default true.
+   */
+  readonly initialListFromCache?: boolean;
+  /** Keep `metadata.managedFields` in delivered objects. Default false. */
+  readonly keepManagedFields?: boolean;
+  /** Page size of lists. Default 500. */
+  readonly pageSize?: number;
+  /**
+   * A watch that receives no line (event or bookmark) for this long is presumed dead and restarted
+   * from its last resourceVersion. Must exceed the server's bookmark interval (about 1 min).
+   * Default 120 000 ms.
+   */
+  readonly inactivityTimeoutMs?: number;
+  /** Range of the random `timeoutSeconds` asked of the server per watch request. Default 300–600 s. */
+  readonly serverTimeoutSeconds?: { readonly min: number; readonly max: number };
+  /** Reconnect backoff. Default {@link defaultBackoff}. */
+  readonly backoff?: BackoffConfig;
+  /** Backoff after 401/403. Default {@link defaultAuthBackoff}. */
+  readonly authBackoff?: BackoffConfig;
+  /** Uniform random numbers in [0, 1) for jitter. Default `Math.random`. */
+  readonly random?: () => number;
+  /** Drives every timer (backoff, inactivity) and every timestamp. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * The annotation of the BOOKMARK that ends the initial events of a streaming list.
+ *
+ * @example
+ * ```ts
+ * ev.object.metadata.annotations?.[initialEventsEndAnnotation] === 'true';
+ * ```
+ */
+export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';

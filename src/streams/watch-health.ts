@@ -1,0 +1,64 @@
+// Health of one watch as data: what a readiness probe, a metric or a log line reads, instead of
+// a watch that fails silently (the JS client's informer stalls without telling anyone).
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError } from '../core/errors.js';
+import type { KubeObject } from '../core/object.js';
+import type { WatchEvent } from './events.js';
+
+/**
+ * Where a watch stands.
+ *
+ * - `listing`: the first list (or streaming list) is in progress.
+ * - `relisting`: listing again after a 410 Gone.
+ * - `connected`: the cache is synced and a watch request is open.
+ * - `backingOff`: the last attempt failed; the next one is at `nextAttemptAt`.
+ *
+ * @example
+ * ```ts
+ * const ready = (h: WatchHealth) => h.state === 'connected';
+ * ```
+ */
+export type WatchState = 'listing' | 'relisting' | 'connected' | 'backingOff';
+
+/**
+ * A snapshot of the health of one watch (one resource in one cluster). Times are the watch
+ * scheduler's `now()` in milliseconds (wall-clock epoch ms with the default scheduler).
+ *
+ * @example
+ * ```ts
+ * informer.health.subscribe((h) => {
+ *   if (h.state === 'backingOff') log.warn({ cluster: h.cluster, err: h.lastError?.message }, 'watch retrying');
+ * });
+ * ```
+ */
+export interface WatchHealth {
+  readonly cluster: ClusterName;
+  /** `resourceId` of the watched resource, e.g. `configmaps`. */
+  readonly resource: string;
+  readonly state: WatchState;
+  /** True once a full list has been delivered; stays true across reconnects and relists. */
+  readonly synced: boolean;
+  /** When the next attempt starts (only while `backingOff`). */
+  readonly nextAttemptAt?: number;
+  /** The last failure, kept after recovery so a flapping watch can be diagnosed. */
+  readonly lastError?: KubeError;
+  /** When a line last arrived (events and bookmarks), refreshed at most every few seconds. */
+  readonly lastEventAt?: number;
+  /** Lists made after the first successful one (each follows a 410 Gone). */
+  readonly relists: number;
+  /** Watch requests opened again after the first one of each listing (timeouts, failures). */
+  readonly reconnects: number;
+}
+
+/**
+ * What the watch state machine emits: the events of the contract in events.ts interleaved with
+ * health snapshots, so both travel in one cold stream and share one subscription.
+ *
+ * @example
+ * ```ts
+ * watchSignals(source, config).subscribe((s) => (s.kind === 'event' ? store(s.event) : report(s.health)));
+ * ```
+ */
+export type WatchSignal<T extends KubeObject = KubeObject> =
+  | { readonly kind: 'event'; readonly event: WatchEvent<T> }
+  | { readonly kind: 'health'; readonly health: WatchHealth };

@@ -1,0 +1,294 @@
+// The watch state machine: list (or streaming list), then watch from the list's resourceVersion,
+// and recover from everything a real server does — timeouts, 410 Gone, 429, cut streams, silent
+// stalls, refused credentials — without ever erroring the stream. One loop iteration reads:
+// wait out the backoff → list if the cache needs it → watch until the stream ends.
+import type { Observable } from 'rxjs';
+import { asyncScheduler, catchError, concat, concatMap, defer, EMPTY, ignoreElements, of, repeat, throwError, timeout, timer } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError } from '../core/errors.js';
+import { kubeError } from '../core/errors.js';
+import type { KubeObject, ObjectList } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { apiVersionOf, resourceId } from '../core/resource.js';
+import type { WatchOptions } from '../client/client.js';
+import { parseWatchLine } from '../client/watch-line.js';
+import { E } from '../internal/fp.js';
+import { backoffDelay, defaultAuthBackoff, defaultBackoff } from './backoff.js';
+import type { WatchEvent } from './events.js';
+import { defaultPageSize, listPages } from './list-pages.js';
+import { preparedObject } from './prepared-object.js';
+import type { WatchConfig } from './watch-config.js';
+import { initialEventsEndAnnotation } from './watch-config.js';
+import type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
+import type { WatchSource } from './watch-source.js';
+
+/**
+ * {@link WatchConfig} plus what the state machine cannot infer from an injected source.
+ *
+ * @example
+ * ```ts
+ * const config: WatchMachineConfig = { cluster: clusterName('east'), resource: configMaps, namespace: 'default' };
+ * ```
+ */
+export interface WatchMachineConfig extends WatchConfig {
+  readonly cluster: ClusterName;
+  readonly resource: ResourceDescriptor;
+}
+
+// A watch that ends cleanly this fast without a single line is a server refusing in disguise;
+// resuming at once would spin, so it counts as a failure.
+const SHORT_WATCH_MS = 1_000;
+// lastEventAt is refreshed in health at most this often, so health does not double the traffic.
+const HEALTH_REFRESH_MS = 5_000;
+
+function isKubeError(e: unknown): e is KubeError {
+  return typeof e === 'object' && e !== null && typeof (e as { _tag?: unknown })._tag === 'string' && typeof (e as { message?: unknown }).message === 'string';
+}
+
+function isLastPage(list: ObjectList): boolean {
+  return list.metadata.continue === undefined || list.metadata.continue === '';
+}
+
+/**
+ * The resilient watch of one resource in one cluster, as a cold stream of events and health
+ * snapshots. Subscribing lists (or stream-lists) and watches; unsubscribing aborts whatever request
+ * is open and cancels every timer. The stream never errors and never completes on its own.
+ *
+ * Recovery rules: a clean server close resumes from the last resourceVersion at once (no relist);
+ * 410 Gone relists (emitting `initStarted` … `initDone`; a store computes the deletes); 429 waits
+ * at least `Retry-After` and never relists; 401/403 retry on a slow backoff; everything else
+ * (network, 5xx, cut streams, undecodable lines, inactivity) resumes from the last resourceVersion
+ * after a jittered exponential backoff.
+ *
+ * @example
+ * ```ts
+ * watchSignals(clusterWatchSource(cluster, configMaps), { cluster: cluster.name, resource: configMaps })
+ *   .subscribe((s) => console.log(s.kind === 'event' ? s.event.type : s.health.state));
+ * ```
+ * @see watch for the events alone, over a cluster's client.
+ * @param source - the list and watch calls.
+ * @param config - cluster, resource and {@link WatchConfig} options.
+ * @returns a cold, never-erroring stream of {@link WatchSignal}s.
+ */
+export function watchSignals<T extends KubeObject>(source: WatchSource<T>, config: WatchMachineConfig): Observable<WatchSignal<T>> {
+  const scheduler = config.scheduler ?? asyncScheduler;
+  const random = config.random ?? Math.random;
+  const backoff = config.backoff ?? defaultBackoff;
+  const authBackoff = config.authBackoff ?? defaultAuthBackoff;
+  const inactivityMs = config.inactivityTimeoutMs ?? 120_000;
+  const serverTimeout = config.serverTimeoutSeconds ?? { min: 300, max: 600 };
+  const keep = config.keepManagedFields ?? false;
+  const typeMeta = { apiVersion: apiVersionOf(config.resource), kind: config.resource.kind };
+  const selectors = {
+    ...(config.namespace === undefined ? {} : { namespace: config.namespace }),
+    ...(config.labelSelector === undefined ? {} : { labelSelector: config.labelSelector }),
+    ...(config.fieldSelector === undefined ? {} : { fieldSelector: config.fieldSelector }),
+  };
+  const cluster = config.cluster;
+
+  return defer(() => {
+    // All mutable state of one subscription; a new subscriber gets a fresh machine.
+    let rv: string | undefined;
+    let needsList = true;
+    let listRv = config.initialListFromCache === false ? '' : '0';
+    let streaming = config.streamingList ?? true;
+    let failures = 0;
+    let authFailures = 0;
+    let delayMs = 0;
+    let attemptStartedAt = scheduler.now();
+    let watchesSinceList = 0;
+    let lastHealthAt = -Infinity;
+    let health: WatchHealth = { cluster, resource: resourceId(config.resource), state: 'listing', synced: false, relists: 0, reconnects: 0 };
+
+    const toKubeError = (e: unknown): KubeError => (isKubeError(e) ? e : kubeError('Unknown', cluster, `request failed: ${e instanceof Error ? e.message : String(e)}`));
+    const ev = (event: WatchEvent<T>): WatchSignal<T> => ({ kind: 'event', event });
+    const report = (state: WatchState, extra: { nextAttemptAt?: number; lastError?: KubeError; lastEventAt?: number } = {}): WatchSignal<T> => {
+      const { nextAttemptAt: _n, ...rest } = health;
+      health = Object.freeze({ ...rest, ...extra, state });
+      lastHealthAt = scheduler.now();
+      return { kind: 'health', health };
+    };
+    const prepare = (obj: T): T => {
+      // List items come without apiVersion/kind; fill them so every delivered object is complete.
+      if (obj.apiVersion === undefined && !Object.isFrozen(obj)) Object.assign(obj, typeMeta);
+      return preparedObject(obj, keep);
+    };
+    const synced = (resumeFrom: string | undefined): void => {
+      rv = resumeFrom;
+      needsList = false;
+      listRv = '';
+      health = { ...health, synced: true };
+    };
+
+    /** Records a failure and how long to wait before the next attempt. */
+    const fail = (err: KubeError): void => {
+      if (scheduler.now() - attemptStartedAt >= backoff.resetAfterMs) {
+        failures = 0;
+        authFailures = 0;
+      }
+      health = { ...health, lastError: err };
+      if (err._tag === 'Unauthorized' || err._tag === 'Forbidden') {
+        delayMs = Math.max(1, backoffDelay(authBackoff, authFailures++, random));
+        return;
+      }
+      const base = backoffDelay(backoff, failures++, random);
+      // 429: the server said how long; never relist, the cache is still good.
+      delayMs = Math.max(1, err._tag === 'TooManyRequests' ? Math.max(base, (err.retryAfterSeconds ?? 0) * 1000) : base);
+    };
+
+    const waitOut = (): Observable<WatchSignal<T>> => {
+      const wait = delayMs;
+      delayMs = 0;
+      if (wait === 0) return EMPTY;
+      const until = scheduler.now() + wait;
+      return concat(
+        of(report('backingOff', { nextAttemptAt: until })),
+        timer(wait, scheduler).pipe(ignoreElements()),
+        defer(() => {
+          attemptStartedAt = scheduler.now();
+          return EMPTY;
+        }),
+      );
+    };
+
+    const listing = (): Observable<WatchSignal<T>> => {
+      if (health.synced) health = { ...health, relists: health.relists + 1 };
+      let pages = 0;
+      let snapshotRv: string | undefined;
+      const start = report(health.synced ? 'relisting' : 'listing');
+      return concat(
+        of(start),
+        listPages(source, { ...selectors, resourceVersion: listRv }, config.pageSize ?? defaultPageSize).pipe(
+          // An injected list that errors instead of resolving to a Left is still a failed list, not a dead watch.
+          catchError((e: unknown) => of(E.left(toKubeError(e)))),
+          concatMap((page): WatchSignal<T>[] => {
+            if (E.isLeft(page)) {
+              const err = page.left;
+              if ((err._tag === 'Gone' && pages > 0) || ((err._tag === 'Gone' || err._tag === 'Timeout') && listRv !== '')) {
+                // An expired continue token, or a cached resourceVersion the server cannot serve:
+                // list again from scratch, consistently, at once.
+                listRv = '';
+                health = { ...health, lastError: err };
+              } else {
+                fail(err);
+              }
+              return [];
+            }
+            const out: WatchSignal<T>[] = pages === 0 ? [ev({ type: 'initStarted' })] : [];
+            if (pages === 0) snapshotRv = page.right.metadata.resourceVersion;
+            pages++;
+            for (const item of page.right.items) out.push(ev({ type: 'initApply', object: prepare(item) }));
+            if (isLastPage(page.right)) {
+              synced(snapshotRv);
+              watchesSinceList = 0;
+              out.push(ev({ type: 'initDone' }));
+            }
+            return out;
+          }),
+        ),
+      );
+    };
+
+    const watching = (): Observable<WatchSignal<T>> => {
+      const initial = needsList; // only true here in streaming mode
+      const timeoutSeconds = Math.floor(serverTimeout.min + random() * (serverTimeout.max - serverTimeout.min + 1));
+      const opts: WatchOptions = initial
+        ? { ...selectors, allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: listRv, timeoutSeconds }
+        : { ...selectors, allowWatchBookmarks: true, ...(rv === undefined ? {} : { resourceVersion: rv }), timeoutSeconds };
+      if (initial && health.synced) health = { ...health, relists: health.relists + 1 };
+      if (!initial && watchesSinceList++ > 0) health = { ...health, reconnects: health.reconnects + 1 };
+      const startedAt = scheduler.now();
+      let lines = 0;
+      let initStarted = false;
+      let failed = false;
+
+      const onLine = (line: string): WatchSignal<T>[] | KubeError => {
+        lines++;
+        const parsed = parseWatchLine<T>(cluster, line);
+        if (E.isLeft(parsed)) return parsed.left;
+        const { type, object } = parsed.right;
+        const out: WatchSignal<T>[] = [];
+        const now = scheduler.now();
+        if (now - lastHealthAt >= HEALTH_REFRESH_MS) out.push(report(health.state, { lastEventAt: now }));
+        else health = { ...health, lastEventAt: now };
+        if (initial && needsList && !initStarted) {
+          initStarted = true;
+          out.push(ev({ type: 'initStarted' }));
+        }
+        const objectRv = object.metadata.resourceVersion;
+        if (type === 'BOOKMARK') {
+          if (!(initial && needsList)) {
+            if (objectRv !== undefined && objectRv !== '') rv = objectRv;
+          } else if (object.metadata.annotations?.[initialEventsEndAnnotation] === 'true') {
+            synced(objectRv);
+            watchesSinceList = 1;
+            out.push(ev({ type: 'initDone' }), report('connected'));
+          } else {
+            return kubeError('BadRequest', cluster, 'the server ignored sendInitialEvents (a bookmark came before k8s.io/initial-events-end)');
+          }
+          return out;
+        }
+        const obj = prepare(object);
+        if (initial && needsList) {
+          // Inside a streaming list the resourceVersions are not a resume point until the end bookmark.
+          out.push(ev({ type: 'initApply', object: obj }));
+          return out;
+        }
+        if (objectRv !== undefined && objectRv !== '') rv = objectRv;
+        out.push(ev(type === 'DELETED' ? { type: 'deleted', object: obj } : { type: 'applied', object: obj }));
+        return out;
+      };
+
+      const onFailure = (err: KubeError): void => {
+        failed = true;
+        if (initial && needsList && (err._tag === 'BadRequest' || err._tag === 'Invalid')) {
+          // Streaming lists refused (feature gate off, old server, virtual workspace): list-then-watch from now on.
+          streaming = false;
+          health = { ...health, lastError: err };
+          return;
+        }
+        if (err._tag === 'Gone') {
+          needsList = true;
+          listRv = '';
+        }
+        fail(err);
+      };
+
+      return concat(
+        of(report(initial ? (health.synced ? 'relisting' : 'listing') : 'connected')),
+        source.watch(opts).pipe(
+          timeout({
+            each: inactivityMs,
+            with: () => throwError(() => kubeError('Timeout', cluster, `no line from the watch for ${inactivityMs} ms: presumed dead, restarting it`)),
+            scheduler,
+          }),
+          concatMap((line) => {
+            const r = onLine(line);
+            // A bad line or an ERROR event ends this watch request; the loop decides what comes next.
+            return Array.isArray(r) ? r : throwError(() => r);
+          }),
+          catchError((e: unknown) => {
+            onFailure(toKubeError(e));
+            return EMPTY;
+          }),
+        ),
+        defer(() => {
+          // A clean close (the server's timeoutSeconds) resumes from the last resourceVersion at once.
+          if (!failed && lines === 0 && scheduler.now() - startedAt < SHORT_WATCH_MS) {
+            fail(kubeError('Transient', cluster, 'the server closed the watch at once without sending anything'));
+          }
+          return EMPTY;
+        }),
+      );
+    };
+
+    const iteration = (): Observable<WatchSignal<T>> =>
+      concat(
+        defer(waitOut),
+        defer(() => (needsList && !streaming ? listing() : EMPTY)),
+        defer(() => (delayMs > 0 || (needsList && !streaming) ? EMPTY : watching())),
+      );
+
+    return defer(iteration).pipe(repeat());
+  });
+}

@@ -1,0 +1,179 @@
+// Fault tests of the streams layer against PRIVATE servers (so killing or pausing them disturbs no
+// other test): SIGKILL + restart mid-stream, a real 410 forced by etcd compaction, and a SIGSTOP
+// longer than the inactivity timeout. Each asserts the store ends equal to a fresh list.
+import { BehaviorSubject, catchError, defer, firstValueFrom, NEVER, of, switchMap, take, throwError, timeout } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Cluster, ConfigMap } from '../../src/index.js';
+import { configMaps, E, kubeError } from '../../src/index.js';
+import type { BackoffConfig, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
+import { clusterWatchSource, createInformers } from '../../src/streams/index.js';
+import { startKubeApiserver } from '../support/kube-apiserver.js';
+import type { KubeApiserverHandle } from '../support/kube-apiserver.js';
+import { clusterFrom, configMap, must, pool, storeMatchesServer, until } from './streams-support.js';
+
+// Short timings keep the file fast; the rules are the same as the defaults.
+const quick: BackoffConfig = { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 120_000 };
+
+/** Counts deletes per object name, to prove no delete is lost or delivered twice. */
+function deleteCounter(): { onEvent: (ev: WatchEvent<ConfigMap>) => void; seen: Set<string>; deletes: Map<string, number> } {
+  const seen = new Set<string>();
+  const deletes = new Map<string, number>();
+  return {
+    seen,
+    deletes,
+    onEvent: (ev) => {
+      if (ev.type === 'applied' || ev.type === 'initApply') seen.add(ev.object.metadata.name ?? '');
+      if (ev.type === 'deleted') deletes.set(ev.object.metadata.name ?? '', (deletes.get(ev.object.metadata.name ?? '') ?? 0) + 1);
+    },
+  };
+}
+
+describe('streams under faults (kube-apiserver)', () => {
+  let kas: KubeApiserverHandle;
+  let cluster: Cluster;
+  let namespace: string;
+
+  beforeAll(async () => {
+    // No watch cache: watches read etcd directly, so a compacted resourceVersion answers 410 at once.
+    kas = await startKubeApiserver({ extraArgs: ['--watch-cache=false', '--etcd-compaction-interval=2s'] });
+    cluster = clusterFrom('private-kas', kas.kubeconfigYaml('admin'));
+    namespace = await kas.createNamespace('faults');
+  });
+  afterAll(async () => {
+    cluster.client.close();
+    await kas.stop();
+  });
+
+  it('should recover from SIGKILL + restart mid-stream with no delete lost or duplicated', async () => {
+    const informers = createInformers({ backoff: quick });
+    const inf = informers.informer(cluster, configMaps, { namespace, labelSelector: 'fault=kill' });
+    const counter = deleteCounter();
+    const sub = inf.events.subscribe(counter.onEvent);
+    try {
+      const names = Array.from({ length: 60 }, (_, i) => `k-${i}`);
+      const create = async (name: string): Promise<void> => {
+        // A create retried across the kill may find the object already made: that is success.
+        await must(`create ${name}`, async () => {
+          const r = await cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'kill' } } });
+          return E.isLeft(r) && r.left._tag === 'AlreadyExists' ? E.right(undefined) : r;
+        });
+      };
+      const remove = async (name: string): Promise<void> => {
+        // Likewise a retried delete may find the object already gone.
+        await must(`delete ${name}`, async () => {
+          const r = await cluster.client.delete(configMaps, name, { namespace });
+          return E.isLeft(r) && r.left._tag === 'NotFound' ? E.right(undefined) : r;
+        });
+      };
+      await pool(names.slice(0, 30), 8, create);
+      await until('sync', () => (inf.store.synced(cluster.name) ? true : undefined));
+      // Writers keep going while the server dies and comes back.
+      const writers = (async () => {
+        for (let i = 30; i < 60; i++) {
+          await create(names[i] ?? '');
+          await remove(names[i - 30] ?? '');
+        }
+      })();
+      await sleep(200);
+      await kas.kill();
+      await sleep(500);
+      await kas.restart();
+      await writers;
+      await storeMatchesServer(inf.store, cluster.client, namespace, 60_000, 'fault=kill');
+      for (const [name, n] of counter.deletes) expect(n, `deletes of ${name}`).toBe(1);
+      for (const name of names.slice(0, 30)) expect(counter.deletes.get(name), `delete of ${name}`).toBe(1);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it('should relist after a real 410 (etcd compaction) and deliver exactly the deletes of the gap', async () => {
+    // A gate in front of the watch: closing it cuts the open stream; a watch asked for while it is
+    // closed waits for it to reopen. That holds our resourceVersion still while etcd compacts past it.
+    const open = new BehaviorSubject(true);
+    const inner = clusterWatchSource(cluster, configMaps);
+    const gated: WatchSource<ConfigMap> = {
+      list: (o) => inner.list(o),
+      watch: (o) =>
+        defer(() => {
+          const startedOpen = open.value;
+          return open.pipe(
+            switchMap((v) => (v ? inner.watch(o) : startedOpen ? throwError(() => kubeError('Transient', cluster.name, 'cut by the test')) : NEVER)),
+          );
+        }),
+    };
+    const informers = createInformers({ backoff: quick, streamingList: false, sourceFor: () => gated as never });
+    const inf = informers.informer(cluster, configMaps, { namespace, labelSelector: 'fault=gone' });
+    const counter = deleteCounter();
+    let health: WatchHealth | undefined;
+    const hsub = inf.health.subscribe((h) => (health = h));
+    const sub = inf.events.subscribe(counter.onEvent);
+    try {
+      const names = Array.from({ length: 20 }, (_, i) => `g-${i}`);
+      await pool(names, 8, async (name) => {
+        await must(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'gone' } } }));
+      });
+      await until('all 20 cached', () => (inf.store.synced(cluster.name) && inf.store.size === 20 ? true : undefined));
+      const held = await must('list', () => cluster.client.list(configMaps, { namespace, labelSelector: 'fault=gone', limit: 1 }));
+      const oldRv = held.metadata.resourceVersion ?? '';
+      open.next(false);
+      await pool(names.slice(0, 10), 4, async (name) => {
+        await must(`delete ${name}`, () => cluster.client.delete(configMaps, name, { namespace }));
+      });
+      // Wait (bounded) until the server itself answers 410 for that resourceVersion, writing so compaction has revisions to pass.
+      let i = 0;
+      await until(
+        `etcd to compact past resourceVersion ${oldRv}`,
+        async () => {
+          await must('noise', () => cluster.client.create(configMaps, configMap(`noise-${i++}`, namespace)));
+          const first = await firstValueFrom(
+            cluster.client.watch(configMaps, { namespace, resourceVersion: oldRv, labelSelector: 'fault=gone' }).pipe(
+              take(1),
+              timeout({ first: 2_000, with: () => of('no answer') }),
+              catchError((e: unknown) => of(JSON.stringify(e))),
+            ),
+          );
+          return first.includes('410') || first.includes('Gone') || first.includes('Expired') ? true : undefined;
+        },
+        60_000,
+        500,
+      );
+      const relistsBefore = health?.relists ?? 0;
+      open.next(true);
+      await storeMatchesServer(inf.store, cluster.client, namespace, 60_000, 'fault=gone');
+      await until('a relist in health', () => ((health?.relists ?? 0) > relistsBefore ? true : undefined), 30_000);
+      expect(health?.lastError?._tag).toBe('Gone');
+      for (const name of names.slice(0, 10)) expect(counter.deletes.get(name), `delete of ${name}`).toBe(1);
+      for (const name of names.slice(10)) expect(counter.deletes.get(name), `no delete of ${name}`).toBeUndefined();
+      expect(inf.store.size).toBe(10);
+    } finally {
+      sub.unsubscribe();
+      hsub.unsubscribe();
+    }
+  });
+
+  it('should restart a watch silenced by SIGSTOP after the inactivity timeout and recover after SIGCONT', async () => {
+    const informers = createInformers({ backoff: quick, inactivityTimeoutMs: 3_000 });
+    const inf = informers.informer(cluster, configMaps, { namespace, labelSelector: 'fault=stop' });
+    const health: WatchHealth[] = [];
+    const hsub = inf.health.subscribe((h) => health.push(h));
+    const sub = inf.events.subscribe();
+    try {
+      await must('create s-0', () => cluster.client.create(configMaps, { metadata: { name: 's-0', namespace, labels: { fault: 'stop' } } }));
+      await until('s-0 cached', () => (inf.store.size === 1 ? true : undefined));
+      kas.pause();
+      try {
+        await until('the inactivity timeout to fire', () => (health.some((h) => h.lastError?._tag === 'Timeout') ? true : undefined), 30_000);
+      } finally {
+        kas.resume();
+      }
+      await must('create s-1', () => cluster.client.create(configMaps, { metadata: { name: 's-1', namespace, labels: { fault: 'stop' } } }));
+      await until('s-1 cached without any user action', () => (inf.store.size === 2 ? true : undefined), 60_000);
+      expect(health.at(-1)?.state).toBe('connected');
+    } finally {
+      sub.unsubscribe();
+      hsub.unsubscribe();
+    }
+  });
+});

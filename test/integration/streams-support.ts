@@ -1,0 +1,89 @@
+// Helpers of the streams integration tests: clients from kubeconfig text, bulk ConfigMap writes at
+// bounded concurrency, bounded polling, and comparing a store with a fresh list.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Cluster, ClusterClient, ClusterName, ConfigMap } from '../../src/index.js';
+import { clusterName, configMaps, createClusterClient, E } from '../../src/index.js';
+import type { StoreView } from '../../src/streams/index.js';
+
+export function clusterFrom(name: string, yaml: string): Cluster {
+  const c = createClusterClient(clusterName(name), { yaml });
+  if (E.isLeft(c)) throw new Error(c.left.message);
+  return { name: c.right.cluster, client: c.right };
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+export async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export function configMap(name: string, namespace: string, data: Record<string, string> = {}): ConfigMap {
+  return { metadata: { name, namespace }, data };
+}
+
+/** Creates, retrying transient failures (a restarting server) for up to `forMs`. */
+export async function must<T>(what: string, call: () => Promise<E.Either<{ message: string; _tag: string }, T>>, forMs = 60_000): Promise<T> {
+  const deadline = Date.now() + forMs;
+  for (;;) {
+    const r = await call();
+    if (E.isRight(r)) return r.right;
+    if (Date.now() > deadline || !['Transient', 'ClusterUnreachable', 'Timeout', 'TooManyRequests'].includes(r.left._tag)) {
+      throw new Error(`${what}: ${r.left.message}`);
+    }
+    await sleep(200);
+  }
+}
+
+/** Polls `probe` every `intervalMs` until it returns a value, or throws after `timeoutMs` with the last diagnostic. */
+export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** name → resourceVersion of every ConfigMap of `namespace` in the store (for one cluster). */
+export function storeState(store: StoreView<ConfigMap>, namespace: string): Map<string, string> {
+  return new Map(store.byIndex('namespace', namespace).map((o) => [o.metadata.name ?? '', o.metadata.resourceVersion ?? '']));
+}
+
+/** name → resourceVersion of a fresh (consistent) list. */
+export async function listState(client: ClusterClient, namespace: string, labelSelector?: string): Promise<Map<string, string>> {
+  const list = await must('list', () => client.listAll(configMaps, { namespace, ...(labelSelector === undefined ? {} : { labelSelector }) }));
+  return new Map(list.items.map((o) => [o.metadata.name ?? '', o.metadata.resourceVersion ?? '']));
+}
+
+export function sameState(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}
+
+/** Waits until the store equals a fresh list of the namespace (both read again at each poll). */
+export async function storeMatchesServer(store: StoreView<ConfigMap>, client: ClusterClient, namespace: string, timeoutMs = 60_000, labelSelector?: string): Promise<void> {
+  let last = '';
+  await until(
+    `the store to equal a fresh list of ${namespace}`,
+    async () => {
+      const server = await listState(client, namespace, labelSelector);
+      const cached = storeState(store, namespace);
+      last = `store ${cached.size} objects, server ${server.size}`;
+      return sameState(server, cached) ? true : undefined;
+    },
+    timeoutMs,
+    250,
+  ).catch((e: unknown) => {
+    throw new Error(`${e instanceof Error ? e.message : String(e)} (${last})`);
+  });
+}
+
+export type { ClusterName };

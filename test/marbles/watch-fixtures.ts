@@ -1,0 +1,77 @@
+// Shared pieces of the streams marble tests: objects, watch lines and a scripted WatchSource whose
+// calls hand out the cold observables a test prepared, recording the options each call received.
+import type { Observable, ObservableInput } from 'rxjs';
+import { NEVER } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { expect } from 'vitest';
+import type { ListOptions, WatchOptions } from '../../src/client/index.js';
+import type { ConfigMap, KubeError, ObjectList } from '../../src/index.js';
+import { clusterName, E, kubeError } from '../../src/index.js';
+import type { Either } from '../../src/index.js';
+import type { WatchSource } from '../../src/streams/index.js';
+
+export const east = clusterName('east');
+
+export function testScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => {
+    expect(actual).toEqual(expected);
+  });
+}
+
+export function cm(name: string, rv: string, namespace = 'default', labels?: Record<string, string>): ConfigMap {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, resourceVersion: rv, ...(labels === undefined ? {} : { labels }) } };
+}
+
+export function page(rv: string, items: readonly ConfigMap[], cont?: string): Either<KubeError, ObjectList<ConfigMap>> {
+  return E.right({ metadata: { resourceVersion: rv, ...(cont === undefined ? {} : { continue: cont }) }, items });
+}
+
+export function line(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: ConfigMap): string {
+  return JSON.stringify({ type, object: obj });
+}
+
+export function bookmark(rv: string, initialEventsEnd = false): string {
+  const annotations = initialEventsEnd ? { 'k8s.io/initial-events-end': 'true' } : undefined;
+  return JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: rv, ...(annotations === undefined ? {} : { annotations }) } } });
+}
+
+export function gone(): string {
+  return JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } });
+}
+
+export function err(tag: KubeError['_tag'], fields: { code?: number; retryAfterSeconds?: number } = {}): KubeError {
+  return kubeError(tag, east, `test ${tag}`, fields);
+}
+
+export interface Scripted {
+  readonly source: WatchSource<ConfigMap>;
+  readonly lists: ListOptions[];
+  readonly watches: WatchOptions[];
+}
+
+/** A source handing out `lists` and `watches` in order (NEVER once the watches run out). */
+export function scripted(lists: ObservableInput<Either<KubeError, ObjectList<ConfigMap>>>[], watches: Observable<string>[]): Scripted {
+  const listCalls: ListOptions[] = [];
+  const watchCalls: WatchOptions[] = [];
+  return {
+    lists: listCalls,
+    watches: watchCalls,
+    source: {
+      list: (o) => {
+        listCalls.push(o);
+        const next = lists.shift();
+        if (next === undefined) throw new Error(`unexpected list call ${JSON.stringify(o)}`);
+        return next;
+      },
+      watch: (o) => {
+        watchCalls.push(o);
+        return watches.shift() ?? NEVER;
+      },
+    },
+  };
+}
+
+/** A readable label of a watch event, for recorded timelines. */
+export function label(ev: { type: string; object?: ConfigMap }): string {
+  return ev.object === undefined ? ev.type : `${ev.type} ${ev.object.metadata.name ?? ''}`;
+}
