@@ -1,0 +1,119 @@
+// What a reconciler answers, as data (kube-rs style): the work queue, not the reconciler, owns
+// timing, so a reconciler only says "done", "look again in N ms", or "this failed (for good)".
+
+/**
+ * The result of one reconcile.
+ *
+ * - `done`: the object is as desired; run again only when something changes.
+ * - `requeue`: the object is as desired for now; run again after `after` ms (or sooner on a change).
+ *   Counts as a success: it resets the backoff, and its delay replaces it.
+ * - `error`: the reconcile failed. Retried with per-key exponential backoff unless `terminal`, or
+ *   after `retryAfter` ms when given (e.g. a 429's Retry-After). A terminal error is never retried;
+ *   the next change to the object runs it again.
+ *
+ * @example
+ * ```ts
+ * const a: Action = requeueAfter(30_000);
+ * ```
+ */
+export type Action =
+  | { readonly _tag: 'done' }
+  | { readonly _tag: 'requeue'; readonly after: number }
+  | { readonly _tag: 'error'; readonly cause: unknown; readonly terminal: boolean; readonly retryAfter?: number };
+
+const doneAction: Action = Object.freeze({ _tag: 'done' });
+
+/**
+ * Success: nothing to do until the object (or a mapped request) changes.
+ *
+ * @example
+ * ```ts
+ * const reconciler: Reconciler<ConfigMap> = () => done();
+ * ```
+ * @returns the `done` action.
+ */
+export function done(): Action {
+  return doneAction;
+}
+
+/**
+ * kube-rs' name for {@link done}: wait for the next change. Same value.
+ *
+ * @example
+ * ```ts
+ * const reconciler: Reconciler<ConfigMap> = () => of(awaitChange());
+ * ```
+ * @returns the `done` action.
+ */
+export function awaitChange(): Action {
+  return doneAction;
+}
+
+/**
+ * Success, and look again after `ms` milliseconds (polling something outside the cluster, or
+ * waiting for a rollout). A change before then runs the key earlier and cancels this requeue.
+ *
+ * @example
+ * ```ts
+ * const reconciler: Reconciler<Rollout> = (req) => (isReady(req.object) ? done() : requeueAfter(5_000));
+ * ```
+ * @param ms - delay in milliseconds (≥ 0).
+ * @returns the `requeue` action.
+ * @throws RangeError when `ms` is negative or not finite.
+ */
+export function requeueAfter(ms: number): Action {
+  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter needs a finite delay ≥ 0, got ${ms}`);
+  return Object.freeze({ _tag: 'requeue', after: ms });
+}
+
+/**
+ * A failed reconcile, reported as a value. Retried with backoff unless `terminal`.
+ *
+ * @example
+ * ```ts
+ * const r = await client.apply(configMaps, desired, { fieldManager: 'me' });
+ * if (E.isLeft(r)) return error(r.left, { terminal: !isRetryable(r.left) && r.left._tag !== 'Conflict' });
+ * ```
+ * @param cause - what went wrong (a KubeError, an Error...). Reported in the outcome.
+ * @param options - `terminal` (never retry) and `retryAfter` (ms, replaces the backoff delay once).
+ * @returns the `error` action.
+ */
+export function error(cause: unknown, options: { readonly terminal?: boolean; readonly retryAfter?: number } = {}): Action {
+  const terminal = options.terminal ?? false;
+  return Object.freeze(
+    options.retryAfter === undefined
+      ? { _tag: 'error', cause, terminal }
+      : { _tag: 'error', cause, terminal, retryAfter: Math.max(0, options.retryAfter) },
+  );
+}
+
+/**
+ * A failure that retrying cannot fix (invalid spec, forbidden): reported once, never retried.
+ *
+ * @example
+ * ```ts
+ * if (req.object?.spec === undefined) return terminal(new Error('spec is required'));
+ * ```
+ * @param cause - what went wrong.
+ * @returns the terminal `error` action.
+ */
+export function terminal(cause: unknown): Action {
+  return error(cause, { terminal: true });
+}
+
+/**
+ * Whether a value is an {@link Action}, for reconcilers that return one directly.
+ *
+ * @example
+ * ```ts
+ * isAction(done()); // true
+ * isAction(of(done())); // false: an ObservableInput of actions
+ * ```
+ * @param v - any value.
+ * @returns true for the three action shapes.
+ */
+export function isAction(v: unknown): v is Action {
+  if (typeof v !== 'object' || v === null || !('_tag' in v)) return false;
+  const tag = v._tag;
+  return tag === 'done' || tag === 'requeue' || tag === 'error';
+}

@@ -1,0 +1,158 @@
+// One source object, many clusters: computes the desired copy for every engaged cluster whose
+// labels match, and follows both the source and the fleet as they change.
+import type { OperatorFunction } from 'rxjs';
+import { Observable } from 'rxjs';
+import type { Cluster, FleetEvent, FleetView } from '../client/cluster.js';
+import type { ClusterName } from '../core/cluster.js';
+import type { ObjectKey } from '../core/key.js';
+import { formatKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { KeyedEvent } from '../streams/events.js';
+import { forgetCluster } from './internal/keys.js';
+import type { LabelSelector } from './internal/selector.js';
+import { matchesSelector } from './internal/selector.js';
+
+export type { LabelSelector } from './internal/selector.js';
+
+/**
+ * What {@link fanOut} emits: the desired object for a target cluster, or the news that a target
+ * cluster (still engaged) no longer matches, so the copy there should be removed. `source` is the
+ * key of the source object, for back-reference labels and orphan sweeps.
+ *
+ * @example
+ * ```ts
+ * const item: FanOutItem<ConfigMap> = { type: 'desired', cluster: clusterName('west'), source, object: copy };
+ * ```
+ */
+export type FanOutItem<D> =
+  | { readonly type: 'desired'; readonly cluster: ClusterName; readonly source: ObjectKey; readonly object: D }
+  | { readonly type: 'removed'; readonly cluster: ClusterName; readonly source: ObjectKey };
+
+/**
+ * Options of {@link fanOut}.
+ *
+ * @example
+ * ```ts
+ * const config: FanOutConfig<ConfigMap, ConfigMap> = {
+ *   fleet: provider,                                   // FleetEvents, or FleetView snapshots
+ *   clusters: (cm) => ({ matchLabels: { tier: cm.metadata.labels?.tier ?? 'prod' } }),
+ *   desired: (cm, cluster) => ({ ...cm, metadata: { name: cm.metadata.name, namespace: 'fleet' } }),
+ * };
+ * ```
+ */
+export interface FanOutConfig<T extends KubeObject, D> {
+  /** The fleet, as lifecycle events or as snapshots; nothing is emitted before its first value. */
+  readonly fleet: Observable<FleetEvent | FleetView>;
+  /** Which clusters (by their labels; none means `{}`) receive a copy of a source object. */
+  readonly clusters: LabelSelector | ((source: T) => LabelSelector);
+  /** The desired object in a target cluster. */
+  readonly desired: (source: T, cluster: Cluster) => D;
+}
+
+interface Source<T> {
+  readonly key: ObjectKey;
+  readonly object: T;
+  readonly targets: Set<ClusterName>;
+}
+
+const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Partial<FleetView>).clusters === 'function';
+
+/**
+ * Turns source objects into desired (cluster, object) pairs for every engaged cluster matching a
+ * label selector, and re-runs when the fleet changes.
+ *
+ * - Source applied: `desired` for every matching cluster; `removed` for clusters that matched
+ *   before and are still engaged but no longer match.
+ * - Source deleted: `removed` for every cluster it was desired in that is still engaged.
+ * - Fleet changed: `desired` for clusters that newly match (engaged, or relabelled), `removed`
+ *   for engaged clusters that stopped matching. A cluster that left the fleet is forgotten
+ *   silently: nothing can be written there, and a credential rotation (disengage, engage) must
+ *   not delete copies.
+ * - `clusterRemoved` of the source's own cluster forgets its sources without removals, for the
+ *   same reason; a sweep of orphans (back-reference labels) handles sources deleted meanwhile.
+ *
+ * Memory: one entry per live source object with its set of target clusters.
+ *
+ * @example
+ * ```ts
+ * hubConfigMaps.pipe(
+ *   fanOut({ fleet: provider, clusters: { matchLabels: { env: 'prod' } }, desired: (cm) => copyOf(cm) }),
+ *   mergeMap((item) => (item.type === 'desired' ? sinks.apply(item.cluster, item.object) : sinks.delete(item.cluster, item.source))),
+ * );
+ * ```
+ * @param config - the fleet, the selector, and how to build the desired object.
+ * @returns an operator from source events to fan-out items; completes when the source completes.
+ */
+export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): OperatorFunction<KeyedEvent<T>, FanOutItem<D>> {
+  const selectorOf = typeof config.clusters === 'function' ? config.clusters : () => config.clusters as LabelSelector;
+  return (source) =>
+    new Observable<FanOutItem<D>>((subscriber) => {
+      const sources = new Map<string, Source<T>>();
+      let engaged: Map<ClusterName, Cluster> | undefined;
+
+      // `onlyNew`: after a fleet change, re-emit only for clusters that were not targets already.
+      const place = (s: Source<T>, onlyNew: boolean) => {
+        if (engaged === undefined) return;
+        const sel = selectorOf(s.object);
+        for (const name of [...s.targets]) {
+          const c = engaged.get(name);
+          if (c === undefined) s.targets.delete(name);
+          else if (!matchesSelector(sel, c.labels ?? {})) {
+            s.targets.delete(name);
+            subscriber.next({ type: 'removed', cluster: name, source: s.key });
+          }
+        }
+        for (const c of engaged.values()) {
+          if (!matchesSelector(sel, c.labels ?? {}) || (onlyNew && s.targets.has(c.name))) continue;
+          s.targets.add(c.name);
+          subscriber.next({ type: 'desired', cluster: c.name, source: s.key, object: config.desired(s.object, c) });
+        }
+      };
+
+      const fleetSub = config.fleet.subscribe({
+        next: (f) => {
+          if (isView(f)) engaged = new Map(f.clusters().map((c) => [c.name, c]));
+          else {
+            engaged ??= new Map();
+            if (f.type === 'engaged') engaged.set(f.cluster.name, f.cluster);
+            else engaged.delete(f.name);
+          }
+          for (const s of sources.values()) place(s, true);
+        },
+        error: (err: unknown) => {
+          subscriber.error(err);
+        },
+      });
+      const sourceSub = source.subscribe({
+        next: (ev) => {
+          if (ev.type === 'clusterRemoved') {
+            forgetCluster(sources, ev.cluster);
+            return;
+          }
+          const id = formatKey(ev.key);
+          const prev = sources.get(id);
+          if (ev.type === 'deleted') {
+            sources.delete(id);
+            for (const name of prev?.targets ?? []) {
+              if (engaged?.has(name) === true) subscriber.next({ type: 'removed', cluster: name, source: ev.key });
+            }
+            return;
+          }
+          const s: Source<T> = { key: ev.key, object: ev.object, targets: prev?.targets ?? new Set() };
+          sources.set(id, s);
+          place(s, false);
+        },
+        error: (err: unknown) => {
+          subscriber.error(err);
+        },
+        complete: () => {
+          subscriber.complete();
+        },
+      });
+      return () => {
+        fleetSub.unsubscribe();
+        sourceSub.unsubscribe();
+        sources.clear();
+      };
+    });
+}

@@ -1,0 +1,44 @@
+// Kubernetes label selectors, evaluated against cluster labels for fan-out.
+
+/**
+ * A Kubernetes label selector (metav1.LabelSelector). Both parts must match; an empty selector
+ * matches everything.
+ *
+ * @example
+ * ```ts
+ * const sel: LabelSelector = { matchLabels: { tier: 'prod' }, matchExpressions: [{ key: 'region', operator: 'In', values: ['eu', 'us'] }] };
+ * ```
+ */
+export interface LabelSelector {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    readonly values?: readonly string[];
+  }[];
+}
+
+/**
+ * Whether labels satisfy a selector.
+ *
+ * @example
+ * ```ts
+ * matchesSelector({ matchLabels: { tier: 'prod' } }, { tier: 'prod', region: 'eu' }); // true
+ * ```
+ * @param sel - the selector.
+ * @param labels - the labels.
+ * @returns true when every requirement holds.
+ */
+export function matchesSelector(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of sel.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, e.key);
+    const value = labels[e.key];
+    const inValues = value !== undefined && (e.values ?? []).includes(value);
+    if (e.operator === 'In' && !inValues) return false;
+    if (e.operator === 'NotIn' && has && inValues) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}
