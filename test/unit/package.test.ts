@@ -34,6 +34,8 @@ describe('the published package', () => {
   it.each([
     ['rxfleet', ['clusterName', 'createClusterClient', 'formatKey', 'configMaps', 'E']],
     ['rxfleet/sinks', ['apply', 'update', 'ensureFinalizer', 'sweepOrphans']],
+    ['rxfleet/operators', ['reconcile', 'mapToKeys', 'fanOut', 'debounceByKey', 'withFinalizer']],
+    ['rxfleet/testing', ['keyedEvents', 'fakeFleet', 'takes', 'toLabels']],
   ])('resolves %s to built code with its exports', (specifier, names) => {
     expect(importFresh(specifier)).toEqual(expect.arrayContaining(names));
   });
