@@ -2,20 +2,10 @@
 // prefix) and kube-apiserver + etcd.
 import { firstValueFrom, map, takeWhile, toArray, filter, timeout } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigMap, KubeObject, RawWatchEvent, ResourceDescriptor } from '../../src/index.js';
-import { configMaps, createClusterClient, customResourceDefinitions, E, parseWatchLine, resource } from '../../src/index.js';
+import type { ConfigMap, RawWatchEvent } from '../../src/index.js';
+import { configMaps, createClusterClient, E, parseWatchLine } from '../../src/index.js';
 import type { Sandbox } from './targets.js';
-import { eventually, randomName, targets } from './targets.js';
-
-function right<T>(r: E.Either<{ message: string }, T>): T {
-  if (E.isLeft(r)) throw new Error(r.left.message);
-  return r.right;
-}
-
-interface Widget extends KubeObject {
-  spec?: { size?: number; color?: string };
-  status?: { ready?: boolean };
-}
+import { randomName, right, targets, widgetsCrd } from './targets.js';
 
 describe.each(targets)('the cluster client against $name', (target) => {
   let sb: Sandbox;
@@ -85,45 +75,9 @@ describe.each(targets)('the cluster client against $name', (target) => {
   });
 
   it('creates a CRD, uses it, and writes status only through the status subresource', async () => {
-    const group = `${randomName('t')}.rxfleet.dev`;
-    const widgets: ResourceDescriptor<Widget> = resource<Widget>({ group, version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
-    right(
-      await sb.client.apply(
-        customResourceDefinitions,
-        {
-          metadata: { name: `widgets.${group}` },
-          spec: {
-            group,
-            scope: 'Namespaced',
-            names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-            versions: [
-              {
-                name: 'v1',
-                served: true,
-                storage: true,
-                subresources: { status: {} },
-                schema: {
-                  openAPIV3Schema: {
-                    type: 'object',
-                    properties: {
-                      spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } },
-                      status: { type: 'object', properties: { ready: { type: 'boolean' } } },
-                    },
-                  },
-                },
-              },
-            ],
-          },
-        },
-        { fieldManager: 'rxfleet-test' },
-      ),
-    );
+    const widgets = await widgetsCrd(sb.client, sb.namespace);
     const name = randomName('w');
-    // The new resource is served a moment after the CRD is Established.
-    const created = await eventually('the widgets resource to be served', async () => {
-      const r = await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } });
-      return E.isRight(r) ? r.right : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
-    });
+    const created = right(await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } }));
     expect(created.spec).toEqual({ size: 3 });
 
     const withStatus = right(

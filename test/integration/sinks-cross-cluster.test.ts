@@ -20,7 +20,8 @@ import {
   sweepOrphans,
   withBackReference,
 } from '../../src/sinks/index.js';
-import { fixedFleet, right } from './sinks-fleet.js';
+import { fixedFleet } from './sinks-fleet.js';
+import { right } from './targets.js';
 import type { Sandbox } from './targets.js';
 import { eventually, kcpTarget, randomName } from './targets.js';
 

@@ -21,8 +21,9 @@ import {
   sinkContext,
   update,
 } from '../../src/sinks/index.js';
-import type { Widget } from './sinks-fleet.js';
-import { fixedFleet, right, widgetsCrd } from './sinks-fleet.js';
+import { fixedFleet } from './sinks-fleet.js';
+import type { Widget } from './targets.js';
+import { right, widgetsCrd } from './targets.js';
 import type { Sandbox } from './targets.js';
 import { eventually, randomName, targets } from './targets.js';
 

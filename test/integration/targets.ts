@@ -2,8 +2,8 @@
 // isolated place to work (a kcp workspace, or a kube-apiserver namespace) with admin and limited
 // credentials.
 import { randomBytes } from 'node:crypto';
-import type { ClusterClient, ClusterName } from '../../src/index.js';
-import { clusterName, createClusterClient, E } from '../../src/index.js';
+import type { ClusterClient, ClusterName, KubeObject, ResourceDescriptor } from '../../src/index.js';
+import { clusterName, createClusterClient, customResourceDefinitions, E, resource } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 
 export interface Sandbox {
@@ -108,4 +108,57 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The value of a Right, or a thrown Error with the KubeError's message. */
+export function right<T>(r: E.Either<{ message: string }, T>): T {
+  if (E.isLeft(r)) throw new Error(r.left.message);
+  return r.right;
+}
+
+export interface Widget extends KubeObject {
+  spec?: { size?: number };
+  status?: { ready?: boolean; note?: string };
+}
+
+/** Creates a namespaced `widgets` CRD (status subresource on) in a fresh group and waits until it is served. */
+export async function widgetsCrd(client: ClusterClient, namespace: string): Promise<ResourceDescriptor<Widget>> {
+  const group = `${randomName('s')}.rxfleet.dev`;
+  const widgets = resource<Widget>({ group, version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
+  right(
+    await client.apply(
+      customResourceDefinitions,
+      {
+        metadata: { name: `widgets.${group}` },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              subresources: { status: {} },
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: {
+                    spec: { type: 'object', properties: { size: { type: 'integer' } } },
+                    status: { type: 'object', properties: { ready: { type: 'boolean' }, note: { type: 'string' } } },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      },
+      { fieldManager: 'rxfleet-test' },
+    ),
+  );
+  await eventually('the widgets resource to be served', async () => {
+    const r = await client.list(widgets, { namespace, limit: 1 });
+    return E.isRight(r) ? true : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
+  });
+  return widgets;
 }
