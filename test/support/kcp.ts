@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { resolveBinary } from './binaries.js';
 import { requestJson, stringField } from './http.js';
 import { freePorts } from './ports.js';
-import { ServerProcess, ServerStartError, waitUntil } from './process.js';
+import { processControls, ServerProcess, ServerStartError, waitUntil } from './process.js';
 
 export interface KcpOptions {
   /** Extra `kcp start` flags, e.g. `--etcd-compaction-interval=10s`, `--watch-cache-sizes=configmaps#10` (kcp v0.28 has no --default-watch-cache-size). */
@@ -265,13 +265,6 @@ export async function startKcp(opts: KcpOptions = {}): Promise<KcpHandle> {
       await proc.terminate();
       await startAndWait();
     },
-    kill: () => proc.kill(),
-    pause: () => {
-      proc.pause();
-    },
-    resume: () => {
-      proc.resume();
-    },
-    logTail: (lines?: number) => proc.logTail(lines),
+    ...processControls(proc),
   };
 }

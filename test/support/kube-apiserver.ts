@@ -12,7 +12,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { resolveBinary } from './binaries.js';
 import { requestJson } from './http.js';
 import { freePorts } from './ports.js';
-import { ServerProcess, ServerStartError, waitUntil } from './process.js';
+import { processControls, ServerProcess, ServerStartError, waitUntil } from './process.js';
 
 export type KubeUser = 'admin' | 'limited';
 
@@ -302,18 +302,11 @@ export async function startKubeApiserver(opts: KubeApiserverOptions = {}): Promi
       get pid() {
         return etcd.pid;
       },
-      kill: () => etcd.kill(),
-      pause: () => {
-        etcd.pause();
-      },
-      resume: () => {
-        etcd.resume();
-      },
+      ...processControls(etcd),
       restart: async () => {
         await etcd.terminate();
         await startEtcd();
       },
-      logTail: (lines?: number) => etcd.logTail(lines),
     };
 
     return {
@@ -335,14 +328,7 @@ export async function startKubeApiserver(opts: KubeApiserverOptions = {}): Promi
         await kas.terminate();
         await startKas();
       },
-      kill: () => kas.kill(),
-      pause: () => {
-        kas.pause();
-      },
-      resume: () => {
-        kas.resume();
-      },
-      logTail: (lines?: number) => kas.logTail(lines),
+      ...processControls(kas),
     };
   } catch (err: unknown) {
     await kasProc?.kill();

@@ -265,3 +265,33 @@ export async function waitUntil<T>(what: string, probe: () => Promise<T | undefi
     await sleep(interval);
   }
 }
+
+/** The fault-test controls every server handle exposes, bound to one process. */
+export interface ProcessControls {
+  /** SIGKILL and wait for the exit. */
+  kill(): Promise<void>;
+  /** SIGSTOP: the process holds its sockets but answers nothing (a half-open server). */
+  pause(): void;
+  /** SIGCONT. */
+  resume(): void;
+  logTail(lines?: number): string;
+}
+
+/**
+ * kill/pause/resume/logTail of one server process, so every handle offers the same fault controls.
+ *
+ * @example
+ * return { ...processControls(proc), stop, restart };
+ */
+export function processControls(proc: ServerProcess): ProcessControls {
+  return {
+    kill: () => proc.kill(),
+    pause: () => {
+      proc.pause();
+    },
+    resume: () => {
+      proc.resume();
+    },
+    logTail: (lines?: number) => proc.logTail(lines),
+  };
+}
