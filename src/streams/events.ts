@@ -34,8 +34,9 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
  * carries the cluster, so the same namespace/name in two clusters never collides.
  *
  * - `applied` / `deleted`: the object's latest state (for `deleted`, its last known state).
- * - `clusterRemoved`: the cluster left the fleet; every key of it is gone at once (no per-object
- *   deletes are sent, and nothing for that cluster follows).
+ * - `clusterRemoved`: the cluster left the fleet; every key of it is gone at once. No per-object
+ *   deletes are sent, and nothing from that engagement follows. If the same name is engaged
+ *   again (a credential change is disengage + engage), its events start afresh with a listing.
  *
  * @example
  * ```ts
