@@ -2,6 +2,8 @@
 // files, exec plugins). Nothing here is ever logged or put into an error.
 import type { PeerCertificate } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { ExecPluginConfig } from './exec-credential.js';
+import { execCredentialCache, runExecPlugin } from './exec-credential.js';
 
 /**
  * What one request needs to authenticate and to verify the server. `rejectUnauthorized` is always
@@ -53,10 +55,30 @@ function single(v: Buffer | string | (Buffer | string)[] | undefined): Buffer | 
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** The same KubeConfig without the current user's exec entry (rxfleet runs the plugin itself). */
+function withoutExec(kc: KubeConfig, userName: string): KubeConfig {
+  const out = new KubeConfig();
+  out.loadFromOptions({
+    clusters: kc.clusters,
+    users: kc.users.map((u) => {
+      if (u.name !== userName) return u;
+      // client-node types `exec` as any: drop it by copying the other fields.
+      const rest: Record<string, unknown> = { ...u };
+      delete rest.exec;
+      return rest;
+    }),
+    contexts: kc.contexts,
+    currentContext: kc.getCurrentContext(),
+  });
+  return out;
+}
+
 /**
  * Credentials from a KubeConfig whose current context is the cluster's. Static credentials are read
- * once; exec plugins, token files and auth providers are asked on every request (client-node caches
- * their tokens until expiry).
+ * once; token files and auth providers are asked on every request (client-node caches their tokens
+ * until expiry). Exec plugins are run by rxfleet (see {@link execCredentialCache}): their token is
+ * refreshed before it expires (in the last 20% of its life, at most a minute early), after a 401
+ * (`invalidate`), and a failing plugin's stderr is in the error.
  *
  * @example
  * ```ts
@@ -71,12 +93,24 @@ export function authFromKubeConfig(initial: KubeConfig): AuthSource {
   const exec: unknown = user?.exec;
   const authProvider: unknown = user?.authProvider;
   const dynamic = exec != null || authProvider != null;
-  let kc = initial;
+  const execCache =
+    exec != null && user !== null && cluster !== null
+      ? execCredentialCache(() =>
+          runExecPlugin(exec as ExecPluginConfig, { server: cluster.server, caData: cluster.caData, tlsServerName: cluster.tlsServerName, skipTLSVerify: cluster.skipTLSVerify }),
+        )
+      : undefined;
+  let kc = execCache === undefined || user === null ? initial : withoutExec(initial, user.name);
   let cached: Promise<Credentials> | undefined;
 
   const read = async (): Promise<Credentials> => {
     const scratch: HttpsScratch = {};
     await kc.applyToHTTPSOptions(scratch as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
+    if (execCache !== undefined) {
+      const status = await execCache.get();
+      if (status.token !== undefined && status.token !== '') scratch.headers = { ...scratch.headers, Authorization: `Bearer ${status.token}` };
+      if (status.clientCertificateData !== undefined) scratch.cert = status.clientCertificateData;
+      if (status.clientKeyData !== undefined) scratch.key = status.clientKeyData;
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(scratch.headers ?? {})) {
       if (typeof v === 'string') headers[k] = v;
@@ -105,6 +139,7 @@ export function authFromKubeConfig(initial: KubeConfig): AuthSource {
     },
     invalidate(): void {
       cached = undefined;
+      execCache?.invalidate();
       // A fresh KubeConfig has empty token caches, so the next request runs the exec plugin again.
       const fresh = new KubeConfig();
       fresh.loadFromString(kc.exportConfig());

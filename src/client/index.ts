@@ -3,6 +3,8 @@ export type { KubeConfigSource } from './kubeconfig.js';
 export { loadKubeConfig } from './kubeconfig.js';
 export type { AuthSource, Credentials } from './auth.js';
 export { authFromKubeConfig } from './auth.js';
+export type { ExecClusterInfo, ExecCredentialStatus, ExecPluginConfig } from './exec-credential.js';
+export { execCredentialCache, execPluginTimeoutMs, runExecPlugin } from './exec-credential.js';
 export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport.js';
 export { createTransport } from './transport.js';
 export type { ResourcePathParts, QueryValue } from './paths.js';
