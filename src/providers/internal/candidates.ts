@@ -1,0 +1,99 @@
+// What discovery produces before anything is engaged: candidates keyed by cluster name, each with
+// a fingerprint of what makes it that cluster (server and credentials). Providers only compute the
+// desired set; the engine (engage.ts) turns successive sets into FleetEvents.
+import { createHash } from 'node:crypto';
+import type { Cluster } from '../../client/cluster.js';
+import type { ClusterName } from '../../core/cluster.js';
+import type { Either } from '../../internal/fp.js';
+import { E } from '../../internal/fp.js';
+
+/**
+ * A cluster a provider wants engaged.
+ *
+ * @example
+ * ```ts
+ * const c: Candidate = { name, fingerprint: sha256(yaml), build: () => E.right(cluster) };
+ * ```
+ */
+export interface Candidate {
+  readonly name: ClusterName;
+  /** Changes exactly when the cluster must be rebuilt (credentials or server changed). */
+  readonly fingerprint: string;
+  /** Builds the cluster with a new client; `Left` says why the candidate is skipped. */
+  readonly build: () => Either<string, Cluster>;
+  /** Whether the engine closes the client on disengage (false for clients it does not own). Default true. */
+  readonly owned?: boolean;
+}
+
+/**
+ * The desired set: every candidate discovered now, by name.
+ *
+ * @example
+ * ```ts
+ * const desired: Desired = new Map([[c.name, c]]);
+ * ```
+ */
+export type Desired = ReadonlyMap<ClusterName, Candidate>;
+
+/**
+ * A hex sha256 of the given parts (each separated, so `['ab','c']` and `['a','bc']` differ).
+ *
+ * @example
+ * ```ts
+ * sha256(yaml); // '9f86d0…'
+ * ```
+ * @param parts - strings to hash.
+ * @returns the digest.
+ */
+export function sha256(...parts: readonly string[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex');
+}
+
+/**
+ * A candidate that cannot be a cluster: it is reported as skipped with `reason` (once per reason)
+ * and, if it was engaged, disengaged.
+ *
+ * @example
+ * ```ts
+ * skipped(clusterName('team-a'), 'Secret has no "kubeconfig" key');
+ * ```
+ * @param name - the candidate's name.
+ * @param reason - why it is skipped.
+ * @returns the candidate.
+ */
+export function skipped(name: ClusterName, reason: string): Candidate {
+  return { name, fingerprint: `skipped:${reason}`, build: () => E.left(reason) };
+}
+
+/** What changed between two desired sets. @example `{ added: [c], changed: [], removed: [] }` */
+export interface DesiredDiff {
+  readonly added: readonly Candidate[];
+  readonly changed: readonly Candidate[];
+  readonly removed: readonly ClusterName[];
+}
+
+/**
+ * Compares two desired sets by name and fingerprint. Pure: the engine's decisions are this diff.
+ *
+ * @example
+ * ```ts
+ * diffDesired(new Map(), new Map([[a.name, a]])); // { added: [a], changed: [], removed: [] }
+ * ```
+ * @param before - the set the engine acted on last.
+ * @param after - the new set.
+ * @returns added, changed (new fingerprint) and removed names, in `after`'s then `before`'s order.
+ */
+export function diffDesired(before: Desired, after: Desired): DesiredDiff {
+  const added: Candidate[] = [];
+  const changed: Candidate[] = [];
+  const removed: ClusterName[] = [];
+  for (const name of before.keys()) if (!after.has(name)) removed.push(name);
+  for (const [name, c] of after) {
+    const old = before.get(name);
+    if (old === undefined) added.push(c);
+    else if (old.fingerprint !== c.fingerprint) changed.push(c);
+  }
+  return { added, changed, removed };
+}

@@ -1,0 +1,82 @@
+// Provider health as data: why a candidate was skipped, when a cluster was engaged, re-engaged or
+// disengaged and why, which cluster is not answering. FleetEvent stays the fleet's contract; these
+// reports travel beside it (a callback and a pino logger), so dashboards and tests can read them.
+import type { Logger } from 'pino';
+import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import type { ClusterName } from '../../core/cluster.js';
+
+/**
+ * One thing a provider wants known. `at` is the scheduler's clock (ms), `provider` the provider's
+ * name (e.g. `file`, `kubeconfig-secrets`).
+ *
+ * - `engaged`: a cluster joined the fleet.
+ * - `reengaged`: a cluster was replaced by a new one (new client) because `reason` (its
+ *   credentials or server changed); a `disengaged` FleetEvent preceded it.
+ * - `disengaged`: a cluster left the fleet because `reason`.
+ * - `skipped`: a candidate cannot be a cluster (malformed kubeconfig, missing Secret key, control
+ *   plane not initialised...). Reported once per distinct reason; the others go on.
+ * - `waiting`: a candidate that looks fine does not answer (first contact failed or timed out);
+ *   it is retried on the provider's schedule and holds back no other cluster.
+ * - `error`: the provider's own source has a problem (a kind command failed, a scan failed).
+ *
+ * @example
+ * ```ts
+ * const r: ProviderReport = { type: 'skipped', provider: 'file', candidate: '/tmp/a.kubeconfig', reason: 'invalid kubeconfig: …', at: 0 };
+ * ```
+ */
+export type ProviderReport =
+  | { readonly type: 'engaged'; readonly provider: string; readonly cluster: ClusterName; readonly at: number }
+  | { readonly type: 'reengaged'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
+  | { readonly type: 'disengaged'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
+  | { readonly type: 'skipped'; readonly provider: string; readonly candidate: string; readonly reason: string; readonly at: number }
+  | { readonly type: 'waiting'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
+  | { readonly type: 'error'; readonly provider: string; readonly reason: string; readonly at: number };
+
+/**
+ * What every provider factory accepts for reporting and timing.
+ *
+ * @example
+ * ```ts
+ * const opts: ProviderOptions = { report: (r) => console.log(r.type, r), logger: pino(), scheduler: asyncScheduler };
+ * ```
+ */
+export interface ProviderOptions {
+  /** Called with every {@link ProviderReport}. Must not throw. */
+  readonly report?: (r: ProviderReport) => void;
+  /** Logs each report (info for lifecycle, warn for skipped/waiting/error), with `provider` and `cluster` fields. */
+  readonly logger?: Logger;
+  /** Drives every wait, poll and timeout; default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** Distributes reports to the callback and the logger, stamping time and provider name. @example `say({ type: 'skipped', candidate: 'east', reason: 'no kubeconfig key' })` */
+export type Reporter = (r: DistributiveOmit<ProviderReport, 'provider' | 'at'>) => void;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * Builds the {@link Reporter} of one provider.
+ *
+ * @example
+ * ```ts
+ * const say = reporter('file', options);
+ * say({ type: 'error', reason: 'scan failed' });
+ * ```
+ * @param provider - the provider's name in reports and logs.
+ * @param options - callback, logger and scheduler.
+ * @returns the reporter.
+ */
+export function reporter(provider: string, options: ProviderOptions): Reporter {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const log = options.logger?.child({ provider });
+  return (partial) => {
+    const r = Object.freeze({ ...partial, provider, at: scheduler.now() }) as ProviderReport;
+    options.report?.(r);
+    if (log === undefined) return;
+    const where = 'cluster' in r ? { cluster: r.cluster } : 'candidate' in r ? { candidate: r.candidate } : {};
+    const reason = 'reason' in r ? { reason: r.reason } : {};
+    if (r.type === 'skipped' || r.type === 'waiting' || r.type === 'error') log.warn({ ...where, ...reason }, `provider: ${r.type}`);
+    else log.info({ ...where, ...reason }, `provider: ${r.type}`);
+  };
+}

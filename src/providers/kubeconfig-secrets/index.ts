@@ -1,0 +1,119 @@
+// Clusters from kubeconfig Secrets in a namespace of a management cluster, as multicluster-runtime's
+// kubeconfig provider: Secrets labelled `sigs.k8s.io/multicluster-runtime-kubeconfig=true`, the
+// kubeconfig under key `kubeconfig`, the cluster named after the Secret. Only a change of the
+// kubeconfig itself re-engages; a Secret without a usable kubeconfig is skipped with a reason.
+import { defer, map } from 'rxjs';
+import type { Cluster, Provider } from '../../client/cluster.js';
+import { clusterName } from '../../core/cluster.js';
+import type { ClusterName } from '../../core/cluster.js';
+import type { Secret } from '../../core/object.js';
+import { secrets } from '../../core/resource.js';
+import type { WatchStreamOptions } from '../../streams/watch.js';
+import { watch } from '../../streams/watch.js';
+import type { Candidate, Desired } from '../internal/candidates.js';
+import { sha256, skipped } from '../internal/candidates.js';
+import { engageCandidates } from '../internal/engage.js';
+import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { snapshots } from '../internal/objects.js';
+import type { ContactOptions } from '../internal/options.js';
+import { engineConfig } from '../internal/options.js';
+
+export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
+export type { Probe } from '../internal/engage.js';
+
+/** The label multicluster-runtime's kubeconfig provider selects Secrets by. @example `{ [kubeconfigSecretLabel]: 'true' }` */
+export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfig';
+
+/**
+ * Options of {@link kubeconfigSecrets}.
+ *
+ * @example
+ * ```ts
+ * const opts: KubeconfigSecretsOptions = { cluster: hub, namespace: 'fleet', key: 'value' };
+ * ```
+ */
+export interface KubeconfigSecretsOptions extends ContactOptions {
+  /** The management cluster holding the Secrets (its client stays the caller's). */
+  readonly cluster: Cluster;
+  /** Where the Secrets are; default `default`. */
+  readonly namespace?: string;
+  /** Which Secrets; default `sigs.k8s.io/multicluster-runtime-kubeconfig=true`. */
+  readonly labelSelector?: string;
+  /** The data key holding the kubeconfig; default `kubeconfig`. */
+  readonly key?: string;
+  /** Passed to the Secret watch (timings, injected source for tests). */
+  readonly watch?: WatchStreamOptions<Secret>;
+}
+
+/**
+ * The candidate of one Secret: named after it, fingerprinted by the kubeconfig's bytes, skipped
+ * when the key is missing, empty or not base64 of a kubeconfig, and absent while the Secret is
+ * being deleted.
+ *
+ * @example
+ * ```ts
+ * secretCandidate(secret, 'kubeconfig');
+ * ```
+ * @param secret - the Secret.
+ * @param key - the data key.
+ * @returns the candidate, or undefined for a Secret being deleted.
+ */
+export function secretCandidate(secret: Secret, key: string): Candidate | undefined {
+  if (secret.metadata.deletionTimestamp !== undefined) return undefined;
+  const name = clusterName(secret.metadata.name ?? '?');
+  const data = secret.data?.[key];
+  if (data === undefined) return skipped(name, `Secret ${secret.metadata.namespace ?? ''}/${name} has no "${key}" key`);
+  const yaml = Buffer.from(data, 'base64').toString('utf8');
+  if (yaml.trim() === '') return skipped(name, `Secret ${secret.metadata.namespace ?? ''}/${name} has an empty "${key}"`);
+  return kubeconfigCandidate(name, { yaml }, sha256(yaml));
+}
+
+/**
+ * The desired set of a snapshot of Secrets.
+ *
+ * @example
+ * ```ts
+ * desiredFromSecrets(new Map([['fleet/east', secret]]), 'kubeconfig');
+ * ```
+ * @param all - Secrets by `namespace/name`.
+ * @param key - the data key.
+ * @returns candidates by cluster name.
+ */
+export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string): Desired {
+  const out = new Map<ClusterName, Candidate>();
+  for (const s of all.values()) {
+    const c = secretCandidate(s, key);
+    if (c !== undefined) out.set(c.name, c);
+  }
+  return out;
+}
+
+/**
+ * A provider of the clusters whose kubeconfigs are Secrets of a management cluster. Deleting a
+ * Secret (or marking it for deletion) disengages its cluster; changing its kubeconfig re-engages
+ * it with a new client; changing only labels or annotations does nothing. By default a cluster
+ * must answer `GET /version` before it is engaged.
+ *
+ * @example
+ * ```ts
+ * import { kubeconfigSecrets } from 'rxfleet/providers/kubeconfig-secrets';
+ * const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: 'fleet', report: console.log }));
+ * ```
+ * @param options - the management cluster, namespace, selector, key, timing and reporting.
+ * @returns the provider.
+ */
+export function kubeconfigSecrets(options: KubeconfigSecretsOptions): Provider {
+  const cfg = engineConfig('kubeconfig-secrets', options, 'its Secret was deleted', true);
+  const key = options.key ?? 'kubeconfig';
+  return defer(() =>
+    watch(options.cluster, secrets, {
+      ...options.watch,
+      namespace: options.namespace ?? 'default',
+      labelSelector: options.labelSelector ?? `${kubeconfigSecretLabel}=true`,
+    }).pipe(
+      snapshots(),
+      map((all) => desiredFromSecrets(all, key)),
+      engageCandidates(cfg),
+    ),
+  );
+}

@@ -1,0 +1,126 @@
+// Many providers as one: each provider's clusters are named `<provider>#<cluster>`, and providers
+// can be added and removed while the fleet runs (removing one disengages its clusters). The
+// multicluster-runtime `multi` provider, as an Observable.
+import type { Observable, Subscription } from 'rxjs';
+import { BehaviorSubject, Observable as RxObservable } from 'rxjs';
+import type { FleetEvent, Provider } from '../../client/cluster.js';
+import { disengaged } from '../../client/cluster.js';
+import type { ClusterName } from '../../core/cluster.js';
+import type { ProviderOptions } from '../internal/report.js';
+import { reporter } from '../internal/report.js';
+import { withPrefix } from './with-prefix.js';
+
+export { withPrefix } from './with-prefix.js';
+export type { ProviderOptions, ProviderReport } from '../internal/report.js';
+
+/**
+ * Options of {@link multi}.
+ *
+ * @example
+ * ```ts
+ * const opts: MultiOptions = { separator: '/', report: console.log };
+ * ```
+ */
+export interface MultiOptions extends ProviderOptions {
+  /** Between the provider's name and the cluster's; default `#`. */
+  readonly separator?: string;
+}
+
+/**
+ * Providers merged under names, changeable at run time.
+ *
+ * @example
+ * ```ts
+ * const all = multi({ capi: clusterApi({ cluster: hub }) });
+ * createFleet(all);
+ * all.add('kind', kind());   // its clusters appear as kind#<name>
+ * all.remove('capi');        // capi#… clusters are disengaged
+ * ```
+ */
+export interface MultiProvider extends Observable<FleetEvent> {
+  /** Adds a provider (replacing, and so disengaging the clusters of, one of the same name). */
+  add(name: string, provider: Provider): void;
+  /** Removes a provider: each subscriber unsubscribes from it and sees its clusters disengaged. */
+  remove(name: string): void;
+  /** The providers' names now. */
+  names(): readonly string[];
+}
+
+interface Running {
+  readonly provider: Provider;
+  readonly engaged: Set<ClusterName>;
+  sub?: Subscription;
+}
+
+/**
+ * Merges named providers; a cluster `c` of provider `p` is engaged as `p#c`. Cold: each
+ * subscription subscribes to every provider present and follows `add` / `remove`. A provider that
+ * errors (which a provider should never do) is reported and its clusters disengaged; the others go
+ * on. Unsubscribing unsubscribes every provider and emits nothing more.
+ *
+ * @example
+ * ```ts
+ * import { multi } from 'rxfleet/providers/multi';
+ * const all = multi({ east: single(eastEntry) });
+ * all.add('west', single(westEntry)); // engaged as west#west
+ * ```
+ * @param initial - providers by name.
+ * @param options - separator and reporting.
+ * @returns the combined provider, with `add`, `remove` and `names`.
+ */
+export function multi(initial: Readonly<Record<string, Provider>> = {}, options: MultiOptions = {}): MultiProvider {
+  const separator = options.separator ?? '#';
+  const registry = new BehaviorSubject<ReadonlyMap<string, Provider>>(new Map(Object.entries(initial)));
+  const say = reporter('multi', options);
+
+  const provider = new RxObservable<FleetEvent>((subscriber) => {
+    const running = new Map<string, Running>();
+    const stop = (name: string, reason: string): void => {
+      const r = running.get(name);
+      if (r === undefined) return;
+      running.delete(name);
+      r.sub?.unsubscribe();
+      for (const cluster of r.engaged) {
+        subscriber.next(disengaged(cluster, reason));
+        say({ type: 'disengaged', cluster, reason });
+      }
+    };
+    const start = (name: string, p: Provider): void => {
+      const r: Running = { provider: p, engaged: new Set() };
+      running.set(name, r);
+      r.sub = withPrefix(`${name}${separator}`, p).subscribe({
+        next: (ev) => {
+          if (ev.type === 'engaged') r.engaged.add(ev.cluster.name);
+          else r.engaged.delete(ev.name);
+          subscriber.next(ev);
+        },
+        error: (err: unknown) => {
+          say({ type: 'error', reason: `provider "${name}" failed: ${err instanceof Error ? err.message : String(err)}` });
+          stop(name, `provider "${name}" failed`);
+        },
+      });
+    };
+    const sub = registry.subscribe((next) => {
+      for (const [name, r] of [...running]) {
+        if (next.get(name) !== r.provider) stop(name, `provider "${name}" ${next.has(name) ? 'replaced' : 'removed'}`);
+      }
+      for (const [name, p] of next) if (!running.has(name)) start(name, p);
+    });
+    return () => {
+      sub.unsubscribe();
+      for (const r of running.values()) r.sub?.unsubscribe();
+      running.clear();
+    };
+  });
+
+  return Object.assign(provider, {
+    add(name: string, p: Provider): void {
+      registry.next(new Map(registry.value).set(name, p));
+    },
+    remove(name: string): void {
+      const next = new Map(registry.value);
+      if (next.delete(name)) registry.next(next);
+    },
+    names: (): readonly string[] => [...registry.value.keys()],
+  });
+}

@@ -1,0 +1,18 @@
+// The provider of no cluster, for wiring a controller before its discovery is decided.
+import { NEVER } from 'rxjs';
+import type { Provider } from '../../client/cluster.js';
+
+/**
+ * A provider that never engages anything and never completes (completion would read as "discovery
+ * over"; a provider that is merely empty stays open).
+ *
+ * @example
+ * ```ts
+ * import { nop } from 'rxfleet/providers/nop';
+ * const fleet = createFleet(nop());
+ * ```
+ * @returns the provider.
+ */
+export function nop(): Provider {
+  return NEVER;
+}

@@ -1,0 +1,106 @@
+// The file provider against real servers: kubeconfig files in a temporary directory whose contexts
+// point at kcp workspaces and the kube-apiserver; files are added, edited and removed while it runs.
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KubeConfig } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { configMaps, E } from '../../src/index.js';
+import { file } from '../../src/providers/file/index.js';
+import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
+import { clusterFrom } from './streams-support.js';
+import { createConfigMap, engagedAfter, isDisengaged, isEngaged, recorder, seeConfigMap } from './providers-support.js';
+import { randomName } from './targets.js';
+
+/** One kubeconfig with a context per entry, each context taking cluster and user from a source kubeconfig. */
+function merged(entries: Record<string, string>, extra = ''): string {
+  const out = new KubeConfig();
+  const clusters = [];
+  const users = [];
+  const contexts = [];
+  for (const [ctx, yaml] of Object.entries(entries)) {
+    const kc = new KubeConfig();
+    kc.loadFromString(yaml);
+    const c = kc.getCurrentCluster();
+    const u = kc.getCurrentUser();
+    if (c === null || u === null) throw new Error('bad source kubeconfig');
+    clusters.push({ ...c, name: `${ctx}-cluster` });
+    users.push({ ...u, name: `${ctx}-user` });
+    contexts.push({ name: ctx, cluster: `${ctx}-cluster`, user: `${ctx}-user` });
+  }
+  out.loadFromOptions({ clusters, users, contexts, currentContext: extra === '' ? contexts[0]?.name : extra });
+  return out.exportConfig();
+}
+
+/** Writes atomically (temp file + rename), as editors and kubectl do. */
+function put(path: string, text: string): void {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+}
+
+describe('file provider against kcp workspaces and kube-apiserver', () => {
+  it('should engage contexts as `<path>+<context>`, follow added, edited and removed files, and skip a malformed one', async () => {
+    const [a, b] = await Promise.all([sharedKcp().createWorkspace(), sharedKcp().createWorkspace()]);
+    const kas = sharedKubeApiserver().kubeconfigYaml('admin');
+    const dir = mkdtempSync(join(tmpdir(), 'rxfleet-file-'));
+    const fleetFile = join(dir, 'fleet.kubeconfig');
+    put(fleetFile, merged({ ws: a.kubeconfigYaml(), kas }));
+    put(join(dir, 'broken.kubeconfig'), 'clusters: [ {');
+    writeFileSync(join(dir, 'README.md'), 'not a kubeconfig');
+
+    const rec = recorder();
+    // A long rescan interval: changes below are seen through fs.watch.
+    rec.start(file({ paths: [dir], rescanInterval: 60_000, debounce: 100, report: rec.report }));
+    const ws = await rec.waitEvent('ws engaged', isEngaged(`${fleetFile}+ws`));
+    await rec.waitEvent('kas engaged', isEngaged(`${fleetFile}+kas`));
+    const skipped = await rec.waitReport('broken skipped', (r) => r.type === 'skipped' && r.candidate === join(dir, 'broken.kubeconfig'));
+    expect(skipped.type === 'skipped' && skipped.reason).toContain('invalid kubeconfig');
+    if (ws.type !== 'engaged') throw new Error('unreachable');
+    const cmA = randomName('file-a');
+    await createConfigMap(clusterFrom('a', a.kubeconfigYaml()).client, 'default', cmA);
+    expect(await seeConfigMap(ws.cluster, 'default', cmA)).toBe(cmA);
+
+    // A file added later.
+    const later = join(dir, 'later.kubeconfig');
+    put(later, merged({ other: b.kubeconfigYaml() }));
+    await rec.waitEvent('later engaged', isEngaged(`${later}+other`));
+
+    // Only the current-context changes: no context's cluster or user changed, nothing happens.
+    const count = rec.events.length;
+    put(fleetFile, merged({ ws: a.kubeconfigYaml(), kas }, 'kas'));
+    await sleep(1000);
+    expect(rec.events.length).toBe(count);
+
+    // Context `ws` now points at workspace b: re-engaged with a client of b.
+    put(fleetFile, merged({ ws: b.kubeconfigYaml(), kas }));
+    const ws2 = await engagedAfter(rec, `${fleetFile}+ws`, count);
+    expect(rec.events.slice(count).some(isDisengaged(`${fleetFile}+ws`))).toBe(true);
+    if (ws2.type !== 'engaged') throw new Error('unreachable');
+    const cmB = randomName('file-b');
+    await createConfigMap(clusterFrom('b', b.kubeconfigYaml()).client, 'default', cmB);
+    expect(await seeConfigMap(ws2.cluster, 'default', cmB)).toBe(cmB);
+    const old = await ws.cluster.client.list(configMaps, { namespace: 'default' });
+    expect(E.isLeft(old) && old.left._tag).toBe('NotEngaged');
+    expect(rec.events.slice(count).some(isEngaged(`${fleetFile}+kas`))).toBe(false);
+
+    // The file is removed: its clusters are disengaged.
+    rmSync(later);
+    const gone = await rec.waitEvent('later disengaged', isDisengaged(`${later}+other`));
+    expect(gone.type === 'disengaged' && gone.reason).toBe('its file or context is gone');
+    rec.stop();
+  });
+
+  it('should see changes by the periodic rescan alone when file watching is off', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxfleet-rescan-'));
+    const rec = recorder();
+    rec.start(file({ paths: [join(dir, '*.yaml')], watch: false, rescanInterval: 300, report: rec.report }));
+    await sleep(400);
+    const f = join(dir, 'one.yaml');
+    put(f, merged({ kas: sharedKubeApiserver().kubeconfigYaml('admin') }));
+    await rec.waitEvent('kas engaged', isEngaged(`${f}+kas`), 10_000);
+    rmSync(f);
+    await rec.waitEvent('kas disengaged', isDisengaged(`${f}+kas`), 10_000);
+    rec.stop();
+  });
+});

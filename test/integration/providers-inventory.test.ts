@@ -1,0 +1,175 @@
+// Cluster API and ClusterProfile providers against real servers: their CRDs (test/fixtures) are
+// installed in the shared kube-apiserver, which is the management cluster; the clusters they
+// describe are a kcp workspace and the kube-apiserver itself.
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KubeConfig } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster } from '../../src/index.js';
+import { customResourceDefinitions, E, resourcePath, secrets } from '../../src/index.js';
+import { capiClusters, clusterApi } from '../../src/providers/cluster-api/index.js';
+import { clusterProfileResource, clusterProfiles } from '../../src/providers/cluster-profiles/index.js';
+import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
+import { clusterFrom } from './streams-support.js';
+import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, must, recorder, seeConfigMap } from './providers-support.js';
+import { eventually, randomName } from './targets.js';
+
+let hub: Cluster;
+let ws: { yaml: string; cluster: Cluster; server: string; caData: string; token: string };
+
+async function installCrd(fixture: string, name: string, probe: () => Promise<E.Either<{ _tag: string; message: string }, unknown>>): Promise<void> {
+  // Server-side apply takes YAML as is: the fixture goes to the server without a YAML parser here.
+  const yaml = readFileSync(new URL(`../fixtures/${fixture}`, import.meta.url), 'utf8');
+  await must(
+    `apply ${fixture}`,
+    hub.client.raw({ method: 'PATCH', path: `${resourcePath(customResourceDefinitions, { name })}?fieldManager=rxfleet-test&force=true`, body: yaml, contentType: 'application/apply-patch+yaml' }),
+  );
+  await eventually(`${fixture} served`, async () => {
+    const r = await probe();
+    return E.isRight(r) ? true : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
+  });
+}
+
+beforeAll(async () => {
+  hub = clusterFrom('hub', sharedKubeApiserver().kubeconfigYaml('admin'));
+  const w = await sharedKcp().createWorkspace();
+  const kc = new KubeConfig();
+  kc.loadFromString(w.kubeconfigYaml());
+  const c = kc.getCurrentCluster();
+  const u = kc.getCurrentUser();
+  if (c === null || u?.token === undefined) throw new Error('kcp kubeconfig without token');
+  ws = { yaml: w.kubeconfigYaml(), cluster: clusterFrom(w.path, w.kubeconfigYaml()), server: c.server, caData: c.caData ?? '', token: u.token };
+  await installCrd('cluster-api-crd.yaml', 'clusters.cluster.x-k8s.io', () => hub.client.list(capiClusters(), { limit: 1 }));
+  await installCrd('cluster-profile-crd.yaml', 'clusterprofiles.multicluster.x-k8s.io', () => hub.client.list(clusterProfileResource, { limit: 1 }));
+});
+
+describe('clusterApi against kube-apiserver (management)', () => {
+  it('should engage a Cluster once its control plane is initialised, re-engage on a rotated kubeconfig Secret, ignore metadata and disengage on delete', async () => {
+    const ns = await sharedKubeApiserver().createNamespace('capi');
+    const capi = capiClusters();
+    const kubeconfigSecret = (cluster: string, yaml: string) => ({
+      metadata: { name: `${cluster}-kubeconfig`, namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': cluster } },
+      data: { value: b64(yaml) },
+    });
+    await must('prod', hub.client.create(capi, { metadata: { name: 'prod', namespace: ns }, spec: {} }));
+    await must('prod secret', hub.client.create(secrets, kubeconfigSecret('prod', ws.yaml)));
+
+    const rec = recorder();
+    rec.start(clusterApi({ cluster: hub, namespace: ns, report: rec.report }));
+    const early = await rec.waitReport('prod skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/prod`);
+    expect(early.type === 'skipped' && early.reason).toBe('control plane not initialised yet');
+
+    await must('prod ready', hub.client.patch(capi, 'prod', { status: { initialization: { controlPlaneInitialized: true } } }, { type: 'merge', namespace: ns, subresource: 'status' }));
+    const prod = await rec.waitEvent('prod engaged', isEngaged(`${ns}/prod`));
+    if (prod.type !== 'engaged') throw new Error('unreachable');
+    const cmW = randomName('capi-ws');
+    await createConfigMap(ws.cluster.client, 'default', cmW);
+    expect(await seeConfigMap(prod.cluster, 'default', cmW)).toBe(cmW);
+
+    // A v1beta1-style Cluster (condition), created later, waits for its Secret.
+    await must('late', hub.client.create(capi, { metadata: { name: 'late', namespace: ns }, spec: {} }));
+    await must('late ready', hub.client.patch(capi, 'late', { status: { conditions: [{ type: 'ControlPlaneInitialized', status: 'True' }] } }, { type: 'merge', namespace: ns, subresource: 'status' }));
+    await rec.waitReport('late missing Secret', (r) => r.type === 'skipped' && r.candidate === `${ns}/late` && r.reason === `kubeconfig Secret ${ns}/late-kubeconfig not found`);
+    await must('late secret', hub.client.create(secrets, kubeconfigSecret('late', sharedKubeApiserver().kubeconfigYaml('admin'))));
+    await rec.waitEvent('late engaged', isEngaged(`${ns}/late`));
+
+    // Metadata only on the Cluster and on the Secret: nothing.
+    const count = rec.events.length;
+    await must('label prod', hub.client.patch(capi, 'prod', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    await must('label secret', hub.client.patch(secrets, 'prod-kubeconfig', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    await sleep(1500);
+    expect(rec.events.length).toBe(count);
+
+    // Rotated kubeconfig pointing at the kube-apiserver: re-engaged, sees that server's objects.
+    const kasNs = await sharedKubeApiserver().createNamespace('capi-switch');
+    const cmK = randomName('capi-kas');
+    await createConfigMap(hub.client, kasNs, cmK);
+    await must('rotate', hub.client.patch(secrets, 'prod-kubeconfig', { data: { value: b64(sharedKubeApiserver().kubeconfigYaml('admin')) } }, { type: 'merge', namespace: ns }));
+    const prod2 = await engagedAfter(rec, `${ns}/prod`, count);
+    if (prod2.type !== 'engaged') throw new Error('unreachable');
+    expect(await seeConfigMap(prod2.cluster, kasNs, cmK)).toBe(cmK);
+
+    await must('delete late', hub.client.delete(capi, 'late', { namespace: ns }));
+    await rec.waitEvent('late disengaged', isDisengaged(`${ns}/late`));
+    rec.stop();
+  });
+});
+
+/** A credential plugin that reads the cluster from KUBERNETES_EXEC_INFO and issues that server's token. */
+function inventoryPlugin(): { command: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'rxfleet-cp-'));
+  writeFileSync(join(dir, 'kcp-token'), ws.token);
+  writeFileSync(join(dir, 'kas-token'), kubeApiserverAccess().token);
+  const command = join(dir, 'plugin.sh');
+  writeFileSync(
+    command,
+    `#!/bin/sh
+case "$KUBERNETES_EXEC_INFO" in
+  *"${new URL(ws.server).origin}"*) token=$(cat "${dir}/kcp-token") ;;
+  *) token=$(cat "${dir}/kas-token") ;;
+esac
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$token"
+`,
+  );
+  chmodSync(command, 0o755);
+  return { command, dir };
+}
+
+describe('clusterProfiles against kube-apiserver (hub)', () => {
+  it('should engage healthy profiles through the configured exec plugin, re-engage when the endpoint changes, and skip the others with reasons', async () => {
+    const ns = await sharedKubeApiserver().createNamespace('inventory');
+    const kas = kubeApiserverAccess();
+    const healthy = (status: string) => [{ type: 'ControlPlaneHealthy', status, reason: 'Test', message: '', lastTransitionTime: new Date().toISOString() }];
+    const create = async (name: string, status: Record<string, unknown>): Promise<void> => {
+      await must(name, hub.client.create(clusterProfileResource, { metadata: { name, namespace: ns }, spec: { displayName: name, clusterManager: { name: 'test' } } }));
+      await must(`${name} status`, hub.client.patch(clusterProfileResource, name, { status }, { type: 'merge', namespace: ns, subresource: 'status' }));
+    };
+    await create('p1', { conditions: healthy('True'), accessProviders: [{ name: 'test-tokens', cluster: { server: kas.server, 'certificate-authority-data': kas.caData } }] });
+    await create('sick', { conditions: healthy('False'), accessProviders: [{ name: 'test-tokens', cluster: { server: kas.server, 'certificate-authority-data': kas.caData } }] });
+    await create('foreign', { conditions: healthy('True'), accessProviders: [{ name: 'someone-else', cluster: { server: kas.server } }] });
+
+    const plugin = inventoryPlugin();
+    const rec = recorder();
+    rec.start(
+      clusterProfiles({
+        cluster: hub,
+        namespace: ns,
+        providers: [{ name: 'test-tokens', execConfig: { command: plugin.command, apiVersion: 'client.authentication.k8s.io/v1', provideClusterInfo: true } }],
+        recheckInterval: 1_000,
+        report: rec.report,
+      }),
+    );
+    const p1 = await rec.waitEvent('p1 engaged', isEngaged(`${ns}/p1`));
+    if (p1.type !== 'engaged') throw new Error('unreachable');
+    const kasNs = await sharedKubeApiserver().createNamespace('inventory-cm');
+    const cmK = randomName('cp-kas');
+    await createConfigMap(hub.client, kasNs, cmK);
+    expect(await seeConfigMap(p1.cluster, kasNs, cmK)).toBe(cmK);
+    const sick = await rec.waitReport('sick skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/sick`);
+    expect(sick.type === 'skipped' && sick.reason).toBe('ControlPlaneHealthy is not True');
+    const foreign = await rec.waitReport('foreign skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/foreign`);
+    expect(foreign.type === 'skipped' && foreign.reason).toBe('no configured plugin for access providers "someone-else"');
+
+    // The profile now publishes the kcp workspace's endpoint: re-engaged; the plugin issues kcp's token.
+    const count = rec.events.length;
+    await must(
+      'p1 moves',
+      hub.client.patch(clusterProfileResource, 'p1', { status: { accessProviders: [{ name: 'test-tokens', cluster: { server: ws.server, 'certificate-authority-data': ws.caData } }] } }, { type: 'merge', namespace: ns, subresource: 'status' }),
+    );
+    const p1b = await engagedAfter(rec, `${ns}/p1`, count);
+    if (p1b.type !== 'engaged') throw new Error('unreachable');
+    const cmW = randomName('cp-ws');
+    await createConfigMap(ws.cluster.client, 'default', cmW);
+    expect(await seeConfigMap(p1b.cluster, 'default', cmW)).toBe(cmW);
+
+    // Healthy again: engaged.
+    await must('sick heals', hub.client.patch(clusterProfileResource, 'sick', { status: { conditions: healthy('True') } }, { type: 'merge', namespace: ns, subresource: 'status' }));
+    await rec.waitEvent('sick engaged', isEngaged(`${ns}/sick`));
+
+    await must('delete p1', hub.client.delete(clusterProfileResource, 'p1', { namespace: ns }));
+    await rec.waitEvent('p1 disengaged', isDisengaged(`${ns}/p1`));
+    rec.stop();
+  });
+});

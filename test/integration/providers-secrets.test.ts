@@ -1,0 +1,191 @@
+// kubeconfig Secrets, namespaces and multi against real servers: the management cluster is the
+// shared kube-apiserver; the clusters the Secrets point at are kcp workspaces (and kube-apiserver).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { takeUntil, toArray, firstValueFrom } from 'rxjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster, Secret } from '../../src/index.js';
+import { configMaps, E, namespaces as namespaceResource, secrets } from '../../src/index.js';
+import { clusters } from '../../src/providers/clusters/index.js';
+import { kubeconfigSecrets, kubeconfigSecretLabel } from '../../src/providers/kubeconfig-secrets/index.js';
+import { multi } from '../../src/providers/multi/index.js';
+import { namespaceLabel, namespaces } from '../../src/providers/namespaces/index.js';
+import { createFleet, watch } from '../../src/streams/index.js';
+import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
+import { clusterFrom } from './streams-support.js';
+import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, must, recorder, seeConfigMap } from './providers-support.js';
+import { randomName } from './targets.js';
+
+let hub: Cluster;
+let ns: string;
+let wsA: { yaml: string; cluster: Cluster };
+let wsB: { yaml: string; cluster: Cluster };
+
+beforeAll(async () => {
+  hub = clusterFrom('hub', sharedKubeApiserver().kubeconfigYaml('admin'));
+  ns = await sharedKubeApiserver().createNamespace('kcsecrets');
+  const [a, b] = await Promise.all([sharedKcp().createWorkspace(), sharedKcp().createWorkspace()]);
+  wsA = { yaml: a.kubeconfigYaml(), cluster: clusterFrom(a.path, a.kubeconfigYaml()) };
+  wsB = { yaml: b.kubeconfigYaml(), cluster: clusterFrom(b.path, b.kubeconfigYaml()) };
+});
+
+function kubeconfigSecret(name: string, data: Record<string, string>, labels: Record<string, string> = {}): Secret {
+  return { metadata: { name, namespace: ns, labels: { [kubeconfigSecretLabel]: 'true', ...labels } }, data };
+}
+
+describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspaces (targets)', () => {
+  it('should engage, skip broken Secrets with reasons, ignore metadata changes, re-engage on a new kubeconfig and disengage on delete', async () => {
+    await must('east', hub.client.create(secrets, kubeconfigSecret('east', { kubeconfig: b64(wsA.yaml) })));
+    await must('nokey', hub.client.create(secrets, kubeconfigSecret('nokey', { other: b64('x') })));
+    await must('empty', hub.client.create(secrets, kubeconfigSecret('empty', { kubeconfig: '' })));
+    await must('malformed', hub.client.create(secrets, kubeconfigSecret('malformed', { kubeconfig: b64('clusters: [ {') })));
+    await must('unlabelled', hub.client.create(secrets, { metadata: { name: 'unlabelled', namespace: ns }, data: { kubeconfig: b64(wsB.yaml) } }));
+
+    const rec = recorder();
+    const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: ns, report: rec.report }));
+    const engagements: string[] = [];
+    const sub = fleet.engagements.subscribe(({ cluster }) => engagements.push(cluster.name));
+    // The fleet subscribes once; record through a second look at its view and the reports.
+    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns, report: rec.report }));
+
+    const east = await rec.waitEvent('east engaged', isEngaged('east'));
+    expect(east.type === 'engaged' && east.cluster.client.server).toBe(wsA.cluster.client.server);
+    for (const [name, why] of [
+      ['nokey', `Secret ${ns}/nokey has no "kubeconfig" key`],
+      ['empty', `Secret ${ns}/empty has an empty "kubeconfig"`],
+      ['malformed', 'invalid kubeconfig'],
+    ] as const) {
+      const r = await rec.waitReport(`${name} skipped`, (x) => x.type === 'skipped' && x.candidate === name);
+      expect(r.type === 'skipped' && r.reason).toContain(why);
+    }
+    expect(rec.events.some(isEngaged('unlabelled'))).toBe(false);
+
+    // A watch through the engaged cluster sees the workspace's objects.
+    const cmA = randomName('in-a');
+    await createConfigMap(wsA.cluster.client, 'default', cmA);
+    if (east.type !== 'engaged') throw new Error('unreachable');
+    expect(await seeConfigMap(east.cluster, 'default', cmA)).toBe(cmA);
+
+    // Added later.
+    await must('west', hub.client.create(secrets, kubeconfigSecret('west', { kubeconfig: b64(wsB.yaml) })));
+    const west = await rec.waitEvent('west engaged', isEngaged('west'));
+    if (west.type !== 'engaged') throw new Error('unreachable');
+    const westWatch = firstValueFrom(watch(west.cluster, configMaps, { namespace: 'default' }).pipe(takeUntil(rec.waitEvent('west disengaged', isDisengaged('west'))), toArray()));
+
+    // Metadata only: nothing happens.
+    const before = rec.events.length;
+    await must('label east', hub.client.patch(secrets, 'east', { metadata: { labels: { touched: 'yes' }, annotations: { note: 'x' } } }, { type: 'merge', namespace: ns }));
+    await sleep(1500);
+    expect(rec.events.length).toBe(before);
+
+    // A new kubeconfig pointing at another server: disengaged, then engaged with a new client that
+    // sees that server's objects.
+    const kasNs = await sharedKubeApiserver().createNamespace('kcswitch');
+    const cmK = randomName('in-kas');
+    await createConfigMap(hub.client, kasNs, cmK);
+    await must('switch east', hub.client.patch(secrets, 'east', { data: { kubeconfig: b64(sharedKubeApiserver().kubeconfigYaml('admin')) } }, { type: 'merge', namespace: ns }));
+    const east2 = await engagedAfter(rec, 'east', before);
+    const iDis = rec.events.findIndex((ev, i) => i >= before && isDisengaged('east')(ev));
+    expect(iDis).toBeGreaterThanOrEqual(before);
+    expect(iDis).toBeLessThan(rec.events.indexOf(east2));
+    if (east2.type !== 'engaged') throw new Error('unreachable');
+    expect(east2.cluster.client).not.toBe(east.cluster.client);
+    expect(await seeConfigMap(east2.cluster, kasNs, cmK)).toBe(cmK);
+    // The old client was closed by the provider.
+    const old = await east.cluster.client.list(configMaps, { namespace: 'default' });
+    expect(E.isLeft(old) && old.left._tag).toBe('NotEngaged');
+    const reengaged = await rec.waitReport('east reengaged', (r) => r.type === 'reengaged' && r.cluster === 'east');
+    expect(reengaged.type === 'reengaged' && reengaged.reason).toBe('credentials or server changed');
+
+    // Deleted: disengaged, its watch stops, its client is closed.
+    await must('delete west', hub.client.delete(secrets, 'west', { namespace: ns }));
+    const gone = await rec.waitEvent('west disengaged', isDisengaged('west'));
+    expect(gone.type === 'disengaged' && gone.reason).toBe('its Secret was deleted');
+    await westWatch;
+    const closed = await west.cluster.client.list(configMaps, { namespace: 'default' });
+    expect(E.isLeft(closed) && closed.left._tag).toBe('NotEngaged');
+
+    // The fleet saw the same story.
+    await sleep(200);
+    expect(engagements.filter((n) => n === 'east').length).toBe(2);
+    sub.unsubscribe();
+    const eventsAtStop = rec.events.length;
+    rec.stop();
+    const afterStop = await east2.cluster.client.list(configMaps, { namespace: kasNs });
+    expect(E.isLeft(afterStop) && afterStop.left._tag).toBe('NotEngaged');
+    expect(rec.events.length).toBe(eventsAtStop);
+  });
+
+  it('should engage an unreachable cluster’s neighbours at once and report it as waiting', async () => {
+    const dead = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:9' } }],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'c',
+    });
+    const label = randomName('slow');
+    await must('dead', hub.client.create(secrets, kubeconfigSecret('dead', { kubeconfig: b64(dead) }, { set: label })));
+    await must('alive', hub.client.create(secrets, kubeconfigSecret('alive', { kubeconfig: b64(wsA.yaml) }, { set: label })));
+    const rec = recorder();
+    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeout: 2_000, retryInterval: 60_000, report: rec.report }));
+    await rec.waitEvent('alive engaged', isEngaged('alive'));
+    const waiting = await rec.waitReport('dead waiting', (r) => r.type === 'waiting' && r.cluster === 'dead');
+    expect(waiting.type === 'waiting' && waiting.reason).toMatch(/ECONNREFUSED|cannot reach/);
+    expect(rec.events.some(isEngaged('dead'))).toBe(false);
+    rec.stop();
+  });
+});
+
+describe('namespaces against kube-apiserver', () => {
+  it('should engage labelled namespaces as clusters scoped to them, and disengage one as its deletion starts', async () => {
+    const label = randomName('tenants');
+    const mk = (name: string) => must(`ns ${name}`, hub.client.create(namespaceResource, { metadata: { name, labels: { tenants: label } } }));
+    const a = randomName('tenant-a');
+    const b = randomName('tenant-b');
+    await mk(a);
+    const rec = recorder();
+    rec.start(namespaces({ cluster: hub, labelSelector: `tenants=${label}`, report: rec.report }));
+    const ea = await rec.waitEvent('a engaged', isEngaged(a));
+    if (ea.type !== 'engaged') throw new Error('unreachable');
+    expect(ea.cluster.labels).toEqual({ [namespaceLabel]: a });
+
+    await mk(b);
+    const eb = await rec.waitEvent('b engaged', isEngaged(b));
+    if (eb.type !== 'engaged') throw new Error('unreachable');
+    // A namespace-less request through b's client lands in b.
+    const cm = randomName('scoped');
+    await createConfigMap(eb.cluster.client, b, cm);
+    const listed = await must('list b', eb.cluster.client.list(configMaps));
+    expect(listed.items.map((o) => o.metadata.name)).toEqual([cm]);
+    expect(await seeConfigMap(eb.cluster, b, cm)).toBe(cm);
+
+    await must('delete b', hub.client.delete(namespaceResource, b));
+    const gone = await rec.waitEvent('b disengaged', isDisengaged(b));
+    expect(gone.type === 'disengaged' && gone.reason).toBe('its namespace was deleted');
+    // The management client is shared, never closed by the provider.
+    rec.stop();
+    expect(E.isRight(await hub.client.list(namespaceResource, { limit: 1 }))).toBe(true);
+  });
+});
+
+describe('multi with real clusters', () => {
+  it('should prefix names, take providers added before and after subscription, and disengage a removed provider’s clusters', async () => {
+    const all = multi({ kcp: clusters([{ name: 'a', kubeconfig: { yaml: wsA.yaml } }]) });
+    const rec = recorder();
+    rec.start(all);
+    const a = await rec.waitEvent('kcp#a', isEngaged('kcp#a'));
+    all.add('kas', clusters([{ name: 'hub', kubeconfig: { yaml: sharedKubeApiserver().kubeconfigYaml('admin') } }]));
+    const h = await rec.waitEvent('kas#hub', isEngaged('kas#hub'));
+    if (a.type !== 'engaged' || h.type !== 'engaged') throw new Error('unreachable');
+    const cm = randomName('multi');
+    await createConfigMap(wsA.cluster.client, 'default', cm);
+    expect(await seeConfigMap(a.cluster, 'default', cm)).toBe(cm);
+    all.remove('kcp');
+    await rec.waitEvent('kcp#a disengaged', isDisengaged('kcp#a'));
+    const closed = await a.cluster.client.list(configMaps, { namespace: 'default' });
+    expect(E.isLeft(closed) && closed.left._tag).toBe('NotEngaged');
+    expect(rec.engaged('kas#hub')).toBe(h.cluster);
+    rec.stop();
+  });
+});

@@ -1,0 +1,119 @@
+// Helpers of the provider integration tests: run a provider and record what it says, wait for
+// events, reach objects through an engaged cluster's watch, and kubeconfigs for the shared servers.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Subscription } from 'rxjs';
+import { filter, firstValueFrom, map, timeout } from 'rxjs';
+import type { Cluster, ClusterClient, FleetEvent, Provider } from '../../src/index.js';
+import { configMaps, E } from '../../src/index.js';
+import type { ProviderReport } from '../../src/providers/clusters/index.js';
+import { watch } from '../../src/streams/index.js';
+import { sharedKubeApiserver } from '../support/context.js';
+
+export interface Recorder {
+  readonly events: FleetEvent[];
+  readonly reports: ProviderReport[];
+  readonly report: (r: ProviderReport) => void;
+  readonly start: (p: Provider) => void;
+  readonly stop: () => void;
+  /** The cluster engaged under `name` now. */
+  readonly engaged: (name: string) => Cluster | undefined;
+  /** Waits for the first event matching `pred`. */
+  readonly waitEvent: (what: string, pred: (ev: FleetEvent) => boolean, timeoutMs?: number) => Promise<FleetEvent>;
+  readonly waitReport: (what: string, pred: (r: ProviderReport) => boolean, timeoutMs?: number) => Promise<ProviderReport>;
+}
+
+export function recorder(): Recorder {
+  const events: FleetEvent[] = [];
+  const reports: ProviderReport[] = [];
+  const current = new Map<string, Cluster>();
+  let sub: Subscription | undefined;
+  const waitFor = async <T>(what: string, list: T[], pred: (x: T) => boolean, timeoutMs: number): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = list.find(pred);
+      if (hit !== undefined) return hit;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; events: ${events.map(show).join(', ')}; reports: ${JSON.stringify(reports)}`);
+      await sleep(50);
+    }
+  };
+  return {
+    events,
+    reports,
+    report: (r) => reports.push(r),
+    start: (p) => {
+      sub = p.subscribe((ev) => {
+        events.push(ev);
+        if (ev.type === 'engaged') current.set(ev.cluster.name, ev.cluster);
+        else current.delete(ev.name);
+      });
+    },
+    stop: () => sub?.unsubscribe(),
+    engaged: (name) => current.get(name),
+    waitEvent: (what, pred, timeoutMs = 60_000) => waitFor(what, events, pred, timeoutMs),
+    waitReport: (what, pred, timeoutMs = 60_000) => waitFor(what, reports, pred, timeoutMs),
+  };
+}
+
+export function show(ev: FleetEvent): string {
+  return ev.type === 'engaged' ? `+${ev.cluster.name}` : `-${ev.name} (${ev.reason ?? ''})`;
+}
+
+export const isEngaged =
+  (name: string, after?: FleetEvent) =>
+  (ev: FleetEvent): boolean =>
+    ev.type === 'engaged' && ev.cluster.name === name && ev !== after;
+export const isDisengaged =
+  (name: string) =>
+  (ev: FleetEvent): boolean =>
+    ev.type === 'disengaged' && ev.name === name;
+
+/** The first engaged event for `name` after the given count of events. */
+export function engagedAfter(rec: Recorder, name: string, count: number): Promise<FleetEvent> {
+  return rec.waitEvent(`${name} engaged (after event ${count})`, (ev) => rec.events.indexOf(ev) >= count && ev.type === 'engaged' && ev.cluster.name === name);
+}
+
+/** Sees ConfigMap `name` in `namespace` through a watch of the cluster's own client. */
+export function seeConfigMap(cluster: Cluster, namespace: string, name: string, timeoutMs = 30_000): Promise<string> {
+  return firstValueFrom(
+    watch(cluster, configMaps, { namespace }).pipe(
+      filter((ev) => (ev.type === 'initApply' || ev.type === 'applied') && ev.object.metadata.name === name),
+      map(() => name),
+      timeout(timeoutMs),
+    ),
+  );
+}
+
+export async function must<T>(what: string, p: Promise<E.Either<{ message: string }, T>>): Promise<T> {
+  const r = await p;
+  if (E.isLeft(r)) throw new Error(`${what}: ${r.left.message}`);
+  return r.right;
+}
+
+export async function createConfigMap(client: ClusterClient, namespace: string, name: string): Promise<void> {
+  await must(`create ConfigMap ${name}`, client.create(configMaps, { metadata: { name, namespace }, data: { at: new Date().toISOString() } }));
+}
+
+/** Server, CA and admin token of the shared kube-apiserver. */
+export function kubeApiserverAccess(): { server: string; caData: string; token: string } {
+  const kc = new KubeConfig();
+  kc.loadFromString(sharedKubeApiserver().kubeconfigYaml('admin'));
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (cluster?.caData === undefined || user?.token === undefined) throw new Error('kube-apiserver kubeconfig without CA data or token');
+  return { server: cluster.server, caData: cluster.caData, token: user.token };
+}
+
+/** A kubeconfig (JSON) for a server, CA and user entry. */
+export function kubeconfigWith(server: string, caData: string | undefined, user: Record<string, unknown>): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server, ...(caData === undefined ? {} : { 'certificate-authority-data': caData }) } }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'c',
+  });
+}
+
+export const b64 = (s: string): string => Buffer.from(s).toString('base64');

@@ -1,0 +1,185 @@
+// The pure parts of discovery: which files are kubeconfigs, what a Secret, a Cluster API Cluster or
+// a ClusterProfile turns into, and the namespace-scoped client.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject, Secret } from '../../src/index.js';
+import { clusterName, configMaps, E, namespaces as namespaceResource } from '../../src/index.js';
+import { controlPlaneInitialized, desiredFromCapi } from '../../src/providers/cluster-api/index.js';
+import { controlPlaneHealthy, desiredFromProfiles, profileKubeconfig } from '../../src/providers/cluster-profiles/index.js';
+import { defaultKubeconfigPaths, desiredFromFiles, expandPaths, fileCandidates } from '../../src/providers/file/index.js';
+import { parseKindClusters } from '../../src/providers/kind/index.js';
+import { secretCandidate } from '../../src/providers/kubeconfig-secrets/index.js';
+import { scopedClient } from '../../src/providers/namespaces/index.js';
+import { stubClient } from '../../src/testing/index.js';
+
+function kubeconfig(contexts: Record<string, { server: string; token: string }>): string {
+  const names = Object.keys(contexts);
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: names.map((n) => ({ name: n, cluster: { server: contexts[n]?.server } })),
+    users: names.map((n) => ({ name: n, user: { token: contexts[n]?.token } })),
+    contexts: names.map((n) => ({ name: n, context: { cluster: n, user: n } })),
+    'current-context': names[0],
+  });
+}
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+describe('file provider sources', () => {
+  it('should take kubeconfig-looking files from directories, every match of a glob, and plain files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxfleet-paths-'));
+    mkdirSync(join(dir, 'sub'));
+    for (const f of ['a.kubeconfig', 'kubeconfig.yaml', 'notes.txt', 'sub/b.yaml', 'sub/c.yaml']) writeFileSync(join(dir, f), '');
+    const found = expandPaths([dir, join(dir, 'sub', '*.yaml'), join(dir, 'notes.txt'), join(dir, 'missing.kubeconfig')], ['kubeconfig.yaml', '*.kubeconfig']);
+    expect(found.files).toEqual([join(dir, 'a.kubeconfig'), join(dir, 'kubeconfig.yaml'), join(dir, 'notes.txt'), join(dir, 'sub', 'b.yaml'), join(dir, 'sub', 'c.yaml')]);
+    expect(found.dirs).toEqual([dir, join(dir, 'sub')]);
+  });
+
+  it('should default to $KUBECONFIG as a path list, else ~/.kube/config, else the working directory', () => {
+    expect(defaultKubeconfigPaths({ KUBECONFIG: '/a:/b' }, '/nowhere', '/cwd')).toEqual(['/a', '/b']);
+    const home = mkdtempSync(join(tmpdir(), 'rxfleet-home-'));
+    expect(defaultKubeconfigPaths({}, home, '/cwd')).toEqual(['/cwd']);
+    mkdirSync(join(home, '.kube'));
+    writeFileSync(join(home, '.kube', 'config'), '');
+    expect(defaultKubeconfigPaths({}, home, '/cwd')).toEqual([join(home, '.kube', 'config')]);
+  });
+
+  it('should name one candidate per context `<path>+<context>`, fingerprint each context alone, and skip a malformed file with a reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxfleet-scan-'));
+    const f = join(dir, 'fleet.kubeconfig');
+    writeFileSync(f, kubeconfig({ east: { server: 'https://127.0.0.1:1', token: 'a' }, west: { server: 'https://127.0.0.1:2', token: 'b' } }));
+    const before = new Map(fileCandidates(f, '+').map((c) => [c.name, c.fingerprint]));
+    expect([...before.keys()]).toEqual([`${f}+east`, `${f}+west`]);
+    writeFileSync(f, kubeconfig({ east: { server: 'https://127.0.0.1:1', token: 'a' }, west: { server: 'https://127.0.0.1:2', token: 'rotated' } }));
+    const after = new Map(fileCandidates(f, '+').map((c) => [c.name, c.fingerprint]));
+    expect(after.get(clusterName(`${f}+east`))).toBe(before.get(clusterName(`${f}+east`)));
+    expect(after.get(clusterName(`${f}+west`))).not.toBe(before.get(clusterName(`${f}+west`)));
+
+    const bad = join(dir, 'bad.kubeconfig');
+    writeFileSync(bad, 'clusters: [ {');
+    const desired = desiredFromFiles([bad, f], '+');
+    expect(desired.size).toBe(3);
+    const skipped = desired.get(clusterName(bad))?.build();
+    expect(skipped !== undefined && E.isLeft(skipped) && skipped.left).toMatch(/^invalid kubeconfig .*bad\.kubeconfig: /);
+    const good = desired.get(clusterName(`${f}+east`))?.build();
+    expect(good !== undefined && E.isRight(good) && good.right.client.server).toBe('https://127.0.0.1:1');
+  });
+});
+
+describe('kubeconfig Secret candidates', () => {
+  const secret = (data: Record<string, string> | undefined, deleting = false): Secret => ({
+    metadata: { name: 'east', namespace: 'fleet', ...(deleting ? { deletionTimestamp: '2025-01-01T00:00:00Z' } : {}) },
+    ...(data === undefined ? {} : { data }),
+  });
+  const reason = (s: Secret): string | undefined => {
+    const r = secretCandidate(s, 'kubeconfig')?.build();
+    return r === undefined ? 'absent' : E.isLeft(r) ? r.left : undefined;
+  };
+
+  it('should skip a missing, empty or malformed kubeconfig with a clear reason, and drop a Secret being deleted', () => {
+    expect(reason(secret(undefined))).toBe('Secret fleet/east has no "kubeconfig" key');
+    expect(reason(secret({ kubeconfig: b64('  ') }))).toBe('Secret fleet/east has an empty "kubeconfig"');
+    expect(reason(secret({ kubeconfig: b64('not: [a kubeconfig') }))).toMatch(/^cluster "east": invalid kubeconfig: /);
+    expect(reason(secret({ kubeconfig: b64(kubeconfig({ a: { server: 'https://127.0.0.1:1', token: 't' } })) }, true))).toBe('absent');
+    expect(reason(secret({ kubeconfig: b64(kubeconfig({ a: { server: 'https://127.0.0.1:1', token: 't' } })) }))).toBeUndefined();
+  });
+
+  it('should fingerprint the kubeconfig bytes only (labels and annotations do not matter)', () => {
+    const yaml = b64(kubeconfig({ a: { server: 'https://127.0.0.1:1', token: 't' } }));
+    const a = secretCandidate(secret({ kubeconfig: yaml }), 'kubeconfig');
+    const b = secretCandidate({ ...secret({ kubeconfig: yaml }), metadata: { name: 'east', namespace: 'fleet', labels: { x: 'y' } } }, 'kubeconfig');
+    expect(a?.fingerprint).toBe(b?.fingerprint);
+  });
+});
+
+describe('Cluster API candidates', () => {
+  it('should read control-plane initialisation from v1beta2 status, the v1beta1 condition or controlPlaneReady', () => {
+    expect(controlPlaneInitialized({ metadata: {}, status: { initialization: { controlPlaneInitialized: true } } })).toBe(true);
+    expect(controlPlaneInitialized({ metadata: {}, status: { conditions: [{ type: 'ControlPlaneInitialized', status: 'True' }] } })).toBe(true);
+    expect(controlPlaneInitialized({ metadata: {}, status: { controlPlaneReady: true } })).toBe(true);
+    expect(controlPlaneInitialized({ metadata: {}, status: { conditions: [{ type: 'ControlPlaneInitialized', status: 'False' }] } })).toBe(false);
+    expect(controlPlaneInitialized({ metadata: {} })).toBe(false);
+  });
+
+  it('should name clusters `<namespace>/<name>` and explain why one is not engaged yet', () => {
+    const ready = { initialization: { controlPlaneInitialized: true } };
+    const capi = new Map<string, KubeObject>([
+      ['ns/ready', { metadata: { namespace: 'ns', name: 'ready' }, status: ready }],
+      ['ns/early', { metadata: { namespace: 'ns', name: 'early' } }],
+      ['ns/nosecret', { metadata: { namespace: 'ns', name: 'nosecret' }, status: ready }],
+    ]);
+    const secretsById = new Map<string, Secret>([['ns/ready-kubeconfig', { metadata: { namespace: 'ns', name: 'ready-kubeconfig' }, data: { value: b64(kubeconfig({ a: { server: 'https://127.0.0.1:1', token: 't' } })) } }]]);
+    const d = desiredFromCapi(capi, secretsById, controlPlaneInitialized, 'value');
+    const why = (n: string): string | undefined => {
+      const r = d.get(clusterName(n))?.build();
+      return r === undefined || E.isRight(r) ? undefined : r.left;
+    };
+    expect(why('ns/ready')).toBeUndefined();
+    expect(why('ns/early')).toBe('control plane not initialised yet');
+    expect(why('ns/nosecret')).toBe('kubeconfig Secret ns/nosecret-kubeconfig not found');
+  });
+});
+
+describe('ClusterProfile candidates', () => {
+  const profile = (status: unknown): KubeObject => ({ metadata: { namespace: 'inv', name: 'p1' }, status });
+  const healthy = [{ type: 'ControlPlaneHealthy', status: 'True' }];
+  const providers = [{ name: 'tokens', execConfig: { command: '/bin/tokens', args: ['--x'], provideClusterInfo: true } }];
+
+  it('should read ControlPlaneHealthy and build a kubeconfig with the plugin of the first configured access provider', () => {
+    expect(controlPlaneHealthy(profile({ conditions: healthy }))).toBe(true);
+    expect(controlPlaneHealthy(profile({ conditions: [{ type: 'ControlPlaneHealthy', status: 'Unknown' }] }))).toBe(false);
+    const kc = profileKubeconfig(profile({ accessProviders: [{ name: 'other', cluster: { server: 'https://x' } }, { name: 'tokens', cluster: { server: 'https://10.0.0.1', 'certificate-authority-data': 'Q0E=' } }] }), providers);
+    expect(typeof kc).toBe('object');
+    const doc = JSON.parse(typeof kc === 'string' ? '{}' : kc.yaml) as { clusters: { cluster: Record<string, unknown> }[]; users: { user: { exec: Record<string, unknown> } }[] };
+    expect(doc.clusters[0]?.cluster).toEqual({ server: 'https://10.0.0.1', 'certificate-authority-data': 'Q0E=' });
+    expect(doc.users[0]?.user.exec).toMatchObject({ command: '/bin/tokens', args: ['--x'], provideClusterInfo: true });
+    expect(profileKubeconfig(profile({ credentialProviders: [{ name: 'tokens', cluster: { server: 'https://y' } }] }), providers)).not.toBeTypeOf('string');
+    expect(profileKubeconfig(profile({ accessProviders: [{ name: 'other', cluster: { server: 'https://x' } }] }), providers)).toBe('no configured plugin for access providers "other"');
+    expect(profileKubeconfig(profile({}), providers)).toBe('status lists no access providers');
+  });
+
+  it('should skip an unhealthy profile and let readiness depend on the clock', () => {
+    const p = profile({ conditions: healthy, accessProviders: [{ name: 'tokens', cluster: { server: 'https://10.0.0.1' } }] });
+    const all = new Map([['inv/p1', p]]);
+    const at = (now: number) => desiredFromProfiles(all, providers, (_p, t) => t >= 10, now).get(clusterName('inv/p1'))?.build();
+    const early = at(5);
+    expect(early !== undefined && E.isLeft(early) && early.left).toBe('ControlPlaneHealthy is not True');
+    const later = at(10);
+    expect(later !== undefined && E.isRight(later)).toBe(true);
+  });
+});
+
+describe('kind output', () => {
+  it('should read one cluster per line and nothing from an empty listing', () => {
+    expect(parseKindClusters('east\nwest\n')).toEqual(['east', 'west']);
+    expect(parseKindClusters('')).toEqual([]);
+    expect(parseKindClusters('No kind clusters found.\n')).toEqual([]);
+  });
+});
+
+describe('scopedClient', () => {
+  it('should default namespaced calls to its namespace, keep explicit ones, and never close the shared client', async () => {
+    const seen: unknown[] = [];
+    let closed = false;
+    const base = stubClient(clusterName('hub'), {
+      list: (_r, opts) => {
+        seen.push(opts?.namespace);
+        return Promise.resolve(E.right({ metadata: {}, items: [] }));
+      },
+      close: () => {
+        closed = true;
+      },
+    });
+    const c = scopedClient(base, clusterName('team-a'), 'team-a');
+    await c.list(configMaps);
+    await c.list(configMaps, { namespace: 'other' });
+    await c.list(namespaceResource);
+    c.close();
+    expect(seen).toEqual(['team-a', 'other', 'team-a']);
+    expect(c.cluster).toBe('team-a');
+    expect(closed).toBe(false);
+  });
+});
