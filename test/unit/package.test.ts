@@ -1,7 +1,7 @@
 // The package a user installs: every public subpath resolves to built code, internals stay blocked.
 // Runs against dist/, which `npm test` builds first.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -40,7 +40,21 @@ describe('the published package', () => {
     expect(importFresh(specifier)).toEqual(expect.arrayContaining(names));
   });
 
+  const providers = readdirSync(join(root, 'src', 'providers'), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== 'internal')
+    .map((d) => d.name);
+
+  it('has a provider folder for each multicluster-runtime provider', () => {
+    expect(providers).toEqual(expect.arrayContaining(['clusters', 'single', 'nop', 'file', 'kubeconfig-secrets', 'namespaces', 'cluster-api', 'cluster-profiles', 'kind', 'multi']));
+  });
+
+  it.each(providers)('resolves rxfleet/providers/%s to built code', (name) => {
+    expect(importFresh(`rxfleet/providers/${name}`).length).toBeGreaterThan(0);
+  });
+
   it('blocks internals and deep imports', () => {
+    expect(importError('rxfleet/providers/internal')).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    expect(importError('rxfleet/providers/internal/engage.js')).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
     expect(importError('rxfleet/internal/fp.js')).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
     expect(importError('rxfleet/dist/index.js')).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
