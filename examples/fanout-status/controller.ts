@@ -1,0 +1,132 @@
+// fanout-status: a Rollout on the hub cluster is copied to every member cluster its selector
+// matches; each member's status comes back onto the hub object, cluster by cluster; deleting the
+// hub object deletes the copies first (a finalizer, since owner references cannot cross clusters).
+import type { Observable } from 'rxjs';
+import { concat, concatMap, defer, from, map, mergeMap, of, toArray } from 'rxjs';
+import type { Cluster, KubeObject, Provider } from '../../src/index.js';
+import { E, objectKey, resourceId } from '../../src/index.js';
+import type { Action, ReconcileInput } from '../../src/operators/index.js';
+import { done, error, mapToKeys, withFinalizer } from '../../src/operators/index.js';
+import type { Controller, ControllerContext } from '../../src/runtime/index.js';
+import { controller } from '../../src/runtime/index.js';
+import type { WriteOutcome } from '../../src/sinks/index.js';
+import { apply, ensureFinalizer, patchStatus, readBackReference, removeFinalizer, removeTargets, sourceIdentity, withBackReference } from '../../src/sinks/index.js';
+import type { ClusterStatus, Rollout } from './rollout.js';
+import { rollouts } from './rollout.js';
+
+export const FINALIZER = 'demo.rxfleet.dev/copies';
+export const isHub = (c: Cluster): boolean => c.labels?.role === 'hub';
+export const isMember = (c: Cluster): boolean => c.labels?.role === 'member';
+
+export interface FanoutOptions {
+  readonly provider: Provider;
+  readonly namespace: string;
+}
+
+function matches(r: Rollout, c: Cluster): boolean {
+  const want = r.spec.clusterSelector?.matchLabels ?? {};
+  return isMember(c) && Object.entries(want).every(([k, v]) => c.labels?.[k] === v);
+}
+
+const outcomeAction = (outcomes: readonly WriteOutcome[]): Action => {
+  const failed = outcomes.find(E.isLeft);
+  return failed === undefined ? done() : error(failed.left);
+};
+
+/** Copies to targets, removes copies from members that stopped matching, then writes the hub status. */
+function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContext): Observable<Action> {
+  const id = sourceIdentity(clusterOfHub, rollouts, hub);
+  const members = ctx.fleet.clusters().filter(isMember);
+  const targets = members.filter((c) => matches(hub, c));
+  const others = members.filter((c) => !matches(hub, c)).map((c) => c.name);
+  const { name = '', namespace = '' } = hub.metadata;
+  const copy = (c: Cluster): Observable<ClusterStatus> =>
+    apply(ctx.sinks, {
+      cluster: c.name,
+      resource: rollouts,
+      object: withBackReference<KubeObject>({ metadata: { name, namespace }, spec: { image: hub.spec.image, replicas: hub.spec.replicas ?? 1 } }, id),
+    }).pipe(
+      map((o): ClusterStatus => {
+        if (E.isLeft(o)) return { cluster: c.name, phase: `Failed: ${o.left._tag}` };
+        const s = o.right.object?.status;
+        // A copy reports Ready only for the generation it was given: a new spec is Progressing until the member catches up.
+        const current = s?.observedGeneration !== undefined && s.observedGeneration === o.right.object?.metadata.generation;
+        return { cluster: c.name, phase: current ? (s.phase ?? 'Pending') : 'Progressing', ...(s?.image === undefined ? {} : { image: s.image }) };
+      }),
+    );
+  return concat(
+    removeTargets(ctx.sinks, { source: id, targets: [rollouts], clusters: others }).pipe(toArray()),
+    from(targets).pipe(mergeMap(copy, 4), toArray()),
+  ).pipe(
+    toArray(),
+    concatMap(([removed = [], statuses = []]) => {
+      const clusters = (statuses as ClusterStatus[]).sort((a, b) => a.cluster.localeCompare(b.cluster));
+      const ready = clusters.filter((s) => s.phase === 'Ready').length;
+      return patchStatus(ctx.sinks, {
+        key: objectKey(clusterOfHub, namespace, name),
+        resource: rollouts,
+        status: { clusters, ready, total: clusters.length, observedGeneration: hub.metadata.generation ?? 0 },
+      }).pipe(map((st) => outcomeAction([...(removed as WriteOutcome[]), st])));
+    }),
+  );
+}
+
+/** The hub-side controller. */
+export function fanoutController(options: FanoutOptions): Controller<Rollout> {
+  const { namespace } = options;
+  return controller({
+    name: 'fanout-status',
+    provider: options.provider,
+    resource: rollouts,
+    watch: { namespace, clusters: isHub },
+    inputs: ({ watch, fleet, informers }): Observable<ReconcileInput<Rollout>>[] => [
+      // A copy's status (or its deletion) wakes the hub object it points back to.
+      watch(rollouts, { namespace, clusters: isMember }).pipe(
+        mapToKeys(rollouts, (ev) => {
+          const src = readBackReference(ev.object);
+          return src?.resource === resourceId(rollouts) ? [objectKey(src.cluster, src.namespace, src.name)] : [];
+        }),
+      ),
+      // A member joining the fleet may be a new target of every hub Rollout.
+      fleet.engagements.pipe(
+        mergeMap(({ cluster }) => (isMember(cluster) ? fleet.clusters().filter(isHub) : [])),
+        mergeMap((hub) => informers.informer(hub, rollouts, { namespace }).store.list().map((r) => ({ type: 'enqueue' as const, key: objectKey(hub.name, namespace, r.metadata.name ?? ''), resource: rollouts }))),
+      ),
+    ],
+    reconcile: (req, ctx) =>
+      withFinalizer<Rollout>({
+        finalizer: FINALIZER,
+        ensure: (key) => ensureFinalizer(ctx.sinks, { key, resource: rollouts, finalizer: FINALIZER }),
+        remove: (key) => removeFinalizer(ctx.sinks, { key, resource: rollouts, finalizer: FINALIZER }),
+        apply: (r) => (r.object === undefined ? done() : sync(r.object, r.cluster, ctx)),
+        cleanup: (r) =>
+          r.object === undefined
+            ? done()
+            : removeTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusters: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(
+                toArray(),
+                map(outcomeAction),
+              ),
+      })(req, ctx),
+  });
+}
+
+/**
+ * Stands in for each member's own workload controller: marks a copy Ready for the generation it
+ * carries. In a real fleet this runs in the member clusters (or is the Deployment controller).
+ */
+export function memberAgent(options: FanoutOptions): Controller<Rollout> {
+  const { namespace } = options;
+  return controller({
+    name: 'member-agent',
+    provider: options.provider,
+    resource: rollouts,
+    watch: { namespace, clusters: isMember },
+    reconcile: (req, ctx) => {
+      const r = req.object;
+      if (r === undefined || r.metadata.deletionTimestamp !== undefined || r.status?.observedGeneration === r.metadata.generation) return done();
+      return defer(() =>
+        patchStatus(ctx.sinks, { key: req.key, resource: rollouts, status: { phase: 'Ready', image: r.spec.image, observedGeneration: r.metadata.generation ?? 0 } }),
+      ).pipe(concatMap((o) => of(E.isLeft(o) && o.left._tag !== 'NotFound' ? error(o.left) : done())));
+    },
+  });
+}

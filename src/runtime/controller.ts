@@ -1,0 +1,181 @@
+// A controller, declared: which provider finds the clusters, which resource it reconciles, which
+// other watches wake it, and the reconciler. Nothing runs until `run` (run.ts) is called.
+import type { Logger } from 'pino';
+import type { MonoTypeOperatorFunction, Observable, ObservableInput } from 'rxjs';
+import type { Cluster, FleetView, Provider } from '../client/cluster.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import type { Action } from '../operators/actions.js';
+import type { ReconcileConfig } from '../operators/reconcile.js';
+import type { ReconcileContext, ReconcileInput, ReconcileRequest } from '../operators/types.js';
+import type { SinkConfig, SinkContext } from '../sinks/context.js';
+import type { KeyedEvent } from '../streams/events.js';
+import type { Fleet } from '../streams/fleet.js';
+import type { InformerOptions, Informers, InformersConfig } from '../streams/informers.js';
+import { ConfigError } from './errors.js';
+
+/**
+ * Which objects of a resource a controller watches, and in which clusters.
+ *
+ * @example
+ * ```ts
+ * const hubOnly: ControllerWatchOptions<Rollout> = { namespace: 'default', clusters: (c) => c.labels?.['role'] === 'hub' };
+ * ```
+ */
+export interface ControllerWatchOptions<T extends KubeObject> extends InformerOptions<T> {
+  /** Watch only in the clusters for which this holds (default: every engaged cluster). */
+  readonly clusters?: (cluster: Cluster) => boolean;
+}
+
+/**
+ * Watches a resource across the fleet (or the clusters `options.clusters` selects) through the
+ * run's shared informers: its caches count for readiness and its health feeds the metrics.
+ *
+ * @example
+ * ```ts
+ * const inputs = ({ watch }: InputContext) => [
+ *   watch(configMaps, { namespace: 'default', clusters: (c) => c.labels?.['role'] === 'member' }),
+ * ];
+ * ```
+ */
+export type FleetWatcher = <R extends KubeObject>(resource: ResourceDescriptor<R>, options?: ControllerWatchOptions<R>) => Observable<KeyedEvent<R>>;
+
+/**
+ * What a controller's `inputs` function gets to build extra inputs: a watcher, the live fleet, the
+ * shared informers, the sinks and the logger.
+ *
+ * @example
+ * ```ts
+ * const inputs = ({ watch }: InputContext) => [watch(configMaps).pipe(mapToKeys(rollouts, toRolloutKeys))];
+ * ```
+ */
+export interface InputContext {
+  /** Watches another resource across the fleet, counted for readiness and metrics. */
+  readonly watch: FleetWatcher;
+  /** The live fleet: `engagements` lets an input react to clusters joining. */
+  readonly fleet: Fleet;
+  /** The run's shared informers: read another watch's cache (`informer(cluster, resource).store`). */
+  readonly informers: Informers;
+  /** The controller's sinks, as reconcilers get them. */
+  readonly sinks: SinkContext;
+  /** The controller's logger. */
+  readonly log: Logger;
+}
+
+/**
+ * What a controller's reconciler gets besides the request: the {@link ReconcileContext} (logger
+ * with `{ cluster, key }`, abort signal, attempt) plus the live fleet and a {@link SinkContext}
+ * whose field manager is the controller's, and whose writes are counted in the metrics.
+ *
+ * @example
+ * ```ts
+ * const fn: ControllerReconciler<ConfigMap> = (req, ctx) =>
+ *   apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: desired(req) }).pipe(map(toAction));
+ * ```
+ */
+export interface ControllerContext extends ReconcileContext {
+  /** The clusters engaged now. */
+  readonly fleet: FleetView;
+  /** Sinks configured for this controller (field manager, policies, write metrics). */
+  readonly sinks: SinkContext;
+}
+
+/**
+ * A controller's reconciler. Any `Reconciler<T>` from `rxfleet/operators` is one.
+ *
+ * @example
+ * ```ts
+ * const fn: ControllerReconciler<Namespace> = (req, ctx) => {
+ *   ctx.log.info('looking at it');
+ *   return done();
+ * };
+ * ```
+ */
+export type ControllerReconciler<T extends KubeObject> = (request: ReconcileRequest<T>, context: ControllerContext) => Action | ObservableInput<Action>;
+
+/**
+ * What {@link controller} takes.
+ *
+ * @example
+ * ```ts
+ * const spec: ControllerSpec<Namespace> = { name: 'baseline', provider, resource: namespaces, reconcile: () => done() };
+ * ```
+ */
+export interface ControllerSpec<T extends KubeObject> {
+  /** Names the controller in logs, metrics (`controller` label) and, by default, the field manager. */
+  readonly name: string;
+  /** Where the clusters come from. */
+  readonly provider: Provider;
+  /** The resource reconciled: one key per object of it, in every watched cluster. */
+  readonly resource: ResourceDescriptor<T>;
+  /** What to do for one key; reads the object from the request, writes through `context.sinks`. */
+  readonly reconcile: ControllerReconciler<T>;
+  /** Namespace, selectors and clusters of the primary watch. */
+  readonly watch?: ControllerWatchOptions<T>;
+  /** Between the primary watch and the queue, e.g. `generationChanged()`. Extra inputs skip it. */
+  readonly filter?: MonoTypeOperatorFunction<ReconcileInput<T>>;
+  /** More inputs, typically other watches mapped to keys of `resource` (`mapToKeys`, `mapToOwner`). */
+  readonly inputs?: (context: InputContext) => readonly Observable<ReconcileInput<T>>[];
+  /** Server-side apply field manager; default `name`. */
+  readonly fieldManager?: string;
+  /** Work-queue settings (concurrency, debounce, backoff, rate limit). */
+  readonly queue?: Omit<ReconcileConfig<T>, 'lookup' | 'fleet' | 'logger' | 'onDepth' | 'scheduler'>;
+  /** Watch settings shared by every informer of the run (timeouts, backoff, page size). */
+  readonly watchConfig?: Omit<InformersConfig, 'scheduler'>;
+  /** Sink policies (conflict retry, Retry-After, client-side rate limit). */
+  readonly sinks?: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler'>;
+}
+
+/**
+ * A checked controller definition, ready for `run`.
+ *
+ * @example
+ * ```ts
+ * const c: Controller<Namespace> = controller({ name: 'baseline', provider, resource: namespaces, reconcile: () => done() });
+ * ```
+ */
+export interface Controller<T extends KubeObject> extends ControllerSpec<T> {
+  readonly fieldManager: string;
+}
+
+/**
+ * Declares a controller and checks what can be checked before anything runs. A configuration
+ * that can never work throws a {@link ConfigError} saying what to fix: no name, no provider, no
+ * resource, no reconciler, or a field manager Kubernetes would refuse.
+ *
+ * @example
+ * ```ts
+ * import { controller, main } from 'rxfleet';
+ * import { done } from 'rxfleet/operators';
+ * import { clusters } from 'rxfleet/providers/clusters';
+ *
+ * const c = controller({
+ *   name: 'hello',
+ *   provider: clusters([{ name: 'local', kubeconfig: { file: `${process.env['HOME'] ?? ''}/.kube/config` } }]),
+ *   resource: configMaps,
+ *   reconcile: (req, ctx) => {
+ *     ctx.log.info({ exists: req.object !== undefined }, 'seen');
+ *     return done();
+ *   },
+ * });
+ * void main(c);
+ * ```
+ * @param spec - the controller's parts.
+ * @returns the definition (frozen).
+ * @throws ConfigError when a part is missing or invalid.
+ */
+export function controller<T extends KubeObject>(spec: ControllerSpec<T>): Controller<T> {
+  // The types already require these; the checks serve JavaScript callers and values built at run time.
+  const loose = spec as Partial<ControllerSpec<T>>;
+  const name = typeof loose.name === 'string' ? loose.name.trim() : '';
+  if (name === '') throw new ConfigError('controller: `name` is required (it names logs, metrics and the field manager)');
+  const where = `controller "${name}"`;
+  if (loose.provider === undefined || typeof (loose.provider as { subscribe?: unknown }).subscribe !== 'function') {
+    throw new ConfigError(`${where}: no provider given; pass \`provider\`, e.g. clusters([...]) from rxfleet/providers/clusters or staticProvider([...])`);
+  }
+  if (loose.resource === undefined) throw new ConfigError(`${where}: no resource given; pass \`resource\`, e.g. configMaps or resource({ group, version, plural, kind, namespaced })`);
+  if (typeof loose.reconcile !== 'function') throw new ConfigError(`${where}: \`reconcile\` must be a function (request, context) => Action`);
+  const fieldManager = spec.fieldManager ?? name;
+  if (fieldManager.length > 128) throw new ConfigError(`${where}: field manager must be at most 128 characters; pass a shorter \`fieldManager\``);
+  return Object.freeze({ ...spec, name, fieldManager });
+}

@@ -1,0 +1,62 @@
+// Counting writes per cluster without touching the sinks: the fleet the sinks see hands out
+// clients whose write calls report their result. Reads pass through untouched.
+import type { ObservableInput } from 'rxjs';
+import { defer, tap } from 'rxjs';
+import type { FleetView } from '../client/cluster.js';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError } from '../core/errors.js';
+import type { Either } from '../internal/fp.js';
+import { E } from '../internal/fp.js';
+import type { SinkCluster, SinkFleet, WriteClient } from '../sinks/context.js';
+
+/**
+ * Receives one write request's result: `ok`, or the error's tag.
+ *
+ * @example
+ * ```ts
+ * const record: WriteRecorder = (cluster, verb, result) => metrics.write(cluster, verb, result);
+ * ```
+ */
+export type WriteRecorder = (cluster: ClusterName, verb: string, result: string) => void;
+
+function counted<R>(cluster: ClusterName, verb: string, record: WriteRecorder, call: () => ObservableInput<Either<KubeError, R>>) {
+  return defer(call).pipe(
+    tap((r) => {
+      record(cluster, verb, E.isLeft(r) ? r.left._tag : 'ok');
+    }),
+  );
+}
+
+function instrumentClient(cluster: ClusterName, c: WriteClient, record: WriteRecorder): WriteClient {
+  return {
+    get: (r, name, opts) => c.get(r, name, opts),
+    listAll: (r, opts) => c.listAll(r, opts),
+    create: (r, obj, opts) => counted(cluster, 'create', record, () => c.create(r, obj, opts)),
+    replace: (r, obj, opts) => counted(cluster, 'replace', record, () => c.replace(r, obj, opts)),
+    apply: (r, obj, opts) => counted(cluster, 'apply', record, () => c.apply(r, obj, opts)),
+    patch: (r, name, p, opts) => counted(cluster, 'patch', record, () => c.patch(r, name, p, opts)),
+    delete: (r, name, opts) => counted(cluster, 'delete', record, () => c.delete(r, name, opts)),
+  };
+}
+
+/**
+ * A {@link SinkFleet} over a fleet whose clients report every write request to `record`.
+ *
+ * @example
+ * ```ts
+ * const sinks = sinkContext({ fleet: instrumentedFleet(fleet, metrics.write), fieldManager: 'baseline' });
+ * ```
+ * @param fleet - the live fleet (read at each call, so it always reflects engagements).
+ * @param record - the write counter.
+ * @returns the instrumented view.
+ */
+export function instrumentedFleet(fleet: FleetView, record: WriteRecorder): SinkFleet {
+  const wrap = (c: { readonly name: ClusterName; readonly client: WriteClient }): SinkCluster => ({ name: c.name, client: instrumentClient(c.name, c.client, record) });
+  return {
+    get: (name) => {
+      const c = fleet.get(name);
+      return c === undefined ? undefined : wrap(c);
+    },
+    clusters: () => fleet.clusters().map(wrap),
+  };
+}

@@ -1,0 +1,42 @@
+// The whole life of a controller process in one call: run it, stop on a signal, exit with a code
+// that says how it ended. What an example's or a Deployment's entry point calls.
+import type { KubeObject } from '../core/object.js';
+import type { Controller } from './controller.js';
+import { ConfigError, exitCodes } from './errors.js';
+import type { RunOptions, RunResult } from './run.js';
+import { run } from './run.js';
+
+/**
+ * Runs a controller as the process's main program: starts it, stops gracefully on SIGTERM/SIGINT,
+ * and sets `process.exitCode` from the result (0 clean, 1 deadline cut work, 2 configuration
+ * error, 3 failure). A {@link ConfigError} (thrown while building the controller, or a probe port
+ * in use) is printed to stderr as one line saying what to fix. If some handle (a user's timer)
+ * still holds the process 5 s after the end, it exits anyway.
+ *
+ * @example
+ * ```ts
+ * import { controller, main } from 'rxfleet';
+ * void main(() => controller({ name: 'hello', provider, resource: configMaps, reconcile: () => done() }));
+ * ```
+ * @param make - the controller, or a function building it (so its ConfigErrors are reported too).
+ * @param options - as for {@link run}.
+ * @returns the result, once everything is released.
+ */
+export async function main<T extends KubeObject>(make: Controller<T> | (() => Controller<T>), options: RunOptions = {}): Promise<RunResult> {
+  let result: RunResult;
+  try {
+    const c = typeof make === 'function' ? make() : make;
+    const handle = await run(c, options);
+    result = await handle.done;
+  } catch (err) {
+    const config = err instanceof ConfigError;
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`${config ? 'configuration error' : 'failed'}: ${message}\n`);
+    result = Object.freeze({ reason: config ? 'config' : 'failed', code: config ? exitCodes.config : exitCodes.failed, message, aborted: 0 });
+  }
+  process.exitCode = result.code;
+  setTimeout(() => {
+    process.exit(result.code);
+  }, 5_000).unref();
+  return result;
+}

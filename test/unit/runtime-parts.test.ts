@@ -1,0 +1,144 @@
+// The runtime's small parts on their own: the controller definition's checks, readiness folding,
+// metrics labels, signal handling, log redaction and the probe server.
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { clusterName, configMaps, kubeError, objectKey } from '../../src/index.js';
+import type { Provider } from '../../src/index.js';
+import { done } from '../../src/operators/index.js';
+import type { WatchHealth } from '../../src/streams/index.js';
+import { staticProvider } from '../../src/streams/index.js';
+import { ConfigError, controller, controllerLogger, controllerMetrics, healthTracker, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
+import type { ControllerSpec } from '../../src/runtime/index.js';
+
+const east = clusterName('east');
+const west = clusterName('west');
+const h = (cluster: typeof east, fields: Partial<WatchHealth> = {}): WatchHealth => ({
+  cluster,
+  resource: 'configmaps',
+  state: 'connected',
+  synced: true,
+  relists: 0,
+  reconnects: 0,
+  ...fields,
+});
+
+describe('controller()', () => {
+  const base: ControllerSpec<never> = { name: 'c', provider: staticProvider([]), resource: configMaps as never, reconcile: () => done() };
+
+  it('refuses a definition without a provider, saying what to pass', () => {
+    const noProvider = { ...base, provider: undefined as unknown as Provider };
+    expect(() => controller(noProvider)).toThrow(ConfigError);
+    expect(() => controller(noProvider)).toThrow(/no provider given; pass `provider`/);
+  });
+
+  it('refuses an empty name and an overlong field manager', () => {
+    expect(() => controller({ ...base, name: ' ' })).toThrow(/`name` is required/);
+    expect(() => controller({ ...base, fieldManager: 'x'.repeat(129) })).toThrow(/at most 128/);
+  });
+
+  it('defaults the field manager to the name', () => {
+    expect(controller(base).fieldManager).toBe('c');
+  });
+});
+
+describe('healthTracker', () => {
+  it('should be ready only once every engaged cluster has synced or been reported unhealthy', () => {
+    const t = healthTracker();
+    t.phase('running');
+    expect(t.report().ready).toBe(true); // an empty fleet is ready
+    t.engage(east, ['configmaps']);
+    t.engage(west, ['configmaps']);
+    expect(t.report().ready).toBe(false);
+    t.watch(h(east, { state: 'listing', synced: false }));
+    t.watch(h(west));
+    expect(t.report().ready).toBe(false);
+    t.watch(h(east, { state: 'backingOff', synced: false, lastError: kubeError('NotFound', east, 'the server could not find the requested resource', { code: 404 }) }));
+    const r = t.report();
+    expect(r.ready).toBe(true);
+    expect(r.clusters.find((c) => c.cluster === east)).toMatchObject({ state: 'unhealthy', reason: expect.stringMatching(/not served by this cluster.*install its CRD/) as unknown });
+    expect(r.clusters.find((c) => c.cluster === west)?.state).toBe('synced');
+  });
+
+  it('should not be ready while stopping, and forget disengaged clusters', () => {
+    const t = healthTracker();
+    t.phase('running');
+    t.engage(east, ['configmaps']);
+    t.disengage(east);
+    expect(t.report().clusters).toEqual([]);
+    expect(t.watch(h(east))).toBeUndefined(); // a late report of a cluster already gone
+    t.phase('stopping');
+    expect(t.report().ready).toBe(false);
+  });
+});
+
+describe('controllerMetrics', () => {
+  it('labels reconciles, watches and writes with the cluster, on a registry of its own', async () => {
+    const a = controllerMetrics('one');
+    const b = controllerMetrics('two'); // no clash: separate registries
+    a.outcome({ key: objectKey(east, 'default', 'x'), cluster: east, result: 'error', attempt: 1, startedAt: 0, duration: 12, error: kubeError('Conflict', east, 'x'), retryIn: 5 });
+    a.watch(h(east, { relists: 2, reconnects: 1 }), undefined);
+    a.watch(h(east, { relists: 3, reconnects: 1 }), h(east, { relists: 2, reconnects: 1 }));
+    a.write(east, 'apply', 'ok');
+    a.engaged(1);
+    const text = await a.registry.metrics();
+    expect(text).toContain('rxfleet_reconcile_total{cluster="east",result="error",controller="one"} 1');
+    expect(text).toContain('rxfleet_reconcile_errors_total{cluster="east",result="error",reason="Conflict",controller="one"} 1');
+    expect(text).toContain('rxfleet_watch_relists_total{cluster="east",resource="configmaps",controller="one"} 3');
+    expect(text).toContain('rxfleet_write_requests_total{cluster="east",verb="apply",result="ok",controller="one"} 1');
+    expect(text).toContain('rxfleet_engaged_clusters{controller="one"} 1');
+    expect(await b.registry.metrics()).not.toContain('cluster="east"');
+  });
+});
+
+describe('onStopSignals', () => {
+  it('asks for a graceful stop on the first signal and an immediate one on the next', () => {
+    const target = new EventEmitter();
+    const calls: string[] = [];
+    const uninstall = onStopSignals(target, (s) => calls.push(`graceful ${s}`), (s) => calls.push(`now ${s}`));
+    target.emit('SIGTERM');
+    target.emit('SIGINT');
+    uninstall();
+    target.emit('SIGTERM');
+    expect(calls).toEqual(['graceful SIGTERM', 'now SIGINT']);
+    expect(target.listenerCount('SIGTERM')).toBe(0);
+  });
+});
+
+describe('controllerLogger', () => {
+  it('redacts tokens, Authorization headers and Secret data even on an injected logger', () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const log = controllerLogger(pino(sink), 'c');
+    log.info({ headers: { authorization: 'Bearer s3cret' }, token: 's3cret', secret: { data: { k: 's3cret' } } }, 'hello');
+    expect(lines.join('')).not.toContain('s3cret');
+    expect(lines.join('')).toContain('"controller":"c"');
+  });
+});
+
+describe('startProbeServer', () => {
+  it('serves /healthz, /readyz (503 until ready) and /metrics on 127.0.0.1', async () => {
+    const t = healthTracker();
+    const m = controllerMetrics('probe');
+    const server = await startProbeServer(t, m.registry, { port: 0 });
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const notReady = await fetch(`${server.url}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.text()).toContain('phase: starting');
+      t.phase('running');
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      expect(await (await fetch(`${server.url}/metrics`)).text()).toContain('rxfleet_engaged_clusters{controller="probe"} 0');
+      expect((await fetch(`${server.url}/nope`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
