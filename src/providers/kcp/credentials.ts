@@ -1,0 +1,139 @@
+// Where the kcp providers' credentials come from: the provider workspace's kubeconfig, read again
+// after every 401 because kcp issues a new admin token at each restart. Each client gets its own
+// copy of the KubeConfig (and so its own token caches and HTTP agent): nothing is shared.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterClient, ClusterClientOptions } from '../../client/client.js';
+import { clientOver } from '../../client/client.js';
+import type { AuthSource } from '../../client/auth.js';
+import { authFromKubeConfig } from '../../client/auth.js';
+import type { KubeConfigSource } from '../../client/kubeconfig.js';
+import { loadKubeConfig } from '../../client/kubeconfig.js';
+import { createTransport } from '../../client/transport.js';
+import type { ClusterName } from '../../core/cluster.js';
+import type { KubeError } from '../../core/errors.js';
+import { kubeError } from '../../core/errors.js';
+import type { Either } from '../../internal/fp.js';
+import { E } from '../../internal/fp.js';
+
+/**
+ * The provider workspace's kubeconfig: a fixed source, or a function returning the current one.
+ * The function is called for every client built and again after each 401, so a kubeconfig file
+ * rewritten with a new token (a restarted kcp, a rotated ServiceAccount token) is picked up without
+ * restarting the controller.
+ *
+ * @example
+ * ```ts
+ * const fixed: KcpKubeconfig = { file: '/etc/kcp/provider.kubeconfig' };
+ * const reread: KcpKubeconfig = () => ({ yaml: fs.readFileSync('/etc/kcp/provider.kubeconfig', 'utf8') });
+ * ```
+ */
+export type KcpKubeconfig = KubeConfigSource | (() => KubeConfigSource);
+
+function current(source: KcpKubeconfig): KubeConfigSource {
+  return typeof source === 'function' ? source() : source;
+}
+
+/**
+ * Loads the provider workspace's KubeConfig as it is now (a fresh copy every call).
+ *
+ * @example
+ * ```ts
+ * const kc = loadProviderKubeConfig(clusterName('provider'), { file: 'provider.kubeconfig' });
+ * ```
+ * @param name - a name for errors.
+ * @param source - the kubeconfig or the function returning it.
+ * @returns the KubeConfig, or an `InvalidConfig` error (also when the function throws).
+ */
+export function loadProviderKubeConfig(name: ClusterName, source: KcpKubeconfig): Either<KubeError, KubeConfig> {
+  let src: KubeConfigSource;
+  try {
+    src = current(source);
+  } catch (err) {
+    return E.left(kubeError('InvalidConfig', name, `the kubeconfig function failed: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  return loadKubeConfig(name, src);
+}
+
+/**
+ * Credentials that re-read the kubeconfig after a 401. Always `dynamic`, so the transport retries a
+ * refused request once with the new credentials and watches reconnect with them.
+ *
+ * @example
+ * ```ts
+ * const auth = rereadingAuth(clusterName('provider'), () => ({ file: path }));
+ * ```
+ * @param name - a name for errors.
+ * @param source - the kubeconfig or the function returning it.
+ * @returns the credential source, or the error of the first load.
+ */
+export function rereadingAuth(name: ClusterName, source: KcpKubeconfig): Either<KubeError, AuthSource> {
+  const first = loadProviderKubeConfig(name, source);
+  if (E.isLeft(first)) return first;
+  let inner = authFromKubeConfig(first.right);
+  return E.right({
+    dynamic: true,
+    credentials: () => inner.credentials(),
+    invalidate: () => {
+      inner.invalidate();
+      const again = loadProviderKubeConfig(name, source);
+      // A kubeconfig that is briefly unreadable (being rewritten) keeps the old credentials; the
+      // next 401 tries again.
+      if (E.isRight(again)) inner = authFromKubeConfig(again.right);
+    },
+  });
+}
+
+/**
+ * A client of `server` (a virtual-workspace URL, possibly with `/clusters/<name>`) with the
+ * provider workspace's credentials and TLS settings.
+ *
+ * @example
+ * ```ts
+ * const vw = kcpClient(clusterName('2x9k'), `${endpoint}/clusters/2x9k`, { file: 'provider.kubeconfig' });
+ * ```
+ * @param name - the client's cluster name (in errors and health).
+ * @param server - the URL every request path is appended to.
+ * @param source - the provider workspace's kubeconfig.
+ * @param options - user agent and timeout.
+ * @returns the client, or an `InvalidConfig` error.
+ */
+export function kcpClient(name: ClusterName, server: string, source: KcpKubeconfig, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
+  const auth = rereadingAuth(name, source);
+  if (E.isLeft(auth)) return auth;
+  try {
+    return E.right(clientOver(createTransport(name, server, auth.right, options)));
+  } catch {
+    return E.left(kubeError('InvalidConfig', name, `invalid server URL ${JSON.stringify(server)}`));
+  }
+}
+
+/**
+ * The provider workspace's server URL from its kubeconfig, e.g. `https://kcp:6443/clusters/root:org:provider`.
+ *
+ * @example
+ * ```ts
+ * providerServer(kc); // 'https://127.0.0.1:6443/clusters/root:provider'
+ * ```
+ * @param kc - the loaded KubeConfig.
+ * @returns the server URL, `''` when the context names no cluster.
+ */
+export function providerServer(kc: KubeConfig): string {
+  return kc.getCurrentCluster()?.server ?? '';
+}
+
+/**
+ * The kcp front door of a server URL: everything before `/clusters/…` or `/services/…`.
+ *
+ * @example
+ * ```ts
+ * kcpBase('https://kcp:6443/clusters/root:org'); // 'https://kcp:6443'
+ * kcpBase('https://kcp:6443/services/apiexport/2x9k/widgets'); // 'https://kcp:6443'
+ * ```
+ * @param server - a kcp URL.
+ * @returns the URL without the workspace or virtual-workspace part, no trailing slash.
+ */
+export function kcpBase(server: string): string {
+  const noSlash = server.replace(/\/+$/, '');
+  const at = noSlash.search(/\/(clusters|services)\//);
+  return at < 0 ? noSlash : noSlash.slice(0, at);
+}

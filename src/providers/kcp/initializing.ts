@@ -1,0 +1,102 @@
+// The initializing-workspaces provider: workspaces of a WorkspaceType with an initializer, engaged
+// while they wait for this initializer, through the type's initializing virtual workspace. The
+// controller does its setup through the cluster's client, then calls finishInitialization.
+import type { Cluster, Provider } from '../../client/cluster.js';
+import { clusterName } from '../../core/cluster.js';
+import type { KubeError } from '../../core/errors.js';
+import { kubeError } from '../../core/errors.js';
+import type { Either } from '../../internal/fp.js';
+import { E } from '../../internal/fp.js';
+import { fleetSurface, kcpNamer, providerUrls } from './common.js';
+import type { KcpProviderConfig } from './config.js';
+import { runEngine } from './engine.js';
+import type { LogicalCluster } from './types.js';
+import { logicalClusters, workspaceTypes } from './types.js';
+
+/**
+ * The label an initializing cluster carries with the initializer it waits for (the last segment of
+ * the virtual-workspace URL, `<type's logical cluster>:<type name>`): pass it to
+ * {@link finishInitialization}.
+ *
+ * @example
+ * ```ts
+ * const initializer = cluster.labels?.[initializerLabel]; // '2x9k:my-type'
+ * ```
+ */
+export const initializerLabel = 'rxfleet.dev/kcp-initializer';
+
+function initializerOf(endpoint: string): string {
+  const last = endpoint.replace(/\/+$/, '').split('/').pop() ?? '';
+  return decodeURIComponent(last);
+}
+
+/**
+ * Serves the workspaces of a WorkspaceType (with `spec.initializer: true`) while they are
+ * initializing (Go: multicluster-provider `initializingworkspaces`). URLs come from the type's
+ * `status.virtualWorkspaces[].url` (those containing `/initializingworkspaces/`); at each, the
+ * wildcard watch of `core.kcp.io/v1alpha1` LogicalClusters lists the workspaces that still wait for
+ * this initializer. Each is engaged with a client of `<url>/clusters/<logical name>` (which can
+ * read and write the workspace's objects) and disengaged when kcp sends the synthetic DELETED that
+ * means it no longer matches (its initializer was removed, or it was deleted).
+ *
+ * @example
+ * ```ts
+ * import { finishInitialization, initializerLabel, initializingWorkspaces } from 'rxfleet/providers/kcp';
+ * initializingWorkspaces({ kubeconfig: { file: 'provider.kubeconfig' } }, 'tenant').pipe(
+ *   filter((ev) => ev.type === 'engaged'),
+ *   mergeMap(async ({ cluster }) => {
+ *     await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'default' }, data: { hello: 'world' } });
+ *     return finishInitialization(cluster, cluster.labels?.[initializerLabel] ?? '');
+ *   }),
+ * ).subscribe();
+ * ```
+ * @param config - the kubeconfig of the workspace holding the WorkspaceType, and options.
+ * @param workspaceTypeName - the WorkspaceType's name.
+ * @returns the provider.
+ */
+export function initializingWorkspaces(config: KcpProviderConfig, workspaceTypeName: string): Provider {
+  const { signals, state } = runEngine<LogicalCluster>({
+    ...config,
+    urls: providerUrls(config, workspaceTypes, workspaceTypeName, (wt) =>
+      (wt.status?.virtualWorkspaces ?? []).map((v) => v.url).filter((u) => u.includes('/initializingworkspaces/')),
+    ),
+    presence: logicalClusters,
+    counts: (lc) => lc.metadata.deletionTimestamp === undefined,
+    served: [],
+    namer: kcpNamer(config, clusterName(`kcp-front:${workspaceTypeName}`)),
+    labels: (_logical, _lc, endpoint) => ({ [initializerLabel]: initializerOf(endpoint) }),
+  });
+  return fleetSurface(signals, state).provider;
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Removes `initializer` from the LogicalCluster's `status.initializers`, through the cluster's
+ * client (an initializing virtual workspace accepts exactly this status change). The patch carries
+ * the resourceVersion read, so a concurrent change yields a Conflict, which is retried (5 reads in
+ * all). Already removed is success.
+ *
+ * @example
+ * ```ts
+ * const r = await finishInitialization(cluster, cluster.labels?.[initializerLabel] ?? '');
+ * if (E.isLeft(r)) console.warn(r.left.message);
+ * ```
+ * @param cluster - an engaged initializing cluster.
+ * @param initializer - the initializer to remove (`<logical cluster of the type>:<type name>`).
+ * @returns the updated LogicalCluster, or the error of the last attempt.
+ */
+export async function finishInitialization(cluster: Cluster, initializer: string): Promise<Either<KubeError, LogicalCluster>> {
+  let last: KubeError = kubeError('Unknown', cluster.name, 'finishInitialization made no attempt');
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const read = await cluster.client.get(logicalClusters, 'cluster');
+    if (E.isLeft(read)) return read;
+    const initializers = read.right.status?.initializers ?? [];
+    if (!initializers.includes(initializer)) return read;
+    const patch = { metadata: { resourceVersion: read.right.metadata.resourceVersion }, status: { initializers: initializers.filter((i) => i !== initializer) } };
+    const res = await cluster.client.patch(logicalClusters, 'cluster', patch, { type: 'merge', subresource: 'status' });
+    if (E.isRight(res) || res.left._tag !== 'Conflict') return res;
+    last = res.left;
+  }
+  return E.left(last);
+}

@@ -1,0 +1,82 @@
+// The initializing-workspaces provider against the shared kcp: new workspaces of a WorkspaceType
+// with an initializer are engaged while they initialize, set up through the virtual workspace,
+// released with finishInitialization, and reach Ready.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { filter, mergeMap } from 'rxjs';
+import type { FleetEvent } from '../../src/index.js';
+import { configMaps, E, namespaces } from '../../src/index.js';
+import { finishInitialization, initializerLabel, initializingWorkspaces } from '../../src/providers/kcp/index.js';
+import { sharedKcp } from '../support/context.js';
+import { requestJson, stringField } from '../support/http.js';
+import { createKcpWorkspace, kcpClusterKubeConfig } from '../support/kcp.js';
+import { eventually } from './targets.js';
+
+describe('initializingWorkspaces provider on a real kcp', () => {
+  it('initialises new workspaces of a custom WorkspaceType, which then reach Ready', async () => {
+    const admin = sharedKcp().adminKubeconfigPath;
+    const home = await createKcpWorkspace(admin, `types-${randomBytes(3).toString('hex')}`);
+    const homeKc = () => kcpClusterKubeConfig(admin, home.path);
+    const typeName = 'tenant';
+    const created = await requestJson(homeKc(), 'POST', '/apis/tenancy.kcp.io/v1alpha1/workspacetypes', {
+      apiVersion: 'tenancy.kcp.io/v1alpha1',
+      kind: 'WorkspaceType',
+      metadata: { name: typeName },
+      spec: { initializer: true, extend: { with: [{ name: 'universal', path: 'root' }] } },
+    });
+    expect(created.status).toBe(201);
+
+    const events: FleetEvent[] = [];
+    const finished: string[] = [];
+    const errors: unknown[] = [];
+    const sub = initializingWorkspaces(
+      { kubeconfig: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, watch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } } },
+      typeName,
+    )
+      .pipe(
+        mergeMap((ev) => {
+          events.push(ev);
+          return [ev];
+        }),
+        filter((ev): ev is Extract<FleetEvent, { type: 'engaged' }> => ev.type === 'engaged'),
+        mergeMap(async ({ cluster }) => {
+          // Its own namespace: `default` is made by the root:universal initializer, which may run after this one.
+          const ns = await cluster.client.create(namespaces, { metadata: { name: 'welcome' } });
+          if (E.isLeft(ns) && ns.left._tag !== 'AlreadyExists') throw new Error(ns.left.message);
+          const cm = await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'welcome' }, data: { workspace: cluster.name } });
+          if (E.isLeft(cm) && cm.left._tag !== 'AlreadyExists') throw new Error(cm.left.message);
+          const r = await finishInitialization(cluster, cluster.labels?.[initializerLabel] ?? '');
+          if (E.isLeft(r)) throw new Error(r.left.message);
+          finished.push(cluster.name);
+        }),
+      )
+      .subscribe({ error: (err: unknown) => errors.push(err) });
+    try {
+      const names = ['init-a', 'init-b'];
+      for (const name of names) {
+        const ws = await requestJson(homeKc(), 'POST', '/apis/tenancy.kcp.io/v1alpha1/workspaces', {
+          apiVersion: 'tenancy.kcp.io/v1alpha1',
+          kind: 'Workspace',
+          metadata: { name },
+          spec: { type: { name: typeName, path: home.path } },
+        });
+        expect(ws.status).toBe(201);
+      }
+      for (const name of names) {
+        await eventually(`${name} Ready`, async () => {
+          const res = await requestJson(homeKc(), 'GET', `/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`);
+          return stringField(res.body, 'status', 'phase') === 'Ready' ? true : undefined;
+        }, 90_000);
+        // The initializer's setup is there, written through the initializing virtual workspace.
+        const cm = await requestJson(kcpClusterKubeConfig(admin, `${home.path}:${name}`), 'GET', '/api/v1/namespaces/welcome/configmaps/welcome');
+        expect(stringField(cm.body, 'data', 'workspace')).toBe(`${home.path}:${name}`);
+      }
+      expect(errors).toEqual([]);
+      expect(finished.sort()).toEqual(names.map((n) => `${home.path}:${n}`));
+      // Each was disengaged once it stopped matching (kcp's synthetic DELETED).
+      await eventually('both disengaged', () => Promise.resolve(events.filter((e) => e.type === 'disengaged').length === 2 ? true : undefined));
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
