@@ -1,9 +1,9 @@
 // From one cluster's watch events to fleet-wide keyed events: the key gains the cluster, listings
 // become plain `applied` events (level-triggered: a relist is a resync), markers disappear.
 import type { OperatorFunction } from 'rxjs';
-import { mergeMap } from 'rxjs';
+import { defer, mergeMap } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
-import { keyOf } from '../core/key.js';
+import { formatKey, keyOf } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { KeyedEvent, WatchEvent } from './events.js';
@@ -12,28 +12,47 @@ import type { KeyedEvent, WatchEvent } from './events.js';
  * Maps a cluster's (reflected) watch events to {@link KeyedEvent}s: `initApply` and `applied`
  * become `applied`, `deleted` stays `deleted`, `initStarted`/`initDone` are dropped.
  *
+ * The objects of a listing are held back until its `initDone` and then emitted together (latest
+ * per key). A reflected store replaces its content only at `initDone`, so a reconciler woken by a
+ * listed object must not run before then: reading the store it would find the object missing (on
+ * a first list) or stale (on a relist) and act on a state that is not the cluster's. Deletes for
+ * objects that vanished during a gap come first, as the store emits them before `initDone`.
+ *
  * @example
  * ```ts
- * informer.events.pipe(toKeyedEvents(cluster.name, configMaps)).subscribe((ev) => queue.add(ev));
+ * informer.events.pipe(toKeyedEvents(cluster.name, configMaps)).subscribe((ev) => console.log(ev.type));
  * ```
  * @param cluster - the cluster the events come from.
  * @param resource - their resource, carried on every event.
  * @returns an operator from watch events to keyed events.
  */
 export function toKeyedEvents<T extends KubeObject>(cluster: ClusterName, resource: ResourceDescriptor<T>): OperatorFunction<WatchEvent<T>, KeyedEvent<T>> {
+  const applied = (object: T): KeyedEvent<T> => ({ type: 'applied', key: keyOf(cluster, object), resource, object });
   return (events) =>
-    events.pipe(
-      mergeMap((ev): KeyedEvent<T>[] => {
-        switch (ev.type) {
-          case 'initApply':
-          case 'applied':
-            return [{ type: 'applied', key: keyOf(cluster, ev.object), resource, object: ev.object }];
-          case 'deleted':
-            return [{ type: 'deleted', key: keyOf(cluster, ev.object), resource, object: ev.object }];
-          case 'initStarted':
-          case 'initDone':
-            return [];
-        }
-      }),
-    );
+    defer(() => {
+      // The listing in progress, per subscription: undefined outside a listing.
+      let listing: Map<string, T> | undefined;
+      return events.pipe(
+        mergeMap((ev): KeyedEvent<T>[] => {
+          switch (ev.type) {
+            case 'initStarted':
+              listing = new Map();
+              return [];
+            case 'initApply':
+              if (listing === undefined) return [applied(ev.object)];
+              listing.set(formatKey(keyOf(cluster, ev.object)), ev.object);
+              return [];
+            case 'initDone': {
+              const done = [...(listing?.values() ?? [])].map(applied);
+              listing = undefined;
+              return done;
+            }
+            case 'applied':
+              return [applied(ev.object)];
+            case 'deleted':
+              return [{ type: 'deleted', key: keyOf(cluster, ev.object), resource, object: ev.object }];
+          }
+        }),
+      );
+    });
 }
