@@ -183,27 +183,8 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     if (cluster === undefined || !selected({ resource: c.resource, options: primaryOptions as ControllerWatchOptions<KubeObject> }, cluster)) return undefined;
     return informers.informer(cluster, c.resource, primaryOptions).store;
   };
-  // A store fills at the end of a listing, while keys of listed objects are queued as they arrive:
-  // until a cluster's store has synced, its listed objects are kept here for `lookup`.
-  const listing = new Map<ClusterName, Map<string, T>>();
-  const primary = watch(c.resource, primaryOptions).pipe(
-    tap((ev) => {
-      if (ev.type === 'clusterRemoved') {
-        listing.delete(ev.cluster);
-        return;
-      }
-      const cluster = ev.key.cluster;
-      if (storeOf(cluster)?.synced(cluster) !== false) {
-        listing.delete(cluster);
-        return;
-      }
-      let objects = listing.get(cluster);
-      if (objects === undefined) listing.set(cluster, (objects = new Map<string, T>()));
-      if (ev.type === 'applied') objects.set(formatKey(ev.key), ev.object);
-      else objects.delete(formatKey(ev.key));
-    }),
-    c.filter ?? identity,
-  );
+  // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
+  const primary = watch(c.resource, primaryOptions).pipe(c.filter ?? identity);
   const extra = c.inputs?.({ watch, fleet, informers, sinks, log }) ?? [];
 
   // Keeps every watch of an engaged cluster open (so caches outlive the input during a drain) and
@@ -263,15 +244,7 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     };
     return c.reconcile(req, full);
   };
-  const lookup = (key: ObjectKey): T | undefined => {
-    const store = storeOf(key.cluster);
-    if (store === undefined) return undefined;
-    if (store.synced(key.cluster)) {
-      listing.delete(key.cluster);
-      return store.get(key);
-    }
-    return store.get(key) ?? listing.get(key.cluster)?.get(formatKey(key));
-  };
+  const lookup = (key: ObjectKey): T | undefined => storeOf(key.cluster)?.get(key);
 
   const stopRequested = new Subject<void>();
   const outcomes = new Subject<Outcome>();
