@@ -30,7 +30,8 @@ export type KubeErrorTag =
  *
  * @example
  * ```ts
- * const r = await client.get(configMaps, 'missing', { namespace: 'default' });
+ * const client = createClusterClient(clusterName('east'), { file: 'east.kubeconfig' });
+ * const r = E.isRight(client) ? await client.right.get(configMaps, 'missing', { namespace: 'default' }) : client;
  * if (E.isLeft(r) && r.left._tag === 'NotFound') console.log(r.left.message);
  * ```
  */

@@ -71,8 +71,12 @@ export function requeueAfter(ms: number): Action {
  *
  * @example
  * ```ts
- * const r = await client.apply(configMaps, desired, { fieldManager: 'me' });
- * if (E.isLeft(r)) return error(r.left, { terminal: !isRetryable(r.left) && r.left._tag !== 'Conflict' });
+ * const sync = (client: ClusterClient): Reconciler<ConfigMap> => async (req) => {
+ *   if (req.object === undefined) return done();
+ *   const r = await client.apply(configMaps, desiredCopy(req.object), { fieldManager: 'me' });
+ *   if (E.isLeft(r)) return error(r.left, { terminal: !isRetryable(r.left) && r.left._tag !== 'Conflict' });
+ *   return done();
+ * };
  * ```
  * @param cause - what went wrong (a KubeError, an Error...). Reported in the outcome.
  * @param options - `terminal` (never retry) and `retryAfter` (ms, replaces the backoff delay once).
@@ -92,7 +96,11 @@ export function error(cause: unknown, options: { readonly terminal?: boolean; re
  *
  * @example
  * ```ts
- * if (req.object?.spec === undefined) return terminal(new Error('spec is required'));
+ * const reconciler: Reconciler<Rollout> = (req) => {
+ *   if (req.object === undefined) return done();
+ *   if (req.object.spec.image === '') return terminal(new Error('spec.image is required'));
+ *   return deployRollout(req.object);
+ * };
  * ```
  * @param cause - what went wrong.
  * @returns the terminal `error` action.

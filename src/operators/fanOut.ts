@@ -36,7 +36,7 @@ export type FanOutItem<D> =
  * const config: FanOutConfig<ConfigMap, ConfigMap> = {
  *   fleet: provider,                                   // FleetEvents, or FleetView snapshots
  *   clusters: (cm) => ({ matchLabels: { tier: cm.metadata.labels?.tier ?? 'prod' } }),
- *   desired: (cm, cluster) => ({ ...cm, metadata: { name: cm.metadata.name, namespace: 'fleet' } }),
+ *   desired: (cm) => ({ ...cm, metadata: { name: cm.metadata.name ?? 'settings', namespace: 'fleet' } }),
  * };
  * ```
  */
@@ -75,9 +75,13 @@ const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Parti
  *
  * @example
  * ```ts
- * hubConfigMaps.pipe(
+ * fleetWatch(hubFleet, configMaps).pipe(
  *   fanOut({ fleet: provider, clusters: { matchLabels: { env: 'prod' } }, desired: (cm) => copyOf(cm) }),
- *   mergeMap((item) => (item.type === 'desired' ? sinks.apply(item.cluster, item.object) : sinks.delete(item.cluster, item.source))),
+ *   mergeMap((item) =>
+ *     item.type === 'desired'
+ *       ? apply(ctx, { cluster: item.cluster, resource: configMaps, object: item.object })
+ *       : remove(ctx, { key: objectKey(item.cluster, item.source.namespace, item.source.name), resource: configMaps }),
+ *   ),
  * );
  * ```
  * @param config - the fleet, the selector, and how to build the desired object.

@@ -19,6 +19,7 @@ import { enqueue } from './types.js';
  * @example
  * ```ts
  * // Every change to a hub ConfigMap re-reconciles the Rollout of the same name in each cluster.
+ * const fleet = createFleet(provider);
  * hubConfigMaps.pipe(
  *   mapToKeys(rollouts, (ev) => fleet.clusters().map((c) => objectKey(c.name, ev.key.namespace, ev.key.name))),
  *   reconcile(syncRollout),

@@ -21,7 +21,7 @@ function groupOf(apiVersion: string): string {
  *
  * @example
  * ```ts
- * const input = merge(rolloutEvents, podEvents.pipe(mapToOwner(rollouts, { controllerOnly: true })));
+ * const input = merge(fleetWatch(fleet, rollouts), fleetWatch(fleet, pods).pipe(mapToOwner(rollouts, { controllerOnly: true })));
  * input.pipe(reconcile(reconcileRollout));
  * ```
  * @see mapToKeys

@@ -122,7 +122,7 @@ function settings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T
  *
  * @example
  * ```ts
- * const outcomes = events.pipe(
+ * const outcomes = fleetWatch(fleet, configMaps).pipe(
  *   reconcile<ConfigMap>((req, ctx) => {
  *     if (req.object === undefined) return done();
  *     ctx.log.info('syncing');

@@ -30,7 +30,7 @@ export interface EnqueueRequest<T extends KubeObject = KubeObject> {
  *
  * @example
  * ```ts
- * const input: Observable<ReconcileInput<Rollout>> = merge(rolloutEvents, podEvents.pipe(mapToOwner(rollouts)));
+ * const input: Observable<ReconcileInput<Rollout>> = merge(fleetWatch(fleet, rollouts), fleetWatch(fleet, pods).pipe(mapToOwner(rollouts)));
  * ```
  */
 export type ReconcileInput<T extends KubeObject = KubeObject> = KeyedEvent<T> | EnqueueRequest<T>;
@@ -57,7 +57,7 @@ export function enqueue<T extends KubeObject>(key: ObjectKey, resource: Resource
  *
  * @example
  * ```ts
- * const fn: Reconciler<ConfigMap> = (req) => (req.object === undefined ? cleanup(req.key) : apply(req.object));
+ * const fn: Reconciler<ConfigMap> = (req) => (req.object === undefined ? cleanup(req.key) : copyToFleet(req.object));
  * ```
  */
 export interface ReconcileRequest<T extends KubeObject = KubeObject> {
@@ -121,7 +121,7 @@ export type OutcomeResult = 'done' | 'requeue' | 'error' | 'terminal' | 'dropped
  *
  * @example
  * ```ts
- * outcomes.subscribe((o) => histogram.observe({ cluster: o.cluster, result: o.result }, o.duration / 1000));
+ * outcomes.subscribe((o: Outcome) => histogram.observe({ cluster: o.cluster, result: o.result }, o.duration / 1000));
  * ```
  */
 export interface Outcome {

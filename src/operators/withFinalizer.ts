@@ -66,7 +66,7 @@ function actions(out: Action | ObservableInput<Action>): ObservableInput<Action>
  *
  * @example
  * ```ts
- * events.pipe(reconcile(withFinalizer({ finalizer: 'example.com/copies', ensure, remove, apply, cleanup })));
+ * events.pipe(reconcile(withFinalizer({ finalizer: 'example.com/copies', ensure: addFinalizer, remove: dropFinalizer, apply: applyRollout, cleanup })));
  * ```
  * @param config - the finalizer name, the two writes, and the apply and cleanup reconcilers.
  * @returns the wrapped reconciler.

@@ -19,7 +19,8 @@ import { send } from './send.js';
  *
  * @example
  * ```ts
- * const w: ApplyWrite<ConfigMap> = { cluster: clusterName('west'), resource: configMaps, object: { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } } };
+ * const desired: ConfigMap = { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } };
+ * const w: ApplyWrite<ConfigMap> = { cluster: clusterName('west'), resource: configMaps, object: desired };
  * ```
  */
 export interface ApplyWrite<T extends KubeObject = KubeObject> {
@@ -98,7 +99,8 @@ export function serverSideApply<T extends KubeObject>(
  * ```ts
  * import { apply, sinkContext } from 'rxfleet/sinks';
  * const ctx = sinkContext({ fleet, fieldManager: 'rollouts.demo.rxfleet.dev' });
- * apply(ctx, { cluster: clusterName('west'), resource: configMaps, object: { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } } })
+ * const desired: ConfigMap = { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } };
+ * apply(ctx, { cluster: clusterName('west'), resource: configMaps, object: desired })
  *   .subscribe((o) => console.log(E.isRight(o) ? o.right.changed : o.left.message));
  * ```
  * @param ctx - the sink context.

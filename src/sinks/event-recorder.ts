@@ -126,7 +126,8 @@ export interface EventRecorderConfig {
  *
  * @example
  * ```ts
- * recorder.record({ cluster, regarding, type: 'Warning', reason: 'SyncFailed', action: 'Apply', note: err.message }).subscribe();
+ * const events = eventRecorder(ctx, { reportingController: 'demo.rxfleet.dev/rollouts', reportingInstance: 'pod-0' });
+ * events.record({ cluster, regarding, type: 'Warning', reason: 'SyncFailed', action: 'Apply', note: err.message }).subscribe();
  * ```
  */
 export interface EventRecorder {

@@ -28,7 +28,7 @@ export const DEFAULT_SINK_CONCURRENCY = 4;
  * @example
  * ```ts
  * import { writeEach, apply } from 'rxfleet/sinks';
- * desired.pipe(writeEach((w) => apply(ctx, w), { concurrency: 2 })).subscribe(report);
+ * desired.pipe(writeEach((w: ApplyWrite<ConfigMap>) => apply(ctx, w), { concurrency: 2 })).subscribe(report);
  * ```
  * @param sink - performs one write and emits its outcome.
  * @param config - concurrency.

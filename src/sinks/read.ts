@@ -52,7 +52,7 @@ export function describe(r: ResourceDescriptor, key: ObjectKey): string {
  *
  * @example
  * ```ts
- * readOrNull(ctx, configMaps, key).subscribe((r) => E.isRight(r) && r.right === null && console.log('absent'));
+ * readOrNull(ctx, configMaps, key).subscribe((r: Either<KubeError, ConfigMap | null>) => E.isRight(r) && r.right === null && console.log('absent'));
  * ```
  * @param ctx - the sink context.
  * @param r - the resource.
@@ -109,7 +109,7 @@ function canonical(v: unknown): string {
  *
  * @example
  * ```ts
- * explainStatus404(ctx, widgets, key, err).subscribe((e) => console.log(e._tag)); // 'NoStatusSubresource' or 'NotFound'
+ * explainStatus404(ctx, widgets, key, err).subscribe((e: Pick<WriteError, '_tag'>) => console.log(e._tag)); // 'NoStatusSubresource' or 'NotFound'
  * ```
  * @param ctx - the sink context.
  * @param r - the resource.

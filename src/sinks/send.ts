@@ -28,7 +28,7 @@ export interface Sent<R> {
  *
  * @example
  * ```ts
- * send(ctx, cluster, 'read configmaps default/a', (c) => c.get(configMaps, 'a', { namespace: 'default' }));
+ * send(ctx, cluster, 'read configmaps default/a', (c: WriteClient) => c.get(configMaps, 'a', { namespace: 'default' }));
  * ```
  * @param ctx - the sink context.
  * @param cluster - the target cluster.

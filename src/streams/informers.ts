@@ -37,6 +37,7 @@ export interface Selection {
  *
  * @example
  * ```ts
+ * const informers = createInformers();
  * informers.informer(cluster, configMaps, { namespace: 'default', indexers: { app: (cm) => [cm.metadata.labels?.['app'] ?? ''] } });
  * ```
  */
@@ -50,6 +51,7 @@ export interface InformerOptions<T extends KubeObject> extends Selection {
  *
  * @example
  * ```ts
+ * const informers = createInformers();
  * const inf = informers.informer(cluster, configMaps);
  * inf.events.subscribe((ev) => console.log(ev.type));
  * inf.store.get(objectKey(cluster.name, 'default', 'settings'));

@@ -20,6 +20,7 @@ import type { KeyedEvent, WatchEvent } from './events.js';
  *
  * @example
  * ```ts
+ * const informer = createInformers().informer(cluster, configMaps);
  * informer.events.pipe(toKeyedEvents(cluster.name, configMaps)).subscribe((ev) => console.log(ev.type));
  * ```
  * @param cluster - the cluster the events come from.

@@ -26,6 +26,7 @@ export type WatchState = 'listing' | 'relisting' | 'connected' | 'backingOff';
  *
  * @example
  * ```ts
+ * const informer = createInformers().informer(cluster, configMaps);
  * informer.health.subscribe((h) => {
  *   if (h.state === 'backingOff') log.warn({ cluster: h.cluster, err: h.lastError?.message }, 'watch retrying');
  * });

@@ -68,6 +68,8 @@ export function scripted<T extends KubeObject = KubeObject>(
  *
  * @example
  * ```ts
+ * const rec = recorder(takes(10));
+ * // ...after one reconcile of `a` at frame 0:
  * expect(rec.calls.map((c) => [c.key.name, c.start, c.end])).toEqual([['a', 0, 10]]);
  * ```
  */

@@ -24,7 +24,10 @@ import { backoffDelay, takeToken } from './rate.js';
  *
  * @example
  * ```ts
- * const s: EngineSettings<ConfigMap> = { concurrency: 10, backoff, scheduler: asyncScheduler, logger, ... };
+ * const s: EngineSettings<ConfigMap> = {
+ *   concurrency: 10, debounce: undefined, backoff: { base: 5, factor: 2, max: 1_000_000 }, rateLimit: { qps: 10, burst: 100 },
+ *   lookup: undefined, fleet: undefined, logger: pino(), scheduler: asyncScheduler, onDepth: undefined,
+ * };
  * ```
  */
 export interface EngineSettings<T extends KubeObject> {
@@ -98,7 +101,8 @@ const toError = (e: unknown): Action => errorAction(e);
  *
  * @example
  * ```ts
- * new Observable<Outcome>((subscriber) => runEngine(source, subscriber, fn, settings));
+ * // The subscribe function of the Observable<Outcome> that `reconcile` returns: one engine per subscription.
+ * const subscribe = (subscriber: Subscriber<Outcome>) => runEngine(source, subscriber, fn, settings);
  * ```
  * @param source - events and enqueue requests.
  * @param subscriber - where outcomes go.

@@ -20,8 +20,9 @@ export interface BackoffPolicy {
  *
  * @example
  * ```ts
- * backoffDelay(1, { base: 5, factor: 2, max: 1_000_000 }); // 5
- * backoffDelay(3, { base: 5, factor: 2, max: 1_000_000 }); // 20
+ * import * as rate from './rate.js'; // not the public (jittered) `backoffDelay` of rxfleet
+ * rate.backoffDelay(1, { base: 5, factor: 2, max: 1_000_000 }); // 5
+ * rate.backoffDelay(3, { base: 5, factor: 2, max: 1_000_000 }); // 20
  * ```
  * @param failures - consecutive failures so far (≥ 1).
  * @param p - the policy.
@@ -50,7 +51,8 @@ export interface RateLimit {
  *
  * @example
  * ```ts
- * const full: TokenBucket = { tokens: 100, last: 0 };
+ * // Not the public `TokenBucket` of rxfleet/sinks: this one is a plain value, advanced by `takeToken`.
+ * const { bucket, wait } = takeToken({ tokens: 100, last: 0 }, { qps: 10, burst: 100 }, 0); // full: wait 0, 99 tokens left
  * ```
  */
 export interface TokenBucket {

@@ -68,7 +68,7 @@ export interface ClusterApiOptions extends ContactOptions {
  *
  * @example
  * ```ts
- * desiredFromCapi(clusters, secrets, controlPlaneInitialized, 'value');
+ * desiredFromCapi(capiObjects, kubeconfigSecretsByName, controlPlaneInitialized, 'value');
  * ```
  * @param capi - Cluster objects.
  * @param kubeconfigs - Secrets.

@@ -22,7 +22,9 @@ export function objectId(o: KubeObject): string {
  *
  * @example
  * ```ts
- * watch(management, secrets, { namespace: 'fleet' }).pipe(snapshots()).subscribe((all) => console.log(all.size));
+ * watch(management, secrets, { namespace: 'fleet' })
+ *   .pipe(snapshots(), map((all: ReadonlyMap<string, Secret>) => [...all.keys()]))
+ *   .subscribe((ids) => console.log(ids)); // ['fleet/east-kubeconfig', ...]: after the listing, then after each change
  * ```
  * @returns the operator.
  */

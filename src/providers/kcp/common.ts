@@ -51,7 +51,10 @@ export function kcpNamer(config: KcpProviderConfig, name: ClusterName): Namer {
  *
  * @example
  * ```ts
- * providerUrls(config, apiExportEndpointSlices, 'widgets.example.com', (s) => (s.status?.endpoints ?? []).map((e) => e.url));
+ * const urls = providerUrls(config, apiExportEndpointSlices, 'widgets.example.com', (s: APIExportEndpointSlice) =>
+ *   (s.status?.endpoints ?? []).map((e) => e.url),
+ * );
+ * urls.subscribe((list: readonly string[]) => console.log(list));
  * ```
  * @param config - the provider's config.
  * @param r - the resource of the URL-listing object.

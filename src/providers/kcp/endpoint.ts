@@ -49,7 +49,9 @@ export type EndpointSignal =
  *
  * @example
  * ```ts
- * endpointWatches(url, [apiBindings, widgets], { kubeconfig }).subscribe((s) => …);
+ * endpointWatches(url, [apiBindings, widgets], { kubeconfig }).subscribe((s: EndpointSignal) => {
+ *   if (s.kind === 'error') console.error(s.error.message);
+ * });
  * ```
  * @param endpoint - the endpoint URL.
  * @param resources - what to watch there, in order (the index tags the events).

@@ -63,9 +63,9 @@ export type Namer = (logical: ClusterName, hint: KubeObject) => Observable<Eithe
  * const spec: EngineSpec<APIBinding> = {
  *   urls: of(['https://kcp/services/apiexport/2x9k/widgets']),
  *   presence: apiBindings,
- *   counts: (b) => isBoundTo(b, 'widgets'),
+ *   counts: (b: APIBinding) => isBoundTo(b, 'widgets'),
  *   served: [widgets],
- *   namer: (logical) => of(E.right(logical)),
+ *   namer: (logical: ClusterName) => of(E.right(logical)),
  *   kubeconfig: { file: 'provider.kubeconfig' },
  * };
  * ```
@@ -117,7 +117,7 @@ interface Endpoint<P extends KubeObject> {
  * @example
  * ```ts
  * const { signals, state } = runEngine(spec);
- * signals.pipe(share()).subscribe(…);
+ * signals.pipe(share()).subscribe((s: EngineSignal) => console.log(s.kind, state()));
  * ```
  * @param spec - URLs, presence resource, served resources, naming, credentials.
  * @returns the signals (one run per subscription; share it) and the current state, if running.

@@ -24,7 +24,7 @@ export interface KcpCondition {
  *
  * @example
  * ```ts
- * const urls = (slice.status?.endpoints ?? []).map((e) => e.url);
+ * const urlsOfSlice = (slice: APIExportEndpointSlice): string[] => (slice.status?.endpoints ?? []).map((e) => e.url);
  * ```
  */
 export interface APIExportEndpointSlice extends KubeObject {
@@ -62,7 +62,7 @@ export interface LogicalCluster extends KubeObject {
  *
  * @example
  * ```ts
- * const urls = (wt.status?.virtualWorkspaces ?? []).map((v) => v.url);
+ * const initializingUrls = (wt: WorkspaceType): string[] => (wt.status?.virtualWorkspaces ?? []).map((v) => v.url);
  * ```
  */
 export interface WorkspaceType extends KubeObject {

@@ -31,7 +31,9 @@ export interface ClusterObjectEvent<T extends KubeObject> {
  * @example
  * ```ts
  * const split = wildcardSplitter(store);
- * watch(wildcard, widgets).pipe(mergeMap((ev) => split.apply(ev))).subscribe(({ logical, event }) => …);
+ * watch(wildcard, widgets).pipe(mergeMap((ev) => split.apply(ev))).subscribe(({ logical, event }) => {
+ *   console.log(logical, event.type);
+ * });
  * ```
  * @param store - the resource's store (shared across endpoints: a logical cluster lives on one shard).
  * @returns the splitter of one endpoint: `apply` per event, `clusters()` it has objects for, `drop()` to forget them all.

@@ -57,7 +57,7 @@ function call(run: KindRunner, args: readonly string[], cfg: EngageConfig, ms: n
  *
  * @example
  * ```ts
- * lookAtKind(run, 'fleet-', cfg, 30_000).subscribe((desired) => console.log([...desired.keys()]));
+ * lookAtKind(runKind('kind', 30_000), 'fleet-', cfg, 30_000).subscribe((desired) => console.log([...desired.keys()]));
  * ```
  * @param run - the kind runner.
  * @param prefix - name filter.

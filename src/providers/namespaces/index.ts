@@ -73,8 +73,9 @@ export function namespaceCandidate(management: Cluster, ns: Namespace): Candidat
  *
  * @example
  * ```ts
- * import { namespaces } from 'rxfleet/providers/namespaces';
- * const fleet = createFleet(namespaces({ cluster: hub }));
+ * // `rxfleet` also exports `namespaces` (the resource): alias one of them when you import both.
+ * import { namespaces as namespaceProvider } from 'rxfleet/providers/namespaces';
+ * const fleet = createFleet(namespaceProvider({ cluster: hub }));
  * ```
  * @param options - the cluster, selector and reporting.
  * @returns the provider.
