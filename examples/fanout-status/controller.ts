@@ -3,7 +3,7 @@
 // hub object deletes the copies first (a finalizer, since owner references cannot cross clusters).
 import type { Observable } from 'rxjs';
 import { concat, concatMap, defer, from, map, mergeMap, of, toArray } from 'rxjs';
-import type { Cluster, KubeObject, Provider } from '../../src/index.js';
+import type { ApplyConfiguration, Cluster, Provider } from '../../src/index.js';
 import { E, objectKey, resourceId } from '../../src/index.js';
 import type { Action, ReconcileInput } from '../../src/operators/index.js';
 import { done, error, mapToKeys, withFinalizer } from '../../src/operators/index.js';
@@ -44,7 +44,7 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
     apply(ctx.sinks, {
       cluster: c.name,
       resource: rollouts,
-      object: withBackReference<KubeObject>({ metadata: { name, namespace }, spec: { image: hub.spec.image, replicas: hub.spec.replicas ?? 1 } }, id),
+      object: withBackReference<ApplyConfiguration<Rollout>>({ metadata: { name, namespace }, spec: { image: hub.spec.image, replicas: hub.spec.replicas ?? 1 } }, id),
     }).pipe(
       map((o): ClusterStatus => {
         if (E.isLeft(o)) return { cluster: c.name, phase: `Failed: ${o.left._tag}` };

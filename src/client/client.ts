@@ -4,7 +4,7 @@ import type { Observable } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError, Status } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
-import type { KubeObject, ObjectList } from '../core/object.js';
+import type { ApplyConfiguration, KubeObject, ObjectList } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { apiVersionOf } from '../core/resource.js';
 import type { Either } from '../internal/fp.js';
@@ -109,7 +109,7 @@ export interface ClusterClient {
   /** PUT: fails with Conflict when `metadata.resourceVersion` is stale. */
   replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
   /** Server-side apply of a (partial) object. `apiVersion` and `kind` are filled in from the descriptor. */
-  apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: KubeObject, opts: ApplyOptions): Promise<Either<KubeError, T>>;
+  apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: ApplyConfiguration<T>, opts: ApplyOptions): Promise<Either<KubeError, T>>;
   patch<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, patch: unknown, opts: PatchOptions): Promise<Either<KubeError, T>>;
   /** Resolves to the object (when deletion waits on finalizers) or the server's Status. */
   delete<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: DeleteOptions): Promise<Either<KubeError, T | Status>>;

@@ -119,3 +119,32 @@ export interface Secret extends KubeObject {
 export interface Namespace extends KubeObject {
   readonly status?: { readonly phase?: string };
 }
+
+/**
+ * Every field optional, all the way down: the shape of "the fields I own" in a server-side apply.
+ *
+ * @example
+ * ```ts
+ * const patch: DeepPartial<{ spec: { replicas: number; image: string } }> = { spec: { replicas: 3 } };
+ * ```
+ */
+export type DeepPartial<T> = T extends readonly (infer U)[]
+  ? readonly DeepPartial<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/**
+ * What a server-side apply sends: the object's identity (metadata) and only the fields the field
+ * manager owns. Typed by the resource, so an inline literal is checked field by field.
+ *
+ * @example
+ * ```ts
+ * const intent: ApplyConfiguration<ConfigMap> = { metadata: { name: 'settings', namespace: 'default' }, data: { mode: 'on' } };
+ * ```
+ */
+export type ApplyConfiguration<T extends KubeObject> = {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+} & { readonly [K in Exclude<keyof T, 'apiVersion' | 'kind' | 'metadata'>]?: DeepPartial<T[K]> };

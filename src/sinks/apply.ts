@@ -3,7 +3,7 @@
 import type { Observable, OperatorFunction } from 'rxjs';
 import { concatMap, map, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
-import type { KubeObject } from '../core/object.js';
+import type { ApplyConfiguration, KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
@@ -19,8 +19,7 @@ import { send } from './send.js';
  *
  * @example
  * ```ts
- * const desired: ConfigMap = { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } };
- * const w: ApplyWrite<ConfigMap> = { cluster: clusterName('west'), resource: configMaps, object: desired };
+ * const w: ApplyWrite<ConfigMap> = { cluster: clusterName('west'), resource: configMaps, object: { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } } };
  * ```
  */
 export interface ApplyWrite<T extends KubeObject = KubeObject> {
@@ -28,7 +27,7 @@ export interface ApplyWrite<T extends KubeObject = KubeObject> {
   readonly cluster: ClusterName;
   readonly resource: ResourceDescriptor<T>;
   /** The fields this controller wants set, with `metadata.name` (and namespace when namespaced). */
-  readonly object: KubeObject;
+  readonly object: ApplyConfiguration<T>;
   /**
    * The object as last seen (e.g. from a store), or `null` when known to be absent. Saves the read
    * the sink otherwise makes to tell whether the apply changed anything.

@@ -5,7 +5,7 @@ import { asyncScheduler } from 'rxjs';
 import type { DeleteOptions, GetOptions, ListOptions, PatchOptions, ApplyOptions, WriteOptions } from '../client/client.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError, Status } from '../core/errors.js';
-import type { KubeObject, ObjectList } from '../core/object.js';
+import type { ApplyConfiguration, KubeObject, ObjectList } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { Either } from '../internal/fp.js';
 import type { RateLimitConfig, TokenBucket } from './rate-limit.js';
@@ -26,7 +26,7 @@ export interface WriteClient {
   listAll<T extends KubeObject>(r: ResourceDescriptor<T>, opts?: ListOptions): ObservableInput<Either<KubeError, ObjectList<T>>>;
   create<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
   replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
-  apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: KubeObject, opts: ApplyOptions): ObservableInput<Either<KubeError, T>>;
+  apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: ApplyConfiguration<T>, opts: ApplyOptions): ObservableInput<Either<KubeError, T>>;
   patch<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, patch: unknown, opts: PatchOptions): ObservableInput<Either<KubeError, T>>;
   delete<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: DeleteOptions): ObservableInput<Either<KubeError, T | Status>>;
 }

@@ -57,7 +57,7 @@ describe('example: uniform-baseline', () => {
 
     // Drift: someone edits the settings in one cluster and deletes the Role in another.
     const [first, , last] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0]];
-    right(await first.client.apply(configMaps, { metadata: { name: BASELINE, namespace }, data: { owner: 'someone-else' } } as ConfigMap, { fieldManager: 'kubectl-edit', force: true }));
+    right(await first.client.apply(configMaps, { metadata: { name: BASELINE, namespace }, data: { owner: 'someone-else' } }, { fieldManager: 'kubectl-edit', force: true }));
     right(await last.client.delete(roles, BASELINE, { namespace }));
     for (const c of all) await until(`the baseline restored in ${c.name}`, async () => ((await present(c.client)) ? true : undefined));
 

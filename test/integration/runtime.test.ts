@@ -60,14 +60,14 @@ describe('run against kcp workspaces', () => {
 
   it('lets in-flight reconciles finish their writes on stop', async () => {
     const names = Array.from({ length: 4 }, (_, i) => `slow-${i}`);
-    for (const name of names) right(await east.client.apply(configMaps, { metadata: { name, namespace: 'default' }, data: { state: 'new' } } as ConfigMap, { fieldManager: 'test' }));
+    for (const name of names) right(await east.client.apply(configMaps, { metadata: { name, namespace: 'default' }, data: { state: 'new' } }, { fieldManager: 'test' }));
     let started = 0;
     const handle = await start<ConfigMap>([east], configMaps, (req, ctx) => {
       if (req.object?.data?.state !== 'new') return done();
       started++;
       return defer(async () => {
         await sleep(1_500); // long enough for stop() to arrive mid-flight
-        right(await ctx.fleet.get(req.cluster)?.client.apply(configMaps, { metadata: { name: req.key.name, namespace: 'default' }, data: { state: 'reconciled' } } as ConfigMap, { fieldManager: 'rt', force: true }) ?? E.left({ message: 'cluster gone' }));
+        right(await ctx.fleet.get(req.cluster)?.client.apply(configMaps, { metadata: { name: req.key.name, namespace: 'default' }, data: { state: 'reconciled' } }, { fieldManager: 'rt', force: true }) ?? E.left({ message: 'cluster gone' }));
         return done();
       });
     });

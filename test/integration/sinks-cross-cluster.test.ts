@@ -44,7 +44,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
 
   /** What the controller does for a live source: hold it with a finalizer, copy it to every spoke with a back-reference. */
   async function fanOut(name: string, withFinalizer: boolean): Promise<{ source: ConfigMap; id: SourceIdentity }> {
-    let source = ok(await firstValueFrom(apply(ctx, { cluster: hub.cluster, resource: configMaps, object: { metadata: { name, namespace: 'default' }, data: { v: '1' } } as ConfigMap })));
+    let source = ok(await firstValueFrom(apply(ctx, { cluster: hub.cluster, resource: configMaps, object: { metadata: { name, namespace: 'default' }, data: { v: '1' } } })));
     if (withFinalizer) source = ok(await firstValueFrom(ensureFinalizer(ctx, { key: objectKey(hub.cluster, 'default', name), resource: configMaps, finalizer })));
     const id = sourceIdentity(hub.cluster, configMaps, source);
     const copies = spokes.map((s) =>

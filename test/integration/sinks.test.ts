@@ -43,7 +43,7 @@ describe.each(targets)('sinks against $name', (target) => {
   const cm = (name: string, data: Record<string, string>): ApplyWrite<ConfigMap> => ({
     cluster: sb.cluster,
     resource: configMaps,
-    object: { metadata: { name, namespace: sb.namespace }, data } as ConfigMap,
+    object: { metadata: { name, namespace: sb.namespace }, data },
   });
 
   it('applies, and a second identical apply reports no change', async () => {
