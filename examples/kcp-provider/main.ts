@@ -1,0 +1,59 @@
+// Runs the kcp-provider example:
+//   node dist-demo/examples/kcp-provider/main.js --provider provider.kubeconfig --downstream downstream.kubeconfig \
+//     [--export mongodbs.databases.example.dev] [--namespace mongodb-instances]
+// With INSTALL_API=1 it first installs the MongoDB APIResourceSchema and APIExport in the provider
+// workspace. The downstream namespace is created when missing.
+import type { Logger } from 'pino';
+import { clusterName, createClusterClient, E, namespaces } from '../../src/index.js';
+import type { KcpReport } from '../../src/providers/kcp/index.js';
+import { apiExportFleet } from '../../src/providers/kcp/index.js';
+import { single } from '../../src/providers/single/index.js';
+import type { Controller } from '../../src/runtime/index.js';
+import { ConfigError, defaultLogger, exitCodes, main } from '../../src/runtime/index.js';
+import { probePort } from '../shared/cli.js';
+import type { MongoDB } from './api.js';
+import { installMongoApi, mongodbs } from './api.js';
+import { parseKcpProviderArgs } from './cli.js';
+import { DOWNSTREAM, kcpProviderController } from './controller.js';
+
+async function withClient(name: string, file: string, use: (c: Parameters<typeof installMongoApi>[0]) => Promise<void>): Promise<void> {
+  const client = createClusterClient(clusterName(name), { file });
+  if (E.isLeft(client)) throw new ConfigError(client.left.message);
+  await use(client.right).finally(() => {
+    client.right.close();
+  });
+}
+
+/** The kcp provider's reports as log lines: engagements at info, failures (retried) at warn. */
+const logReport = (log: Logger) => (r: KcpReport): void => {
+  if (r.kind === 'engaged' || r.kind === 'disengaged') log.info({ cluster: r.cluster, logical: r.logical }, `workspace ${r.kind}`);
+  else if (r.kind === 'endpoints') log.info({ urls: r.urls }, 'virtual workspace endpoints');
+  else if (r.kind === 'error') log.warn({ error: r.error._tag, reason: r.error.message }, 'kcp provider: retrying');
+};
+
+async function prepare(log: Logger): Promise<Controller<MongoDB>> {
+  const args = parseKcpProviderArgs(process.argv.slice(2));
+  if (process.env.INSTALL_API === '1') {
+    await withClient('provider', args.provider, (c) => installMongoApi(c, args.exportName));
+    log.info({ export: args.exportName }, 'MongoDB API installed');
+  }
+  await withClient(DOWNSTREAM, args.downstream, async (c) => {
+    const got = await c.get(namespaces, args.namespace);
+    if (E.isRight(got) || got.left._tag !== 'NotFound') return;
+    const made = await c.apply(namespaces, { metadata: { name: args.namespace } }, { fieldManager: 'kcp-provider' });
+    if (E.isLeft(made)) throw new ConfigError(`namespace ${args.namespace} is missing downstream and cannot be created: ${made.left.message}`);
+  });
+  // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
+  const kcp = apiExportFleet({ kubeconfig: () => ({ file: args.provider }), resources: [mongodbs], report: logReport(log.child({ component: 'kcp' })) }, args.exportName);
+  return kcpProviderController({ kcp, downstream: single({ name: DOWNSTREAM, kubeconfig: { file: args.downstream } }), namespace: args.namespace });
+}
+
+const log = defaultLogger();
+prepare(log).then(
+  (c) => main(c, { http: { port: probePort() }, logger: log }),
+  (err: unknown) => {
+    const config = err instanceof ConfigError;
+    process.stderr.write(`${config ? 'configuration error' : 'failed'}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = config ? exitCodes.config : exitCodes.failed;
+  },
+);
