@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Observable, SchedulerLike, Subscription } from 'rxjs';
-import { asyncScheduler, filter, finalize, identity, ignoreElements, merge, mergeMap, Subject, takeUntil, tap, timer } from 'rxjs';
+import { asyncScheduler, filter, finalize, identity, ignoreElements, merge, mergeMap, NEVER, Subject, takeUntil, tap, timer } from 'rxjs';
 import type { Cluster } from '../client/cluster.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
@@ -217,7 +217,9 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
           ),
         );
       });
-      return merge(...perWatch).pipe(
+      // NEVER keeps a cluster that no watch selects (e.g. a downstream target) tracked until its
+      // lifetime ends; an empty merge would complete at once and report it disengaged.
+      return merge(NEVER, ...perWatch).pipe(
         takeUntil(lifetime),
         finalize(() => {
           health.disengage(cluster.name);

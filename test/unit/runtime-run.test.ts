@@ -124,4 +124,22 @@ describe('run', () => {
     expect(await handle.metrics.registry.metrics()).toMatch(/rxfleet_reconcile_total\{cluster="west",result="done",controller="test"\} 1/);
     await handle.stop();
   });
+  it('should keep a cluster that no watch selects engaged and ready until it is disengaged', async () => {
+    const c = controller({
+      name: 'test',
+      provider: staticProvider([fakeCluster('east'), fakeCluster('target')]),
+      resource: configMaps,
+      reconcile: () => done(),
+      watch: { clusters: (cl) => cl.name !== 'target' },
+      watchConfig: { streamingList: false, sourceFor: sources({ east: listOf(cm('a')) }) },
+    });
+    const handle = await run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
+    await untilReport(handle, (r) => r.ready);
+    expect(handle.health.report().clusters.map((cl) => [cl.cluster, cl.state])).toEqual([
+      ['east', 'synced'],
+      ['target', 'synced'],
+    ]);
+    expect((await handle.metrics.registry.getSingleMetricAsString('rxfleet_engaged_clusters')).trim().split('\n').pop()).toMatch(/ 2$/);
+    expect((await handle.stop()).reason).toBe('clean');
+  });
 });
