@@ -14,7 +14,7 @@ import type { ApiExportFixture, Widget } from '../support/kcp-apiexport.js';
 import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
 import type { KcpWorkspace } from '../support/kcp.js';
-import { eventually } from './targets.js';
+import { until } from './targets.js';
 
 const fastWatch = { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 }, authBackoff: { initialMs: 500, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } };
 
@@ -86,7 +86,7 @@ async function readWidget(fx: ApiExportFixture, ws: KcpWorkspace, name: string):
 }
 
 async function statusLands(fx: ApiExportFixture, ws: KcpWorkspace, name: string, size: number): Promise<void> {
-  await eventually(`status of ${ws.path}/${name}`, async () => {
+  await until(`status of ${ws.path}/${name}`, async () => {
     const w = await readWidget(fx, ws, name);
     return w?.status?.cluster === ws.logicalCluster && w.status.observedSize === size ? true : undefined;
   }, 60_000);
@@ -141,16 +141,16 @@ describe('apiExport provider on a real kcp', () => {
     try {
       const [a] = fx.consumers;
       if (a === undefined) throw new Error('fixture');
-      await eventually('three engaged', () => Promise.resolve(run.kcp.clusters().length >= 3 ? true : undefined));
+      await until('three engaged', () => Promise.resolve(run.kcp.clusters().length >= 3 ? true : undefined));
       const d = await fx.addConsumer();
       fx.consumers.push(d);
-      await eventually(`${d.path} engaged`, () => Promise.resolve(run.kcp.get(clusterName(d.logicalCluster)) === undefined ? undefined : true), 60_000);
+      await until(`${d.path} engaged`, () => Promise.resolve(run.kcp.get(clusterName(d.logicalCluster)) === undefined ? undefined : true), 60_000);
       await createWidget(fx, d, 'shared', 4);
       await statusLands(fx, d, 'shared', 4);
 
       await fx.unbind(a);
       const aName = clusterName(a.logicalCluster);
-      await eventually(`${a.path} disengaged`, () =>
+      await until(`${a.path} disengaged`, () =>
         Promise.resolve(run.fleetEvents.some((e) => e.type === 'disengaged' && e.name === aName) ? true : undefined),
       );
       expect(run.kcp.get(aName)).toBeUndefined();
@@ -165,7 +165,7 @@ describe('apiExport provider on a real kcp', () => {
       expect(events).toEqual(['engaged', 'disengaged']);
       // Bind it again: engaged again (its objects were removed by kcp with the binding).
       await fx.bind(a);
-      await eventually(`${a.path} engaged again`, () => Promise.resolve(run.kcp.get(aName) === undefined ? undefined : true), 60_000);
+      await until(`${a.path} engaged again`, () => Promise.resolve(run.kcp.get(aName) === undefined ? undefined : true), 60_000);
     } finally {
       run.stop();
     }
@@ -178,8 +178,8 @@ describe('apiExport provider on a real kcp', () => {
       if (b === undefined || c === undefined) throw new Error('fixture');
       const bName = clusterName(b.logicalCluster);
       const cName = clusterName(c.logicalCluster);
-      const fromB = await eventually('b/only-b cached', () => Promise.resolve(run.kcp.lookup(fx.widgets)(objectKey(bName, 'default', 'only-b'))));
-      const cClient = await eventually('c engaged', () => Promise.resolve(run.kcp.get(cName)?.client));
+      const fromB = await until('b/only-b cached', () => Promise.resolve(run.kcp.lookup(fx.widgets)(objectKey(bName, 'default', 'only-b'))));
+      const cClient = await until('c engaged', () => Promise.resolve(run.kcp.get(cName)?.client));
       const { resourceVersion: _rv, uid: _uid, ...meta } = fromB.metadata;
       const refused = await cClient.apply(fx.widgets, { ...fromB, metadata: meta }, { fieldManager: 'kcp-test' });
       expect(E.isLeft(refused)).toBe(true);
@@ -213,12 +213,12 @@ describe('apiExport provider on a real kcp', () => {
     try {
       const [, b] = fx.consumers;
       if (b === undefined) throw new Error('fixture');
-      const byPath = await eventually(`${b.path} engaged by path`, () => Promise.resolve(run.kcp.get(clusterName(b.path))), 60_000);
+      const byPath = await until(`${b.path} engaged by path`, () => Promise.resolve(run.kcp.get(clusterName(b.path))), 60_000);
       expect(byPath.name).toBe(b.path);
       expect(byPath.labels?.['kcp.io/cluster']).toBe(b.logicalCluster);
       expect(run.kcp.get(clusterName(b.logicalCluster))?.name).toBe(b.path);
       expect(run.kcp.logicalCluster(clusterName(b.path))).toBe(b.logicalCluster);
-      await eventually('keys by path', () =>
+      await until('keys by path', () =>
         Promise.resolve(run.reconciled.some((r) => r.key.cluster === b.path && r.key.name === 'shared') ? true : undefined),
       );
       expect(run.kcp.lookup(fx.widgets)(objectKey(clusterName(b.path), 'default', 'shared'))?.spec?.size).toBe(2);

@@ -10,7 +10,7 @@ import { finishInitialization, initializerLabel, initializingWorkspaces } from '
 import { sharedKcp } from '../support/context.js';
 import { requestJson, stringField } from '../support/http.js';
 import { createKcpWorkspace, kcpClusterKubeConfig } from '../support/kcp.js';
-import { eventually } from './targets.js';
+import { until } from './targets.js';
 
 describe('initializingWorkspaces provider on a real kcp', () => {
   it('initialises new workspaces of a custom WorkspaceType, which then reach Ready', async () => {
@@ -63,7 +63,7 @@ describe('initializingWorkspaces provider on a real kcp', () => {
         expect(ws.status).toBe(201);
       }
       for (const name of names) {
-        await eventually(`${name} Ready`, async () => {
+        await until(`${name} Ready`, async () => {
           const res = await requestJson(homeKc(), 'GET', `/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`);
           return stringField(res.body, 'status', 'phase') === 'Ready' ? true : undefined;
         }, 90_000);
@@ -74,7 +74,7 @@ describe('initializingWorkspaces provider on a real kcp', () => {
       expect(errors).toEqual([]);
       expect(finished.sort()).toEqual(names.map((n) => `${home.path}:${n}`));
       // Each was disengaged once it stopped matching (kcp's synthetic DELETED).
-      await eventually('both disengaged', () => Promise.resolve(events.filter((e) => e.type === 'disengaged').length === 2 ? true : undefined));
+      await until('both disengaged', () => Promise.resolve(events.filter((e) => e.type === 'disengaged').length === 2 ? true : undefined));
     } finally {
       sub.unsubscribe();
     }

@@ -13,7 +13,7 @@ import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import type { KcpHandle } from '../support/kcp.js';
 import { startKcp } from '../support/kcp.js';
 import { requestJson } from '../support/http.js';
-import { eventually } from './targets.js';
+import { until } from './targets.js';
 
 const fastWatch = { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 }, authBackoff: { initialMs: 500, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } };
 
@@ -36,7 +36,7 @@ describe('apiExport provider across a kcp restart', () => {
       createIn(fx.workspaceKubeConfig(ws), path, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size } });
     const statusOf = async (ws: typeof a, name: string): Promise<Widget | undefined> => (await getIn(fx.workspaceKubeConfig(ws), `${path}/${name}`)) as Widget | undefined;
     const lands = (ws: typeof a, name: string, size: number): Promise<true> =>
-      eventually(`status of ${ws.path}/${name}`, async () => ((await statusOf(ws, name))?.status?.observedSize === size ? true : undefined), 90_000);
+      until(`status of ${ws.path}/${name}`, async () => ((await statusOf(ws, name))?.status?.observedSize === size ? true : undefined), 90_000);
 
     await create(a, 'before', 1);
     await create(b, 'before', 2);
@@ -94,7 +94,7 @@ describe('apiExport provider across a kcp restart', () => {
       expect(reports.some((r) => r.kind === 'watch' && r.health.lastError?._tag === 'Unauthorized')).toBe(true);
       // The cache is exactly the server's state, per workspace.
       const names = (ws: typeof a): string[] => fleet.list(fx.widgets, clusterName(ws.logicalCluster)).map((w) => w.metadata.name ?? '').sort();
-      await eventually('cache equals server', () => Promise.resolve(names(b).join(',') === 'after' ? true : undefined));
+      await until('cache equals server', () => Promise.resolve(names(b).join(',') === 'after' ? true : undefined));
       expect(names(a)).toEqual(['after', 'before']);
       expect(names(b)).toEqual(['after']);
       expect(fleet.lookup(fx.widgets)(objectKey(clusterName(b.logicalCluster), 'default', 'before'))).toBeUndefined();

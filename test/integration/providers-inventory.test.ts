@@ -14,7 +14,7 @@ import { clusterProfileResource, clusterProfiles } from '../../src/providers/clu
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
 import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, must, recorder, seeConfigMap } from './providers-support.js';
-import { eventually, randomName } from './targets.js';
+import { until, randomName } from './targets.js';
 
 let hub: Cluster;
 let ws: { yaml: string; cluster: Cluster; server: string; caData: string; token: string };
@@ -26,7 +26,7 @@ async function installCrd(fixture: string, name: string, probe: () => Promise<E.
     `apply ${fixture}`,
     hub.client.raw({ method: 'PATCH', path: `${resourcePath(customResourceDefinitions, { name })}?fieldManager=rxfleet-test&force=true`, body: yaml, contentType: 'application/apply-patch+yaml' }),
   );
-  await eventually(`${fixture} served`, async () => {
+  await until(`${fixture} served`, async () => {
     const r = await probe();
     return E.isRight(r) ? true : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
   });

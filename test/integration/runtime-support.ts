@@ -1,14 +1,10 @@
 // Helpers of the runtime and examples integration tests: places to work on the shared servers,
 // clients from kubeconfig text, polling, and HTTP reads of a run's probe server.
-import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, ClusterClient, ClusterName } from '../../src/index.js';
 import { clusterName, createClusterClient, E } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 
-export function randomName(prefix: string): string {
-  return `${prefix}-${randomBytes(4).toString('hex')}`;
-}
+export { randomName, right, until } from './targets.js';
 
 export function clientFrom(name: string, yaml: string): ClusterClient {
   const c = createClusterClient(clusterName(name), { yaml });
@@ -37,21 +33,7 @@ export async function kubeApiserverCluster(name = 'kube-apiserver'): Promise<{ c
   return { cluster: clusterFrom(name, yaml), yaml, namespace };
 }
 
-export function right<T>(r: E.Either<{ message: string }, T>): T {
-  if (E.isLeft(r)) throw new Error(r.left.message);
-  return r.right;
-}
 
-/** Polls until `probe` returns a value; fails naming `what` and the last value seen. */
-export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
 
 export async function httpGet(url: string): Promise<{ status: number; body: string }> {
   const res = await fetch(url);

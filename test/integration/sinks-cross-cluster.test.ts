@@ -23,7 +23,7 @@ import {
 import { fixedFleet } from './sinks-fleet.js';
 import { right } from './targets.js';
 import type { Sandbox } from './targets.js';
-import { eventually, kcpTarget, randomName } from './targets.js';
+import { until, kcpTarget, randomName } from './targets.js';
 
 const finalizer = 'test.rxfleet.dev/fan-out';
 
@@ -81,7 +81,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     expect(outcomes.filter(E.isLeft)).toEqual([]);
     expect(outcomes.map((o) => E.isRight(o) && o.right.verb)).toEqual(['remove', 'remove', 'remove', 'removeFinalizer']);
     expect(await targetsOf(id)).toEqual([]);
-    await eventually('the source to be gone', async () => ((await gone(hub, name)) ? true : undefined));
+    await until('the source to be gone', async () => ((await gone(hub, name)) ? true : undefined));
   });
 
   it('sweeps targets whose source vanished or was replaced while the controller was down, and keeps the rest', async () => {

@@ -25,7 +25,7 @@ import { fixedFleet } from './sinks-fleet.js';
 import type { Widget } from './targets.js';
 import { right, widgetsCrd } from './targets.js';
 import type { Sandbox } from './targets.js';
-import { eventually, randomName, targets } from './targets.js';
+import { until, randomName, targets } from './targets.js';
 
 function ok<T extends ConfigMap | Widget>(o: WriteOutcome<T>) {
   if (E.isLeft(o)) throw new Error(`${o.left._tag}: ${o.left.message}`);
@@ -164,7 +164,7 @@ describe.each(targets)('sinks against $name', (target) => {
     expect(right(await sb.client.get(configMaps, name, { namespace: sb.namespace })).metadata.finalizers).toEqual([finalizer]);
 
     expect(ok(await firstValueFrom(removeFinalizer(ctx, { key, resource: configMaps, finalizer }))).changed).toBe(true);
-    await eventually('the object to be gone', async () => {
+    await until('the object to be gone', async () => {
       const r = await sb.client.get(configMaps, name, { namespace: sb.namespace });
       return E.isLeft(r) && r.left._tag === 'NotFound' ? true : undefined;
     });

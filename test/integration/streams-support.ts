@@ -4,6 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, ClusterClient, ClusterName, ConfigMap } from '../../src/index.js';
 import { clusterName, configMaps, createClusterClient, E } from '../../src/index.js';
 import type { StoreView } from '../../src/streams/index.js';
+import { until } from './targets.js';
+
+export { until };
 
 export function clusterFrom(name: string, yaml: string): Cluster {
   const c = createClusterClient(clusterName(name), { yaml });
@@ -40,16 +43,6 @@ export async function must<T>(what: string, call: () => Promise<E.Either<{ messa
   }
 }
 
-/** Polls `probe` every `intervalMs` until it returns a value, or throws after `timeoutMs` with the last diagnostic. */
-export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
 
 /** name → resourceVersion of every ConfigMap of `namespace` in the store (for one cluster). */
 export function storeState(store: StoreView<ConfigMap>, namespace: string): Map<string, string> {

@@ -99,14 +99,14 @@ export const kubeApiserverTarget: Target = {
 
 export const targets: readonly Target[] = [kcpTarget, kubeApiserverTarget];
 
-/** Polls `probe` until it returns a value, or fails with `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+/** Polls `probe` every `intervalMs` until it returns a value; fails naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
@@ -156,7 +156,7 @@ export async function widgetsCrd(client: ClusterClient, namespace: string): Prom
       { fieldManager: 'rxfleet-test' },
     ),
   );
-  await eventually('the widgets resource to be served', async () => {
+  await until('the widgets resource to be served', async () => {
     const r = await client.list(widgets, { namespace, limit: 1 });
     return E.isRight(r) ? true : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
   });
