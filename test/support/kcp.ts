@@ -8,6 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { resolveBinary } from './binaries.js';
 import { requestJson, stringField } from './http.js';
 import { freePorts } from './ports.js';
+import type { ProcessControls } from './process.js';
 import { processControls, ServerProcess, ServerStartError, waitUntil } from './process.js';
 
 export interface KcpOptions {
@@ -39,7 +40,7 @@ export interface KcpWorkspace {
   kubeconfigYaml(): string;
 }
 
-export interface KcpHandle {
+export interface KcpHandle extends ProcessControls {
   /** Temporary root directory (`--root-directory`); also holds kcp.log. */
   readonly rootDir: string;
   /** `<rootDir>/admin.kubeconfig`, rewritten with a new token at every start. */
@@ -58,13 +59,6 @@ export interface KcpHandle {
   stop(): Promise<void>;
   /** Stops (SIGTERM) if running, starts again with the same root directory and ports, waits for /readyz. */
   restart(): Promise<void>;
-  /** SIGKILL and wait for the exit (the root directory is kept: restart() works after it). */
-  kill(): Promise<void>;
-  /** SIGSTOP. */
-  pause(): void;
-  /** SIGCONT. */
-  resume(): void;
-  logTail(lines?: number): string;
 }
 
 const ROOT_CONTEXT = 'root';

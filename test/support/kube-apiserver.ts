@@ -12,6 +12,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { resolveBinary } from './binaries.js';
 import { requestJson } from './http.js';
 import { freePorts } from './ports.js';
+import type { ProcessControls } from './process.js';
 import { processControls, ServerProcess, ServerStartError, waitUntil } from './process.js';
 
 export type KubeUser = 'admin' | 'limited';
@@ -33,23 +34,17 @@ export interface KubeApiserverPorts {
   readonly etcdPeer: number;
 }
 
-export interface EtcdHandle {
+/** etcd under the kube-apiserver; `kill()` keeps the data dir, so `restart()` brings it back. */
+export interface EtcdHandle extends ProcessControls {
   /** `http://127.0.0.1:<client port>` (plain HTTP on loopback). */
   readonly clientUrl: string;
   readonly dataDir: string;
   readonly pid: number | undefined;
-  /** SIGKILL (data dir kept; restart() brings it back). */
-  kill(): Promise<void>;
-  /** SIGSTOP. */
-  pause(): void;
-  /** SIGCONT. */
-  resume(): void;
   /** SIGTERM if running, start again on the same data dir and ports, wait for /health. */
   restart(): Promise<void>;
-  logTail(lines?: number): string;
 }
 
-export interface KubeApiserverHandle {
+export interface KubeApiserverHandle extends ProcessControls {
   /** Temporary directory holding certs, tokens, kubeconfigs, etcd data and logs. */
   readonly rootDir: string;
   /** `https://127.0.0.1:<secure port>`. */
@@ -70,13 +65,6 @@ export interface KubeApiserverHandle {
   stop(): Promise<void>;
   /** Restarts kube-apiserver only (same ports, certs, tokens); waits for /readyz. */
   restart(): Promise<void>;
-  /** SIGKILL kube-apiserver (restart() brings it back). */
-  kill(): Promise<void>;
-  /** SIGSTOP kube-apiserver. */
-  pause(): void;
-  /** SIGCONT kube-apiserver. */
-  resume(): void;
-  logTail(lines?: number): string;
 }
 
 function kubeconfigFile(rootDir: string, user: KubeUser): string {
