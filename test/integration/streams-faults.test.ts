@@ -1,15 +1,18 @@
-// Fault tests of the streams layer against PRIVATE servers (so killing or pausing them disturbs no
-// other test): SIGKILL + restart mid-stream, a real 410 forced by etcd compaction, and a SIGSTOP
-// longer than the inactivity timeout. Each asserts the store ends equal to a fresh list.
+// Fault tests of the streams layer against PRIVATE servers, a kube-apiserver and a kcp (so killing
+// or pausing them disturbs no other test): SIGKILL + restart mid-stream, a real 410 forced by etcd
+// compaction, and a SIGSTOP longer than the inactivity timeout. Each asserts the store ends equal to
+// a fresh list.
 import { BehaviorSubject, catchError, defer, firstValueFrom, NEVER, of, switchMap, take, throwError, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, ConfigMap } from '../../src/index.js';
-import { configMaps, E, kubeError } from '../../src/index.js';
+import { clusterName, configMaps, E, kubeError } from '../../src/index.js';
 import type { BackoffConfig, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
 import { clusterWatchSource, createInformers } from '../../src/streams/index.js';
+import { kcpClient } from '../../src/providers/kcp/index.js';
+import { startKcp } from '../support/kcp.js';
+import type { ProcessControls } from '../support/process.js';
 import { startKubeApiserver } from '../support/kube-apiserver.js';
-import type { KubeApiserverHandle } from '../support/kube-apiserver.js';
 import { clusterFrom, configMap, must, pool, storeMatchesServer, until } from './streams-support.js';
 
 // Short timings keep the file fast; the rules are the same as the defaults.
@@ -29,24 +32,88 @@ function deleteCounter(): { onEvent: (ev: WatchEvent<ConfigMap>) => void; seen: 
   };
 }
 
-describe('streams under faults (kube-apiserver)', () => {
-  let kas: KubeApiserverHandle;
+/** A private server for one fault test file: its cluster, a namespace to work in, and its fault controls. */
+interface PrivateServer {
+  readonly cluster: Cluster;
+  readonly namespace: string;
+  /** Error tags a writer retries while the server comes back, beyond the transient ones. */
+  readonly warmupErrors: readonly string[];
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  pause(): void;
+  resume(): void;
+  stop(): Promise<void>;
+}
+
+/** The fault controls of a harness handle, bound to it. */
+function controlsOf(h: ProcessControls & { restart(): Promise<void>; stop(): Promise<void> }): Omit<PrivateServer, 'cluster' | 'namespace' | 'warmupErrors'> {
+  return {
+    kill: () => h.kill(),
+    restart: () => h.restart(),
+    pause: () => {
+      h.pause();
+    },
+    resume: () => {
+      h.resume();
+    },
+    stop: () => h.stop(),
+  };
+}
+
+// No watch cache: watches read etcd directly, so a compacted resourceVersion answers 410 at once.
+const faultFlags = ['--watch-cache=false', '--etcd-compaction-interval=2s'];
+
+const servers: readonly { readonly name: string; start(): Promise<PrivateServer> }[] = [
+  {
+    name: 'kube-apiserver',
+    async start() {
+      const kas = await startKubeApiserver({ extraArgs: faultFlags });
+      const cluster = clusterFrom('private-kas', kas.kubeconfigYaml('admin'));
+      const namespace = await kas.createNamespace('faults');
+      return {
+        cluster,
+        namespace,
+        warmupErrors: [],
+        ...controlsOf(kas),
+      };
+    },
+  },
+  {
+    name: 'kcp',
+    async start() {
+      const kcp = await startKcp({ extraArgs: faultFlags });
+      const ws = await kcp.createWorkspace();
+      const name = clusterName(ws.path);
+      // kcp issues a new admin token at every start: the client re-reads the kubeconfig after a 401.
+      const client = kcpClient(name, ws.kubeConfig().getCurrentCluster()?.server ?? '', () => ({ kubeConfig: ws.kubeConfig() }));
+      if (E.isLeft(client)) throw new Error(client.left.message);
+      return {
+        cluster: { name, client: client.right },
+        namespace: 'default',
+        // Right after a start, kcp refuses even its admin (403) until its authorization caches warm.
+        warmupErrors: ['Forbidden'],
+        ...controlsOf(kcp),
+      };
+    },
+  },
+];
+
+describe.each(servers)('streams under faults ($name)', (server) => {
+  let srv: PrivateServer;
   let cluster: Cluster;
   let namespace: string;
 
   beforeAll(async () => {
-    // No watch cache: watches read etcd directly, so a compacted resourceVersion answers 410 at once.
-    kas = await startKubeApiserver({ extraArgs: ['--watch-cache=false', '--etcd-compaction-interval=2s'] });
-    cluster = clusterFrom('private-kas', kas.kubeconfigYaml('admin'));
-    namespace = await kas.createNamespace('faults');
+    srv = await server.start();
+    ({ cluster, namespace } = srv);
   });
   afterAll(async () => {
     cluster.client.close();
-    await kas.stop();
+    await srv.stop();
   });
 
   it('should recover from SIGKILL + restart mid-stream with no delete lost or duplicated', async () => {
-    const informers = createInformers({ backoff: quick });
+    const informers = createInformers({ backoff: quick, authBackoff: quick });
     const inf = informers.informer(cluster, configMaps, { namespace, labelSelector: 'fault=kill' });
     const counter = deleteCounter();
     const sub = inf.events.subscribe(counter.onEvent);
@@ -57,14 +124,14 @@ describe('streams under faults (kube-apiserver)', () => {
         await must(`create ${name}`, async () => {
           const r = await cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'kill' } } });
           return E.isLeft(r) && r.left._tag === 'AlreadyExists' ? E.right(undefined) : r;
-        });
+        }, 60_000, srv.warmupErrors);
       };
       const remove = async (name: string): Promise<void> => {
         // Likewise a retried delete may find the object already gone.
         await must(`delete ${name}`, async () => {
           const r = await cluster.client.delete(configMaps, name, { namespace });
           return E.isLeft(r) && r.left._tag === 'NotFound' ? E.right(undefined) : r;
-        });
+        }, 60_000, srv.warmupErrors);
       };
       await pool(names.slice(0, 30), 8, create);
       await until('sync', () => (inf.store.synced(cluster.name) ? true : undefined));
@@ -75,11 +142,17 @@ describe('streams under faults (kube-apiserver)', () => {
           await remove(names[i - 30] ?? '');
         }
       })();
+      // Settled at once so a writer failing during the restart is reported by this test, not as unhandled.
+      const writersDone = writers.then(
+        () => undefined,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      );
       await sleep(200);
-      await kas.kill();
+      await srv.kill();
       await sleep(500);
-      await kas.restart();
-      await writers;
+      await srv.restart();
+      const writerError = await writersDone;
+      if (writerError !== undefined) throw writerError;
       await storeMatchesServer(inf.store, cluster.client, namespace, 60_000, 'fault=kill');
       for (const [name, n] of counter.deletes) expect(n, `deletes of ${name}`).toBe(1);
       for (const name of names.slice(0, 30)) expect(counter.deletes.get(name), `delete of ${name}`).toBe(1);
@@ -162,11 +235,11 @@ describe('streams under faults (kube-apiserver)', () => {
     try {
       await must('create s-0', () => cluster.client.create(configMaps, { metadata: { name: 's-0', namespace, labels: { fault: 'stop' } } }));
       await until('s-0 cached', () => (inf.store.size === 1 ? true : undefined));
-      kas.pause();
+      srv.pause();
       try {
         await until('the inactivity timeout to fire', () => (health.some((h) => h.lastError?._tag === 'Timeout') ? true : undefined), 30_000);
       } finally {
-        kas.resume();
+        srv.resume();
       }
       await must('create s-1', () => cluster.client.create(configMaps, { metadata: { name: 's-1', namespace, labels: { fault: 'stop' } } }));
       await until('s-1 cached without any user action', () => (inf.store.size === 2 ? true : undefined), 60_000);
