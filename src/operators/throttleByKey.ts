@@ -1,18 +1,14 @@
 // Per-key throttle: the first change of a key goes through at once, later ones at most once per
 // window. State is held only while a key's window is open.
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
-import { asyncScheduler, Observable } from 'rxjs';
-import { formatKey } from '../core/key.js';
+import { asyncScheduler } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
-import { Alarm } from './internal/alarm.js';
-import type { Timed } from './internal/deadline-heap.js';
-import { DeadlineHeap } from './internal/deadline-heap.js';
-import { forgetCluster } from './internal/keys.js';
+import type { KeyedInput, KeyWindow } from './internal/keyed-windows.js';
+import { keyedWindows } from './internal/keyed-windows.js';
 import type { ReconcileInput } from './types.js';
 
-interface Window<T extends KubeObject> extends Timed {
-  readonly id: string;
-  pending: ReconcileInput<T> | undefined;
+interface Window<T extends KubeObject> extends KeyWindow {
+  pending: KeyedInput<T> | undefined;
 }
 
 /**
@@ -34,63 +30,19 @@ interface Window<T extends KubeObject> extends Timed {
  * @returns the operator.
  */
 export function throttleByKey<T extends KubeObject>(duration: number, config: { readonly scheduler?: SchedulerLike } = {}): MonoTypeOperatorFunction<ReconcileInput<T>> {
-  const scheduler = config.scheduler ?? asyncScheduler;
-  return (source) =>
-    new Observable<ReconcileInput<T>>((subscriber) => {
-      const open = new Map<string, Window<T>>();
-      const heap = new DeadlineHeap<Window<T>>();
-      const alarm = new Alarm(scheduler, () => {
-        const now = scheduler.now();
-        for (let w = heap.peek(); w !== undefined && w.at <= now; w = heap.peek()) {
-          heap.pop();
-          const value = w.pending;
-          if (value === undefined) {
-            open.delete(w.id);
-            continue;
-          }
-          w.pending = undefined;
-          heap.push(w, now + duration);
-          subscriber.next(value);
-        }
-        alarm.ringAt(heap.peek()?.at);
-      });
-      const sub = source.subscribe({
-        next: (value) => {
-          if (value.type === 'clusterRemoved') {
-            forgetCluster(open, value.cluster, (w) => {
-              heap.remove(w);
-            });
-            subscriber.next(value);
-            return;
-          }
-          const id = formatKey(value.key);
-          const w = open.get(id);
-          if (w !== undefined) {
-            w.pending = value;
-            return;
-          }
-          const fresh: Window<T> = { id, pending: undefined, at: 0, heapIndex: -1 };
-          open.set(id, fresh);
-          heap.push(fresh, scheduler.now() + duration);
-          alarm.ringAt(fresh.at);
-          subscriber.next(value);
-        },
-        error: (err: unknown) => {
-          subscriber.error(err);
-        },
-        complete: () => {
-          alarm.cancel();
-          for (const w of open.values()) if (w.pending !== undefined) subscriber.next(w.pending);
-          open.clear();
-          heap.clear();
-          subscriber.complete();
-        },
-      });
-      return () => {
-        sub.unsubscribe();
-        alarm.cancel();
-        open.clear();
-        heap.clear();
-      };
-    });
+  return keyedWindows<T, Window<T>>(config.scheduler ?? asyncScheduler, {
+    // The first change goes through at once and opens the window.
+    open: (id, value, now) => ({ window: { id, pending: undefined, at: 0, heapIndex: -1 }, due: now + duration, emit: value }),
+    update: (w, value) => {
+      w.pending = value;
+    },
+    // At the end of a window, the latest change held back goes out and opens the next window.
+    expire: (w, now) => {
+      const value = w.pending;
+      if (value === undefined) return {};
+      w.pending = undefined;
+      return { emit: value, next: now + duration };
+    },
+    flush: (w) => w.pending,
+  });
 }
