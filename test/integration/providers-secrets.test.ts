@@ -12,7 +12,7 @@ import { namespaceLabel, namespaces } from '../../src/providers/namespaces/index
 import { createFleet, watch } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, must, recorder, seeConfigMap } from './providers-support.js';
+import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, must, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
 
 let hub: Cluster;
@@ -134,6 +134,43 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     expect(waiting.type === 'waiting' && waiting.reason).toMatch(/ECONNREFUSED|cannot reach/);
     expect(rec.events.some(isEngaged('dead'))).toBe(false);
     rec.stop();
+  });
+});
+
+describe('kubeconfigSecrets whose identity may not read Secrets (403)', () => {
+  it('should report the Forbidden cause once, naming the management cluster and resource, emit no FleetEvent, and not hold back a provider merged with it', async () => {
+    const limited = clusterFrom('hub-limited', sharedKubeApiserver().kubeconfigYaml('limited'));
+    // The Secret exists: only the identity's missing RBAC keeps it from being discovered.
+    const label = randomName('forbidden');
+    await must('forbidden-east', hub.client.create(secrets, kubeconfigSecret('forbidden-east', { kubeconfig: b64(wsA.yaml) }, { set: label })));
+    const tenant = randomName('tenant-ok');
+    await must(`ns ${tenant}`, hub.client.create(namespaceResource, { metadata: { name: tenant, labels: { set: label } } }));
+
+    const rec = recorder();
+    // A fast auth backoff, so the watch retries several times within the test.
+    const authBackoff = { initialMs: 200, factor: 1, maxMs: 200, resetAfterMs: 600_000 };
+    rec.start(
+      multi({
+        secrets: kubeconfigSecrets({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, report: rec.report, watch: { authBackoff } }),
+        tenants: namespaces({ cluster: hub, labelSelector: `set=${label}`, report: rec.report }),
+      }),
+    );
+    const failing = await rec.waitReport('secrets source failing', (r) => r.type === 'source' && r.state === 'failing');
+    if (failing.type !== 'source' || failing.state !== 'failing') throw new Error('unreachable');
+    expect(failing).toMatchObject({ provider: 'kubeconfig-secrets', management: 'hub-limited', resource: 'secrets', error: 'Forbidden' });
+    expect(failing.reason).toContain(`watch of secrets in namespace "${ns}" on management cluster "hub-limited" is failing (Forbidden`);
+    expect(failing.reason).toMatch(/403/);
+    expect(failing.reason).toMatch(/cannot (list|watch) resource "secrets"/);
+
+    // The merged namespaces provider works all the same.
+    await rec.waitEvent(`tenants#${tenant} engaged`, isEngaged(`tenants#${tenant}`));
+    // Several retries later: still one report, and nothing from the refused Secrets.
+    await sleep(1500);
+    expect(rec.reports.filter((r) => r.type === 'source')).toHaveLength(1);
+    expect(rec.events.filter((ev) => (ev.type === 'engaged' ? ev.cluster.name : ev.name).startsWith('secrets#'))).toEqual([]);
+    expect(rec.events.map(show)).toEqual([`+tenants#${tenant}`]);
+    rec.stop();
+    limited.client.close();
   });
 });
 

@@ -9,12 +9,12 @@ import { clusterName } from '../../core/cluster.js';
 import type { KubeObject, Secret } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { resource, secrets } from '../../core/resource.js';
-import { watch } from '../../streams/watch.js';
 import type { WatchConfig } from '../../streams/watch-config.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
 import { sha256, skipped } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
 import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { managementWatch } from '../internal/management.js';
 import { objectId, snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
@@ -106,7 +106,9 @@ export function desiredFromCapi(
  * A provider of Cluster API clusters. A Cluster is engaged once its control plane is initialised
  * and its kubeconfig Secret exists; it is re-engaged when the Secret's kubeconfig changes, and
  * disengaged when the Cluster is deleted (or marked for deletion). Until then it is reported as
- * skipped with the reason (not initialised, Secret missing).
+ * skipped with the reason (not initialised, Secret missing). Each of the two management watches
+ * (Clusters, Secrets) that fails (CRD not installed, RBAC, unreachable server) is reported as
+ * `source` failing, once per cause, then recovered.
  *
  * @example
  * ```ts
@@ -121,8 +123,8 @@ export function clusterApi(options: ClusterApiOptions): Provider {
   const ns = options.namespace === undefined ? {} : { namespace: options.namespace };
   return defer(() =>
     combineLatest([
-      watch(options.cluster, capiClusters(options.version), { ...options.watch, ...ns }).pipe(snapshots()),
-      watch(options.cluster, secrets, { ...options.watch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }).pipe(snapshots()),
+      managementWatch(options.cluster, capiClusters(options.version), { ...options.watch, ...ns }, cfg.say).pipe(snapshots()),
+      managementWatch(options.cluster, secrets, { ...options.watch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, cfg.say).pipe(snapshots()),
     ]).pipe(
       map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, options.secretKey ?? 'value')),
       engageCandidates(cfg),

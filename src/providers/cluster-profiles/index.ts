@@ -6,12 +6,12 @@ import type { Cluster, Provider } from '../../client/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { KubeObject } from '../../core/object.js';
-import { watch } from '../../streams/watch.js';
 import type { WatchConfig } from '../../streams/watch-config.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
 import { sha256, skipped } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
 import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { managementWatch } from '../internal/management.js';
 import { objectId, snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
@@ -85,6 +85,8 @@ export function desiredFromProfiles(
  * healthy and one of its access providers has a configured exec plugin; the plugin issues the
  * credentials (refreshed before they expire and after a 401, see `authFromKubeConfig`). A change of
  * the published endpoint or CA re-engages the cluster; an unhealthy or deleted profile disengages.
+ * A failing profile watch on the hub (RBAC, CRD missing, unreachable) is reported as `source`
+ * failing, once per cause, then recovered.
  *
  * @example
  * ```ts
@@ -100,7 +102,7 @@ export function clusterProfiles(options: ClusterProfilesOptions): Provider {
   const isReady = options.isReady ?? ((p: KubeObject) => controlPlaneHealthy(p));
   return defer(() =>
     combineLatest([
-      watch(options.cluster, clusterProfileResource, { ...options.watch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) }).pipe(snapshots()),
+      managementWatch(options.cluster, clusterProfileResource, { ...options.watch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) }, cfg.say).pipe(snapshots()),
       timer(0, options.recheckInterval ?? 30_000, scheduler),
     ]).pipe(
       map(([profiles]) => desiredFromProfiles(profiles, options.providers, isReady, scheduler.now())),

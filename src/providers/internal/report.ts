@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
+import type { KubeErrorTag } from '../../core/errors.js';
 
 /**
  * One thing a provider wants known. `at` is the scheduler's clock (ms), `provider` the provider's
@@ -19,10 +20,19 @@ import type { ClusterName } from '../../core/cluster.js';
  * - `waiting`: a candidate that looks fine does not answer (first contact failed or timed out);
  *   it is retried on the provider's schedule and holds back no other cluster.
  * - `error`: the provider's own source has a problem (a kind command failed, a scan failed).
+ * - `source`: the watch of the management cluster a provider discovers from (its Secrets,
+ *   Namespaces, Cluster API `Cluster`s, ClusterProfiles) changed health. `state: 'failing'` when
+ *   it backs off with an error (its first list included): `management` names the cluster,
+ *   `resource` the resource (`resourceId`, e.g. `secrets`), `error` the {@link KubeErrorTag}
+ *   (`Forbidden` when RBAC refuses, `ClusterUnreachable`, `Unauthorized`...) and `reason` says it
+ *   all in one line. Reported once per distinct tag while it keeps failing, not on every retry
+ *   (the watch retries on its own backoff). `state: 'recovered'` once data flows again (a list
+ *   completed, an event or a line arrived), once per failure episode.
  *
  * @example
  * ```ts
  * const r: ProviderReport = { type: 'skipped', provider: 'file', candidate: '/tmp/a.kubeconfig', reason: 'invalid kubeconfig: …', at: 0 };
+ * const s: ProviderReport = { type: 'source', provider: 'kubeconfig-secrets', state: 'failing', management: clusterName('hub'), resource: 'secrets', error: 'Forbidden', reason: 'watch of secrets … is failing (Forbidden …)', at: 0 };
  * ```
  */
 export type ProviderReport =
@@ -31,7 +41,26 @@ export type ProviderReport =
   | { readonly type: 'disengaged'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
   | { readonly type: 'skipped'; readonly provider: string; readonly candidate: string; readonly reason: string; readonly at: number }
   | { readonly type: 'waiting'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
-  | { readonly type: 'error'; readonly provider: string; readonly reason: string; readonly at: number };
+  | { readonly type: 'error'; readonly provider: string; readonly reason: string; readonly at: number }
+  | {
+      readonly type: 'source';
+      readonly provider: string;
+      readonly state: 'failing';
+      readonly management: ClusterName;
+      readonly resource: string;
+      readonly error: KubeErrorTag;
+      readonly reason: string;
+      readonly at: number;
+    }
+  | {
+      readonly type: 'source';
+      readonly provider: string;
+      readonly state: 'recovered';
+      readonly management: ClusterName;
+      readonly resource: string;
+      readonly reason: string;
+      readonly at: number;
+    };
 
 /**
  * What every provider factory accepts for reporting and timing.
@@ -44,7 +73,11 @@ export type ProviderReport =
 export interface ProviderOptions {
   /** Called with every {@link ProviderReport}. Must not throw. */
   readonly report?: (r: ProviderReport) => void;
-  /** Logs each report (info for lifecycle, warn for skipped/waiting/error), with `provider` and `cluster` fields. */
+  /**
+   * Logs each report (info for lifecycle and `source` recovered, warn for skipped/waiting/error and
+   * `source` failing), with `provider` and `cluster` (or `candidate`, or `management`, `resource`
+   * and `error`) fields.
+   */
   readonly logger?: Logger;
   /** Drives every wait, poll and timeout; default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
@@ -74,9 +107,19 @@ export function reporter(provider: string, options: ProviderOptions): Reporter {
     const r = Object.freeze({ ...partial, provider, at: scheduler.now() }) as ProviderReport;
     options.report?.(r);
     if (log === undefined) return;
-    const where = 'cluster' in r ? { cluster: r.cluster } : 'candidate' in r ? { candidate: r.candidate } : {};
+    const where =
+      r.type === 'source'
+        ? { management: r.management, resource: r.resource, ...(r.state === 'failing' ? { error: r.error } : {}) }
+        : 'cluster' in r
+          ? { cluster: r.cluster }
+          : 'candidate' in r
+            ? { candidate: r.candidate }
+            : {};
     const reason = 'reason' in r ? { reason: r.reason } : {};
-    if (r.type === 'skipped' || r.type === 'waiting' || r.type === 'error') log.warn({ ...where, ...reason }, `provider: ${r.type}`);
+    if (r.type === 'source') {
+      if (r.state === 'failing') log.warn({ ...where, ...reason }, 'provider: source failing');
+      else log.info({ ...where, ...reason }, 'provider: source recovered');
+    } else if (r.type === 'skipped' || r.type === 'waiting' || r.type === 'error') log.warn({ ...where, ...reason }, `provider: ${r.type}`);
     else log.info({ ...where, ...reason }, `provider: ${r.type}`);
   };
 }

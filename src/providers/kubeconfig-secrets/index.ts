@@ -9,11 +9,11 @@ import type { ClusterName } from '../../core/cluster.js';
 import type { Secret } from '../../core/object.js';
 import { secrets } from '../../core/resource.js';
 import type { WatchStreamOptions } from '../../streams/watch.js';
-import { watch } from '../../streams/watch.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
 import { sha256, skipped } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
 import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { managementWatch } from '../internal/management.js';
 import { snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
@@ -92,7 +92,9 @@ export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string
  * A provider of the clusters whose kubeconfigs are Secrets of a management cluster. Deleting a
  * Secret (or marking it for deletion) disengages its cluster; changing its kubeconfig re-engages
  * it with a new client; changing only labels or annotations does nothing. By default a cluster
- * must answer `GET /version` before it is engaged.
+ * must answer `GET /version` before it is engaged. When the Secret watch itself fails (RBAC
+ * refuses to list Secrets, the management cluster is unreachable) it is reported as a `source`
+ * report (`failing` once per cause, `recovered` once it works again) while the watch retries.
  *
  * @example
  * ```ts
@@ -106,11 +108,16 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): Provider {
   const cfg = engineConfig('kubeconfig-secrets', options, 'its Secret was deleted', true);
   const key = options.key ?? 'kubeconfig';
   return defer(() =>
-    watch(options.cluster, secrets, {
-      ...options.watch,
-      namespace: options.namespace ?? 'default',
-      labelSelector: options.labelSelector ?? `${kubeconfigSecretLabel}=true`,
-    }).pipe(
+    managementWatch(
+      options.cluster,
+      secrets,
+      {
+        ...options.watch,
+        namespace: options.namespace ?? 'default',
+        labelSelector: options.labelSelector ?? `${kubeconfigSecretLabel}=true`,
+      },
+      cfg.say,
+    ).pipe(
       snapshots(),
       map((all) => desiredFromSecrets(all, key)),
       engageCandidates(cfg),

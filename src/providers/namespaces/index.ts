@@ -9,9 +9,9 @@ import type { Namespace } from '../../core/object.js';
 import { namespaces as namespaceResource } from '../../core/resource.js';
 import { E } from '../../internal/fp.js';
 import type { WatchStreamOptions } from '../../streams/watch.js';
-import { watch } from '../../streams/watch.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
+import { managementWatch } from '../internal/management.js';
 import { snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
@@ -69,7 +69,8 @@ export function namespaceCandidate(management: Cluster, ns: Namespace): Candidat
  * Its {@link Cluster} carries a client scoped to the namespace (see {@link scopedClient}: calls
  * without a namespace go to it) and the label `rxfleet.dev/namespace: <ns>`, which operators read
  * when they need the namespace explicitly. A namespace is disengaged as soon as its deletion
- * starts (deletionTimestamp) or it is gone. No client is created: nothing to close.
+ * starts (deletionTimestamp) or it is gone. No client is created: nothing to close. A failing
+ * Namespace watch (RBAC, unreachable server) is reported as `source` failing, then recovered.
  *
  * @example
  * ```ts
@@ -83,7 +84,7 @@ export function namespaceCandidate(management: Cluster, ns: Namespace): Candidat
 export function namespaces(options: NamespacesOptions): Provider {
   const cfg = engineConfig('namespaces', options, 'its namespace was deleted', false);
   return defer(() =>
-    watch(options.cluster, namespaceResource, { ...options.watch, ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }) }).pipe(
+    managementWatch(options.cluster, namespaceResource, { ...options.watch, ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }) }, cfg.say).pipe(
       snapshots(),
       map((all): Desired => {
         const out = new Map<ClusterName, Candidate>();
