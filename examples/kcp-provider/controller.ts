@@ -82,21 +82,20 @@ function deprovision(source: SourceIdentity, ctx: ControllerContext): Observable
 }
 
 /**
- * The controller. Instances come from the export's wildcard cache (`kcp.events`: one watch per
- * shard, none per workspace), not from the runtime's primary watch, which is switched off; the
- * projections are watched downstream so a deleted or edited one is put back.
+ * The controller. Instances come from the export's wildcard cache (the controller's `source`: one
+ * watch per shard, none per workspace), not from a watch of the runtime's; a workspace is ready
+ * once that cache has listed its shard. The projections are watched downstream so a deleted or
+ * edited one is put back.
  */
 export function kcpProviderController(options: KcpProviderOptions): Controller<MongoDB> {
   const { kcp, namespace } = options;
-  const cached = kcp.lookup(mongodbs);
   return controller({
     name: NAME,
     provider: merge(kcp.provider, options.downstream),
     resource: mongodbs,
-    // No per-workspace watch: the instances come in through `inputs` below.
-    watch: { clusters: () => false },
+    // Events, reads (req.object) and readiness of the instances come from the export's cache.
+    source: { events: kcp.events(mongodbs), lookup: kcp.lookup(mongodbs), synced: kcp.synced(mongodbs), clusters: (c) => !isDownstream(c) },
     inputs: ({ watch }): Observable<ReconcileInput<MongoDB>>[] => [
-      kcp.events(mongodbs),
       // A projection changed or deleted downstream wakes the instance it points back to.
       watch(configMaps, { namespace, labelSelector: `${MANAGED_BY}=${NAME}`, clusters: isDownstream }).pipe(
         mapToKeys(mongodbs, (ev) => {
@@ -105,16 +104,13 @@ export function kcpProviderController(options: KcpProviderOptions): Controller<M
         }),
       ),
     ],
-    reconcile: (request, ctx) => {
-      // The runtime's lookup only knows its own watches: read instances from the export's cache.
-      const req = { ...request, object: request.object ?? cached(request.key) };
-      return withFinalizer<MongoDB>({
+    reconcile: (req, ctx) =>
+      withFinalizer<MongoDB>({
         finalizer: FINALIZER,
         ensure: (key) => ensureFinalizer(ctx.sinks, { key, resource: mongodbs, finalizer: FINALIZER }),
         remove: (key) => removeFinalizer(ctx.sinks, { key, resource: mongodbs, finalizer: FINALIZER }),
         apply: (r) => (r.object === undefined ? done() : provision(r, r.object, namespace, ctx)),
         cleanup: (r) => (r.object === undefined ? done() : deprovision(sourceIdentity(r.cluster, mongodbs, r.object), ctx)),
-      })(req, ctx);
-    },
+      })(req, ctx),
   });
 }

@@ -1,6 +1,6 @@
 // The runtime: declare a controller, run it with probes, metrics, logs and a graceful stop.
 // Nothing below the runtime imports it (imports point down the flow).
-export type { Controller, ControllerContext, ControllerReconciler, ControllerSpec, ControllerWatchOptions, FleetWatcher, InputContext } from './controller.js';
+export type { Controller, ControllerContext, ControllerReconciler, ControllerSource, ControllerSpec, ControllerWatchOptions, FleetWatcher, InputContext } from './controller.js';
 export { controller } from './controller.js';
 export type { RunHandle, RunOptions, RunResult } from './run.js';
 export { run } from './run.js';

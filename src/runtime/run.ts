@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Observable, SchedulerLike, Subscription } from 'rxjs';
-import { asyncScheduler, filter, finalize, identity, ignoreElements, merge, mergeMap, NEVER, Subject, takeUntil, tap, timer } from 'rxjs';
+import { asyncScheduler, catchError, distinctUntilChanged, EMPTY, filter, finalize, identity, ignoreElements, merge, mergeMap, NEVER, Subject, takeUntil, tap, timer } from 'rxjs';
 import type { Cluster } from '../client/cluster.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
@@ -21,7 +21,7 @@ import { createFleet } from '../streams/fleet.js';
 import { fleetWatch } from '../streams/fleet-watch.js';
 import type { Store } from '../streams/store.js';
 import { createInformers } from '../streams/informers.js';
-import type { Controller, ControllerContext, ControllerWatchOptions, FleetWatcher } from './controller.js';
+import type { Controller, ControllerContext, ControllerSource, ControllerWatchOptions, FleetWatcher } from './controller.js';
 import type { StopReason } from './errors.js';
 import { ConfigError, exitCodes } from './errors.js';
 import type { HealthView } from './health.js';
@@ -130,9 +130,10 @@ function describeCause(cause: unknown): string {
 /**
  * Runs a controller until it is stopped (by {@link RunHandle.stop} or a signal). On start: the
  * probe server listens, the provider is subscribed, each engaged cluster gets its watches (shared
- * informers) and a child logger, and keys flow into `reconcile`. A cluster whose watch fails (no
- * route, 401/403, the resource not served there) is reported unhealthy with what to fix; the others
- * keep working. On stop: the input ends, running and ready keys finish (retries are dropped), and
+ * informers) and a child logger, and keys flow into `reconcile` (the primary ones from the
+ * controller's `source` instead of a watch when it has one, with `req.object` from its `lookup`).
+ * A cluster whose watch fails (no route, 401/403, the resource not served there) is reported
+ * unhealthy with what to fix; the others keep working. On stop: the input ends, running and ready keys finish (retries are dropped), and
  * after `shutdownDeadlineMs` whatever still runs is aborted; then the watches, the provider (which
  * disengages every cluster) and the server are released.
  *
@@ -183,8 +184,13 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     if (cluster === undefined || !selected({ resource: c.resource, options: primaryOptions as ControllerWatchOptions<KubeObject> }, cluster)) return undefined;
     return informers.informer(cluster, c.resource, primaryOptions).store;
   };
+  // With a source, no primary watch is opened: its events are the primary stream, its lookup the reads.
+  const source: ControllerSource<T> | undefined = c.source;
   // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
-  const primary = watch(c.resource, primaryOptions).pipe(c.filter ?? identity);
+  const primary = (source === undefined ? watch(c.resource, primaryOptions) : source.events).pipe(c.filter ?? identity);
+  // How the source's readiness shows among a cluster's watches (distinct from a watch of the same resource).
+  const sourceId = `${resourceId(c.resource)} (source)`;
+  const { synced: sourceSynced } = source ?? {};
   const extra = c.inputs?.({ watch, fleet, informers, sinks, log }) ?? [];
 
   // Keeps every watch of an engaged cluster open (so caches outlive the input during a drain) and
@@ -194,9 +200,12 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
       const mine = specs.filter((s) => selected(s, cluster));
       const ids = [...new Set(mine.map((s) => resourceId(s.resource)))];
       const clog = log.child({ cluster: cluster.name });
-      health.engage(cluster.name, ids);
+      // The source counts for readiness where it serves and can say whether it has synced.
+      const fromSource = sourceSynced !== undefined && (source?.clusters?.(cluster) ?? true) ? sourceSynced : undefined;
+      const expected = fromSource === undefined ? ids : [...ids, sourceId];
+      health.engage(cluster.name, expected);
       metrics.engaged(fleet.clusters().length);
-      clog.info({ labels: cluster.labels ?? {}, watches: ids }, 'cluster engaged');
+      clog.info({ labels: cluster.labels ?? {}, watches: expected }, 'cluster engaged');
       const perWatch = mine.map((s) => {
         const inf = informers.informer(cluster, s.resource, s.options);
         return merge(
@@ -217,9 +226,27 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
           ),
         );
       });
+      const sourceHealth =
+        fromSource === undefined
+          ? EMPTY
+          : fromSource(cluster.name).pipe(
+              distinctUntilChanged(),
+              tap((synced) => {
+                // Not a watch of the runtime's: no metrics, but the same place in the report.
+                const before = health.watch({ cluster: cluster.name, resource: sourceId, state: synced ? 'connected' : 'listing', synced, relists: 0, reconnects: 0 });
+                if (synced) clog.info({ resource: sourceId }, 'source synced');
+                else if (before?.synced === true) clog.warn({ resource: sourceId }, 'source no longer synced');
+              }),
+              catchError((err: unknown) => {
+                health.watch({ cluster: cluster.name, resource: sourceId, state: 'listing', synced: false, relists: 0, reconnects: 0 });
+                clog.error({ resource: sourceId, reason: describeCause(err) }, 'source readiness failed; the cluster stays not ready');
+                return EMPTY;
+              }),
+              ignoreElements(),
+            );
       // NEVER keeps a cluster that no watch selects (e.g. a downstream target) tracked until its
       // lifetime ends; an empty merge would complete at once and report it disengaged.
-      return merge(NEVER, ...perWatch).pipe(
+      return merge(NEVER, sourceHealth, ...perWatch).pipe(
         takeUntil(lifetime),
         finalize(() => {
           health.disengage(cluster.name);
@@ -246,7 +273,7 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     };
     return c.reconcile(req, full);
   };
-  const lookup = (key: ObjectKey): T | undefined => storeOf(key.cluster)?.get(key);
+  const lookup = source?.lookup ?? ((key: ObjectKey): T | undefined => storeOf(key.cluster)?.get(key));
 
   const stopRequested = new Subject<void>();
   const outcomes = new Subject<Outcome>();

@@ -84,6 +84,18 @@ describe('example: kcp-provider', () => {
       expect(db.status?.endpoint).toBe(`mongodb://${name}.${namespace}.svc:27017`);
       expect(db.metadata.finalizers).toContain(FINALIZER);
     }
+    // Readiness follows the export's cache (the controller's source): each workspace is synced once
+    // its shard's wildcard watch has listed, the downstream cluster by its own watch.
+    const url = /"url":"(http:\/\/[^"]+)"/.exec(r.output())?.[1];
+    expect(url).toBeDefined();
+    const ready = await until(`/readyz to answer 200 (output so far:\n${r.output()})`, async () => {
+      const res = await fetch(`${url ?? ''}/readyz`);
+      return res.status === 200 ? res.text() : undefined;
+    });
+    for (const c of consumers) expect(ready).toContain(`cluster ${c.ws.logicalCluster}: synced`);
+    expect(ready).toContain('cluster downstream: synced');
+    expect(r.output()).toContain('"msg":"source synced"');
+
     const [first, second] = consumers;
     expect(nameOf(first.ws)).not.toBe(nameOf(second.ws));
     expect((await found<MongoDB>(first.client, mongodbs, 'orders', 'default'))?.status?.endpoint).not.toContain(second.ws.logicalCluster);

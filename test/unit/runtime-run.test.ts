@@ -4,16 +4,16 @@
 // test/integration/runtime.test.ts.
 import { pino } from 'pino';
 import type { Observable } from 'rxjs';
-import { defer, filter, finalize, firstValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
+import { BehaviorSubject, defer, filter, finalize, firstValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ConfigMap, KubeError, KubeObject, ObjectList, ResourceDescriptor } from '../../src/index.js';
-import { clusterName, configMaps, E, kubeError } from '../../src/index.js';
+import type { ConfigMap, KubeError, KubeObject, ObjectKey, ObjectList, ResourceDescriptor } from '../../src/index.js';
+import { clusterName, configMaps, E, formatKey, kubeError, objectKey } from '../../src/index.js';
 import { done } from '../../src/operators/index.js';
-import type { WatchSource } from '../../src/streams/index.js';
+import type { KeyedEvent, WatchSource } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import type { ControllerReconciler, HealthReport, RunHandle } from '../../src/runtime/index.js';
-import { controller, run } from '../../src/runtime/index.js';
+import { ConfigError, controller, run } from '../../src/runtime/index.js';
 
 type ListAnswer = Either404 | Observable<E.Either<KubeError, ObjectList>>;
 type Either404 = 'notFound';
@@ -141,5 +141,104 @@ describe('run', () => {
     ]);
     expect((await handle.metrics.registry.getSingleMetricAsString('rxfleet_engaged_clusters')).trim().split('\n').pop()).toMatch(/ 2$/);
     expect((await handle.stop()).reason).toBe('clean');
+  });
+
+  describe('with a source', () => {
+    const east = clusterName('east');
+    const west = clusterName('west');
+
+    /** A source standing in for a shared cache (kcp's wildcard cache): events, reads and per-cluster sync. */
+    function fakeSource() {
+      const events = new Subject<KeyedEvent<ConfigMap>>();
+      const objects = new Map<string, ConfigMap>();
+      const synced = { east: new BehaviorSubject(false), west: new BehaviorSubject(false) };
+      const opened: string[] = [];
+      const c = controller({
+        name: 'test',
+        provider: staticProvider([fakeCluster('east'), fakeCluster('west')]),
+        resource: configMaps,
+        source: {
+          events,
+          lookup: (key: ObjectKey) => objects.get(formatKey(key)),
+          synced: (cluster) => (cluster === east ? synced.east : synced.west),
+        },
+        reconcile: () => done(),
+        // Any informer the runtime opened would list through here.
+        watchConfig: {
+          streamingList: false,
+          sourceFor: (cluster, r) => {
+            opened.push(`${cluster.name}/${r.plural}`);
+            return sources({})(cluster, r);
+          },
+        },
+      });
+      return { c, events, objects, synced, opened };
+    }
+
+    it('should reconcile the source\'s keys with req.object read from its lookup, opening no primary watch', async () => {
+      const { c, events, objects, opened } = fakeSource();
+      const seen: string[] = [];
+      const handle = await run(
+        { ...c, reconcile: (req) => (seen.push(`${req.cluster}/${req.key.name}/${req.object?.metadata.uid ?? 'no object'}`), done()) },
+        { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 },
+      );
+      // The cache holds a newer object than the event carried: the reconciler gets the cache's.
+      objects.set(formatKey(objectKey(east, 'default', 'a')), { ...cm('a'), metadata: { ...cm('a').metadata, uid: 'from-lookup' } });
+      events.next({ type: 'applied', key: objectKey(east, 'default', 'a'), resource: configMaps, object: cm('a') });
+      events.next({ type: 'deleted', key: objectKey(west, 'default', 'b'), resource: configMaps, object: cm('b') });
+      while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
+      expect(seen.sort()).toEqual(['east/a/from-lookup', 'west/b/no object']);
+      expect(opened).toEqual([]);
+      expect((await handle.stop()).reason).toBe('clean');
+    });
+
+    it('should be ready only while the source says every cluster has synced', async () => {
+      const { c, synced } = fakeSource();
+      const handle = await run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
+      const states = () => handle.health.report().clusters.map((cl) => [cl.cluster, cl.state]);
+      expect(handle.health.report().ready).toBe(false);
+      expect(states()).toEqual([
+        ['east', 'syncing'],
+        ['west', 'syncing'],
+      ]);
+      synced.east.next(true);
+      expect(states()).toEqual([
+        ['east', 'synced'],
+        ['west', 'syncing'],
+      ]);
+      expect(handle.health.report().ready).toBe(false);
+      synced.west.next(true);
+      expect(handle.health.report().ready).toBe(true);
+      synced.west.next(false); // e.g. the source relists after losing its watch
+      expect(handle.health.report().ready).toBe(false);
+      synced.west.next(true);
+      expect(handle.health.report().ready).toBe(true);
+      expect((await handle.stop()).reason).toBe('clean');
+    });
+
+    it('should count the source as synced from engagement when it cannot say, and ask only the clusters it serves', async () => {
+      const base = fakeSource();
+      const { synced: _s, ...noSynced } = base.c.source ?? { events: NEVER, lookup: () => undefined };
+      const plain = await run({ ...base.c, source: noSynced }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
+      expect(plain.health.report()).toMatchObject({ ready: true, clusters: [{ cluster: 'east', state: 'synced' }, { cluster: 'west', state: 'synced' }] });
+      await plain.stop();
+
+      const served = fakeSource();
+      const some = await run({ ...served.c, source: { ...(served.c.source ?? noSynced), clusters: (cl) => cl.name === 'east' } }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
+      expect(some.health.report().clusters.map((cl) => [cl.cluster, cl.state])).toEqual([
+        ['east', 'syncing'],
+        ['west', 'synced'],
+      ]);
+      served.synced.east.next(true);
+      expect(some.health.report().ready).toBe(true);
+      await some.stop();
+    });
+
+    it('should refuse a source without lookup, or together with watch', () => {
+      const { c } = fakeSource();
+      const { events } = c.source ?? { events: NEVER };
+      expect(() => controller({ ...c, source: { events } as never })).toThrow(ConfigError);
+      expect(() => controller({ ...c, watch: { namespace: 'default' } })).toThrow(/either `watch`.*or `source`/);
+    });
   });
 });

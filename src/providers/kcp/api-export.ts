@@ -2,7 +2,7 @@
 // export's virtual workspace, as a fleet; plus keyed events and reads of the served resources from
 // one wildcard cache per shard endpoint, so engaging a workspace opens no new watch.
 import type { Observable } from 'rxjs';
-import { concat, defer, filter, from, map } from 'rxjs';
+import { BehaviorSubject, concat, defer, distinctUntilChanged, filter, from, map } from 'rxjs';
 import type { Provider } from '../../client/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
@@ -15,10 +15,11 @@ import type { KeyedEvent } from '../../streams/events.js';
 import type { FleetView } from '../../client/cluster.js';
 import { fleetSurface, kcpNamer, providerUrls, storeKey } from './common.js';
 import type { KcpProviderConfig } from './config.js';
-import type { EngineSignal } from './engine.js';
+import type { EngineSignal, KcpReport } from './engine.js';
 import { runEngine } from './engine.js';
 import type { APIBinding } from './types.js';
 import { apiBindings, apiExportEndpointSlices } from './types.js';
+import { wildcardUrl } from './urls.js';
 import { isBoundTo } from './wildcard.js';
 
 /**
@@ -56,6 +57,12 @@ export interface ApiExportFleet extends FleetView {
   events<T extends KubeObject>(resource: ResourceDescriptor<T>): Observable<KeyedEvent<T>>;
   /** Reads a served object of an engaged workspace from the cache (usable as reconcile's `lookup`). */
   lookup<T extends KubeObject>(resource: ResourceDescriptor<T>): (key: ObjectKey) => T | undefined;
+  /**
+   * Whether the cache holds a full listing of a served resource for a workspace: `true` while the
+   * workspace is engaged and the wildcard watch of its shard has listed, as it changes (replays the
+   * current value; usable as a controller source's `synced`).
+   */
+  synced(resource: ResourceDescriptor): (cluster: ClusterName) => Observable<boolean>;
   /** The cached objects of a served resource in one engaged workspace (fleet name or logical name). */
   list<T extends KubeObject>(resource: ResourceDescriptor<T>, cluster: ClusterName): readonly T[];
   /** The logical cluster behind a fleet name (a path when path-aware), while engaged. */
@@ -94,8 +101,31 @@ export interface ApiExportFleet extends FleetView {
  */
 export function apiExportFleet(config: ApiExportConfig, exportName: string): ApiExportFleet {
   const served = config.resources;
+  // For `synced`: each engaged workspace's endpoint, and the served resources each endpoint's
+  // wildcard watches have listed (their health names the cluster after the wildcard URL).
+  const endpointOf = new Map<ClusterName, string>();
+  const listed = new Map<ClusterName, ReadonlySet<string>>();
+  const syncChanged = new BehaviorSubject<void>(undefined);
+  const track = (r: KcpReport): void => {
+    if (r.kind === 'engaged') endpointOf.set(r.cluster, r.endpoint);
+    else if (r.kind === 'disengaged') endpointOf.delete(r.cluster);
+    else if (r.kind === 'endpoints') {
+      const current = new Set(r.urls.map((u) => clusterName(wildcardUrl(u))));
+      for (const k of listed.keys()) if (!current.has(k)) listed.delete(k);
+    } else if (r.kind === 'watch') {
+      const ids = new Set(listed.get(r.health.cluster));
+      if (r.health.synced) ids.add(r.health.resource);
+      else ids.delete(r.health.resource);
+      listed.set(r.health.cluster, ids);
+    } else return;
+    syncChanged.next();
+  };
   const { signals, state } = runEngine<APIBinding>({
     ...config,
+    report: (r) => {
+      track(r);
+      config.report?.(r);
+    },
     urls: providerUrls(config, apiExportEndpointSlices, exportName, (s) => (s.status?.endpoints ?? []).map((e) => e.url)),
     presence: apiBindings,
     counts: (b) => isBoundTo(b, exportName),
@@ -139,6 +169,16 @@ export function apiExportFleet(config: ApiExportConfig, exportName: string): Api
         const k = storeKey(state(), key);
         return k === undefined ? undefined : storeOf(r)?.get(k);
       };
+    },
+    synced(r: ResourceDescriptor) {
+      indexOf(r);
+      const id = resourceId(r);
+      const now = (cluster: ClusterName): boolean => {
+        const engagedAs = state()?.get(cluster)?.name; // a logical name or a path finds the fleet name
+        const endpoint = engagedAs === undefined ? undefined : endpointOf.get(engagedAs);
+        return endpoint !== undefined && listed.get(clusterName(wildcardUrl(endpoint)))?.has(id) === true;
+      };
+      return (cluster: ClusterName): Observable<boolean> => syncChanged.pipe(map(() => now(cluster)), distinctUntilChanged());
     },
     list<T extends KubeObject>(r: ResourceDescriptor<T>, cluster: ClusterName): readonly T[] {
       const logical = state()?.get(cluster)?.logical;
