@@ -10,6 +10,8 @@ import { apiExportFleet } from '../src/providers/kcp/index.js';
 import { createIn, setupApiExport } from '../test/support/kcp-apiexport.js';
 import { createKcpWorkspace } from '../test/support/kcp.js';
 import { startKcp } from '../test/support/kcp.js';
+import { pool } from '../test/support/pool.js';
+import { waitFor } from './support.js';
 
 const N = Number(process.env.BENCH_WORKSPACES ?? 100);
 const M = Number(process.env.BENCH_OBJECTS ?? 50);
@@ -25,23 +27,6 @@ function heap(): number {
 function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
-}
-
-async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) await fn(items[next++] as T);
-    }),
-  );
-}
-
-async function waitFor(what: string, probe: () => boolean, timeoutMs = 600_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const kcp = await startKcp();
@@ -91,7 +76,7 @@ try {
     );
   });
   const setupSeconds = (performance.now() - setupStart) / 1000;
-  await waitFor('every object reconciled', () => reconciledKeys.size >= N * M);
+  await waitFor('every object reconciled', () => reconciledKeys.size >= N * M, { timeoutMs: 600_000, intervalMs: 50 });
   const allReconciledSeconds = (performance.now() - setupStart) / 1000;
   const heapAfter = heap();
 

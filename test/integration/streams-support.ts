@@ -5,25 +5,14 @@ import type { Cluster, ClusterClient, ClusterName, ConfigMap } from '../../src/i
 import { clusterName, configMaps, createClusterClient, E } from '../../src/index.js';
 import type { StoreView } from '../../src/streams/index.js';
 import { until } from './targets.js';
+import { pool } from '../support/pool.js';
 
-export { until };
+export { pool, until };
 
 export function clusterFrom(name: string, yaml: string): Cluster {
   const c = createClusterClient(clusterName(name), { yaml });
   if (E.isLeft(c)) throw new Error(c.left.message);
   return { name: c.right.cluster, client: c.right };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight. */
-export async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 export function configMap(name: string, namespace: string, data: Record<string, string> = {}): ConfigMap {
@@ -47,7 +36,6 @@ export async function must<T>(
     await sleep(200);
   }
 }
-
 
 /** name → resourceVersion of every ConfigMap of `namespace` in the store (for one cluster). */
 export function storeState(store: StoreView<ConfigMap>, namespace: string): Map<string, string> {
