@@ -70,7 +70,7 @@ const mb = (d: number) => `${d >= 0 ? '+' : ''}${d.toFixed(1)} MB`;
 const fmt = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : `${(n / 1e3).toFixed(0)}k`).padStart(7);
 
 const ours = (input: Observable<ReconcileInput<ConfigMap>>): Observable<Outcome> =>
-  input.pipe(reconcile(() => done(), { concurrency: 100, debounce: { wait: DEBOUNCE } }));
+  input.pipe(reconcile(() => done(), { concurrency: 100, debounce: { waitMs: DEBOUNCE } }));
 const oursNoDebounce = (input: Observable<ReconcileInput<ConfigMap>>): Observable<Outcome> =>
   input.pipe(reconcile(() => Promise.resolve(done()), { concurrency: 100 }));
 const baseline = (input: Observable<ReconcileInput<ConfigMap>>): Observable<unknown> =>

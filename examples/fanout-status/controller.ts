@@ -10,7 +10,7 @@ import { done, error, mapToKeys, withFinalizer } from '../../src/operators/index
 import type { Controller, ControllerContext } from '../../src/runtime/index.js';
 import { controller } from '../../src/runtime/index.js';
 import type { WriteOutcome } from '../../src/sinks/index.js';
-import { apply, ensureFinalizer, patchStatus, readBackReference, removeFinalizer, removeTargets, sourceIdentity, withBackReference } from '../../src/sinks/index.js';
+import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, toAction, withBackReference } from '../../src/sinks/index.js';
 import type { ClusterStatus, Rollout } from './rollout.js';
 import { rollouts } from './rollout.js';
 
@@ -27,11 +27,6 @@ function matches(r: Rollout, c: Cluster): boolean {
   const want = r.spec.clusterSelector?.matchLabels ?? {};
   return isMember(c) && Object.entries(want).every(([k, v]) => c.labels?.[k] === v);
 }
-
-const outcomeAction = (outcomes: readonly WriteOutcome[]): Action => {
-  const failed = outcomes.find(E.isLeft);
-  return failed === undefined ? done() : error(failed.left);
-};
 
 /** Copies to targets, removes copies from members that stopped matching, then writes the hub status. */
 function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContext): Observable<Action> {
@@ -66,7 +61,7 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
         key: objectKey(clusterOfHub, namespace, name),
         resource: rollouts,
         status: { clusters, ready, total: clusters.length, observedGeneration: hub.metadata.generation ?? 0 },
-      }).pipe(map((st) => outcomeAction([...(removed as WriteOutcome[]), st])));
+      }).pipe(concatMap((st) => from([...(removed as WriteOutcome[]), st]).pipe(toAction())));
     }),
   );
 }
@@ -96,16 +91,12 @@ export function fanoutController(options: FanoutOptions): Controller<Rollout> {
     reconcile: (req, ctx) =>
       withFinalizer<Rollout>({
         finalizer: FINALIZER,
-        ensure: (key) => ensureFinalizer(ctx.sinks, { key, resource: rollouts, finalizer: FINALIZER }),
-        remove: (key) => removeFinalizer(ctx.sinks, { key, resource: rollouts, finalizer: FINALIZER }),
+        writes: finalizerWrites(ctx.sinks, rollouts),
         apply: (r) => (r.object === undefined ? done() : sync(r.object, r.cluster, ctx)),
         cleanup: (r) =>
           r.object === undefined
             ? done()
-            : removeTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusters: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(
-                toArray(),
-                map(outcomeAction),
-              ),
+            : removeTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusters: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(toAction()),
       })(req, ctx),
   });
 }

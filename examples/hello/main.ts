@@ -1,11 +1,10 @@
 // The smallest rxfleet controller: every ConfigMap named `greeting` in any cluster of the fleet
 // gets `data.reply` set to a hello from that cluster. Run: node main.js NAMESPACE KUBECONFIG...
-import { map } from 'rxjs';
-import { configMaps, E } from '../../src/index.js';
-import { done, error } from '../../src/operators/index.js';
+import { configMaps } from '../../src/index.js';
+import { done } from '../../src/operators/index.js';
 import { clusters } from '../../src/providers/clusters/index.js';
 import { controller, main } from '../../src/runtime/index.js';
-import { apply } from '../../src/sinks/index.js';
+import { apply, toAction } from '../../src/sinks/index.js';
 
 const [namespace = 'default', ...files] = process.argv.slice(2);
 
@@ -18,7 +17,7 @@ void main(() =>
     reconcile: (req, ctx) => {
       if (req.object === undefined) return done(); // deleted: nothing to do
       const reply = { metadata: { name: 'greeting', namespace }, data: { reply: `hello from ${req.cluster}` } };
-      return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: reply }).pipe(map((r) => (E.isLeft(r) ? error(r.left) : done())));
+      return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: reply }).pipe(toAction());
     },
   }),
 );

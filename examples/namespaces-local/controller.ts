@@ -3,12 +3,12 @@
 // cluster. The controller keeps a `tenant-settings` ConfigMap in each of them, reverting drift.
 import { map } from 'rxjs';
 import type { Cluster, ConfigMap } from '../../src/index.js';
-import { configMaps, E, objectKey } from '../../src/index.js';
-import { done, enqueue, error } from '../../src/operators/index.js';
+import { configMaps, objectKey } from '../../src/index.js';
+import { done, enqueue } from '../../src/operators/index.js';
 import { namespaceLabel, namespaces } from '../../src/providers/namespaces/index.js';
 import type { Controller } from '../../src/runtime/index.js';
 import { controller } from '../../src/runtime/index.js';
-import { apply } from '../../src/sinks/index.js';
+import { apply, toAction } from '../../src/sinks/index.js';
 
 export const SETTINGS = 'tenant-settings';
 export const TENANT_SELECTOR = 'rxfleet.dev/tenant=true';
@@ -28,7 +28,7 @@ export function tenantSettingsController(server: Cluster, labelSelector = TENANT
       const namespace = ctx.fleet.get(req.cluster)?.labels?.[namespaceLabel];
       if (namespace === undefined) return done(); // the namespace left the fleet meanwhile
       const desired: ConfigMap = { metadata: { name: SETTINGS, namespace }, data: { tenant: namespace, quota: 'small' } };
-      return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: desired }).pipe(map((r) => (E.isLeft(r) ? error(r.left) : done())));
+      return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: desired }).pipe(toAction());
     },
   });
 }

@@ -2,7 +2,7 @@
 // labels match, and follows both the source and the fleet as they change.
 import type { OperatorFunction } from 'rxjs';
 import { Observable } from 'rxjs';
-import type { Cluster, FleetEvent, FleetView } from '../client/cluster.js';
+import type { Cluster, FleetEvent, FleetView } from '../streams/cluster.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import { formatKey } from '../core/key.js';
@@ -119,7 +119,7 @@ export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): Ope
           else {
             engaged ??= new Map();
             if (f.type === 'engaged') engaged.set(f.cluster.name, f.cluster);
-            else engaged.delete(f.name);
+            else if (f.type === 'disengaged') engaged.delete(f.name);
           }
           for (const s of sources.values()) place(s, true);
         },

@@ -27,5 +27,5 @@ export { fanOut } from './fanOut.js';
 export type { DebounceByKeyConfig } from './debounceByKey.js';
 export { debounceByKey } from './debounceByKey.js';
 export { throttleByKey } from './throttleByKey.js';
-export type { FinalizerConfig } from './withFinalizer.js';
+export type { FinalizerConfig, FinalizerWrites } from './withFinalizer.js';
 export { withFinalizer } from './withFinalizer.js';

@@ -1,14 +1,15 @@
 // The central operator: a fleet-wide work queue expressed as an RxJS operator. Events say which key
 // to look at; the reconciler reads the latest state and answers with an Action; outcomes come out.
 import type { Logger } from 'pino';
-import { pino } from 'pino';
 import type { OperatorFunction, SchedulerLike } from 'rxjs';
-import { asyncScheduler, Observable } from 'rxjs';
-import type { FleetView } from '../client/cluster.js';
+import { Observable } from 'rxjs';
+import type { FleetView } from '../streams/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
-import type { EngineSettings } from './internal/engine.js';
+import type { BackoffConfig } from '../streams/backoff.js';
+import type { RateLimitConfig } from '../streams/token-bucket.js';
 import { runEngine } from './internal/engine.js';
+import { engineSettings } from './internal/engine-settings.js';
 import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js';
 
 /**
@@ -18,8 +19,8 @@ import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js
  * ```ts
  * const config: ReconcileConfig<ConfigMap> = {
  *   concurrency: 4,
- *   debounce: { wait: 100, maxWait: 1_000 },
- *   backoff: { base: 5, max: 1_000_000 },
+ *   debounce: { waitMs: 100, maxWaitMs: 1_000 },
+ *   backoff: { initialMs: 5, maxMs: 1_000_000 },
  *   lookup: (key) => store.get(key),
  * };
  * ```
@@ -28,18 +29,23 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
   /** Reconciles running at once, across all keys and clusters. Default 10. */
   readonly concurrency?: number;
   /**
-   * Trailing debounce per key: a key runs `wait` ms after its last change, but no later than
-   * `maxWait` ms (default 10 × `wait`) after the first change of the window, so an object that
-   * changes constantly is still reconciled. Off by default.
+   * Trailing debounce per key: a key runs `waitMs` after its last change, but no later than
+   * `maxWaitMs` (default 10 × `waitMs`) after the first change of the window, so an object that
+   * changes constantly is still reconciled. Off by default (and with `waitMs: 0`).
    */
-  readonly debounce?: { readonly wait: number; readonly maxWait?: number };
-  /** Per-key exponential backoff on error: `base` (default 5 ms) × `factor` (2) per failure, capped at `max` (1000 s). */
-  readonly backoff?: { readonly base?: number; readonly factor?: number; readonly max?: number };
+  readonly debounce?: { readonly waitMs: number; readonly maxWaitMs?: number };
+  /**
+   * Per-key exponential backoff on error, laid over controller-runtime's defaults: `initialMs` 5,
+   * `factor` 2, capped at `maxMs` 1 000 000 (1000 s), `jitter` 0. No jitter by default: keys fail
+   * at their own times, and a fixed sequence is what an operator reading the logs expects.
+   * `resetAfterMs` does not apply: a success resets a key's backoff.
+   */
+  readonly backoff?: Partial<BackoffConfig>;
   /**
    * An overall token bucket on reconcile starts (e.g. `{ qps: 10, burst: 100 }`). Off by default:
    * see {@link reconcile} for why.
    */
-  readonly rateLimit?: { readonly qps: number; readonly burst: number };
+  readonly rateLimit?: RateLimitConfig;
   /** Reads the latest state of a key when its reconcile starts (e.g. a store's `get`). */
   readonly lookup?: (key: ObjectKey) => T | undefined;
   /** Handed to reconcilers as `context.fleet`. */
@@ -50,35 +56,6 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
   readonly scheduler?: SchedulerLike;
   /** Called after every change of queue state, for a depth gauge. */
   readonly onDepth?: (depth: QueueDepth) => void;
-}
-
-let silent: Logger | undefined;
-
-function positive(name: string, v: number, allowZero = false): number {
-  if (!Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) throw new RangeError(`reconcile: ${name} must be a finite number > ${allowZero ? '= ' : ''}0, got ${v}`);
-  return v;
-}
-
-function settings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T> {
-  const concurrency = positive('concurrency', c.concurrency ?? 10);
-  if (!Number.isInteger(concurrency)) throw new RangeError(`reconcile: concurrency must be an integer, got ${concurrency}`);
-  const wait = c.debounce === undefined ? 0 : positive('debounce.wait', c.debounce.wait, true);
-  const base = positive('backoff.base', c.backoff?.base ?? 5);
-  const factor = positive('backoff.factor', c.backoff?.factor ?? 2);
-  const max = positive('backoff.max', c.backoff?.max ?? 1_000_000);
-  silent ??= pino({ level: 'silent' });
-  return {
-    concurrency,
-    debounce: wait === 0 ? undefined : { wait, maxWait: Math.max(wait, c.debounce?.maxWait ?? wait * 10) },
-    backoff: { base, factor: Math.max(1, factor), max },
-    rateLimit:
-      c.rateLimit === undefined ? undefined : { qps: positive('rateLimit.qps', c.rateLimit.qps), burst: Math.max(1, positive('rateLimit.burst', c.rateLimit.burst)) },
-    lookup: c.lookup,
-    fleet: c.fleet,
-    logger: c.logger ?? silent,
-    scheduler: c.scheduler ?? asyncScheduler,
-    onDepth: c.onDepth,
-  };
 }
 
 /**
@@ -98,8 +75,8 @@ function settings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T
  *   a quiet cluster's only key waits at most one turn per other busy cluster, however many keys
  *   a noisy cluster has queued.
  * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileConfig}).
- * - **Backoff**: an `error` result retries the key after `base × factor^(n-1)` ms (n consecutive
- *   failures, capped at `max`), or after the error's `retryAfter`. A success (`done`, `requeue`)
+ * - **Backoff**: an `error` result retries the key after `initialMs × factor^(n-1)` ms (n consecutive
+ *   failures, capped at `maxMs`), or after the error's `retryAfter`. A success (`done`, `requeue`)
  *   resets n. A change to the key during the wait runs it at once; n is kept.
  * - **Requeue**: `requeueAfter(ms)` runs the key again after ms (a change runs it sooner).
  * - **Terminal**: never retried; the next change runs the key again.
@@ -127,7 +104,7 @@ function settings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T
  *     if (req.object === undefined) return done();
  *     ctx.log.info('syncing');
  *     return defer(() => copyToEveryCluster(req.object, ctx.fleet)).pipe(map(() => done()));
- *   }, { concurrency: 4, debounce: { wait: 50, maxWait: 500 } }),
+ *   }, { concurrency: 4, debounce: { waitMs: 50, maxWaitMs: 500 } }),
  * );
  * outcomes.subscribe((o) => metrics.record(o));
  * ```
@@ -135,9 +112,10 @@ function settings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T
  * @param fn - the reconciler.
  * @param config - concurrency, debounce, backoff, rate limit, lookup, fleet, logger, scheduler.
  * @returns an operator from {@link ReconcileInput} to {@link Outcome}.
- * @throws RangeError (when called) for a config with negative, zero or non-finite numbers.
+ * @throws ConfigError (when called) for a concurrency that is not a positive integer, a negative
+ *   debounce, or a backoff or rate limit out of range.
  */
 export function reconcile<T extends KubeObject>(fn: Reconciler<T>, config: ReconcileConfig<T> = {}): OperatorFunction<ReconcileInput<T>, Outcome> {
-  const s = settings(config);
+  const s = engineSettings(config);
   return (source) => new Observable<Outcome>((subscriber) => runEngine(source, subscriber, fn, s));
 }

@@ -2,7 +2,7 @@
 // requests), what a reconciler receives, and the outcomes it reports.
 import type { Logger } from 'pino';
 import type { ObservableInput } from 'rxjs';
-import type { FleetView } from '../client/cluster.js';
+import type { FleetView } from '../streams/cluster.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';

@@ -1,26 +1,42 @@
 // Cleanup before deletion completes, as a reconciler wrapper: the finalizer is added before any
 // apply logic runs, and removed only after cleanup succeeded.
 import type { ObservableInput } from 'rxjs';
-import { concatMap, defer, from, last, map, of } from 'rxjs';
+import { concatMap, defer, from, last, of } from 'rxjs';
 import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { Action } from './actions.js';
-import { done, error, isAction } from './actions.js';
+import { done, isAction } from './actions.js';
 import type { ReconcileContext, ReconcileRequest, Reconciler } from './types.js';
 
 /**
- * Options of {@link withFinalizer}. `ensure` and `remove` perform the writes (`ensureFinalizer` and
- * `removeFinalizer` from `rxfleet/sinks`, or a client patch); whatever they emit last is their
- * result, and an fp-ts `Left` or an error counts as failure (the reconcile then fails, with the
- * Left's value as cause, and is retried with backoff).
+ * The two writes {@link withFinalizer} makes, each answering with the {@link Action} it amounts to:
+ * `done()` once the finalizer is on (or off), anything else fails the reconcile with that action.
+ * `finalizerWrites(ctx, resource)` from `rxfleet/sinks` is one (conflict-safe, and it never adds a
+ * finalizer to an object being deleted); a test or a client patch can be another.
  *
  * @example
  * ```ts
- * const finalizer = 'demo.rxfleet.dev/cleanup';
+ * const writes: FinalizerWrites<Rollout> = {
+ *   ensure: (key, finalizer) => ensureFinalizer(sinkCtx, { key, resource: rollouts, finalizer }).pipe(toAction()),
+ *   remove: (key, finalizer) => removeFinalizer(sinkCtx, { key, resource: rollouts, finalizer }).pipe(toAction()),
+ * };
+ * ```
+ */
+export interface FinalizerWrites<T extends KubeObject> {
+  /** Adds `finalizer` to the object (`object` is the one being reconciled). */
+  ensure(key: ObjectKey, finalizer: string, object: T): ObservableInput<Action>;
+  /** Removes `finalizer`, which lets the deletion complete. */
+  remove(key: ObjectKey, finalizer: string, object: T): ObservableInput<Action>;
+}
+
+/**
+ * Options of {@link withFinalizer}.
+ *
+ * @example
+ * ```ts
  * const config: FinalizerConfig<Rollout> = {
- *   finalizer,
- *   ensure: (key) => ensureFinalizer(sinkCtx, { key, resource: rollouts, finalizer }),
- *   remove: (key) => removeFinalizer(sinkCtx, { key, resource: rollouts, finalizer }),
+ *   finalizer: 'demo.rxfleet.dev/cleanup',
+ *   writes: finalizerWrites(sinkCtx, rollouts),
  *   apply: applyRollout,
  *   cleanup: deleteCopiesEverywhere,
  * };
@@ -28,27 +44,16 @@ import type { ReconcileContext, ReconcileRequest, Reconciler } from './types.js'
  */
 export interface FinalizerConfig<T extends KubeObject> {
   readonly finalizer: string;
-  /** Adds the finalizer to the object. */
-  readonly ensure: (key: ObjectKey, object: T) => ObservableInput<unknown>;
-  /** Removes the finalizer, which lets the deletion complete. */
-  readonly remove: (key: ObjectKey, object: T) => ObservableInput<unknown>;
+  /** How the finalizer is added and removed. */
+  readonly writes: FinalizerWrites<T>;
   /** The apply logic, run when the object is not being deleted and carries the finalizer. */
   readonly apply: Reconciler<T>;
   /** The cleanup, run when the object is being deleted; the finalizer is removed once it is `done`. */
   readonly cleanup: Reconciler<T>;
 }
 
-const isLeft = (v: unknown): boolean => typeof v === 'object' && v !== null && (v as { _tag?: unknown })._tag === 'Left';
-
-// Runs a write; a Left result becomes a failed reconcile carrying the Left's value.
-function write(run: () => ObservableInput<unknown>): ObservableInput<Action> {
-  return defer(run).pipe(
-    last(null, undefined),
-    map((r): Action => (isLeft(r) ? error((r as { left: unknown }).left) : done())),
-  );
-}
-
-function actions(out: Action | ObservableInput<Action>): ObservableInput<Action> {
+// What a reconciler or a write answered last; nothing at all is `done`.
+function lastAction(out: Action | ObservableInput<Action>): ObservableInput<Action> {
   return defer(() => (isAction(out) ? of(out) : from(out))).pipe(last(null, done()));
 }
 
@@ -58,16 +63,17 @@ function actions(out: Action | ObservableInput<Action>): ObservableInput<Action>
  *
  * - object gone (`undefined`): `done()`; nothing can be cleaned up any more.
  * - being deleted (`deletionTimestamp`) and carrying the finalizer: run `cleanup`; when it answers
- *   `done`, call `remove` and answer `done()`. Any other answer (requeue, error) is returned as
- *   is, with the finalizer kept.
+ *   `done`, remove the finalizer and answer what the removal answers. Any other answer of the
+ *   cleanup (requeue, error) is returned as is, with the finalizer kept.
  * - being deleted without the finalizer: `done()`; a finalizer is never added to a deleting object.
- * - otherwise: `ensure` the finalizer if it is missing, then run `apply` in the same reconcile
- *   (no round trip through the watch).
+ * - otherwise: add the finalizer if it is missing, then run `apply` in the same reconcile (no
+ *   round trip through the watch); if adding fails, its answer is the reconcile's.
  *
  * @example
  * ```ts
- * events.pipe(reconcile(withFinalizer({ finalizer: 'example.com/copies', ensure: addFinalizer, remove: dropFinalizer, apply: applyRollout, cleanup })));
+ * events.pipe(reconcile(withFinalizer({ finalizer: 'example.com/copies', writes: finalizerWrites(sinkCtx, rollouts), apply: applyRollout, cleanup })));
  * ```
+ * @see FinalizerWrites
  * @param config - the finalizer name, the two writes, and the apply and cleanup reconcilers.
  * @returns the wrapped reconciler.
  */
@@ -78,13 +84,13 @@ export function withFinalizer<T extends KubeObject>(config: FinalizerConfig<T>):
     const has = (object.metadata.finalizers ?? []).includes(config.finalizer);
     if (object.metadata.deletionTimestamp !== undefined) {
       if (!has) return done();
-      return from(actions(config.cleanup(request, context))).pipe(
-        concatMap((a) => (a._tag === 'done' ? write(() => config.remove(request.key, object)) : of(a))),
+      return from(lastAction(config.cleanup(request, context))).pipe(
+        concatMap((a) => (a._tag === 'done' ? lastAction(config.writes.remove(request.key, config.finalizer, object)) : of(a))),
       );
     }
     if (has) return config.apply(request, context);
-    return from(write(() => config.ensure(request.key, object))).pipe(
-      concatMap((a) => (a._tag === 'done' ? actions(config.apply(request, context)) : of(a))),
+    return from(lastAction(config.writes.ensure(request.key, config.finalizer, object))).pipe(
+      concatMap((a) => (a._tag === 'done' ? lastAction(config.apply(request, context)) : of(a))),
     );
   };
 }

@@ -1,12 +1,13 @@
 // The read-modify-write loop behind `update` and the finalizer sinks: read, compute the new object,
 // PUT it with the resourceVersion just read, and on 409 Conflict wait, read again and recompute
-// (client-go's retry.RetryOnConflict). Waits go through the context's scheduler.
+// (client-go's retry.RetryOnConflict). Waits follow the context's conflict backoff, on its scheduler.
 import type { Observable } from 'rxjs';
 import { concatMap, of, timer } from 'rxjs';
 import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
+import { backoffDelay } from '../streams/backoff.js';
 import type { SinkContext } from './context.js';
 import { describe, readOrNull } from './read.js';
 import type { WriteError, WriteOutcome, WriteVerb } from './result.js';
@@ -39,22 +40,6 @@ export interface ReadModifyWriteOptions {
   readonly missing?: 'fail' | 'unchanged';
   readonly dryRun?: boolean;
   readonly subresource?: 'status';
-}
-
-/**
- * How long to wait before attempt `n + 1`: `delayMs × (1 + jitter × random)`, so between
- * `delayMs` and `delayMs × (1 + jitter)`.
- *
- * @example
- * ```ts
- * conflictDelay(ctx); // 10–11 ms with the defaults
- * ```
- * @param ctx - the sink context (retry policy and random source).
- * @returns milliseconds.
- */
-export function conflictDelay(ctx: SinkContext): number {
-  const { delayMs, jitter } = ctx.conflictRetry;
-  return delayMs * (1 + jitter * ctx.random());
 }
 
 /**
@@ -111,7 +96,7 @@ export function readModifyWrite<T extends KubeObject>(
             const total = sent + attempts;
             if (E.isRight(result)) return of(written(verb, key, { changed: true, object: result.right, attempts: total, dryRun }));
             if (result.left._tag === 'Conflict' && n < ctx.conflictRetry.attempts) {
-              return timer(conflictDelay(ctx), ctx.scheduler).pipe(concatMap(() => round(n + 1, total)));
+              return timer(backoffDelay(ctx.conflictRetry.backoff, n - 1, ctx.random), ctx.scheduler).pipe(concatMap(() => round(n + 1, total)));
             }
             return of(writeFailed<T>(verb, key, result.left, total));
           }),

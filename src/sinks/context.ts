@@ -8,8 +8,11 @@ import type { KubeError, Status } from '../core/errors.js';
 import type { ApplyConfiguration, KubeObject, ObjectList } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { Either } from '../internal/fp.js';
-import type { RateLimitConfig, TokenBucket } from './rate-limit.js';
-import { tokenBucket } from './rate-limit.js';
+import { ConfigError } from '../core/config-error.js';
+import type { BackoffConfig } from '../streams/backoff.js';
+import { checkBackoff } from '../streams/backoff.js';
+import type { RateLimitConfig, TokenBucket } from '../streams/token-bucket.js';
+import { checkRateLimit, tokenBucket } from '../streams/token-bucket.js';
 
 /**
  * The calls sinks make, each returning any `ObservableInput` of an Either. A `ClusterClient` is a
@@ -59,39 +62,41 @@ export interface SinkFleet {
 }
 
 /**
- * How `update` (and the finalizer sinks) retry after a 409 Conflict: re-read, re-apply, write
- * again. The defaults are client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart, 10% jitter.
+ * How a sink retries one kind of failure: how many attempts in all, and the backoff between them
+ * (laid over the defaults of that failure). Used for 409 Conflict (`conflictRetry`) and for 429
+ * Too Many Requests (`retryAfter`).
  *
  * @example
  * ```ts
- * const storm: ConflictRetryConfig = { attempts: 20, delayMs: 10, jitter: 0.1 };
+ * const storm: RetryConfig = { attempts: 20 }; // conflictRetry: 20 attempts, the default spacing
+ * const polite: RetryConfig = { attempts: 5, backoff: { maxMs: 10_000 } }; // retryAfter: wait at most 10 s
  * ```
  */
-export interface ConflictRetryConfig {
-  /** Total attempts, the first included. */
+export interface RetryConfig {
+  /** Total attempts of one write, the first included (1 turns retrying off). */
   readonly attempts?: number;
-  /** Wait between attempts. */
-  readonly delayMs?: number;
-  /** Each wait is `delayMs × (1 + jitter × random)`, random in [0, 1). */
-  readonly jitter?: number;
+  /** The wait between attempts. */
+  readonly backoff?: Partial<BackoffConfig>;
 }
 
 /**
- * How sinks honour 429 Too Many Requests: wait the server's Retry-After, then send again.
+ * A {@link RetryConfig} with its defaults applied.
  *
  * @example
  * ```ts
- * const polite: RetryAfterConfig = { attempts: 5, maxDelayMs: 10_000 };
+ * ctx.conflictRetry; // { attempts: 5, backoff: { initialMs: 10, factor: 1, maxMs: 10, jitter: 0.1 } }
  * ```
  */
-export interface RetryAfterConfig {
-  /** Total attempts of one request, the first included (default 4; 1 turns retrying off). */
-  readonly attempts?: number;
-  /** Wait when the server sent no Retry-After (default 1 s). */
-  readonly defaultDelayMs?: number;
-  /** Upper bound of one wait, whatever the server says (default 30 s). */
-  readonly maxDelayMs?: number;
+export interface RetryPolicy {
+  readonly attempts: number;
+  readonly backoff: BackoffConfig;
 }
+
+// client-go's retry.DefaultRetry: 5 attempts, 10 ms apart, 10% jitter (taken below 10 ms here, so
+// maxMs stays a true bound; client-go adds it above).
+const conflictDefaults: BackoffConfig = { initialMs: 10, factor: 1, maxMs: 10, jitter: 0.1 };
+// The server's Retry-After is used as is, capped at maxMs; without one, the wait is initialMs.
+const retryAfterDefaults: BackoffConfig = { initialMs: 1000, factor: 1, maxMs: 30_000, jitter: 0 };
 
 /**
  * Settings of {@link sinkContext}.
@@ -107,8 +112,17 @@ export interface SinkConfig {
   readonly fieldManager: string;
   /** Drives every wait (retry spacing, Retry-After, rate limits). Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  readonly conflictRetry?: ConflictRetryConfig;
-  readonly retryAfter?: RetryAfterConfig;
+  /**
+   * How `update` and the finalizer sinks retry a 409 Conflict: re-read, re-apply, write again.
+   * Default client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart with 10% jitter.
+   */
+  readonly conflictRetry?: RetryConfig;
+  /**
+   * How every sink honours 429 Too Many Requests: wait the server's Retry-After (capped at
+   * `backoff.maxMs`, default 30 s; `backoff.initialMs`, default 1 s, when it sent none), then send
+   * again. Default 4 attempts.
+   */
+  readonly retryAfter?: RetryConfig;
   /**
    * Client-side token bucket per cluster, taken by every request a sink sends (reads included).
    * Off unless given, as in controller-runtime.
@@ -132,16 +146,17 @@ export interface SinkContext {
   readonly fleet: SinkFleet;
   readonly fieldManager: string;
   readonly scheduler: SchedulerLike;
-  readonly conflictRetry: Required<ConflictRetryConfig>;
-  readonly retryAfter: Required<RetryAfterConfig>;
+  readonly conflictRetry: RetryPolicy;
+  readonly retryAfter: RetryPolicy;
   readonly random: () => number;
   /** The rate limiter of a cluster, or `undefined` when rate limiting is off. */
   limiter(cluster: ClusterName): TokenBucket | undefined;
 }
 
-function positiveInt(what: string, v: number): number {
-  if (!Number.isInteger(v) || v < 1) throw new TypeError(`${what} must be a positive integer, got ${v}`);
-  return v;
+function retryPolicy(what: string, config: RetryConfig | undefined, attempts: number, backoff: BackoffConfig): RetryPolicy {
+  const n = config?.attempts ?? attempts;
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`sinkContext: ${what}.attempts must be a positive integer, got ${n}`);
+  return Object.freeze({ attempts: n, backoff: checkBackoff({ ...backoff, ...config?.backoff }, `sinkContext: ${what}.backoff`) });
 }
 
 /**
@@ -155,30 +170,22 @@ function positiveInt(what: string, v: number): number {
  * ```
  * @param config - fleet, field manager, scheduler and policies.
  * @returns the context to pass to every sink.
- * @throws TypeError when the field manager is empty or longer than 128 characters, or a policy number is out of range.
+ * @throws ConfigError when the field manager is empty or longer than 128 characters, or a policy is out of range.
  */
 export function sinkContext(config: SinkConfig): SinkContext {
   const fm = config.fieldManager;
-  if (fm.length === 0 || fm.length > 128) throw new TypeError(`fieldManager must be 1–128 characters, got ${JSON.stringify(fm)}`);
+  if (fm.length === 0 || fm.length > 128) throw new ConfigError(`sinkContext: fieldManager must be 1–128 characters, got ${JSON.stringify(fm)}`);
   const scheduler = config.scheduler ?? asyncScheduler;
-  const conflictRetry = {
-    attempts: positiveInt('conflictRetry.attempts', config.conflictRetry?.attempts ?? 5),
-    delayMs: config.conflictRetry?.delayMs ?? 10,
-    jitter: config.conflictRetry?.jitter ?? 0.1,
-  };
-  const retryAfter = {
-    attempts: positiveInt('retryAfter.attempts', config.retryAfter?.attempts ?? 4),
-    defaultDelayMs: config.retryAfter?.defaultDelayMs ?? 1000,
-    maxDelayMs: config.retryAfter?.maxDelayMs ?? 30_000,
-  };
-  const rate = config.rateLimit;
+  const conflictRetry = retryPolicy('conflictRetry', config.conflictRetry, 5, conflictDefaults);
+  const retryAfter = retryPolicy('retryAfter', config.retryAfter, 4, retryAfterDefaults);
+  const rate = config.rateLimit === undefined ? undefined : checkRateLimit(config.rateLimit, 'sinkContext: rateLimit');
   const buckets = new Map<ClusterName, TokenBucket>();
   return Object.freeze({
     fleet: config.fleet,
     fieldManager: fm,
     scheduler,
-    conflictRetry: Object.freeze(conflictRetry),
-    retryAfter: Object.freeze(retryAfter),
+    conflictRetry,
+    retryAfter,
     random: config.random ?? Math.random,
     limiter(cluster: ClusterName): TokenBucket | undefined {
       if (rate === undefined) return undefined;

@@ -1,19 +1,21 @@
 // rxfleet/sinks: safe, typed writes to any cluster of the fleet, each as a function returning an
 // Observable of one outcome and as an operator for the end of a pipeline.
-export type { ConflictRetryConfig, RetryAfterConfig, SinkCluster, SinkConfig, SinkContext, SinkFleet, WriteClient } from './context.js';
+export type { RetryConfig, RetryPolicy, SinkCluster, SinkConfig, SinkContext, SinkFleet, WriteClient } from './context.js';
 export { sinkContext } from './context.js';
 export type { WriteError, WriteErrorTag, WriteOutcome, WriteResult, WriteVerb } from './result.js';
 export type { SinkOperatorConfig } from './operator.js';
 export { DEFAULT_SINK_CONCURRENCY, writeEach } from './operator.js';
-export type { RateLimitConfig, TokenBucket } from './rate-limit.js';
-export { tokenBucket } from './rate-limit.js';
+export type { RateLimitConfig, TokenBucket } from '../streams/token-bucket.js';
+export { tokenBucket } from '../streams/token-bucket.js';
+export { actionOf, toAction } from './to-action.js';
+export { finalizerWrites } from './finalizer-writes.js';
 export type { ApplyWrite } from './apply.js';
 export { apply, applyEach } from './apply.js';
 export { applyStatus, applyStatusEach } from './apply-status.js';
 export type { PatchStatusWrite } from './patch-status.js';
 export { patchStatus, patchStatusEach } from './patch-status.js';
 export type { Mutation, ReadModifyWriteOptions } from './conflict-retry.js';
-export { conflictDelay, readModifyWrite } from './conflict-retry.js';
+export { readModifyWrite } from './conflict-retry.js';
 export type { UpdateRecipe, UpdateWrite } from './update.js';
 export { update, updateEach } from './update.js';
 export type { CreateWrite } from './create.js';
@@ -40,6 +42,7 @@ export {
   sourceSelector,
   withBackReference,
 } from './back-reference.js';
+export type { TargetSearch } from './fleet-targets.js';
 export type { ReleaseSourceWrite, RemoveTargetsWrite } from './release-source.js';
 export { releaseSource, removeTargets } from './release-source.js';
 export type { SweepOrphansWrite } from './sweep-orphans.js';

@@ -2,6 +2,7 @@
 // a bounded number in flight. Sinks never error, so neither does the operator.
 import type { Observable, OperatorFunction } from 'rxjs';
 import { mergeMap } from 'rxjs';
+import { ConfigError } from '../core/config-error.js';
 import type { KubeObject } from '../core/object.js';
 import type { WriteOutcome } from './result.js';
 
@@ -33,13 +34,13 @@ export const DEFAULT_SINK_CONCURRENCY = 4;
  * @param sink - performs one write and emits its outcome.
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
- * @throws TypeError when concurrency is not a positive integer.
+ * @throws ConfigError when concurrency is not a positive integer.
  */
 export function writeEach<W, T extends KubeObject>(
   sink: (write: W) => Observable<WriteOutcome<T>>,
   config: SinkOperatorConfig = {},
 ): OperatorFunction<W, WriteOutcome<T>> {
   const concurrency = config.concurrency ?? DEFAULT_SINK_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError(`sink concurrency must be a positive integer, got ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`sink concurrency must be a positive integer, got ${concurrency}`);
   return mergeMap(sink, concurrency);
 }

@@ -2,22 +2,19 @@
 // targets in every engaged cluster, and only when every delete was accepted, remove the source's
 // finalizer so the server can let it go.
 import type { Observable } from 'rxjs';
-import { EMPTY, concat, concatMap, from, map, mergeMap, toArray } from 'rxjs';
-import type { ClusterName } from '../core/cluster.js';
+import { EMPTY, concat, concatMap, from, map, toArray } from 'rxjs';
 import { objectKey } from '../core/key.js';
-import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
 import type { SourceIdentity } from './back-reference.js';
 import { readBackReference, sourceSelector } from './back-reference.js';
-import { DEFAULT_SINK_CONCURRENCY } from './operator.js';
+import type { TargetSearch } from './fleet-targets.js';
+import { eachTarget } from './fleet-targets.js';
 import { remove } from './remove.js';
 import { removeFinalizer } from './remove-finalizer.js';
 import type { WriteOutcome } from './result.js';
-import { writeFailed } from './result.js';
-import { send } from './send.js';
 
 /**
  * Which targets to delete.
@@ -27,14 +24,8 @@ import { send } from './send.js';
  * const w: RemoveTargetsWrite = { source: sourceIdentity(hub, configMaps, src), targets: [configMaps] };
  * ```
  */
-export interface RemoveTargetsWrite {
+export interface RemoveTargetsWrite extends TargetSearch {
   readonly source: SourceIdentity;
-  /** The resources targets may be of. */
-  readonly targets: readonly ResourceDescriptor[];
-  /** Where to look (default: every cluster engaged now). */
-  readonly clusters?: readonly ClusterName[];
-  /** Requests in flight at once (default 4). */
-  readonly concurrency?: number;
 }
 
 /**
@@ -53,32 +44,16 @@ export interface RemoveTargetsWrite {
  * @returns the outcomes, then completes; never errors.
  */
 export function removeTargets(ctx: SinkContext, write: RemoveTargetsWrite): Observable<WriteOutcome> {
-  const concurrency = write.concurrency ?? DEFAULT_SINK_CONCURRENCY;
-  const clusters = write.clusters ?? ctx.fleet.clusters().map((c) => c.name);
-  const places = clusters.flatMap((cluster) => write.targets.map((r) => ({ cluster, r })));
-  return from(places).pipe(
-    mergeMap(
-      ({ cluster, r }) =>
-        send(ctx, cluster, `list ${resourceId(r)} of source ${write.source.name}`, (c) => c.listAll(r, { labelSelector: sourceSelector(write.source) })).pipe(
-          concatMap(({ result }): Observable<WriteOutcome> => {
-            if (E.isLeft(result)) return from([writeFailed('remove', objectKey(cluster, '', ''), result.left, 0)]);
-            const mine = result.right.items.filter((t: KubeObject) => readBackReference(t)?.uid === write.source.uid);
-            return from(mine).pipe(
-              mergeMap(
-                (t) =>
-                  remove(ctx, {
-                    key: objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? ''),
-                    resource: r,
-                    preconditions: { uid: t.metadata.uid ?? '' },
-                    propagationPolicy: 'Background',
-                  }),
-                concurrency,
-              ),
-            );
-          }),
-        ),
-      concurrency,
-    ),
+  const { source } = write;
+  return eachTarget(ctx, write, (r) => `list ${resourceId(r)} of source ${source.name}`, sourceSelector(source), (t, cluster, r) =>
+    readBackReference(t)?.uid !== source.uid
+      ? EMPTY
+      : remove(ctx, {
+          key: objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? ''),
+          resource: r,
+          preconditions: { uid: t.metadata.uid ?? '' },
+          propagationPolicy: 'Background',
+        }).pipe(map((o): WriteOutcome => o)),
   );
 }
 

@@ -8,6 +8,7 @@ import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
+import { backoffDelay } from '../streams/backoff.js';
 import type { SinkContext, WriteClient } from './context.js';
 
 /**
@@ -57,7 +58,9 @@ export function send<R>(
         concatMap((result) => {
           if (E.isLeft(result) && result.left._tag === 'TooManyRequests' && n < ctx.retryAfter.attempts) {
             const asked = result.left.retryAfterSeconds;
-            const delay = Math.min(ctx.retryAfter.maxDelayMs, asked === undefined ? ctx.retryAfter.defaultDelayMs : asked * 1000);
+            const { backoff } = ctx.retryAfter;
+            // The server's word wins, within the cap; without one, the context's backoff decides.
+            const delay = asked === undefined ? backoffDelay(backoff, n - 1, ctx.random) : Math.min(backoff.maxMs, asked * 1000);
             return timer(delay, ctx.scheduler).pipe(concatMap(() => attempt(n + 1)));
           }
           return of({ result, attempts: n });

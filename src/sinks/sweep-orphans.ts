@@ -2,21 +2,19 @@
 // the controller was down (or its cluster left the fleet), so a periodic sweep looks at every
 // target across the fleet and deletes those whose source is gone or was replaced.
 import type { Observable } from 'rxjs';
-import { EMPTY, concatMap, from, map, mergeMap, of } from 'rxjs';
-import type { ClusterName } from '../core/cluster.js';
+import { EMPTY, concatMap, map, of } from 'rxjs';
 import { objectKey } from '../core/key.js';
-import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
 import { SOURCE_LABEL, readBackReference } from './back-reference.js';
-import { DEFAULT_SINK_CONCURRENCY } from './operator.js';
+import type { TargetSearch } from './fleet-targets.js';
+import { eachTarget } from './fleet-targets.js';
 import { readOrNull } from './read.js';
 import { remove } from './remove.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed } from './result.js';
-import { send } from './send.js';
 
 /**
  * What to sweep.
@@ -26,15 +24,9 @@ import { send } from './send.js';
  * const w: SweepOrphansWrite = { source: configMaps, targets: [configMaps] };
  * ```
  */
-export interface SweepOrphansWrite {
+export interface SweepOrphansWrite extends TargetSearch {
   /** The resource of the sources; targets referring to another resource are left alone. */
   readonly source: ResourceDescriptor;
-  /** The resources targets may be of. */
-  readonly targets: readonly ResourceDescriptor[];
-  /** Where to look for targets (default: every cluster engaged now). */
-  readonly clusters?: readonly ClusterName[];
-  /** Requests in flight at once (default 4). */
-  readonly concurrency?: number;
 }
 
 /**
@@ -54,37 +46,21 @@ export interface SweepOrphansWrite {
  * @returns the outcomes, then completes; never errors.
  */
 export function sweepOrphans(ctx: SinkContext, write: SweepOrphansWrite): Observable<WriteOutcome> {
-  const concurrency = write.concurrency ?? DEFAULT_SINK_CONCURRENCY;
-  const clusters = write.clusters ?? ctx.fleet.clusters().map((c) => c.name);
-  const places = clusters.flatMap((cluster) => write.targets.map((r) => ({ cluster, r })));
   const sourceId = resourceId(write.source);
-  return from(places).pipe(
-    mergeMap(
-      ({ cluster, r }) =>
-        send(ctx, cluster, `list ${resourceId(r)} targets`, (c) => c.listAll(r, { labelSelector: SOURCE_LABEL })).pipe(
-          concatMap(({ result }): Observable<WriteOutcome> => {
-            if (E.isLeft(result)) return of(writeFailed('remove', objectKey(cluster, '', ''), result.left, 0));
-            return from(result.right.items).pipe(
-              mergeMap((t: KubeObject) => {
-                const ref = readBackReference(t);
-                if (ref?.resource !== sourceId) return EMPTY;
-                const targetKey = objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? '');
-                // Not engaged: the source may well exist; only a cluster we can read may condemn a target.
-                if (ctx.fleet.get(ref.cluster) === undefined) return EMPTY;
-                return readOrNull(ctx, write.source, objectKey(ref.cluster, ref.namespace, ref.name)).pipe(
-                  concatMap((src): Observable<WriteOutcome> => {
-                    if (E.isLeft(src)) return of(writeFailed('remove', targetKey, src.left, 0));
-                    if (src.right !== null && src.right.metadata.uid === ref.uid) return EMPTY;
-                    return remove(ctx, { key: targetKey, resource: r, preconditions: { uid: t.metadata.uid ?? '' }, propagationPolicy: 'Background' }).pipe(
-                      map((o): WriteOutcome => o),
-                    );
-                  }),
-                );
-              }, concurrency),
-            );
-          }),
-        ),
-      concurrency,
-    ),
-  );
+  return eachTarget(ctx, write, (r) => `list ${resourceId(r)} targets`, SOURCE_LABEL, (t, cluster, r) => {
+    const ref = readBackReference(t);
+    if (ref?.resource !== sourceId) return EMPTY;
+    const targetKey = objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? '');
+    // Not engaged: the source may well exist; only a cluster we can read may condemn a target.
+    if (ctx.fleet.get(ref.cluster) === undefined) return EMPTY;
+    return readOrNull(ctx, write.source, objectKey(ref.cluster, ref.namespace, ref.name)).pipe(
+      concatMap((src): Observable<WriteOutcome> => {
+        if (E.isLeft(src)) return of(writeFailed('remove', targetKey, src.left, 0));
+        if (src.right !== null && src.right.metadata.uid === ref.uid) return EMPTY;
+        return remove(ctx, { key: targetKey, resource: r, preconditions: { uid: t.metadata.uid ?? '' }, propagationPolicy: 'Background' }).pipe(
+          map((o): WriteOutcome => o),
+        );
+      }),
+    );
+  });
 }

@@ -40,10 +40,10 @@ export interface WatchConfig {
   readonly inactivityTimeoutMs?: number;
   /** Range of the random `timeoutSeconds` asked of the server per watch request. Default 300–600 s. */
   readonly serverTimeoutSeconds?: { readonly min: number; readonly max: number };
-  /** Reconnect backoff. Default {@link defaultBackoff}. */
-  readonly backoff?: BackoffConfig;
-  /** Backoff after 401/403. Default {@link defaultAuthBackoff}. */
-  readonly authBackoff?: BackoffConfig;
+  /** Reconnect backoff; what is given is laid over {@link defaultBackoff}. */
+  readonly backoff?: Partial<BackoffConfig>;
+  /** Backoff after 401/403; what is given is laid over {@link defaultAuthBackoff}. */
+  readonly authBackoff?: Partial<BackoffConfig>;
   /** Uniform random numbers in [0, 1) for jitter. Default `Math.random`. */
   readonly random?: () => number;
   /** Drives every timer (backoff, inactivity) and every timestamp. Default `asyncScheduler`. */

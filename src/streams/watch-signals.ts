@@ -73,8 +73,8 @@ function isLastPage(list: ObjectList): boolean {
 export function watchSignals<T extends KubeObject>(source: WatchSource<T>, config: WatchMachineConfig): Observable<WatchSignal<T>> {
   const scheduler = config.scheduler ?? asyncScheduler;
   const random = config.random ?? Math.random;
-  const backoff = config.backoff ?? defaultBackoff;
-  const authBackoff = config.authBackoff ?? defaultAuthBackoff;
+  const backoff = { ...defaultBackoff, ...config.backoff };
+  const authBackoff = { ...defaultAuthBackoff, ...config.authBackoff };
   const inactivityMs = config.inactivityTimeoutMs ?? 120_000;
   const serverTimeout = config.serverTimeoutSeconds ?? { min: 300, max: 600 };
   const keep = config.keepManagedFields ?? false;
@@ -122,7 +122,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
 
     /** Records a failure and how long to wait before the next attempt. */
     const fail = (err: KubeError): void => {
-      if (scheduler.now() - attemptStartedAt >= backoff.resetAfterMs) {
+      if (scheduler.now() - attemptStartedAt >= (backoff.resetAfterMs ?? Infinity)) {
         failures = 0;
         authFailures = 0;
       }

@@ -30,7 +30,7 @@ describe('debounceByKey', () => {
   it('should emit no later than the max wait for a key that never goes quiet', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const input = hot<ReconcileInput<ConfigMap>>('a--b--c--a--b--c--a--b--c-', values);
-      expectObservable(input.pipe(debounceByKey(5, { maxWait: 10 }))).toBe('10ms a 11ms b 6ms c', values);
+      expectObservable(input.pipe(debounceByKey(5, { maxWaitMs: 10 }))).toBe('10ms a 11ms b 6ms c', values);
     });
   });
 

@@ -95,12 +95,12 @@ describe('reconcile, under random interleavings', () => {
               }),
             ),
           );
-          const debounce = sc.debounce === undefined ? undefined : { wait: sc.debounce.wait, maxWait: sc.debounce.wait + sc.debounce.extra };
+          const debounce = sc.debounce === undefined ? undefined : { waitMs: sc.debounce.wait, maxWaitMs: sc.debounce.wait + sc.debounce.extra };
           merge(...inputs, NEVER)
             .pipe(
               reconcile(reconciler, {
                 concurrency: sc.concurrency,
-                backoff: { base: 1, max: 20 },
+                backoff: { initialMs: 1, maxMs: 20 },
                 onDepth: (d) => (lastDepth = d),
                 ...(debounce === undefined ? {} : { debounce }),
               }),

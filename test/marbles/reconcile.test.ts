@@ -1,7 +1,7 @@
 import { defer, of, tap, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { configMaps } from '../../src/core/index.js';
+import { ConfigError, configMaps } from '../../src/core/index.js';
 import type { ConfigMap } from '../../src/core/index.js';
 import type { Action, Outcome, QueueDepth, ReconcileInput } from '../../src/operators/index.js';
 import { done, error, reconcile, requeueAfter, terminal } from '../../src/operators/index.js';
@@ -97,7 +97,7 @@ describe('reconcile', () => {
         a: ev.applied('east', 'default/a'),
         b: ev.applied('east', 'default/b'),
       });
-      const out = input.pipe(reconcile(rec.reconciler, { debounce: { wait: 5, maxWait: 12 } }), toLabels());
+      const out = input.pipe(reconcile(rec.reconciler, { debounce: { waitMs: 5, maxWaitMs: 12 } }), toLabels());
       expectObservable(out).toBe('12ms x 6ms x 2ms y', { x: 'done east/default/a', y: 'done east/default/b' });
     });
     expect(rec.calls.map((c) => [c.key.name, c.start])).toEqual([
@@ -113,7 +113,7 @@ describe('reconcile', () => {
     const fn = () => (++calls === 5 ? done() : error(new Error(`boom ${calls}`)));
     testScheduler().run(({ hot, expectObservable }) => {
       const input = hot<ReconcileInput<ConfigMap>>('a 59ms a', { a: ev.applied('east', 'default/a') });
-      const out = input.pipe(reconcile(fn, { backoff: { base: 5, factor: 2, max: 20 } }), toLabels());
+      const out = input.pipe(reconcile(fn, { backoff: { initialMs: 5, factor: 2, maxMs: 20 } }), toLabels());
       expectObservable(out, '^ 69ms !').toBe('a 4ms b 9ms c 19ms d 19ms e 4ms f 4ms g', {
         a: 'error east/default/a +5',
         b: 'error east/default/a #2 +10',
@@ -181,7 +181,7 @@ describe('reconcile', () => {
         if (req.key.name === 'garbage') return of(JSON.parse('{"not":"an action"}') as Action);
         return defer(() => of(done()));
       };
-      const out = input.pipe(reconcile(fn, { backoff: { base: 1000 } }), toLabels());
+      const out = input.pipe(reconcile(fn, { backoff: { initialMs: 1000 } }), toLabels());
       expectObservable(out, '^ 10ms !').toBe('(abcd)', {
         a: 'error east/default/throws +1000',
         b: 'error east/default/errors +1000',
@@ -206,7 +206,7 @@ describe('reconcile', () => {
         x: ev.removed('east'),
         w: ev.applied('west', 'default/w'),
       });
-      const out = input.pipe(reconcile(fn, { concurrency: 1, backoff: { base: 50 } }), toLabels());
+      const out = input.pipe(reconcile(fn, { concurrency: 1, backoff: { initialMs: 50 } }), toLabels());
       expectObservable(out, '^ 200ms !').toBe('f 4ms x 10ms w', {
         f: 'error east/default/fails +50',
         x: 'dropped east/default/a',
@@ -232,7 +232,7 @@ describe('reconcile', () => {
     const rec = recorder<ConfigMap>(scripted((req) => (req.key.name === 'slow' ? { frames: 50 } : { frames: 0, action: error('boom') })));
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const input = hot<ReconcileInput<ConfigMap>>('(sf)', { s: ev.applied('east', 'default/slow'), f: ev.applied('east', 'default/fails') });
-      const out = input.pipe(reconcile(rec.reconciler, { backoff: { base: 3 } }), toLabels());
+      const out = input.pipe(reconcile(rec.reconciler, { backoff: { initialMs: 3 } }), toLabels());
       expectObservable(out, '^ 5ms !').toBe('f 2ms g', { f: 'error east/default/fails +3', g: 'error east/default/fails #2 +6' });
       expectSubscriptions(input.subscriptions).toBe('^ 5ms !');
     });
@@ -278,7 +278,7 @@ describe('reconcile', () => {
         a: ev.applied('east', 'default/a'),
         b: ev.applied('east', 'default/b'),
       });
-      const out = input.pipe(reconcile(rec.reconciler, { debounce: { wait: 100 } }), toLabels());
+      const out = input.pipe(reconcile(rec.reconciler, { debounce: { waitMs: 100 } }), toLabels());
       // Debounced: nothing runs before completion at 6; then everything runs at once.
       expectObservable(out).toBe('6ms f 9ms (ab|)', { f: 'error east/default/fails', a: 'done east/default/a', b: 'done east/default/b' });
     });
@@ -307,8 +307,8 @@ describe('reconcile', () => {
   });
 
   it('should refuse a config with a zero concurrency or negative delays', () => {
-    expect(() => reconcile(() => done(), { concurrency: 0 })).toThrow(RangeError);
-    expect(() => reconcile(() => done(), { backoff: { base: -1 } })).toThrow(RangeError);
+    expect(() => reconcile(() => done(), { concurrency: 0 })).toThrow(ConfigError);
+    expect(() => reconcile(() => done(), { backoff: { initialMs: -1 } })).toThrow(ConfigError);
     expect(() => requeueAfter(-5)).toThrow(RangeError);
   });
 

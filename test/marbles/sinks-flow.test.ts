@@ -147,7 +147,7 @@ describe('Retry-After', () => {
     const sent: number[] = [];
     const tooMany = () => E.left<KubeError, KubeObject>(err('TooManyRequests', 'a', { code: 429 }));
     ts.run(({ expectObservable }) => {
-      const ctx = ctxOf(ts, { a: throttled(ts, [tooMany(), tooMany(), tooMany(), tooMany()], sent) }, { retryAfter: { attempts: 3, defaultDelayMs: 500 } });
+      const ctx = ctxOf(ts, { a: throttled(ts, [tooMany(), tooMany(), tooMany(), tooMany()], sent) }, { retryAfter: { attempts: 3, backoff: { initialMs: 500 } } });
       expectObservable(apply(ctx, write('a', 'x'))).toBe('1000ms (x|)', {
         x: E.left(expect.objectContaining({ _tag: 'TooManyRequests', attempts: 3, verb: 'apply' })),
       });
@@ -156,11 +156,11 @@ describe('Retry-After', () => {
     expect(sent).toEqual([0, 500, 1000]);
   });
 
-  it('should cap a long Retry-After at maxDelayMs', () => {
+  it("should cap a long Retry-After at the backoff's maxMs", () => {
     const ts = scheduler();
     const sent: number[] = [];
     ts.run(({ flush }) => {
-      const ctx = ctxOf(ts, { a: throttled(ts, [E.left(err('TooManyRequests', 'a', { code: 429, retryAfterSeconds: 3600 }))], sent) }, { retryAfter: { maxDelayMs: 5000 } });
+      const ctx = ctxOf(ts, { a: throttled(ts, [E.left(err('TooManyRequests', 'a', { code: 429, retryAfterSeconds: 3600 }))], sent) }, { retryAfter: { backoff: { maxMs: 5000 } } });
       apply(ctx, write('a', 'x')).subscribe();
       flush();
     });

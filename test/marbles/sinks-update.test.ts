@@ -8,7 +8,8 @@ import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, E, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
 import type { SinkConfig } from '../../src/sinks/index.js';
-import { conflictDelay, ensureFinalizer, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
+import { ensureFinalizer, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
+import { backoffDelay } from '../../src/streams/backoff.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
 
 const key = objectKey(clusterName('east'), 'default', 'counter');
@@ -65,13 +66,13 @@ describe('update', () => {
     const server = conflictingServer(ts, 100);
     ts.run(({ expectObservable }) => {
       const ctx = ctxWith(ts, server.client);
-      // random 0.5 → each wait is 10 × (1 + 0.1 × 0.5) = 10.5 ms; 4 waits between 5 attempts.
-      expectObservable(update(ctx, { key, resource: configMaps, recipe: bump })).toBe('42ms (x|)', {
+      // random 0.5 → each wait is 10 × (1 − 0.1 + 0.1 × 0.5) = 9.5 ms; 4 waits between 5 attempts.
+      expectObservable(update(ctx, { key, resource: configMaps, recipe: bump })).toBe('38ms (x|)', {
         x: E.left(expect.objectContaining({ _tag: 'Conflict', attempts: 5, verb: 'update', key })),
       });
     });
-    expect(server.writes.map((w) => w.at)).toEqual([0, 10.5, 21, 31.5, 42]);
-    expect(server.reads).toEqual([0, 10.5, 21, 31.5, 42]);
+    expect(server.writes.map((w) => w.at)).toEqual([0, 9.5, 19, 28.5, 38]);
+    expect(server.reads).toEqual([0, 9.5, 19, 28.5, 38]);
   });
 
   it('should re-read and re-apply the recipe to the latest object after each Conflict', () => {
@@ -92,13 +93,13 @@ describe('update', () => {
     const ts = scheduler();
     const server = conflictingServer(ts, 100);
     ts.run(({ flush }) => {
-      update(ctxWith(ts, server.client, { conflictRetry: { attempts: 3, delayMs: 100, jitter: 0 } }), { key, resource: configMaps, recipe: bump }).subscribe();
+      update(ctxWith(ts, server.client, { conflictRetry: { attempts: 3, backoff: { initialMs: 100, maxMs: 100, jitter: 0 } } }), { key, resource: configMaps, recipe: bump }).subscribe();
       flush();
     });
     expect(server.writes.map((w) => w.at)).toEqual([0, 100, 200]);
   });
 
-  it('should keep every jittered wait within [delay, delay × (1 + jitter))', () => {
+  it('should keep every jittered wait within [maxMs × (1 − jitter), maxMs]', () => {
     const ts = scheduler();
     const server = conflictingServer(ts, 100);
     ts.run(({ flush }) => {
@@ -108,12 +109,12 @@ describe('update', () => {
     const gaps = server.writes.slice(1).map((w, i) => w.at - (server.writes[i]?.at ?? 0));
     expect(gaps).toHaveLength(49);
     for (const g of gaps) {
-      expect(g).toBeGreaterThanOrEqual(10);
-      expect(g).toBeLessThan(11);
+      expect(g).toBeGreaterThanOrEqual(9);
+      expect(g).toBeLessThanOrEqual(10);
     }
-    const ctx = ctxWith(ts, server.client, { random: () => 0 });
-    expect(conflictDelay(ctx)).toBe(10);
-    expect(conflictDelay(ctxWith(ts, server.client, { random: () => 0.999999 }))).toBeCloseTo(10.99999, 4);
+    const { backoff } = ctxWith(ts, server.client).conflictRetry;
+    expect(backoffDelay(backoff, 0, () => 0)).toBe(9);
+    expect(backoffDelay(backoff, 7, () => 0.999999)).toBeCloseTo(9.99999, 4);
   });
 
   it('should write nothing and report no change when the recipe changes nothing', () => {
@@ -173,7 +174,7 @@ describe('finalizers', () => {
       replace: () => of(E.left(err('Conflict', 'east', { code: 409 }))),
     });
     ts.run(({ expectObservable }) => {
-      expectObservable(ensureFinalizer(ctxWith(ts, client), { key, resource: configMaps, finalizer })).toBe('10.5ms (x|)', {
+      expectObservable(ensureFinalizer(ctxWith(ts, client), { key, resource: configMaps, finalizer })).toBe('9.5ms (x|)', {
         x: E.left(expect.objectContaining({ _tag: 'Terminating', attempts: 1 })),
       });
     });
@@ -199,7 +200,7 @@ describe('finalizers', () => {
     const server = conflictingServer(ts, 1, cm(1, 0, { finalizers: ['a/x', finalizer, 'b/y'] }));
     const gone = fakeClient({ get: () => of(E.left(err('NotFound', 'east', { code: 404 }))) });
     ts.run(({ expectObservable }) => {
-      expectObservable(removeFinalizer(ctxWith(ts, server.client), { key, resource: configMaps, finalizer })).toBe('10.5ms (x|)', {
+      expectObservable(removeFinalizer(ctxWith(ts, server.client), { key, resource: configMaps, finalizer })).toBe('9.5ms (x|)', {
         x: E.right(expect.objectContaining({ changed: true, attempts: 2 })),
       });
       expectObservable(removeFinalizer(ctxWith(ts, gone), { key, resource: configMaps, finalizer })).toBe('(x|)', {

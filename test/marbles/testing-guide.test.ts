@@ -14,7 +14,7 @@ import { keyedEvents, recorder, scripted, toLabels } from '../../src/testing/ind
 // The pipeline under test: reconcile ConfigMaps when their generation changes. The first
 // attempt of each key fails (say, a conflict); the retry takes 10 ms and succeeds.
 function pipeline(events: Observable<ReconcileInput<ConfigMap>>, fn = flaky()): Observable<Outcome> {
-  return events.pipe(generationChanged(), reconcile(fn, { concurrency: 2, backoff: { base: 20 } }));
+  return events.pipe(generationChanged(), reconcile(fn, { concurrency: 2, backoff: { initialMs: 20 } }));
 }
 function flaky() {
   return scripted<ConfigMap>((_req, ctx) => (ctx.attempt === 1 ? { frames: 0, action: error('conflict') } : { frames: 10 }));

@@ -2,10 +2,11 @@ import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap, ObjectKey } from '../../src/core/index.js';
-import { configMaps } from '../../src/core/index.js';
+import { clusterName, configMaps, kubeError } from '../../src/core/index.js';
 import { E } from '../../src/internal/fp.js';
 import type { ReconcileInput } from '../../src/operators/index.js';
 import { done, reconcile, requeueAfter, withFinalizer } from '../../src/operators/index.js';
+import { toAction } from '../../src/sinks/index.js';
 import { keyedEvents, outcomeLabel, takes, toLabels } from '../../src/testing/index.js';
 
 const ev = keyedEvents(configMaps);
@@ -27,12 +28,11 @@ describe('withFinalizer', () => {
       });
       const note = (what: string) => (key: ObjectKey) => {
         log.push(`${what} ${key.name}`);
-        return cold('--(r|)', { r: E.right(null) });
+        return cold('--(r|)', { r: done() });
       };
       const fn = withFinalizer<ConfigMap>({
         finalizer: fin,
-        ensure: note('ensure'),
-        remove: note('remove'),
+        writes: { ensure: note('ensure'), remove: note('remove') },
         apply: (req, ctx) => (log.push(`apply ${req.key.name}`), takes<ConfigMap>(3)(req, ctx)),
         cleanup: (req) => (log.push(`cleanup ${req.key.name}`), done()),
       });
@@ -56,8 +56,7 @@ describe('withFinalizer', () => {
       });
       const fn = withFinalizer<ConfigMap>({
         finalizer: fin,
-        ensure: () => (log.push('ensure'), [E.right(null)]),
-        remove: () => (log.push('remove'), [E.right(null)]),
+        writes: { ensure: () => (log.push('ensure'), [done()]), remove: () => (log.push('remove'), [done()]) },
         apply: () => (log.push('apply'), done()),
         cleanup: () => requeueAfter(100),
       });
@@ -66,20 +65,19 @@ describe('withFinalizer', () => {
     expect(log).toEqual([]);
   });
 
-  it('should fail the reconcile, with the Left as its cause, when adding the finalizer fails', () => {
-    const conflict = { _tag: 'Conflict', message: 'stale' };
+  it("should fail the reconcile, with the write's Left as its cause, when adding the finalizer fails", () => {
+    const conflict = kubeError('Conflict', clusterName('east'), 'stale');
     const applied: string[] = [];
     testScheduler().run(({ hot, cold, expectObservable }) => {
       const input = hot<ReconcileInput<ConfigMap>>('n', { n: ev.applied('east', 'default/a') });
       const fn = withFinalizer<ConfigMap>({
         finalizer: fin,
-        ensure: () => cold('-(l|)', { l: E.left(conflict) }),
-        remove: () => [E.right(null)],
+        writes: { ensure: () => cold('-(l|)', { l: E.left(conflict) }).pipe(toAction()), remove: () => [done()] },
         apply: () => (applied.push('apply'), done()),
         cleanup: () => done(),
       });
       const out = input.pipe(
-        reconcile(fn, { backoff: { base: 1000 } }),
+        reconcile(fn, { backoff: { initialMs: 1000 } }),
         map((o) => [outcomeLabel(o), o.error]),
       );
       expectObservable(out, '^ 10ms !').toBe('-e', { e: ['error east/default/a +1000', conflict] });

@@ -1,12 +1,16 @@
+import { VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { clusterName, formatKey, objectKey } from '../../src/core/index.js';
 import type { Timed } from '../../src/operators/internal/deadline-heap.js';
 import { DeadlineHeap } from '../../src/operators/internal/deadline-heap.js';
 import { FairQueue, Fifo } from '../../src/operators/internal/fair-queue.js';
 import { clusterPrefix, forgetCluster } from '../../src/operators/internal/keys.js';
-import { backoffDelay, takeToken } from '../../src/operators/internal/rate.js';
+import { RateGate } from '../../src/operators/internal/rate-gate.js';
+import { Timers } from '../../src/operators/internal/timers.js';
 import { sameRecord } from '../../src/operators/internal/records.js';
 import { matchesSelector } from '../../src/operators/internal/selector.js';
+import { backoffDelay } from '../../src/streams/backoff.js';
+import { tokenBucket } from '../../src/streams/token-bucket.js';
 
 describe('the fair queue', () => {
   it('should serve lanes round-robin, one item per turn', () => {
@@ -95,24 +99,69 @@ describe('the deadline heap', () => {
   });
 });
 
+describe('timers', () => {
+  it('should call due in deadline order, let an item be set again, and wake once per batch', () => {
+    const clock = new VirtualTimeScheduler();
+    const fired: string[] = [];
+    let batches = 0;
+    const timers = new Timers<Timed & { name: string; again?: number }>(
+      clock,
+      (item, now) => {
+        fired.push(`${item.name}@${now}`);
+        if (item.again !== undefined) {
+          timers.set(item, item.again);
+          delete item.again;
+        }
+      },
+      () => batches++,
+    );
+    const item = (name: string, again?: number) => ({ ...{ at: 0, heapIndex: -1 }, name, ...(again === undefined ? {} : { again }) });
+    timers.set(item('b'), 20);
+    timers.set(item('a', 30), 10);
+    const dropped = item('c');
+    timers.set(dropped, 15);
+    timers.cancel(dropped);
+    clock.flush();
+    expect(fired).toEqual(['a@10', 'b@20', 'a@30']);
+    expect(batches).toBe(3);
+    expect(timers.size).toBe(0);
+  });
+});
+
 describe('backoff and rate', () => {
-  it('should double from the base up to the cap', () => {
-    const p = { base: 5, factor: 2, max: 1_000_000 };
-    expect([1, 2, 3, 4].map((n) => backoffDelay(n, p))).toEqual([5, 10, 20, 40]);
-    expect(backoffDelay(30, p)).toBe(1_000_000);
-    expect(backoffDelay(5000, p)).toBe(1_000_000);
+  it('should double from the initial delay up to the cap, without jitter', () => {
+    const b = { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 };
+    expect([0, 1, 2, 3].map((n) => backoffDelay(b, n))).toEqual([5, 10, 20, 40]);
+    expect(backoffDelay(b, 29)).toBe(1_000_000);
+    expect(backoffDelay(b, 4999)).toBe(1_000_000);
   });
 
-  it('should hand out the burst, then one token per 1/qps seconds', () => {
-    const limit = { qps: 10, burst: 2 };
-    let b = { tokens: 2, last: 0 };
-    const waits: number[] = [];
-    for (const now of [0, 0, 0, 50, 100]) {
-      const r = takeToken(b, limit, now);
-      b = r.bucket;
-      waits.push(r.wait);
-    }
-    expect(waits).toEqual([0, 0, 100, 50, 0]);
+  it('should hand out the burst, then queue reservations one 1/qps apart, and take a token back', () => {
+    const clock = new VirtualTimeScheduler();
+    const bucket = tokenBucket({ qps: 10, burst: 2 }, clock);
+    const waits = [bucket.reserve(), bucket.reserve(), bucket.reserve()];
+    bucket.giveBack();
+    clock.frame = 50;
+    waits.push(bucket.reserve());
+    clock.frame = 100;
+    waits.push(bucket.reserve());
+    expect(waits).toEqual([0, 0, 100, 50, 100]);
+  });
+
+  it('should wake the queue when the token it waited for is due, and give back a token nothing used', () => {
+    const clock = new VirtualTimeScheduler();
+    const bucket = tokenBucket({ qps: 10, burst: 1 }, clock);
+    let woken = 0;
+    const gate = new RateGate(bucket, clock, () => woken++);
+    expect(gate.admit()).toBe(true);
+    expect(gate.admit()).toBe(false);
+    expect(gate.admit()).toBe(false);
+    clock.flush();
+    expect([woken, clock.frame]).toEqual([1, 100]);
+    // Nothing was ready when the token came: it goes back, so the next taker has it at once.
+    gate.release();
+    expect(bucket.reserve()).toBe(0);
+    expect(bucket.reserve()).toBe(100);
   });
 });
 

@@ -1,20 +1,19 @@
-// The machine under debounceByKey and throttleByKey: one window per key that has one open, one
-// deadline heap for all of them driven by a single scheduled alarm, windows of a removed cluster
-// dropped, and open windows flushed when the input completes. A policy says what a window does.
+// The operator machine under debounceByKey and throttleByKey: one window per key that has one
+// open, every deadline in one Timers (the machine `reconcile`'s queue runs on too), windows of a
+// removed cluster dropped, and open windows flushed when the input completes. A policy says what a
+// window does.
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 import { Observable } from 'rxjs';
 import { formatKey } from '../../core/key.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ReconcileInput } from '../types.js';
-import { Alarm } from './alarm.js';
 import type { Timed } from './deadline-heap.js';
-import { DeadlineHeap } from './deadline-heap.js';
 import { forgetCluster } from './keys.js';
+import { Timers } from './timers.js';
 
 /** An input that names a key (everything but `clusterRemoved`). */
 export type KeyedInput<T extends KubeObject> = Exclude<ReconcileInput<T>, { readonly type: 'clusterRemoved' }>;
 
-/** What happens to a window when its deadline passes. */
 /** One key's open window: its string key and its place in the deadline heap. */
 export interface KeyWindow extends Timed {
   readonly id: string;
@@ -69,23 +68,21 @@ export function keyedWindows<T extends KubeObject, W extends KeyWindow>(schedule
   return (source) =>
     new Observable<ReconcileInput<T>>((subscriber) => {
       const open = new Map<string, W>();
-      const heap = new DeadlineHeap<W>();
-      const alarm = new Alarm(scheduler, () => {
-        const now = scheduler.now();
-        for (let w = heap.peek(); w !== undefined && w.at <= now; w = heap.peek()) {
-          heap.pop();
+      const timers = new Timers<W>(
+        scheduler,
+        (w, now) => {
           const { emit, next } = policy.expire(w, now);
           if (next === undefined) open.delete(w.id);
-          else heap.push(w, next);
+          else timers.set(w, next);
           if (emit !== undefined) subscriber.next(emit);
-        }
-        alarm.ringAt(heap.peek()?.at);
-      });
+        },
+        () => undefined,
+      );
       const sub = source.subscribe({
         next: (value) => {
           if (value.type === 'clusterRemoved') {
             forgetCluster(open, value.cluster, (w) => {
-              heap.remove(w);
+              timers.cancel(w);
             });
             subscriber.next(value);
             return;
@@ -99,29 +96,26 @@ export function keyedWindows<T extends KubeObject, W extends KeyWindow>(schedule
           }
           const { window, due, emit } = policy.open(id, value, now);
           open.set(id, window);
-          heap.push(window, due);
-          alarm.ringAt(due);
+          timers.set(window, due);
           if (emit !== undefined) subscriber.next(emit);
         },
         error: (err: unknown) => {
           subscriber.error(err);
         },
         complete: () => {
-          alarm.cancel();
+          timers.clear();
           for (const w of open.values()) {
             const owed = policy.flush(w);
             if (owed !== undefined) subscriber.next(owed);
           }
           open.clear();
-          heap.clear();
           subscriber.complete();
         },
       });
       return () => {
         sub.unsubscribe();
-        alarm.cancel();
+        timers.clear();
         open.clear();
-        heap.clear();
       };
     });
 }

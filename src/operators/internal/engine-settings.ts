@@ -1,0 +1,77 @@
+// `reconcile`'s options resolved once, when the operator is made: defaults filled in, and every
+// number checked, so a bad config fails where it is written rather than at the first event.
+import type { Logger } from 'pino';
+import { pino } from 'pino';
+import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import { ConfigError } from '../../core/config-error.js';
+import type { ObjectKey } from '../../core/key.js';
+import type { KubeObject } from '../../core/object.js';
+import type { BackoffConfig } from '../../streams/backoff.js';
+import { checkBackoff } from '../../streams/backoff.js';
+import type { FleetView } from '../../streams/cluster.js';
+import type { RateLimitConfig } from '../../streams/token-bucket.js';
+import { checkRateLimit } from '../../streams/token-bucket.js';
+import type { ReconcileConfig } from '../reconcile.js';
+import type { QueueDepth } from '../types.js';
+import type { DebounceSpan } from './debounce-window.js';
+
+/**
+ * `reconcile`'s config with every default applied.
+ *
+ * @example
+ * ```ts
+ * const s: EngineSettings<ConfigMap> = {
+ *   concurrency: 10, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, rateLimit: { qps: 10, burst: 100 },
+ *   lookup: undefined, fleet: undefined, logger: pino(), scheduler: asyncScheduler, onDepth: undefined,
+ * };
+ * ```
+ */
+export interface EngineSettings<T extends KubeObject> {
+  readonly concurrency: number;
+  readonly debounce: DebounceSpan | undefined;
+  readonly backoff: BackoffConfig;
+  readonly rateLimit: RateLimitConfig | undefined;
+  readonly lookup: ((key: ObjectKey) => T | undefined) | undefined;
+  readonly fleet: FleetView | undefined;
+  readonly logger: Logger;
+  readonly scheduler: SchedulerLike;
+  readonly onDepth: ((depth: QueueDepth) => void) | undefined;
+}
+
+let silent: Logger | undefined;
+
+// controller-runtime's per-item exponential rate limiter: 5 ms × 2 per failure, capped at 1000 s.
+const reconcileBackoff: BackoffConfig = { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 };
+
+/**
+ * Resolves and checks a {@link ReconcileConfig}.
+ *
+ * @example
+ * ```ts
+ * const s = engineSettings<ConfigMap>({ concurrency: 4, debounce: { waitMs: 50 } }); // maxWaitMs 500
+ * ```
+ * @param c - the config.
+ * @returns the settings.
+ * @throws ConfigError for a concurrency that is not a positive integer, a negative debounce, or a
+ *   backoff or rate limit out of range.
+ */
+export function engineSettings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T> {
+  const concurrency = c.concurrency ?? 10;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`reconcile: concurrency must be a positive integer, got ${concurrency}`);
+  const waitMs = c.debounce?.waitMs ?? 0;
+  if (!Number.isFinite(waitMs) || waitMs < 0) throw new ConfigError(`reconcile: debounce.waitMs must be a finite number ≥ 0, got ${waitMs}`);
+  silent ??= pino({ level: 'silent' });
+  return {
+    concurrency,
+    // A zero wait is no debounce at all.
+    debounce: waitMs === 0 ? undefined : { waitMs, maxWaitMs: Math.max(waitMs, c.debounce?.maxWaitMs ?? waitMs * 10) },
+    backoff: checkBackoff({ ...reconcileBackoff, ...c.backoff }, 'reconcile: backoff'),
+    rateLimit: c.rateLimit === undefined ? undefined : checkRateLimit(c.rateLimit, 'reconcile: rateLimit'),
+    lookup: c.lookup,
+    fleet: c.fleet,
+    logger: c.logger ?? silent,
+    scheduler: c.scheduler ?? asyncScheduler,
+    onDepth: c.onDepth,
+  };
+}

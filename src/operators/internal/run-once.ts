@@ -1,0 +1,86 @@
+// One reconcile, from the queue's side: call the reconciler, and report exactly one Action however
+// it answers — a value, an ObservableInput of actions (the last counts), a throw, a rejection.
+import type { Subscription } from 'rxjs';
+import { from } from 'rxjs';
+import type { KubeObject } from '../../core/object.js';
+import type { Action } from '../actions.js';
+import { done, error, isAction } from '../actions.js';
+import type { BackoffConfig } from '../../streams/backoff.js';
+import { backoffDelay } from '../../streams/backoff.js';
+import type { OutcomeResult, ReconcileContext, ReconcileRequest, Reconciler } from '../types.js';
+
+/**
+ * Runs a reconciler and calls `finish` once with its answer; errors of every kind become `error`
+ * actions.
+ *
+ * @example
+ * ```ts
+ * e.inner = runOnce(fn, request, ctx, (action: Action) => finish(e, run, action));
+ * ```
+ * @param fn - the reconciler.
+ * @param request - what it reconciles.
+ * @param ctx - its context.
+ * @param finish - called once, possibly before this returns.
+ * @returns the subscription to an asynchronous answer, to cancel it; `undefined` when it answered at once.
+ */
+export function runOnce<T extends KubeObject>(fn: Reconciler<T>, request: ReconcileRequest<T>, ctx: ReconcileContext, finish: (action: Action) => void): Subscription | undefined {
+  let last: Action | undefined;
+  try {
+    const out = fn(request, ctx);
+    if (isAction(out)) {
+      finish(out);
+      return undefined;
+    }
+    return from(out).subscribe({
+      next: (a) => {
+        last = a;
+      },
+      error: (err: unknown) => {
+        finish(error(err));
+      },
+      complete: () => {
+        finish(last === undefined ? done() : isAction(last) ? last : error(new TypeError('reconciler emitted a value that is not an Action')));
+      },
+    });
+  } catch (err) {
+    finish(error(err));
+    return undefined;
+  }
+}
+
+/**
+ * What a finished run means for its key.
+ *
+ * @example
+ * ```ts
+ * const s: Settled = { result: 'error', failures: 1, retryIn: 5, cause: new Error('boom') };
+ * ```
+ */
+export interface Settled {
+  readonly result: OutcomeResult;
+  /** Consecutive failures of the key, this run included. */
+  readonly failures: number;
+  /** When to run the key again (ms), if the action asks for it. */
+  readonly retryIn: number | undefined;
+  readonly cause: unknown;
+}
+
+/**
+ * Reads an action: a success (`done`, `requeue`) or a terminal error resets the failure count; an
+ * error retries after its `retryAfter`, or after the per-key backoff of the grown count.
+ *
+ * @example
+ * ```ts
+ * settle(error('boom'), 2, { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }).retryIn; // 20
+ * ```
+ * @param action - what the reconciler answered.
+ * @param failures - consecutive failures of the key before this run.
+ * @param backoff - the per-key backoff.
+ * @returns the outcome's result, the new failure count and the retry delay.
+ */
+export function settle(action: Action, failures: number, backoff: BackoffConfig): Settled {
+  if (action._tag === 'done') return { result: 'done', failures: 0, retryIn: undefined, cause: undefined };
+  if (action._tag === 'requeue') return { result: 'requeue', failures: 0, retryIn: action.after, cause: undefined };
+  if (action.terminal) return { result: 'terminal', failures: 0, retryIn: undefined, cause: action.cause };
+  return { result: 'error', failures: failures + 1, retryIn: action.retryAfter ?? backoffDelay(backoff, failures), cause: action.cause };
+}

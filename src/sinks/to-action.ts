@@ -1,0 +1,69 @@
+// Where a write meets the work queue: a sink's result becomes the reconcile result, by the error's
+// class, so a reconciler ends with `.pipe(toAction())` instead of converting by hand.
+import type { OperatorFunction } from 'rxjs';
+import { reduce } from 'rxjs';
+import type { KubeError } from '../core/errors.js';
+import { isRetryable } from '../core/errors.js';
+import type { Either } from '../internal/fp.js';
+import { E } from '../internal/fp.js';
+import type { Action } from '../operators/actions.js';
+import { done, error, terminal } from '../operators/actions.js';
+import type { WriteError } from './result.js';
+
+// A later reconcile re-reads the object, which is what a Conflict needs (isRetryable leaves it out
+// because a plain resend of the same request would conflict again).
+const retryable = (e: KubeError | WriteError): boolean => {
+  if (e._tag === 'Conflict') return true;
+  // Refusals decided by a sink: the same write would be refused again.
+  if (e._tag === 'NoStatusSubresource' || e._tag === 'Terminating' || e._tag === 'RecipeFailed') return false;
+  return isRetryable({ ...e, _tag: e._tag });
+};
+
+/**
+ * The reconcile result a write amounts to: a `Right` is `done()`; a `Left` is `error(cause)`
+ * (retried with backoff, after the server's Retry-After when it sent one) when trying again later
+ * may succeed (`isRetryable`, and Conflict, since a new reconcile re-reads), else `terminal(cause)`
+ * (Invalid, Forbidden, NotFound, a sink's refusal...: reported once, run again on the next change).
+ *
+ * @example
+ * ```ts
+ * const sync: Reconciler<ConfigMap> = async (req, ctx) => {
+ *   if (req.object === undefined) return done();
+ *   return actionOf(await firstValueFrom(apply(sinks, { cluster: req.cluster, resource: configMaps, object: req.object })));
+ * };
+ * ```
+ * @see toAction for the operator form.
+ * @param result - a sink's outcome, or any client result.
+ * @returns the action.
+ */
+export function actionOf(result: Either<KubeError | WriteError, unknown>): Action {
+  if (E.isRight(result)) return done();
+  const cause = result.left;
+  if (!retryable(cause)) return terminal(cause);
+  return cause.retryAfterSeconds === undefined ? error(cause) : error(cause, { retryAfter: cause.retryAfterSeconds * 1000 });
+}
+
+const rank = (a: Action): number => (a._tag === 'done' ? 0 : a._tag === 'error' && !a.terminal ? 2 : 1);
+
+/**
+ * Ends a reconciler's writes: turns the outcomes of a sink (one write, or many with the `…Each`
+ * operators) into the one {@link Action} the reconcile answers, when they are all in. Each outcome
+ * is read as {@link actionOf} reads it, and the most pressing wins: a failure worth retrying, else
+ * a terminal failure (the first of its kind is the cause), else `done()`. No outcome is `done()`.
+ *
+ * @example
+ * ```ts
+ * const hello: ControllerReconciler<ConfigMap> = (req, ctx) => {
+ *   if (req.object === undefined) return done();
+ *   return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: reply(req.object) }).pipe(toAction());
+ * };
+ * ```
+ * @see actionOf
+ * @returns an operator from sink outcomes to one action.
+ */
+export function toAction(): OperatorFunction<Either<KubeError | WriteError, unknown>, Action> {
+  return reduce<Either<KubeError | WriteError, unknown>, Action>((worst, result) => {
+    const next = actionOf(result);
+    return rank(next) > rank(worst) ? next : worst;
+  }, done());
+}
