@@ -4,7 +4,8 @@
 // With INSTALL_CRDS=1 it installs the Rollout CRD in every cluster first.
 import { clusterName, createClusterClient, E } from '../../src/index.js';
 import { clusters } from '../../src/providers/clusters/index.js';
-import { ConfigError, exitCodes, run } from '../../src/runtime/index.js';
+import { ConfigError } from '../../src/index.js';
+import { exitCodes, run } from '../../src/runtime/index.js';
 import type { RunResult } from '../../src/runtime/index.js';
 import { parseExampleArgs, probePort } from '../shared/cli.js';
 import { fanoutController, memberAgent } from './controller.js';

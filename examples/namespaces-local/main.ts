@@ -2,7 +2,8 @@
 //   node dist-demo/examples/namespaces-local/main.js --cluster local=$HOME/.kube/config  (TENANT_SELECTOR overrides the selector)
 // then `kubectl create ns team-a && kubectl label ns team-a rxfleet.dev/tenant=true`.
 import { clusterName, createClusterClient, E } from '../../src/index.js';
-import { ConfigError, main } from '../../src/runtime/index.js';
+import { ConfigError } from '../../src/index.js';
+import { main } from '../../src/runtime/index.js';
 import { parseExampleArgs, probePort } from '../shared/cli.js';
 import { TENANT_SELECTOR, tenantSettingsController } from './controller.js';
 

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { clusterName, E, loadKubeConfig } from '../../src/index.js';
 import type { KubeconfigEntry } from '../../src/providers/clusters/index.js';
-import { ConfigError } from '../../src/runtime/index.js';
+import { ConfigError } from '../../src/index.js';
 
 /** What every example accepts (the probe port comes from PROBE_PORT, see probePort). */
 export interface ExampleArgs {

@@ -24,5 +24,3 @@ export type {
   WriteOptions,
 } from './client.js';
 export { clientOver, createClusterClient } from './client.js';
-export type { Cluster, FleetEvent, FleetView, Provider } from './cluster.js';
-export { disengaged, engaged } from './cluster.js';

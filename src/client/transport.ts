@@ -11,74 +11,9 @@ import { fromStatus, fromTransport, kubeError } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import type { AuthSource, Credentials } from './auth.js';
+import type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
 
-/**
- * One HTTP request, relative to the cluster's server URL.
- *
- * @example
- * ```ts
- * const req: HttpRequest = { method: 'GET', path: '/api/v1/namespaces' };
- * ```
- */
-export interface HttpRequest {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Path and query, appended to the server URL's own path. */
-  readonly path: string;
-  readonly body?: string;
-  readonly contentType?: string;
-  /** Socket idle timeout; default 60 s. Streams have none (the watch layer runs its own inactivity timer). */
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
-}
-
-/**
- * A buffered response with its JSON body parsed.
- *
- * @example
- * ```ts
- * const res: HttpResponse = { status: 200, body: { kind: 'ConfigMap' } };
- * ```
- */
-export interface HttpResponse {
-  readonly status: number;
-  readonly body: unknown;
-}
-
-/**
- * Settings of a transport.
- *
- * @example
- * ```ts
- * const t = createTransport(clusterName('east'), 'https://127.0.0.1:6443', auth, { userAgent: 'my-controller' });
- * ```
- */
-export interface TransportOptions {
-  readonly userAgent?: string;
-  readonly timeoutMs?: number;
-}
-
-/**
- * The transport of one cluster.
- *
- * @example
- * ```ts
- * const res = await transport.request({ method: 'GET', path: '/version' });
- * ```
- */
-export interface Transport {
-  readonly cluster: ClusterName;
-  /** The server URL, without credentials. */
-  readonly server: string;
-  request(req: HttpRequest): Promise<Either<KubeError, HttpResponse>>;
-  /**
-   * A cold stream of the lines of a response body. Errors (as a {@link KubeError} value) when the
-   * server refuses the request, the connection fails, or the body ends in the middle of a line;
-   * completes when the server ends the body cleanly; unsubscribing aborts the request.
-   */
-  lines(req: HttpRequest): Observable<string>;
-  /** Destroys the agent and its sockets. */
-  close(): void;
-}
+export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 

@@ -21,7 +21,7 @@ export type ClusterName = string & { readonly [clusterNameBrand]: true };
  * @example
  * ```ts
  * import { clusterName } from 'rxfleet';
- * clusterName('root:org:team-a'); // kcp paths and `<path>+<context>` names are fine
+ * clusterName('root:org:team-a'); // kcp paths and `<file>+<context>` names are fine
  * clusterName('');                // throws TypeError
  * ```
  * @param name - the provider's name for the cluster.

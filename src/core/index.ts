@@ -8,3 +8,4 @@ export { apiVersionOf, configMaps, customResourceDefinitions, namespaces, resour
 export type { ApplyConfiguration, ConfigMap, DeepPartial, KubeObject, Namespace, ObjectList, ObjectMeta, OwnerReference, Secret } from './object.js';
 export type { KubeError, KubeErrorFields, KubeErrorTag, Status, StatusCause } from './errors.js';
 export { fromStatus, fromTransport, isRetryable, kubeError } from './errors.js';
+export { ConfigError } from './config-error.js';

@@ -51,7 +51,7 @@ export function keyOf(cluster: ClusterName, obj: KubeObject): ObjectKey {
 /**
  * The string form of a key: `cluster://<cluster>/<namespace>/<name>`. The cluster part is
  * percent-encoded because provider names may contain `/` (`<namespace>/<name>` for Cluster API,
- * `<path>+<context>` for kubeconfig files), which keeps the string unambiguous.
+ * `<file>+<context>` when two kubeconfig files share a context name), which keeps the string unambiguous.
  *
  * @example
  * ```ts

@@ -2,9 +2,7 @@
 // other watches wake it, and the reconciler. Nothing runs until `run` (run.ts) is called.
 import type { Logger } from 'pino';
 import type { MonoTypeOperatorFunction, Observable, ObservableInput } from 'rxjs';
-import type { Cluster, FleetView, Provider } from '../client/cluster.js';
-import type { ClusterName } from '../core/cluster.js';
-import type { ObjectKey } from '../core/key.js';
+import type { Cluster, FleetView, Provider } from '../streams/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { Action } from '../operators/actions.js';
@@ -14,7 +12,7 @@ import type { SinkConfig, SinkContext } from '../sinks/context.js';
 import type { KeyedEvent } from '../streams/events.js';
 import type { Fleet } from '../streams/fleet.js';
 import type { InformerOptions, Informers, InformersConfig } from '../streams/informers.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../core/config-error.js';
 
 /**
  * Which objects of a resource a controller watches, and in which clusters.
@@ -26,36 +24,6 @@ import { ConfigError } from './errors.js';
  */
 export interface ControllerWatchOptions<T extends KubeObject> extends InformerOptions<T> {
   /** Watch only in the clusters for which this holds (default: every engaged cluster). */
-  readonly clusters?: (cluster: Cluster) => boolean;
-}
-
-/**
- * Where a controller's primary keys and objects come from instead of the runtime's own watch: a
- * cache the controller does not own, such as the kcp APIExport's wildcard cache (one watch per
- * shard instead of one per workspace). With a source, the runtime opens no primary watch: the
- * primary stream is `events` (through the controller's `filter`), `req.object` is `lookup(req.key)`,
- * and readiness follows `synced`.
- *
- * Readiness: a cluster the source serves (`clusters`, default every engaged cluster) counts as
- * syncing until `synced(cluster)` last emitted `true` (and again while it emits `false`). Without
- * `synced` the source is taken as synced from engagement: readiness then only waits for the
- * watches of `inputs`, so give `synced` whenever the source can tell.
- *
- * @example
- * ```ts
- * const kcp = apiExportFleet({ kubeconfig, resources: [widgets] }, 'widgets.example.com');
- * const source: ControllerSource<Widget> = { events: kcp.events(widgets), lookup: kcp.lookup(widgets), synced: kcp.synced(widgets) };
- * const c = controller({ name: 'widgets', provider: kcp.provider, resource: widgets, source, reconcile: () => done() });
- * ```
- */
-export interface ControllerSource<T extends KubeObject> {
-  /** Keyed events of the primary resource across the fleet (subscribed once per run). */
-  readonly events: Observable<KeyedEvent<T>>;
-  /** Reads the current object of a key (`undefined` once it is gone); becomes `req.object`. */
-  readonly lookup: (key: ObjectKey) => T | undefined;
-  /** Whether the source's cache holds a full listing of a cluster, as it changes (replays the current value). */
-  readonly synced?: (cluster: ClusterName) => Observable<boolean>;
-  /** The clusters the source serves, for readiness (default every engaged cluster); others wait only for their watches. */
   readonly clusters?: (cluster: Cluster) => boolean;
 }
 
@@ -102,7 +70,7 @@ export interface InputContext {
  * @example
  * ```ts
  * const fn: ControllerReconciler<ConfigMap> = (req, ctx) =>
- *   apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: desired(req) }).pipe(map(toAction));
+ *   apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: desired(req) }).pipe(toAction());
  * ```
  */
 export interface ControllerContext extends ReconcileContext {
@@ -142,14 +110,12 @@ export interface ControllerSpec<T extends KubeObject> {
   readonly resource: ResourceDescriptor<T>;
   /** What to do for one key; reads the object from the request, writes through `context.sinks`. */
   readonly reconcile: ControllerReconciler<T>;
-  /** Namespace, selectors and clusters of the primary watch (not with `source`). */
-  readonly watch?: ControllerWatchOptions<T>;
   /**
-   * Take the primary events and reads from this source instead of a watch of the runtime's own
-   * (see {@link ControllerSource}); default: the runtime watches `resource` in every cluster.
+   * Namespace, selectors and clusters of the primary watch. Clusters whose provider keeps a cache
+   * (kcp workspaces behind an APIExport, namespaces-as-clusters) serve it from that cache.
    */
-  readonly source?: ControllerSource<T>;
-  /** Between the primary watch (or `source.events`) and the queue, e.g. `generationChanged()`. Extra inputs skip it. */
+  readonly watch?: ControllerWatchOptions<T>;
+  /** Between the primary watch and the queue, e.g. `generationChanged()`. Extra inputs skip it. */
   readonly filter?: MonoTypeOperatorFunction<ReconcileInput<T>>;
   /** More inputs, typically other watches mapped to keys of `resource` (`mapToKeys`, `mapToOwner`). */
   readonly inputs?: (context: InputContext) => readonly Observable<ReconcileInput<T>>[];
@@ -178,8 +144,7 @@ export interface Controller<T extends KubeObject> extends ControllerSpec<T> {
 /**
  * Declares a controller and checks what can be checked before anything runs. A configuration
  * that can never work throws a {@link ConfigError} saying what to fix: no name, no provider, no
- * resource, no reconciler, a `source` without `events` or `lookup` (or given with `watch`), or a
- * field manager Kubernetes would refuse.
+ * resource, no reconciler, the removed `source` option, or a field manager Kubernetes would refuse.
  *
  * @example
  * ```ts
@@ -213,13 +178,7 @@ export function controller<T extends KubeObject>(spec: ControllerSpec<T>): Contr
   }
   if (loose.resource === undefined) throw new ConfigError(`${where}: no resource given; pass \`resource\`, e.g. configMaps or resource({ group, version, plural, kind, namespaced })`);
   if (typeof loose.reconcile !== 'function') throw new ConfigError(`${where}: \`reconcile\` must be a function (request, context) => Action`);
-  if (spec.source !== undefined) {
-    const src = spec.source as Partial<ControllerSource<T>>;
-    if (typeof (src.events as { subscribe?: unknown } | undefined)?.subscribe !== 'function' || typeof src.lookup !== 'function') {
-      throw new ConfigError(`${where}: \`source\` needs \`events\` (an Observable of keyed events) and \`lookup\` (key => object)`);
-    }
-    if (spec.watch !== undefined) throw new ConfigError(`${where}: pass either \`watch\` (the runtime watches the resource) or \`source\` (events and reads come from elsewhere), not both`);
-  }
+  if ('source' in spec) throw new ConfigError(`${where}: \`source\` was removed; a cluster's provider now serves its watches from its own cache (kcp: \`provider: apiExport(...)\` with \`resource\`)`);
   const fieldManager = spec.fieldManager ?? name;
   if (fieldManager.length > 128) throw new ConfigError(`${where}: field manager must be at most 128 characters; pass a shorter \`fieldManager\``);
   return Object.freeze({ ...spec, name, fieldManager });

@@ -5,7 +5,10 @@
 import { BehaviorSubject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
+import type { ProviderReport } from '../streams/provider-report.js';
 import type { WatchHealth } from '../streams/watch-health.js';
+import type { ProviderIssue } from './provider-issues.js';
+import { providerIssues } from './provider-issues.js';
 
 /**
  * Where a run stands: `starting` (before the provider is subscribed), `running`, `stopping`
@@ -60,6 +63,8 @@ export interface HealthReport {
   readonly ready: boolean;
   /** Every engaged cluster, in engagement order. */
   readonly clusters: readonly ClusterHealth[];
+  /** Current discovery problems reported by the provider (skipped candidates, failing sources). */
+  readonly providers: readonly ProviderIssue[];
 }
 
 /**
@@ -100,6 +105,8 @@ export interface HealthTracker extends HealthView {
   disengage(cluster: ClusterName): void;
   /** Records a watch's health; returns the previous snapshot of that watch. */
   watch(h: WatchHealth): WatchHealth | undefined;
+  /** Records a provider report (a problem, or its end). */
+  provider(r: ProviderReport): void;
 }
 
 /**
@@ -146,10 +153,11 @@ export function healthTracker(): HealthTracker {
   let alive = true;
   const expected = new Map<ClusterName, readonly string[]>();
   const latest = new Map<ClusterName, Map<string, WatchHealth>>();
+  const issues = providerIssues();
   const build = (): HealthReport => {
     const clusters = [...expected].map(([c, ids]) => clusterHealth(c, ids, latest.get(c) ?? new Map()));
     const ready = alive && phase === 'running' && clusters.every((c) => c.state !== 'syncing');
-    return Object.freeze({ phase, alive, ready, clusters });
+    return Object.freeze({ phase, alive, ready, clusters, providers: issues.list() });
   };
   const subject = new BehaviorSubject<HealthReport>(build());
   const publish = (): void => {
@@ -183,6 +191,9 @@ export function healthTracker(): HealthTracker {
       perCluster.set(h.resource, h);
       publish();
       return before;
+    },
+    provider(r) {
+      if (issues.apply(r)) publish();
     },
   };
 }

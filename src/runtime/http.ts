@@ -37,13 +37,17 @@ export interface ProbeServer {
 
 function readyText(health: HealthView): string {
   const r = health.report();
-  const lines = [`phase: ${r.phase}`, ...r.clusters.map((c) => `cluster ${c.cluster}: ${c.state}${c.reason === undefined ? '' : ` (${c.reason})`}`)];
+  const lines = [
+    `phase: ${r.phase}`,
+    ...r.clusters.map((c) => `cluster ${c.cluster}: ${c.state}${c.reason === undefined ? '' : ` (${c.reason})`}`),
+    ...r.providers.map((p) => `provider ${p.provider}: ${p.type} ${p.subject} (${p.reason})`),
+  ];
   return `${r.ready ? 'ok' : 'not ready'}\n${lines.join('\n')}\n`;
 }
 
 /**
  * Starts the probe server: `GET /healthz` (200 while the pipeline is alive), `GET /readyz` (200
- * once ready, else 503; the body lists each cluster's state) and `GET /metrics` (Prometheus text).
+ * once ready, else 503; the body lists each cluster's state and the provider's current problems) and `GET /metrics` (Prometheus text).
  *
  * @example
  * ```ts

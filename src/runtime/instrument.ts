@@ -2,7 +2,7 @@
 // clients whose write calls report their result. Reads pass through untouched.
 import type { ObservableInput } from 'rxjs';
 import { defer, tap } from 'rxjs';
-import type { FleetView } from '../client/cluster.js';
+import type { FleetView } from '../streams/cluster.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';

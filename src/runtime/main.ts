@@ -2,7 +2,8 @@
 // that says how it ended. What an example's or a Deployment's entry point calls.
 import type { KubeObject } from '../core/object.js';
 import type { Controller } from './controller.js';
-import { ConfigError, exitCodes } from './errors.js';
+import { ConfigError } from '../core/config-error.js';
+import { exitCodes } from './errors.js';
 import type { RunOptions, RunResult } from './run.js';
 import { run } from './run.js';
 

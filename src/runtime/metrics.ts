@@ -4,6 +4,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClusterName } from '../core/cluster.js';
 import type { Outcome, QueueDepth } from '../operators/types.js';
+import type { ProviderReport } from '../streams/provider-report.js';
 import type { WatchHealth } from '../streams/watch-health.js';
 
 /**
@@ -44,6 +45,8 @@ export interface ControllerMetrics {
   write(cluster: ClusterName, verb: string, result: string): void;
   /** Drops a disengaged cluster's gauges (counters stay: rates survive a re-engagement). */
   forget(cluster: ClusterName, resources: readonly string[]): void;
+  /** Counts a provider report by provider and type. */
+  report(r: ProviderReport): void;
 }
 
 const reasonOf = (cause: unknown): string => {
@@ -82,6 +85,7 @@ export function controllerMetrics(controller: string, registry: Registry = new R
   const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch is backing off after a failure.', labelNames: ['cluster', 'resource'], registers });
   const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
   const writes = new Counter({ name: 'rxfleet_write_requests_total', help: 'Write requests by cluster, verb and result.', labelNames: ['cluster', 'verb', 'result'], registers });
+  const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
   engaged.set(0);
 
   return {
@@ -114,6 +118,9 @@ export function controllerMetrics(controller: string, registry: Registry = new R
     },
     write(cluster, verb, result) {
       writes.inc({ cluster, verb, result });
+    },
+    report(r) {
+      reports.inc({ provider: r.provider, type: r.type === 'source' ? `source_${r.state}` : r.type });
     },
     forget(cluster, resources) {
       for (const resource of resources) {

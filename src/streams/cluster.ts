@@ -1,12 +1,93 @@
-// The fleet's contracts: a cluster (a name plus its own client) and the lifecycle events providers emit.
+// The fleet's contracts: a cluster (a name, its own client, its identity and labels, and optionally
+// a cache someone else keeps for it) and the events providers emit (lifecycle and reports).
 // A provider is a cold Observable<FleetEvent>: subscribing starts discovery, unsubscribing disengages.
 import type { Observable } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
-import type { ClusterClient } from './client.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import type { ClusterClient } from '../client/client.js';
+import type { WatchEvent } from './events.js';
+import type { ProviderReport } from './provider-report.js';
+import type { Indexer, Store } from './store.js';
+import type { WatchHealth } from './watch-health.js';
 
 /**
- * One engaged cluster: its name in the fleet, its own client, and labels a provider may attach
- * (used by fan-out selectors).
+ * Which objects of a resource a watch (or a cache view) covers; each distinct selection is its own
+ * watch.
+ *
+ * @example
+ * ```ts
+ * const sel: Selection = { namespace: 'default', labelSelector: 'app=web' };
+ * ```
+ */
+export interface Selection {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/**
+ * One cluster's view of a cache that someone else keeps (a shared watch split by cluster): the same
+ * three things an informer offers, without a watch of its own.
+ *
+ * @example
+ * ```ts
+ * const view = cluster.cache?.view(configMaps, {});
+ * view?.events.subscribe((ev: WatchEvent) => console.log(ev.type)); // initStarted, initApply…, initDone, then live
+ * ```
+ */
+export interface CacheView<T extends KubeObject> {
+  /**
+   * This cluster's objects as `initStarted`/`initApply`…/`initDone` (at once when the shared watch
+   * has listed, else when it has), then its live changes. Subscribing keeps the shared watch open.
+   */
+  readonly events: Observable<WatchEvent<T>>;
+  /** The shared watch's health, named after this cluster (`cluster` is this cluster's name). */
+  readonly health: Observable<WatchHealth>;
+  /** This cluster's objects only, keyed with this cluster's name. */
+  readonly store: Store<T>;
+}
+
+/**
+ * A cache a provider already keeps for its clusters, which can serve a resource's events and reads
+ * for one cluster: for a kcp workspace behind an APIExport, a view of the one wildcard watch of its
+ * shard; for a namespace-as-cluster, a view of one cluster-wide watch. Informers ask it first and
+ * open an ordinary watch only when it answers `undefined`.
+ *
+ * @example
+ * ```ts
+ * const informer = (cluster: Cluster) => cluster.cache?.view(configMaps, { labelSelector: 'app=web' }) ?? ownWatch(cluster);
+ * ```
+ */
+export interface ClusterCache {
+  /**
+   * This cluster's view of `resource` with `options`, or `undefined` when the cache cannot serve
+   * that selection. `indexers` apply when the shared cache is first made (later views share it).
+   */
+  view<T extends KubeObject>(resource: ResourceDescriptor<T>, options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }): CacheView<T> | undefined;
+}
+
+/**
+ * Who a cluster is beyond its fleet name: which provider engaged it, where its credentials came
+ * from (in words a person recognises), and a stable identity where the provider knows one.
+ *
+ * @example
+ * ```ts
+ * const id: ClusterIdentity = { provider: 'kubeconfig-secrets', source: 'Secret fleet/east', id: 'east.clusterset.local' };
+ * ```
+ */
+export interface ClusterIdentity {
+  /** The provider that engaged the cluster, e.g. `file`, `namespaces`, `kcp-apiexport`. */
+  readonly provider: string;
+  /** Where it came from: `context "east" of kubeconfig east.yaml`, `Secret fleet/east`, `workspace root:org:a`. Never a credential. */
+  readonly source: string;
+  /** A stable identity where one is known: a ClusterProperty `cluster.clusterset.k8s.io` (KEP-2149), a kcp logical cluster. */
+  readonly id?: string;
+}
+
+/**
+ * One engaged cluster: its name in the fleet, its own client, its identity, the labels selectors
+ * read (fan-out, watch `clusters`, sharding), and optionally a cache that serves its watches.
  *
  * @example
  * ```ts
@@ -14,14 +95,23 @@ import type { ClusterClient } from './client.js';
  * ```
  */
 export interface Cluster {
+  /** The name a person would type: a context, a Secret, a namespace, a workspace path or logical name. */
   readonly name: ClusterName;
+  /** The cluster's own client (credentials never shared with another cluster). */
   readonly client: ClusterClient;
+  /** Labels for selectors, from the provider (kubeconfig extension, the Cluster object's labels, options). */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Which provider engaged it and from where. */
+  readonly identity?: ClusterIdentity;
+  /** Serves watches of this cluster from a cache the provider keeps; without it, informers watch the cluster themselves. */
+  readonly cache?: ClusterCache;
 }
 
 /**
- * A change in the fleet. A changed credential is `disengaged` followed by `engaged` with a new
- * {@link Cluster}, so nothing built on the old client survives.
+ * What a provider emits: a change in the fleet, or a report on its own health. A changed credential
+ * is `disengaged` followed by `engaged` with a new {@link Cluster}, so nothing built on the old
+ * client survives. A `report` changes nothing in the fleet: it says what the provider saw (a
+ * skipped kubeconfig, a failing Secret watch), for logs, `/readyz` and metrics.
  *
  * @example
  * ```ts
@@ -30,7 +120,8 @@ export interface Cluster {
  */
 export type FleetEvent =
   | { readonly type: 'engaged'; readonly cluster: Cluster }
-  | { readonly type: 'disengaged'; readonly name: ClusterName; readonly reason?: string };
+  | { readonly type: 'disengaged'; readonly name: ClusterName; readonly reason?: string }
+  | { readonly type: 'report'; readonly report: ProviderReport };
 
 /**
  * A source of clusters. Cold: subscribing starts discovery, unsubscribing stops it and disengages
@@ -70,6 +161,20 @@ export function engaged(cluster: Cluster): FleetEvent {
  */
 export function disengaged(name: ClusterName, reason?: string): FleetEvent {
   return Object.freeze(reason === undefined ? { type: 'disengaged', name } : { type: 'disengaged', name, reason });
+}
+
+/**
+ * The `report` event.
+ *
+ * @example
+ * ```ts
+ * reported({ type: 'error', provider: 'kind', reason: 'kind get clusters failed', at: 0 });
+ * ```
+ * @param report - what the provider wants known.
+ * @returns the event.
+ */
+export function reported(report: ProviderReport): FleetEvent {
+  return Object.freeze({ type: 'report', report });
 }
 
 /**

@@ -2,9 +2,10 @@
 // per-cluster stream is cut with its cluster's lifetime, which is how a disengaged cluster's
 // sockets, timers and cache disappear at once.
 import type { Observable } from 'rxjs';
-import { concat, defer, filter, finalize, from, map, NEVER, ReplaySubject, share } from 'rxjs';
+import { concat, defer, filter, finalize, from, map, NEVER, ReplaySubject, share, Subject } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
-import type { Cluster, FleetView, Provider } from '../client/cluster.js';
+import type { Cluster, FleetView, Provider } from './cluster.js';
+import type { ProviderReport } from './provider-report.js';
 
 /**
  * A cluster while it is engaged. `lifetime` emits once (then completes) when the cluster is
@@ -37,6 +38,11 @@ export interface Fleet extends FleetView {
    * disengaged (lifetimes fire).
    */
   readonly engagements: Observable<EngagedCluster>;
+  /**
+   * The provider's reports (skipped candidates, failing sources, lifecycle), as they come while
+   * `engagements` runs the provider. Hot: observing it does not start the provider.
+   */
+  readonly reports: Observable<ProviderReport>;
 }
 
 interface Entry {
@@ -69,8 +75,13 @@ export function createFleet(provider: Provider): Fleet {
     e.end.complete();
   };
 
+  const reports = new Subject<ProviderReport>();
   const live = concat(provider, NEVER).pipe(
     map((ev): EngagedCluster | undefined => {
+      if (ev.type === 'report') {
+        reports.next(ev.report);
+        return undefined;
+      }
       if (ev.type === 'disengaged') {
         end(ev.name);
         return undefined;
@@ -92,6 +103,7 @@ export function createFleet(provider: Provider): Fleet {
   return {
     // Known clusters are replayed synchronously before joining the live stream: nothing falls between.
     engagements: defer(() => concat(from([...current.values()].map(toEngaged)), live)),
+    reports: reports.asObservable(),
     get: (name) => current.get(name)?.cluster,
     clusters: () => [...current.values()].map((e) => e.cluster),
   };

@@ -1,5 +1,8 @@
 // The streams layer: resilient watches, reflectors and stores, shared informers, the fleet and
 // its keyed stream. Read in flow order: fleet → watch → store → informers → keyed merge.
+export type { CacheView, Cluster, ClusterCache, ClusterIdentity, FleetEvent, FleetView, Provider, Selection } from './cluster.js';
+export { disengaged, engaged, reported } from './cluster.js';
+export type { ProviderReport } from './provider-report.js';
 export type { KeyedEvent, WatchEvent } from './events.js';
 export type { EngagedCluster, Fleet } from './fleet.js';
 export { createFleet } from './fleet.js';
@@ -22,7 +25,7 @@ export { watch } from './watch.js';
 export type { Indexer, Store, StoreOptions, StoreView, StoreWriter } from './store.js';
 export { createStore } from './store.js';
 export { reflect } from './reflect.js';
-export type { Informer, InformerOptions, Informers, InformersConfig, Selection } from './informers.js';
+export type { Informer, InformerOptions, Informers, InformersConfig } from './informers.js';
 export { createInformers } from './informers.js';
 export { toKeyedEvents } from './to-keyed-events.js';
 export type { FleetWatchOptions } from './fleet-watch.js';

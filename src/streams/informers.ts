@@ -2,35 +2,18 @@
 // many pipelines ask for it. A late subscriber first gets the cached state as a listing, then the
 // live events; the watch stops (and the cache is dropped) when the last subscriber leaves.
 import type { Observable } from 'rxjs';
-import { asyncScheduler, BehaviorSubject, concat, defer, filter, finalize, from, share, tap, timer } from 'rxjs';
+import { asyncScheduler, concat, defer, finalize, from, share, timer } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
-import type { Cluster } from '../client/cluster.js';
+import type { Cluster, Selection } from './cluster.js';
 import type { WatchEvent } from './events.js';
 import { reflect } from './reflect.js';
-import { signalEvents } from './signal-events.js';
 import type { Indexer, Store } from './store.js';
 import { createStore } from './store.js';
-import type { WatchConfig } from './watch-config.js';
 import type { WatchHealth } from './watch-health.js';
-import { watchSignals } from './watch-signals.js';
-import type { WatchSource } from './watch-source.js';
-import { clusterWatchSource } from './watch-source.js';
-
-/**
- * Which objects of a resource an informer watches; each distinct selection is its own watch.
- *
- * @example
- * ```ts
- * const sel: Selection = { namespace: 'default', labelSelector: 'app=web' };
- * ```
- */
-export interface Selection {
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-}
+import type { WatchedConfig } from './watched.js';
+import { watched } from './watched.js';
 
 /**
  * Options of {@link Informers.informer}.
@@ -93,18 +76,17 @@ export interface Informers {
  * createInformers({ lingerMs: 5_000, inactivityTimeoutMs: 150_000 });
  * ```
  */
-export interface InformersConfig extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+export interface InformersConfig extends WatchedConfig {
   /**
    * Keep a watch open this long after its last subscriber leaves, so a pipeline that resubscribes
    * at once (a `switchMap`, a restart) does not relist. Default 0: stop at once, which is what a
    * disengaged cluster needs.
    */
   readonly lingerMs?: number;
-  /** Builds the list/watch calls; default: the cluster's client. */
-  readonly sourceFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => WatchSource<T>;
 }
 
-function selectionKey(resource: ResourceDescriptor, s: Selection): string {
+/** The identity of a watch: resource, version and selection (not the indexers). @example `selectionKey(configMaps, { namespace: 'a' })` */
+export function selectionKey(resource: ResourceDescriptor, s: Selection): string {
   return JSON.stringify([resourceId(resource), resource.version, s.namespace ?? '', s.labelSelector ?? '', s.fieldSelector ?? '']);
 }
 
@@ -124,19 +106,18 @@ function selectionKey(resource: ResourceDescriptor, s: Selection): string {
  * @returns the registry.
  */
 export function createInformers(config: InformersConfig = {}): Informers {
-  const { lingerMs = 0, sourceFor = clusterWatchSource, ...watchConfig } = config;
+  const { lingerMs = 0, ...watchConfig } = config;
   const scheduler = config.scheduler ?? asyncScheduler;
   const byCluster = new WeakMap<Cluster, Map<string, Informer<KubeObject>>>();
 
   const build = <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: InformerOptions<T>): Informer<T> => {
+    // A cluster whose provider already keeps a cache of this selection serves it: no watch of ours.
+    const view = cluster.cache?.view(resource, options);
+    if (view !== undefined) return { cluster, resource, ...view };
     const { indexers, ...selection } = options;
     const store = createStore<T>(indexers === undefined ? {} : { indexers });
-    const health = new BehaviorSubject<WatchHealth | undefined>(undefined);
-    const live = defer(() => watchSignals(sourceFor(cluster, resource), { ...watchConfig, ...selection, cluster: cluster.name, resource })).pipe(
-      tap((s) => {
-        if (s.kind === 'health') health.next(s.health);
-      }),
-      signalEvents<T>(),
+    const { events, health } = watched(cluster, resource, selection, watchConfig);
+    const live = events.pipe(
       reflect(store, cluster.name),
       // Runs when the watch stops: no subscriber may read a cache nobody keeps up to date.
       finalize(() => {
@@ -149,7 +130,7 @@ export function createInformers(config: InformersConfig = {}): Informers {
       resource,
       // The replay and the join happen in one synchronous step, so no event falls between them.
       events: defer(() => concat(from(store.replay(cluster.name)), live)),
-      health: health.pipe(filter((h): h is WatchHealth => h !== undefined)),
+      health,
       store,
     };
   };

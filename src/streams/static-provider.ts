@@ -1,8 +1,8 @@
 // The simplest provider: a fixed list of already-built clusters. Real discovery (kubeconfig files,
 // Secrets, kcp APIExports) lives in src/providers; this one serves examples and tests.
 import { concat, defer, from, map, NEVER } from 'rxjs';
-import type { Cluster, Provider } from '../client/cluster.js';
-import { engaged } from '../client/cluster.js';
+import type { Cluster, Provider } from './cluster.js';
+import { engaged } from './cluster.js';
 
 /**
  * A provider that engages the given clusters on subscribe and never changes. It does not complete:

@@ -7,7 +7,7 @@ import type { KubeError } from '../core/errors.js';
 import type { KubeObject, ObjectList } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { ListOptions, WatchOptions } from '../client/client.js';
-import type { Cluster } from '../client/cluster.js';
+import type { Cluster } from './cluster.js';
 import type { Either } from '../internal/fp.js';
 
 /**

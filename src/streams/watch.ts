@@ -3,7 +3,7 @@
 import type { Observable } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
-import type { Cluster } from '../client/cluster.js';
+import type { Cluster } from './cluster.js';
 import type { WatchEvent } from './events.js';
 import { signalEvents } from './signal-events.js';
 import type { WatchConfig } from './watch-config.js';

@@ -2,7 +2,7 @@
 // calls resolve to a NotEngaged error unless the test supplies them.
 import type { OperatorFunction } from 'rxjs';
 import { map, scan, throwError } from 'rxjs';
-import type { Cluster, FleetEvent, FleetView } from '../client/cluster.js';
+import type { Cluster, FleetEvent, FleetView } from '../streams/cluster.js';
 import type { ClusterClient } from '../client/client.js';
 import type { ClusterName } from '../core/cluster.js';
 import { clusterName } from '../core/cluster.js';
@@ -91,6 +91,7 @@ export function fleetViews(): OperatorFunction<FleetEvent, FleetView> {
   return (events) =>
     events.pipe(
       scan((acc: readonly Cluster[], ev: FleetEvent) => {
+        if (ev.type === 'report') return acc;
         const name = ev.type === 'engaged' ? ev.cluster.name : ev.name;
         const rest = acc.filter((c) => c.name !== name);
         return ev.type === 'engaged' ? [...rest, ev.cluster] : rest;

@@ -9,7 +9,8 @@ import type { Provider } from '../../src/index.js';
 import { done } from '../../src/operators/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
-import { ConfigError, controller, controllerLogger, controllerMetrics, healthTracker, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
+import { ConfigError } from '../../src/index.js';
+import { controller, controllerLogger, controllerMetrics, healthTracker, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
 import type { ControllerSpec } from '../../src/runtime/index.js';
 
 const east = clusterName('east');

@@ -4,16 +4,19 @@
 // test/integration/runtime.test.ts.
 import { pino } from 'pino';
 import type { Observable } from 'rxjs';
-import { BehaviorSubject, defer, filter, finalize, firstValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
+import { Writable } from 'node:stream';
+import { concat, defer, filter, finalize, firstValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ConfigMap, KubeError, KubeObject, ObjectKey, ObjectList, ResourceDescriptor } from '../../src/index.js';
-import { clusterName, configMaps, E, formatKey, kubeError, objectKey } from '../../src/index.js';
+import type { ClusterName, ConfigMap, KubeError, KubeObject, ObjectList, ResourceDescriptor } from '../../src/index.js';
+import { clusterName, configMaps, E, kubeError } from '../../src/index.js';
 import { done } from '../../src/operators/index.js';
-import type { KeyedEvent, WatchSource } from '../../src/streams/index.js';
-import { staticProvider } from '../../src/streams/index.js';
+import type { CacheView, Cluster, ProviderReport, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
+import { splitCache } from '../../src/streams/split-cache.js';
+import { reported, staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import type { ControllerReconciler, HealthReport, RunHandle } from '../../src/runtime/index.js';
-import { ConfigError, controller, run } from '../../src/runtime/index.js';
+import { ConfigError } from '../../src/index.js';
+import { controller, run } from '../../src/runtime/index.js';
 
 type ListAnswer = Either404 | Observable<E.Either<KubeError, ObjectList>>;
 type Either404 = 'notFound';
@@ -143,25 +146,29 @@ describe('run', () => {
     expect((await handle.stop()).reason).toBe('clean');
   });
 
-  describe('with a source', () => {
+  describe('with clusters whose provider keeps a cache', () => {
     const east = clusterName('east');
     const west = clusterName('west');
 
-    /** A source standing in for a shared cache (kcp's wildcard cache): events, reads and per-cluster sync. */
-    function fakeSource() {
-      const events = new Subject<KeyedEvent<ConfigMap>>();
-      const objects = new Map<string, ConfigMap>();
-      const synced = { east: new BehaviorSubject(false), west: new BehaviorSubject(false) };
+    /**
+     * Two clusters served from one shared watch split by namespace (what the kcp and namespaces
+     * providers do): the runtime must take events, reads and readiness from the cache and open no
+     * watch of its own for what the cache serves.
+     */
+    function cached() {
+      const shared = new Subject<WatchEvent<ConfigMap>>();
+      const health = new Subject<WatchHealth>();
+      const split = splitCache<ConfigMap>({ events: shared, health, scopeOf: (o) => (o.metadata.namespace === undefined ? undefined : clusterName(o.metadata.namespace)) });
       const opened: string[] = [];
+      const withCache = (name: ClusterName): Cluster => ({
+        ...fakeCluster(name),
+        // Serves only all-namespace selections: anything else falls back to a watch of the runtime's.
+        cache: { view: <R extends KubeObject>(r: ResourceDescriptor<R>, o: { readonly namespace?: string }) => (o.namespace === undefined && r.plural === 'configmaps' ? (split.view(name) as unknown as CacheView<R>) : undefined) },
+      });
       const c = controller({
         name: 'test',
-        provider: staticProvider([fakeCluster('east'), fakeCluster('west')]),
+        provider: staticProvider([withCache(east), withCache(west)]),
         resource: configMaps,
-        source: {
-          events,
-          lookup: (key: ObjectKey) => objects.get(formatKey(key)),
-          synced: (cluster) => (cluster === east ? synced.east : synced.west),
-        },
         reconcile: () => done(),
         // Any informer the runtime opened would list through here.
         watchConfig: {
@@ -172,73 +179,97 @@ describe('run', () => {
           },
         },
       });
-      return { c, events, objects, synced, opened };
+      const listed = (...objects: ConfigMap[]) => {
+        shared.next({ type: 'initStarted' });
+        for (const object of objects) shared.next({ type: 'initApply', object });
+        shared.next({ type: 'initDone' });
+      };
+      return { c, shared, health, listed, opened };
     }
+    const inNs = (name: string, namespace: string, uid = `u-${name}`): ConfigMap => ({ ...cm(name), metadata: { ...cm(name).metadata, namespace, uid } });
 
-    it('should reconcile the source\'s keys with req.object read from its lookup, opening no primary watch', async () => {
-      const { c, events, objects, opened } = fakeSource();
+    it('reconciles the keys of each cluster from the cache, with req.object read from its store, opening no watch', async () => {
+      const { c, shared, listed, opened } = cached();
       const seen: string[] = [];
       const handle = await run(
         { ...c, reconcile: (req) => (seen.push(`${req.cluster}/${req.key.name}/${req.object?.metadata.uid ?? 'no object'}`), done()) },
         { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 },
       );
-      // The cache holds a newer object than the event carried: the reconciler gets the cache's.
-      objects.set(formatKey(objectKey(east, 'default', 'a')), { ...cm('a'), metadata: { ...cm('a').metadata, uid: 'from-lookup' } });
-      events.next({ type: 'applied', key: objectKey(east, 'default', 'a'), resource: configMaps, object: cm('a') });
-      events.next({ type: 'deleted', key: objectKey(west, 'default', 'b'), resource: configMaps, object: cm('b') });
+      listed(inNs('a', 'east'), inNs('b', 'west'));
       while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
-      expect(seen.sort()).toEqual(['east/a/from-lookup', 'west/b/no object']);
+      expect(seen.sort()).toEqual(['east/a/u-a', 'west/b/u-b']);
+      // A change in one cluster wakes only that cluster's key, and the reconciler reads the cache.
+      shared.next({ type: 'applied', object: inNs('a', 'east', 'newer') });
+      shared.next({ type: 'deleted', object: inNs('b', 'west') });
+      while (seen.length < 4) await new Promise((r) => setTimeout(r, 5));
+      expect(seen.slice(2).sort()).toEqual(['east/a/newer', 'west/b/no object']);
       expect(opened).toEqual([]);
       expect((await handle.stop()).reason).toBe('clean');
     });
 
-    it('should be ready only while the source says every cluster has synced', async () => {
-      const { c, synced } = fakeSource();
+    it('is ready only once the shared watch has listed, and not while it relists', async () => {
+      const { c, shared, health, listed } = cached();
       const handle = await run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
       const states = () => handle.health.report().clusters.map((cl) => [cl.cluster, cl.state]);
+      const h = (synced: boolean, state: WatchHealth['state']): WatchHealth => ({ cluster: clusterName('shared'), resource: 'configmaps', state, synced, relists: 0, reconnects: 0 });
+      health.next(h(false, 'listing'));
       expect(handle.health.report().ready).toBe(false);
       expect(states()).toEqual([
         ['east', 'syncing'],
         ['west', 'syncing'],
       ]);
-      synced.east.next(true);
+      listed(inNs('a', 'east'));
+      health.next(h(true, 'connected'));
       expect(states()).toEqual([
         ['east', 'synced'],
-        ['west', 'syncing'],
+        ['west', 'synced'],
       ]);
-      expect(handle.health.report().ready).toBe(false);
-      synced.west.next(true);
       expect(handle.health.report().ready).toBe(true);
-      synced.west.next(false); // e.g. the source relists after losing its watch
-      expect(handle.health.report().ready).toBe(false);
-      synced.west.next(true);
-      expect(handle.health.report().ready).toBe(true);
+      // The shared watch failing makes every cluster it serves unhealthy, named after the cluster.
+      health.next({ ...h(true, 'backingOff'), lastError: kubeError('Transient', clusterName('shared'), 'connection reset') });
+      expect(states()).toEqual([
+        ['east', 'unhealthy'],
+        ['west', 'unhealthy'],
+      ]);
+      shared.complete();
       expect((await handle.stop()).reason).toBe('clean');
     });
 
-    it('should count the source as synced from engagement when it cannot say, and ask only the clusters it serves', async () => {
-      const base = fakeSource();
-      const { synced: _s, ...noSynced } = base.c.source ?? { events: NEVER, lookup: () => undefined };
-      const plain = await run({ ...base.c, source: noSynced }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
-      expect(plain.health.report()).toMatchObject({ ready: true, clusters: [{ cluster: 'east', state: 'synced' }, { cluster: 'west', state: 'synced' }] });
-      await plain.stop();
-
-      const served = fakeSource();
-      const some = await run({ ...served.c, source: { ...(served.c.source ?? noSynced), clusters: (cl) => cl.name === 'east' } }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
-      expect(some.health.report().clusters.map((cl) => [cl.cluster, cl.state])).toEqual([
-        ['east', 'syncing'],
-        ['west', 'synced'],
-      ]);
-      served.synced.east.next(true);
-      expect(some.health.report().ready).toBe(true);
-      await some.stop();
+    it('opens a watch of its own for a selection the cache does not serve', async () => {
+      const { c, opened } = cached();
+      const handle = await run({ ...c, watch: { namespace: 'default' } }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
+      expect(opened.sort()).toEqual(['east/configmaps', 'west/configmaps']);
+      expect((await handle.stop()).reason).toBe('clean');
     });
 
-    it('should refuse a source without lookup, or together with watch', () => {
-      const { c } = fakeSource();
-      const { events } = c.source ?? { events: NEVER };
-      expect(() => controller({ ...c, source: { events } as never })).toThrow(ConfigError);
-      expect(() => controller({ ...c, watch: { namespace: 'default' } })).toThrow(/either `watch`.*or `source`/);
+    it('refuses the removed source option and says what replaced it', () => {
+      const { c } = cached();
+      expect(() => controller({ ...c, source: { events: NEVER } } as never)).toThrow(ConfigError);
+      expect(() => controller({ ...c, source: { events: NEVER } } as never)).toThrow(/cache/);
     });
+  });
+});
+
+describe('provider reports in a run', () => {
+  it('logs a skipped candidate as a warning naming the source and the cause, shows it on /readyz and counts it, with no option', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const skipped: ProviderReport = { type: 'skipped', provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file', at: 0 };
+    const provider = concat(of(reported(skipped)), staticProvider([fakeCluster('east')]));
+    const c = controller({ name: 'reports', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, sourceFor: sources({}) } });
+    const handle = await run(c, { logger: pino(sink), signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });
+    const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'provider: candidate skipped');
+    expect(warn).toMatchObject({ level: 40, provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file' });
+    expect(handle.health.report().providers).toEqual([{ provider: 'file', type: 'skipped', subject: 'missing.kubeconfig', reason: skipped.reason, at: 0 }]);
+    const readyz = await fetch(`${handle.url ?? ''}/readyz`).then((r) => r.text());
+    expect(readyz).toContain('provider file: skipped missing.kubeconfig (cannot read missing.kubeconfig: no such file)');
+    const metrics = await fetch(`${handle.url ?? ''}/metrics`).then((r) => r.text());
+    expect(metrics).toContain('rxfleet_provider_reports_total{provider="file",type="skipped",controller="reports"} 1');
+    expect((await handle.stop()).reason).toBe('clean');
   });
 });

@@ -1,0 +1,117 @@
+// Per engaged cluster, for as long as it is engaged: keep every watch the controller declared open
+// (so caches outlive the queue's input during a drain) and turn their health into readiness,
+// metrics and one log line per real state change.
+import type { Logger } from 'pino';
+import type { Observable } from 'rxjs';
+import { finalize, ignoreElements, merge, mergeMap, NEVER, takeUntil, tap } from 'rxjs';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { resourceId } from '../core/resource.js';
+import type { Cluster } from '../streams/cluster.js';
+import type { Fleet } from '../streams/fleet.js';
+import type { Informers } from '../streams/informers.js';
+import type { WatchHealth } from '../streams/watch-health.js';
+import type { ControllerWatchOptions } from './controller.js';
+import type { HealthTracker } from './health.js';
+import { unservedMessage } from './health.js';
+import type { ControllerMetrics } from './metrics.js';
+
+/**
+ * One watch a controller declared: a resource, its selection, and the clusters it applies to.
+ *
+ * @example
+ * ```ts
+ * const spec: WatchSpec = { resource: configMaps, options: { namespace: 'default' } };
+ * ```
+ */
+export interface WatchSpec {
+  readonly resource: ResourceDescriptor;
+  readonly options: ControllerWatchOptions<KubeObject>;
+}
+
+/**
+ * Whether a declared watch applies to a cluster (its `clusters` selector, default every cluster).
+ *
+ * @example
+ * ```ts
+ * selects({ resource: configMaps, options: { clusters: (c: Cluster) => c.labels?.['role'] === 'hub' } }, cluster);
+ * ```
+ * @param spec - the watch.
+ * @param cluster - the cluster.
+ * @returns true when the watch runs in that cluster.
+ */
+export function selects(spec: WatchSpec, cluster: Cluster): boolean {
+  return spec.options.clusters?.(cluster) ?? true;
+}
+
+/** What the keeper needs from the run. @example `{ fleet, informers, specs, health, metrics, log }` */
+export interface KeeperParts {
+  readonly fleet: Fleet;
+  readonly informers: Informers;
+  /** The declared watches; read when a cluster engages (every input has declared its watches by then). */
+  readonly specs: readonly WatchSpec[];
+  readonly health: HealthTracker;
+  readonly metrics: ControllerMetrics;
+  readonly log: Logger;
+}
+
+// One line per real change of a watch's state, never one per retry.
+function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined): void {
+  if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
+  if (h.state === 'backingOff' && before?.state !== 'backingOff') {
+    const err = h.lastError;
+    if (err?._tag === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource)}`);
+    else clog.warn({ resource: h.resource, error: err?._tag, reason: err?.message }, 'watch failing, retrying with backoff');
+  }
+  if (h.state === 'connected' && before?.state === 'backingOff') clog.info({ resource: h.resource }, 'watch recovered');
+}
+
+/**
+ * Keeps every engaged cluster's declared watches open until the cluster leaves, and reports them.
+ * Emits nothing; errors only if the provider does.
+ *
+ * @example
+ * ```ts
+ * const sub = keepClusters({ fleet, informers, specs, health, metrics, log }).subscribe();
+ * ```
+ * @param parts - the fleet, the informers, the declared watches and where to report.
+ * @returns the keeper, running while subscribed.
+ */
+export function keepClusters(parts: KeeperParts): Observable<never> {
+  const { fleet, informers, specs, health, metrics, log } = parts;
+  return fleet.engagements.pipe(
+    mergeMap(({ cluster, lifetime }) => {
+      const mine = specs.filter((s) => selects(s, cluster));
+      const ids = [...new Set(mine.map((s) => resourceId(s.resource)))];
+      const clog = log.child({ cluster: cluster.name });
+      health.engage(cluster.name, ids);
+      metrics.engaged(fleet.clusters().length);
+      clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { source: cluster.identity.source }), watches: ids }, 'cluster engaged');
+      const perWatch = mine.map((s) => {
+        const inf = informers.informer(cluster, s.resource, s.options);
+        return merge(
+          inf.events.pipe(ignoreElements()),
+          inf.health.pipe(
+            tap((h) => {
+              const before = health.watch(h);
+              metrics.watch(h, before);
+              logTransition(clog, h, before);
+            }),
+            ignoreElements(),
+          ),
+        );
+      });
+      // NEVER keeps a cluster that no watch selects (e.g. a downstream target) tracked until its
+      // lifetime ends; an empty merge would complete at once and report it disengaged.
+      return merge(NEVER, ...perWatch).pipe(
+        takeUntil(lifetime),
+        finalize(() => {
+          health.disengage(cluster.name);
+          metrics.forget(cluster.name, ids);
+          metrics.engaged(fleet.clusters().length);
+          clog.info('cluster disengaged');
+        }),
+      );
+    }),
+  );
+}

@@ -1,0 +1,97 @@
+// The small pieces `run` is wired from: the probe server's start with a clear error, the
+// reconciler seen through the controller's context, and one log line per outcome.
+import type { Logger } from 'pino';
+import { ConfigError } from '../core/config-error.js';
+import { formatKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { Outcome, ReconcileContext, ReconcileRequest } from '../operators/types.js';
+import type { SinkContext } from '../sinks/context.js';
+import type { FleetView } from '../streams/cluster.js';
+import type { Controller, ControllerContext } from './controller.js';
+import type { HealthView } from './health.js';
+import type { ProbeServer, ProbeServerOptions } from './http.js';
+import { startProbeServer } from './http.js';
+import type { ControllerMetrics } from './metrics.js';
+
+/**
+ * The message of any thrown value.
+ *
+ * @example
+ * ```ts
+ * describeCause(new Error('boom')); // 'boom'
+ * ```
+ * @param cause - what was thrown or carried.
+ * @returns its message.
+ */
+export function describeCause(cause: unknown): string {
+  if (typeof cause === 'object' && cause !== null && 'message' in cause && typeof cause.message === 'string') return cause.message;
+  return String(cause);
+}
+
+/**
+ * Starts the probe server unless disabled; a port that cannot be bound is a {@link ConfigError}.
+ *
+ * @example
+ * ```ts
+ * const server = await probeServer('hello', { port: 8081 }, health, metrics);
+ * ```
+ * @param name - the controller's name (in the error).
+ * @param http - the server options, or `false` for none.
+ * @param health - what /healthz and /readyz serve.
+ * @param metrics - what /metrics serves.
+ * @returns the server, or `undefined`.
+ */
+export async function probeServer(name: string, http: ProbeServerOptions | false | undefined, health: HealthView, metrics: ControllerMetrics): Promise<ProbeServer | undefined> {
+  if (http === false) return undefined;
+  const opts = http ?? {};
+  return startProbeServer(health, metrics.registry, opts).catch((err: unknown) => {
+    throw new ConfigError(`controller "${name}": cannot serve probes on ${opts.host ?? '127.0.0.1'}:${opts.port ?? 0} (${describeCause(err)}); pass another \`http.port\` or \`http: false\``);
+  });
+}
+
+/**
+ * The controller's reconciler as the queue calls it: the engine's context plus the fleet and sinks.
+ *
+ * @example
+ * ```ts
+ * reconcile(controllerReconciler(c, fleet, sinks), { lookup });
+ * ```
+ * @param c - the controller.
+ * @param fleet - the live fleet.
+ * @param sinks - the controller's sinks.
+ * @returns the queue's reconciler.
+ */
+export function controllerReconciler<T extends KubeObject>(c: Controller<T>, fleet: FleetView, sinks: SinkContext): (req: ReconcileRequest<T>, ctx: ReconcileContext) => ReturnType<Controller<T>['reconcile']> {
+  return (req, ctx) => {
+    // The engine's context computes log and signal lazily (getters): delegate, do not spread.
+    const full: ControllerContext = {
+      fleet,
+      sinks,
+      attempt: ctx.attempt,
+      get log() {
+        return ctx.log;
+      },
+      get signal() {
+        return ctx.signal;
+      },
+    };
+    return c.reconcile(req, full);
+  };
+}
+
+/**
+ * Logs one finished reconcile: warn on error, error on terminal, debug otherwise.
+ *
+ * @example
+ * ```ts
+ * outcomes.subscribe((o: Outcome) => { logOutcome(log, o); });
+ * ```
+ * @param log - the controller's logger.
+ * @param o - the outcome.
+ */
+export function logOutcome(log: Logger, o: Outcome): void {
+  const fields = { cluster: o.cluster, key: formatKey(o.key), result: o.result, attempt: o.attempt, ms: o.duration };
+  if (o.result === 'error') log.warn({ ...fields, retryIn: o.retryIn, reason: describeCause(o.error) }, 'reconcile failed');
+  else if (o.result === 'terminal') log.error({ ...fields, reason: describeCause(o.error) }, 'reconcile failed for good (terminal)');
+  else log.debug(fields, 'reconciled');
+}

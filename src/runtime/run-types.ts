@@ -1,0 +1,85 @@
+// What `run` takes and gives: options, the handle of a running controller, and how a run ended.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { Outcome } from '../operators/types.js';
+import type { Fleet } from '../streams/fleet.js';
+import type { StopReason } from './errors.js';
+import type { HealthView } from './health.js';
+import type { ProbeServerOptions } from './http.js';
+import type { ControllerMetrics } from './metrics.js';
+import type { SignalTarget } from './signals.js';
+
+/**
+ * Options of {@link run}.
+ *
+ * @example
+ * ```ts
+ * const opts: RunOptions = { http: { port: 8081 }, shutdownDeadlineMs: 10_000, logger: pino() };
+ * ```
+ */
+export interface RunOptions {
+  /** The root logger (default: JSON to stderr, level from `LOG_LEVEL`). */
+  readonly logger?: Logger;
+  /** The probe and metrics server, or `false` for none. Default `{ host: '127.0.0.1', port: 0 }`. */
+  readonly http?: ProbeServerOptions | false;
+  /** Stop gracefully on SIGTERM/SIGINT (a second signal stops at once). Default `true` (`process`). */
+  readonly signals?: boolean | SignalTarget;
+  /** How long a graceful stop waits for in-flight reconciles before aborting them. Default 30 000 ms. */
+  readonly shutdownDeadlineMs?: number;
+  /** Drives the queue's timers, the watches and the deadline. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /** Register the metrics here instead of on a fresh registry (to serve several controllers). */
+  readonly registry?: Registry;
+  /** Called with every finished reconcile from the very first (before `run` resolves). Must not throw. */
+  readonly onOutcome?: (outcome: Outcome) => void;
+}
+
+/**
+ * How a run ended.
+ *
+ * @example
+ * ```ts
+ * const r: RunResult = await handle.done;
+ * process.exitCode = r.code;
+ * ```
+ */
+export interface RunResult {
+  /** Why the run ended. */
+  readonly reason: StopReason;
+  /** The process exit code for `reason` (see {@link exitCodes}). */
+  readonly code: number;
+  /** What happened, in one sentence (also logged). */
+  readonly message: string;
+  /** Reconciles aborted by the deadline (0 unless `reason` is `deadline`). */
+  readonly aborted: number;
+}
+
+/**
+ * A running controller.
+ *
+ * @example
+ * ```ts
+ * const handle = await run(c);
+ * console.log(`probes on ${handle.url ?? 'nowhere'}`);
+ * const result = await handle.stop();
+ * ```
+ */
+export interface RunHandle {
+  /** The controller's name. */
+  readonly name: string;
+  /** `http://127.0.0.1:<port>` of the probe server, when there is one. */
+  readonly url: string | undefined;
+  /** Readiness and per-cluster health, as served on /readyz. */
+  readonly health: HealthView;
+  /** The metrics, as served on /metrics. */
+  readonly metrics: ControllerMetrics;
+  /** Every finished reconcile from now on (hot: see `RunOptions.onOutcome` for all of them). Completes at the end. */
+  readonly outcomes: Observable<Outcome>;
+  /** The live fleet. */
+  readonly fleet: Fleet;
+  /** Stops taking new work, lets running reconciles finish within the deadline, then tears down. */
+  stop(options?: { readonly deadlineMs?: number }): Promise<RunResult>;
+  /** Resolves when the run has ended and everything is released. Never rejects. */
+  readonly done: Promise<RunResult>;
+}

@@ -1,0 +1,166 @@
+// One watch, many clusters: the events of a shared watch (a kcp wildcard, a cluster-wide watch
+// behind namespaces-as-clusters) go into one store keyed by the cluster each object belongs to, and
+// every such cluster gets a view with the informer's contract (listing, then live; health; store)
+// without a watch of its own. Routing is a map lookup per event: no per-event work grows with the
+// number of clusters.
+import type { Observable } from 'rxjs';
+import { concat, defer, finalize, from, ignoreElements, map, merge, share, Subject, tap } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeObject } from '../core/object.js';
+import type { CacheView } from './cluster.js';
+import type { WatchEvent } from './events.js';
+import type { Indexer, StoreWriter } from './store.js';
+import { createStore } from './store.js';
+import { scopedStore } from './scoped-store.js';
+import type { WatchHealth } from './watch-health.js';
+
+/**
+ * What {@link splitCache} splits: one watch's events (as `watch()` emits them, before any store),
+ * its health, and which cluster each object belongs to.
+ *
+ * @example
+ * ```ts
+ * const config: SplitCacheConfig<ConfigMap> = { events, health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') };
+ * ```
+ */
+export interface SplitCacheConfig<T extends KubeObject> {
+  /** The shared watch's events; subscribed while any view's events are, and once however many. */
+  readonly events: Observable<WatchEvent<T>>;
+  /** The shared watch's health, latest first. */
+  readonly health: Observable<WatchHealth>;
+  /** The cluster an object belongs to; objects for which this is `undefined` are ignored. */
+  readonly scopeOf: (object: T) => ClusterName | undefined;
+  /** Custom indexes of the shared store. */
+  readonly indexers?: Readonly<Record<string, Indexer<T>>>;
+}
+
+/**
+ * A split watch: a view per cluster.
+ *
+ * @example
+ * ```ts
+ * const split = splitCache(config);
+ * split.view(clusterName('team-a')).events.subscribe((ev: WatchEvent) => console.log(ev.type));
+ * ```
+ */
+export interface SplitCache<T extends KubeObject> {
+  /** The view of the objects that belong to `scope`, named `as` (default `scope`) in its health and store keys. */
+  view(scope: ClusterName, as?: ClusterName): CacheView<T>;
+}
+
+interface Route<T extends KubeObject> {
+  readonly out: Subject<WatchEvent<T>>;
+  subscribers: number;
+}
+
+/**
+ * Splits one watch into per-cluster views. A view's events are exactly what an informer of that
+ * cluster would emit: at subscription the cluster's cached objects as a listing (or, while the
+ * shared watch has not listed yet, the listing when it ends), then its changes; a relist of the
+ * shared watch is a relist of every cluster (with the deletes it implies). A cluster with no
+ * objects still gets its (empty) listing, so it counts as synced. The shared watch runs while at
+ * least one view is subscribed; when the last leaves, the store is emptied.
+ *
+ * @example
+ * ```ts
+ * const split = splitCache({ events: watch(hub, configMaps), health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') });
+ * const teamA = split.view(clusterName('team-a'));
+ * teamA.events.subscribe(); // starts the one cluster-wide watch
+ * teamA.store.list();       // team-a's ConfigMaps only
+ * ```
+ * @param config - the shared watch, its health and the object → cluster function.
+ * @returns the split cache.
+ */
+export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): SplitCache<T> {
+  const store: StoreWriter<T> = createStore<T>(config.indexers === undefined ? {} : { indexers: config.indexers });
+  const routes = new Map<ClusterName, Route<T>>();
+  // Scopes the store holds (objects, or an empty listing of a routed scope).
+  const known = new Set<ClusterName>();
+  let listed = false;
+  let listing: Set<ClusterName> | undefined;
+
+  const apply = (scope: ClusterName, ev: WatchEvent<T>): void => {
+    known.add(scope);
+    const out = routes.get(scope)?.out;
+    for (const e of store.apply(scope, ev)) out?.next(e);
+  };
+  const emptyListing = (scope: ClusterName): void => {
+    apply(scope, { type: 'initStarted' });
+    apply(scope, { type: 'initDone' });
+  };
+  const forget = (scope: ClusterName): void => {
+    if (routes.has(scope) || store.byIndex('cluster', scope).length > 0) return;
+    known.delete(scope);
+    store.dropCluster(scope);
+  };
+  const onEvent = (ev: WatchEvent<T>): void => {
+    switch (ev.type) {
+      case 'initStarted':
+        listing = new Set();
+        return;
+      case 'initDone': {
+        const done = listing ?? new Set<ClusterName>();
+        listing = undefined;
+        listed = true;
+        for (const scope of new Set([...known, ...done, ...routes.keys()])) {
+          if (!done.has(scope)) apply(scope, { type: 'initStarted' });
+          apply(scope, { type: 'initDone' });
+          forget(scope);
+        }
+        return;
+      }
+      case 'initApply': {
+        const scope = config.scopeOf(ev.object);
+        if (scope === undefined) return;
+        listing ??= new Set();
+        if (!listing.has(scope)) {
+          listing.add(scope);
+          apply(scope, { type: 'initStarted' });
+        }
+        apply(scope, ev);
+        return;
+      }
+      case 'applied':
+      case 'deleted': {
+        const scope = config.scopeOf(ev.object);
+        if (scope === undefined) return;
+        if (listed && !store.synced(scope)) emptyListing(scope);
+        apply(scope, ev);
+        if (ev.type === 'deleted') forget(scope);
+      }
+    }
+  };
+  const reset = (): void => {
+    for (const scope of known) store.dropCluster(scope);
+    known.clear();
+    listed = false;
+    listing = undefined;
+  };
+  const shared = config.events.pipe(tap(onEvent), ignoreElements(), finalize(reset), share());
+
+  return {
+    view(scope, as = scope) {
+      const events = defer(() => {
+        let route = routes.get(scope);
+        if (route === undefined) routes.set(scope, (route = { out: new Subject<WatchEvent<T>>(), subscribers: 0 }));
+        route.subscribers++;
+        const mine = route;
+        if (listed && !store.synced(scope)) emptyListing(scope);
+        // The route is subscribed before the shared watch may start, and the replay is taken in
+        // the same synchronous step: no event falls between them.
+        return merge(concat(from(store.replay(scope)), mine.out), shared).pipe(
+          finalize(() => {
+            if (--mine.subscribers > 0 || routes.get(scope) !== mine) return;
+            routes.delete(scope);
+            forget(scope);
+          }),
+        );
+      });
+      return {
+        events,
+        health: config.health.pipe(map((h) => ({ ...h, cluster: as }))),
+        store: scopedStore(store, scope, as, config.scopeOf),
+      };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// One watch with its health beside it: what an informer reflects into its own store, and what a
+// split cache divides among clusters. Kept in one place so both watch the same way.
+import type { Observable } from 'rxjs';
+import { BehaviorSubject, defer, filter, tap } from 'rxjs';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import type { Cluster, Selection } from './cluster.js';
+import type { WatchEvent } from './events.js';
+import { signalEvents } from './signal-events.js';
+import type { WatchConfig } from './watch-config.js';
+import type { WatchHealth } from './watch-health.js';
+import { watchSignals } from './watch-signals.js';
+import type { WatchSource } from './watch-source.js';
+import { clusterWatchSource } from './watch-source.js';
+
+/**
+ * How {@link watched} watches: the {@link WatchConfig} (selection aside) and how list/watch calls
+ * are made.
+ *
+ * @example
+ * ```ts
+ * const how: WatchedConfig = { inactivityTimeoutMs: 150_000 };
+ * ```
+ */
+export interface WatchedConfig extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+  /** Builds the list/watch calls; default: the cluster's client. */
+  readonly sourceFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => WatchSource<T>;
+}
+
+/**
+ * A cold watch of one selection and the latest health of its current run. Each subscription to
+ * `events` is a watch; share it.
+ *
+ * @example
+ * ```ts
+ * const { events, health } = watched(hub, configMaps, { labelSelector: 'app=web' }, {});
+ * events.pipe(share()).subscribe();
+ * ```
+ * @param cluster - where to watch.
+ * @param resource - what.
+ * @param selection - namespace and selectors.
+ * @param config - watch options and the source factory.
+ * @returns the events (before any store) and the health, latest first (nothing until the watch starts).
+ */
+export function watched<T extends KubeObject>(
+  cluster: Cluster,
+  resource: ResourceDescriptor<T>,
+  selection: Selection,
+  config: WatchedConfig,
+): { readonly events: Observable<WatchEvent<T>>; readonly health: Observable<WatchHealth> } {
+  const { sourceFor = clusterWatchSource, ...watchConfig } = config;
+  const health = new BehaviorSubject<WatchHealth | undefined>(undefined);
+  const events = defer(() => watchSignals(sourceFor(cluster, resource), { ...watchConfig, ...selection, cluster: cluster.name, resource })).pipe(
+    tap((s) => {
+      if (s.kind === 'health') health.next(s.health);
+    }),
+    signalEvents<T>(),
+  );
+  return { events, health: health.pipe(filter((h): h is WatchHealth => h !== undefined)) };
+}
