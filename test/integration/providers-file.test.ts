@@ -1,5 +1,6 @@
 // The file provider against real servers: kubeconfig files in a temporary directory whose contexts
 // point at kcp workspaces and the kube-apiserver; files are added, edited and removed while it runs.
+// Clusters are named after their contexts; problems are reports in the provider's stream.
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +41,7 @@ function put(path: string, text: string): void {
 }
 
 describe('file provider against kcp workspaces and kube-apiserver', () => {
-  it('should engage contexts as `<path>+<context>`, follow added, edited and removed files, and skip a malformed one', async () => {
+  it('should engage contexts under their names, follow added, edited and removed files, and report a malformed one with its path', async () => {
     const [a, b] = await Promise.all([sharedKcp().createWorkspace(), sharedKcp().createWorkspace()]);
     const kas = sharedKubeApiserver().kubeconfigYaml('admin');
     const dir = mkdtempSync(join(tmpdir(), 'rxfleet-file-'));
@@ -51,12 +52,13 @@ describe('file provider against kcp workspaces and kube-apiserver', () => {
 
     const rec = recorder();
     // A long rescan interval: changes below are seen through fs.watch.
-    rec.start(file({ paths: [dir], rescanInterval: 60_000, debounce: 100, report: rec.report }));
-    const ws = await rec.waitEvent('ws engaged', isEngaged(`${fleetFile}+ws`));
-    await rec.waitEvent('kas engaged', isEngaged(`${fleetFile}+kas`));
+    rec.start(file({ paths: [dir], rescanIntervalMs: 60_000, debounceMs: 100 }));
+    const ws = await rec.waitEvent('ws engaged', isEngaged('ws'));
+    await rec.waitEvent('kas engaged', isEngaged('kas'));
     const skipped = await rec.waitReport('broken skipped', (r) => r.type === 'skipped' && r.candidate === join(dir, 'broken.kubeconfig'));
     expect(skipped.type === 'skipped' && skipped.reason).toContain('invalid kubeconfig');
     if (ws.type !== 'engaged') throw new Error('unreachable');
+    expect(ws.cluster.identity).toEqual({ provider: 'file', source: 'context "ws" of kubeconfig fleet.kubeconfig' });
     const cmA = randomName('file-a');
     await createConfigMap(clusterFrom('a', a.kubeconfigYaml()).client, 'default', cmA);
     expect(await seeConfigMap(ws.cluster, 'default', cmA)).toBe(cmA);
@@ -64,7 +66,7 @@ describe('file provider against kcp workspaces and kube-apiserver', () => {
     // A file added later.
     const later = join(dir, 'later.kubeconfig');
     put(later, merged({ other: b.kubeconfigYaml() }));
-    await rec.waitEvent('later engaged', isEngaged(`${later}+other`));
+    await rec.waitEvent('later engaged', isEngaged('other'));
 
     // Only the current-context changes: no context's cluster or user changed, nothing happens.
     const count = rec.events.length;
@@ -74,19 +76,19 @@ describe('file provider against kcp workspaces and kube-apiserver', () => {
 
     // Context `ws` now points at workspace b: re-engaged with a client of b.
     put(fleetFile, merged({ ws: b.kubeconfigYaml(), kas }));
-    const ws2 = await engagedAfter(rec, `${fleetFile}+ws`, count);
-    expect(rec.events.slice(count).some(isDisengaged(`${fleetFile}+ws`))).toBe(true);
+    const ws2 = await engagedAfter(rec, 'ws', count);
+    expect(rec.events.slice(count).some(isDisengaged('ws'))).toBe(true);
     if (ws2.type !== 'engaged') throw new Error('unreachable');
     const cmB = randomName('file-b');
     await createConfigMap(clusterFrom('b', b.kubeconfigYaml()).client, 'default', cmB);
     expect(await seeConfigMap(ws2.cluster, 'default', cmB)).toBe(cmB);
     const old = await ws.cluster.client.list(configMaps, { namespace: 'default' });
     expect(E.isLeft(old) && old.left._tag).toBe('NotEngaged');
-    expect(rec.events.slice(count).some(isEngaged(`${fleetFile}+kas`))).toBe(false);
+    expect(rec.events.slice(count).some(isEngaged('kas'))).toBe(false);
 
     // The file is removed: its clusters are disengaged.
     rmSync(later);
-    const gone = await rec.waitEvent('later disengaged', isDisengaged(`${later}+other`));
+    const gone = await rec.waitEvent('later disengaged', isDisengaged('other'));
     expect(gone.type === 'disengaged' && gone.reason).toBe('its file or context is gone');
     rec.stop();
   });
@@ -94,13 +96,17 @@ describe('file provider against kcp workspaces and kube-apiserver', () => {
   it('should see changes by the periodic rescan alone when file watching is off', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rxfleet-rescan-'));
     const rec = recorder();
-    rec.start(file({ paths: [join(dir, '*.yaml')], watch: false, rescanInterval: 300, report: rec.report }));
+    const pattern = join(dir, '*.yaml');
+    rec.start(file({ paths: [pattern], watch: false, rescanIntervalMs: 300 }));
+    // Nothing matches yet: said once, naming the pattern.
+    await rec.waitReport('pattern unmatched', (r) => r.type === 'skipped' && r.candidate === pattern && r.reason === `kubeconfig pattern ${pattern} matches no file`);
     await sleep(400);
+    expect(rec.reports.filter((r) => r.type === 'skipped')).toHaveLength(1);
     const f = join(dir, 'one.yaml');
     put(f, merged({ kas: sharedKubeApiserver().kubeconfigYaml('admin') }));
-    await rec.waitEvent('kas engaged', isEngaged(`${f}+kas`), 10_000);
+    await rec.waitEvent('kas engaged', isEngaged('kas'), 10_000);
     rmSync(f);
-    await rec.waitEvent('kas disengaged', isDisengaged(`${f}+kas`), 10_000);
+    await rec.waitEvent('kas disengaged', isDisengaged('kas'), 10_000);
     rec.stop();
   });
 });

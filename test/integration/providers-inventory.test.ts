@@ -46,7 +46,7 @@ beforeAll(async () => {
 });
 
 describe('clusterApi against kube-apiserver (management)', () => {
-  it('should engage a Cluster once its control plane is initialised, re-engage on a rotated kubeconfig Secret, ignore metadata and disengage on delete', async () => {
+  it('should engage a Cluster once its control plane is initialised, re-engage on a rotated kubeconfig Secret or new labels, ignore annotations and disengage on delete', async () => {
     const ns = await sharedKubeApiserver().createNamespace('capi');
     const capi = capiClusters();
     const kubeconfigSecret = (cluster: string, yaml: string) => ({
@@ -57,9 +57,9 @@ describe('clusterApi against kube-apiserver (management)', () => {
     await must('prod secret', hub.client.create(secrets, kubeconfigSecret('prod', ws.yaml)));
 
     const rec = recorder();
-    rec.start(clusterApi({ cluster: hub, namespace: ns, report: rec.report }));
+    rec.start(clusterApi({ cluster: hub, namespace: ns }));
     const early = await rec.waitReport('prod skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/prod`);
-    expect(early.type === 'skipped' && early.reason).toBe('control plane not initialised yet');
+    expect(early.type === 'skipped' && early.reason).toBe(`Cluster ${ns}/prod: control plane not initialised yet`);
 
     await must('prod ready', hub.client.patch(capi, 'prod', { status: { initialization: { controlPlaneInitialized: true } } }, { type: 'merge', namespace: ns, subresource: 'status' }));
     const prod = await rec.waitEvent('prod engaged', isEngaged(`${ns}/prod`));
@@ -71,16 +71,24 @@ describe('clusterApi against kube-apiserver (management)', () => {
     // A v1beta1-style Cluster (condition), created later, waits for its Secret.
     await must('late', hub.client.create(capi, { metadata: { name: 'late', namespace: ns }, spec: {} }));
     await must('late ready', hub.client.patch(capi, 'late', { status: { conditions: [{ type: 'ControlPlaneInitialized', status: 'True' }] } }, { type: 'merge', namespace: ns, subresource: 'status' }));
-    await rec.waitReport('late missing Secret', (r) => r.type === 'skipped' && r.candidate === `${ns}/late` && r.reason === `kubeconfig Secret ${ns}/late-kubeconfig not found`);
+    await rec.waitReport('late missing Secret', (r) => r.type === 'skipped' && r.candidate === `${ns}/late` && r.reason === `kubeconfig Secret ${ns}/late-kubeconfig of Cluster ${ns}/late not found`);
     await must('late secret', hub.client.create(secrets, kubeconfigSecret('late', sharedKubeApiserver().kubeconfigYaml('admin'))));
     await rec.waitEvent('late engaged', isEngaged(`${ns}/late`));
 
-    // Metadata only on the Cluster and on the Secret: nothing.
-    const count = rec.events.length;
-    await must('label prod', hub.client.patch(capi, 'prod', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
-    await must('label secret', hub.client.patch(secrets, 'prod-kubeconfig', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    // Annotations on the Cluster and on the Secret: nothing.
+    const before = rec.events.length;
+    await must('annotate prod', hub.client.patch(capi, 'prod', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    await must('annotate secret', hub.client.patch(secrets, 'prod-kubeconfig', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
     await sleep(1500);
-    expect(rec.events.length).toBe(count);
+    expect(rec.events.length).toBe(before);
+
+    // The Cluster's labels are the cluster's: a label change re-engages it with them.
+    await must('label prod', hub.client.patch(capi, 'prod', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    const relabelled = await engagedAfter(rec, `${ns}/prod`, before);
+    if (relabelled.type !== 'engaged') throw new Error('unreachable');
+    expect(relabelled.cluster.labels).toEqual({ touched: 'yes' });
+    expect(relabelled.cluster.identity).toEqual({ provider: 'cluster-api', source: `Cluster ${ns}/prod` });
+    const count = rec.events.length;
 
     // Rotated kubeconfig pointing at the kube-apiserver: re-engaged, sees that server's objects.
     const kasNs = await sharedKubeApiserver().createNamespace('capi-switch');
@@ -118,15 +126,23 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 }
 
 describe('clusterProfiles against kube-apiserver (hub)', () => {
-  it('should engage healthy profiles through the configured exec plugin, re-engage when the endpoint changes, and skip the others with reasons', async () => {
+  it('should engage healthy profiles through the configured exec plugin with their identity and labels, re-engage when the endpoint changes, and skip the others with reasons', async () => {
     const ns = await sharedKubeApiserver().createNamespace('inventory');
     const kas = kubeApiserverAccess();
     const healthy = (status: string) => [{ type: 'ControlPlaneHealthy', status, reason: 'Test', message: '', lastTransitionTime: new Date().toISOString() }];
-    const create = async (name: string, status: Record<string, unknown>): Promise<void> => {
-      await must(name, hub.client.create(clusterProfileResource, { metadata: { name, namespace: ns }, spec: { displayName: name, clusterManager: { name: 'test' } } }));
+    const create = async (name: string, status: Record<string, unknown>, labels: Record<string, string> = {}): Promise<void> => {
+      await must(name, hub.client.create(clusterProfileResource, { metadata: { name, namespace: ns, labels }, spec: { displayName: name, clusterManager: { name: 'test' } } }));
       await must(`${name} status`, hub.client.patch(clusterProfileResource, name, { status }, { type: 'merge', namespace: ns, subresource: 'status' }));
     };
-    await create('p1', { conditions: healthy('True'), accessProviders: [{ name: 'test-tokens', cluster: { server: kas.server, 'certificate-authority-data': kas.caData } }] });
+    await create(
+      'p1',
+      {
+        conditions: healthy('True'),
+        accessProviders: [{ name: 'test-tokens', cluster: { server: kas.server, 'certificate-authority-data': kas.caData } }],
+        properties: [{ name: 'cluster.clusterset.k8s.io', value: 'p1.fleet.example' }],
+      },
+      { region: 'eu' },
+    );
     await create('sick', { conditions: healthy('False'), accessProviders: [{ name: 'test-tokens', cluster: { server: kas.server, 'certificate-authority-data': kas.caData } }] });
     await create('foreign', { conditions: healthy('True'), accessProviders: [{ name: 'someone-else', cluster: { server: kas.server } }] });
 
@@ -137,20 +153,22 @@ describe('clusterProfiles against kube-apiserver (hub)', () => {
         cluster: hub,
         namespace: ns,
         providers: [{ name: 'test-tokens', execConfig: { command: plugin.command, apiVersion: 'client.authentication.k8s.io/v1', provideClusterInfo: true } }],
-        recheckInterval: 1_000,
-        report: rec.report,
+        recheckIntervalMs: 1_000,
       }),
     );
     const p1 = await rec.waitEvent('p1 engaged', isEngaged(`${ns}/p1`));
     if (p1.type !== 'engaged') throw new Error('unreachable');
+    // Identity from the KEP-2149 ClusterProperty, labels from the profile.
+    expect(p1.cluster.identity).toEqual({ provider: 'cluster-profiles', source: `ClusterProfile ${ns}/p1`, id: 'p1.fleet.example' });
+    expect(p1.cluster.labels).toEqual({ region: 'eu' });
     const kasNs = await sharedKubeApiserver().createNamespace('inventory-cm');
     const cmK = randomName('cp-kas');
     await createConfigMap(hub.client, kasNs, cmK);
     expect(await seeConfigMap(p1.cluster, kasNs, cmK)).toBe(cmK);
     const sick = await rec.waitReport('sick skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/sick`);
-    expect(sick.type === 'skipped' && sick.reason).toBe('ControlPlaneHealthy is not True');
+    expect(sick.type === 'skipped' && sick.reason).toBe(`ClusterProfile ${ns}/sick: ControlPlaneHealthy is not True`);
     const foreign = await rec.waitReport('foreign skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/foreign`);
-    expect(foreign.type === 'skipped' && foreign.reason).toBe('no configured plugin for access providers "someone-else"');
+    expect(foreign.type === 'skipped' && foreign.reason).toBe(`ClusterProfile ${ns}/foreign: no configured plugin for access providers "someone-else"`);
 
     // The profile now publishes the kcp workspace's endpoint: re-engaged; the plugin issues kcp's token.
     const count = rec.events.length;

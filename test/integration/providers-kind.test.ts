@@ -43,7 +43,7 @@ describe('kind provider with a stand-in kind executable first on PATH (no contai
     writeFileSync(join(dir, 'clusters'), 'fleet-one\nignored\n');
 
     const rec = recorder();
-    rec.start(kind({ prefix: 'fleet-', interval: 300, report: rec.report }));
+    rec.start(kind({ prefix: 'fleet-', intervalMs: 300 }));
     const one = await rec.waitEvent('fleet-one engaged', isEngaged('fleet-one'), 20_000);
     if (one.type !== 'engaged') throw new Error('unreachable');
     expect(one.cluster.client.server).toBe(clusterFrom('k', kas).client.server);

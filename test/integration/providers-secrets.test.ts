@@ -12,7 +12,7 @@ import { namespaceLabel, namespaces } from '../../src/providers/namespaces/index
 import { createFleet, watch } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, must, recorder, seeConfigMap, show } from './providers-support.js';
+import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, must, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
 
 let hub: Cluster;
@@ -33,7 +33,7 @@ function kubeconfigSecret(name: string, data: Record<string, string>, labels: Re
 }
 
 describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspaces (targets)', () => {
-  it('should engage, skip broken Secrets with reasons, ignore metadata changes, re-engage on a new kubeconfig and disengage on delete', async () => {
+  it('should engage, skip broken Secrets naming them, ignore annotations, re-engage on new labels or a new kubeconfig and disengage on delete', async () => {
     await must('east', hub.client.create(secrets, kubeconfigSecret('east', { kubeconfig: b64(wsA.yaml) })));
     await must('nokey', hub.client.create(secrets, kubeconfigSecret('nokey', { other: b64('x') })));
     await must('empty', hub.client.create(secrets, kubeconfigSecret('empty', { kubeconfig: '' })));
@@ -41,18 +41,18 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     await must('unlabelled', hub.client.create(secrets, { metadata: { name: 'unlabelled', namespace: ns }, data: { kubeconfig: b64(wsB.yaml) } }));
 
     const rec = recorder();
-    const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: ns, report: rec.report }));
+    const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: ns }));
     const engagements: string[] = [];
     const sub = fleet.engagements.subscribe(({ cluster }) => engagements.push(cluster.name));
     // The fleet subscribes once; record through a second look at its view and the reports.
-    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns, report: rec.report }));
+    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns }));
 
     const east = await rec.waitEvent('east engaged', isEngaged('east'));
     expect(east.type === 'engaged' && east.cluster.client.server).toBe(wsA.cluster.client.server);
     for (const [name, why] of [
       ['nokey', `Secret ${ns}/nokey has no "kubeconfig" key`],
       ['empty', `Secret ${ns}/empty has an empty "kubeconfig"`],
-      ['malformed', 'invalid kubeconfig'],
+      ['malformed', `Secret ${ns}/malformed: invalid kubeconfig`],
     ] as const) {
       const r = await rec.waitReport(`${name} skipped`, (x) => x.type === 'skipped' && x.candidate === name);
       expect(r.type === 'skipped' && r.reason).toContain(why);
@@ -71,30 +71,41 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     if (west.type !== 'engaged') throw new Error('unreachable');
     const westWatch = firstValueFrom(watch(west.cluster, configMaps, { namespace: 'default' }).pipe(takeUntil(rec.waitEvent('west disengaged', isDisengaged('west'))), toArray()));
 
-    // Metadata only: nothing happens.
+    // Annotations only: nothing happens.
     const before = rec.events.length;
-    await must('label east', hub.client.patch(secrets, 'east', { metadata: { labels: { touched: 'yes' }, annotations: { note: 'x' } } }, { type: 'merge', namespace: ns }));
+    await must('annotate east', hub.client.patch(secrets, 'east', { metadata: { annotations: { note: 'x' } } }, { type: 'merge', namespace: ns }));
     await sleep(1500);
     expect(rec.events.length).toBe(before);
 
+    // The Secret's labels are the cluster's: a label change re-engages it with them, saying why.
+    await must('label east', hub.client.patch(secrets, 'east', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    const relabelled = await engagedAfter(rec, 'east', before);
+    if (relabelled.type !== 'engaged') throw new Error('unreachable');
+    expect(relabelled.cluster.labels).toEqual({ [kubeconfigSecretLabel]: 'true', touched: 'yes' });
+    expect(relabelled.cluster.identity).toEqual({ provider: 'kubeconfig-secrets', source: `Secret ${ns}/east` });
+    const why = await rec.waitReport('east relabelled', (r) => r.type === 'reengaged' && r.cluster === 'east');
+    expect(why.type === 'reengaged' && why.reason).toBe('labels or identity changed');
+
     // A new kubeconfig pointing at another server: disengaged, then engaged with a new client that
     // sees that server's objects.
+    const beforeSwitch = rec.events.length;
     const kasNs = await sharedKubeApiserver().createNamespace('kcswitch');
     const cmK = randomName('in-kas');
     await createConfigMap(hub.client, kasNs, cmK);
     await must('switch east', hub.client.patch(secrets, 'east', { data: { kubeconfig: b64(sharedKubeApiserver().kubeconfigYaml('admin')) } }, { type: 'merge', namespace: ns }));
-    const east2 = await engagedAfter(rec, 'east', before);
-    const iDis = rec.events.findIndex((ev, i) => i >= before && isDisengaged('east')(ev));
-    expect(iDis).toBeGreaterThanOrEqual(before);
+    const east2 = await engagedAfter(rec, 'east', beforeSwitch);
+    const iDis = rec.events.findIndex((ev, i) => i >= beforeSwitch && isDisengaged('east')(ev));
+    expect(iDis).toBeGreaterThanOrEqual(beforeSwitch);
     expect(iDis).toBeLessThan(rec.events.indexOf(east2));
     if (east2.type !== 'engaged') throw new Error('unreachable');
-    expect(east2.cluster.client).not.toBe(east.cluster.client);
+    expect(east2.cluster.client).not.toBe(relabelled.cluster.client);
     expect(await seeConfigMap(east2.cluster, kasNs, cmK)).toBe(cmK);
-    // The old client was closed by the provider.
-    const old = await east.cluster.client.list(configMaps, { namespace: 'default' });
-    expect(E.isLeft(old) && old.left._tag).toBe('NotEngaged');
-    const reengaged = await rec.waitReport('east reengaged', (r) => r.type === 'reengaged' && r.cluster === 'east');
-    expect(reengaged.type === 'reengaged' && reengaged.reason).toBe('credentials or server changed');
+    // The old clients were closed by the provider.
+    for (const old of [east.cluster.client, relabelled.cluster.client]) {
+      const r = await old.list(configMaps, { namespace: 'default' });
+      expect(E.isLeft(r) && r.left._tag).toBe('NotEngaged');
+    }
+    await rec.waitReport('east reengaged', (r) => r.type === 'reengaged' && r.cluster === 'east' && r.reason === 'credentials or server changed');
 
     // Deleted: disengaged, its watch stops, its client is closed.
     await must('delete west', hub.client.delete(secrets, 'west', { namespace: ns }));
@@ -106,7 +117,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
 
     // The fleet saw the same story.
     await sleep(200);
-    expect(engagements.filter((n) => n === 'east').length).toBe(2);
+    expect(engagements.filter((n) => n === 'east').length).toBe(3);
     sub.unsubscribe();
     const eventsAtStop = rec.events.length;
     rec.stop();
@@ -128,7 +139,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     await must('dead', hub.client.create(secrets, kubeconfigSecret('dead', { kubeconfig: b64(dead) }, { set: label })));
     await must('alive', hub.client.create(secrets, kubeconfigSecret('alive', { kubeconfig: b64(wsA.yaml) }, { set: label })));
     const rec = recorder();
-    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeout: 2_000, retryInterval: 60_000, report: rec.report }));
+    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeoutMs: 2_000, retryIntervalMs: 60_000 }));
     await rec.waitEvent('alive engaged', isEngaged('alive'));
     const waiting = await rec.waitReport('dead waiting', (r) => r.type === 'waiting' && r.cluster === 'dead');
     expect(waiting.type === 'waiting' && waiting.reason).toMatch(/ECONNREFUSED|cannot reach/);
@@ -151,8 +162,8 @@ describe('kubeconfigSecrets whose identity may not read Secrets (403)', () => {
     const authBackoff = { initialMs: 200, factor: 1, maxMs: 200, resetAfterMs: 600_000 };
     rec.start(
       multi({
-        secrets: kubeconfigSecrets({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, report: rec.report, watch: { authBackoff } }),
-        tenants: namespaces({ cluster: hub, labelSelector: `set=${label}`, report: rec.report }),
+        secrets: kubeconfigSecrets({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, watch: { authBackoff } }),
+        tenants: namespaces({ cluster: hub, labelSelector: `set=${label}` }),
       }),
     );
     const failing = await rec.waitReport('secrets source failing', (r) => r.type === 'source' && r.state === 'failing');
@@ -167,7 +178,7 @@ describe('kubeconfigSecrets whose identity may not read Secrets (403)', () => {
     // Several retries later: still one report, and nothing from the refused Secrets.
     await sleep(1500);
     expect(rec.reports.filter((r) => r.type === 'source')).toHaveLength(1);
-    expect(rec.events.filter((ev) => (ev.type === 'engaged' ? ev.cluster.name : ev.name).startsWith('secrets#'))).toEqual([]);
+    expect(rec.events.filter((ev) => nameOf(ev).startsWith('secrets#'))).toEqual([]);
     expect(rec.events.map(show)).toEqual([`+tenants#${tenant}`]);
     rec.stop();
     limited.client.close();
@@ -182,7 +193,7 @@ describe('namespaces against kube-apiserver', () => {
     const b = randomName('tenant-b');
     await mk(a);
     const rec = recorder();
-    rec.start(namespaces({ cluster: hub, labelSelector: `tenants=${label}`, report: rec.report }));
+    rec.start(namespaces({ cluster: hub, labelSelector: `tenants=${label}` }));
     const ea = await rec.waitEvent('a engaged', isEngaged(a));
     if (ea.type !== 'engaged') throw new Error('unreachable');
     expect(ea.cluster.labels).toEqual({ [namespaceLabel]: a });

@@ -1,19 +1,21 @@
-// Helpers of the provider integration tests: run a provider and record what it says, wait for
-// events, reach objects through an engaged cluster's watch, and kubeconfigs for the shared servers.
+// Helpers of the provider integration tests: run a provider and record its lifecycle events and
+// the reports in its stream, wait for them, reach objects through an engaged cluster's watch, and
+// kubeconfigs for the shared servers.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import type { Cluster, ClusterClient, FleetEvent, Provider } from '../../src/index.js';
 import { configMaps, E } from '../../src/index.js';
-import type { ProviderReport } from '../../src/providers/clusters/index.js';
+import type { ProviderReport } from '../../src/streams/provider-report.js';
 import { watch } from '../../src/streams/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
 
 export interface Recorder {
+  /** Engaged and disengaged events, in order. */
   readonly events: FleetEvent[];
+  /** The reports of the provider's stream, in order. */
   readonly reports: ProviderReport[];
-  readonly report: (r: ProviderReport) => void;
   readonly start: (p: Provider) => void;
   readonly stop: () => void;
   /** The cluster engaged under `name` now. */
@@ -40,9 +42,12 @@ export function recorder(): Recorder {
   return {
     events,
     reports,
-    report: (r) => reports.push(r),
     start: (p) => {
       sub = p.subscribe((ev) => {
+        if (ev.type === 'report') {
+          reports.push(ev.report);
+          return;
+        }
         events.push(ev);
         if (ev.type === 'engaged') current.set(ev.cluster.name, ev.cluster);
         else current.delete(ev.name);
@@ -56,7 +61,13 @@ export function recorder(): Recorder {
 }
 
 export function show(ev: FleetEvent): string {
+  if (ev.type === 'report') return `!${ev.report.type}`;
   return ev.type === 'engaged' ? `+${ev.cluster.name}` : `-${ev.name} (${ev.reason ?? ''})`;
+}
+
+/** The cluster an engaged or disengaged event names (a report names none). */
+export function nameOf(ev: FleetEvent): string {
+  return ev.type === 'engaged' ? ev.cluster.name : ev.type === 'disengaged' ? ev.name : '';
 }
 
 export const isEngaged =

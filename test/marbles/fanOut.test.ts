@@ -1,6 +1,6 @@
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { disengaged, engaged } from '../../src/client/cluster.js';
+import { disengaged, engaged } from '../../src/streams/cluster.js';
 import type { ConfigMap } from '../../src/core/index.js';
 import { clusterName, configMaps } from '../../src/core/index.js';
 import type { FanOutItem } from '../../src/operators/index.js';

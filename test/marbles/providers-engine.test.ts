@@ -1,18 +1,23 @@
-// The engine every provider shares, in virtual time: desired sets in, FleetEvents out; a silent
-// cluster is retried on schedule and holds back no one; unsubscribing closes clients silently.
+// The engine every provider shares, in virtual time: desired sets in, FleetEvents out, each followed
+// by its report in the same stream; a silent cluster is retried on schedule and holds back no one;
+// unsubscribing closes clients silently. Reports are per subscription and stop at unsubscribe.
 import type { Observable } from 'rxjs';
-import { map } from 'rxjs';
+import { filter, map, tap } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { Cluster, FleetEvent } from '../../src/index.js';
-import { clusterName, E } from '../../src/index.js';
+// Narrow imports: the engine under test, not the barrels around it.
+import { clusterName } from '../../src/core/cluster.js';
+import { E } from '../../src/internal/fp.js';
+import type { Cluster, FleetEvent } from '../../src/streams/cluster.js';
+import { engaged } from '../../src/streams/cluster.js';
+import type { ProviderReport } from '../../src/streams/provider-report.js';
 import type { Candidate, Desired } from '../../src/providers/internal/candidates.js';
-import { diffDesired, skipped } from '../../src/providers/internal/candidates.js';
+import { changeReason, diffDesired, skipped } from '../../src/providers/internal/candidates.js';
 import type { EngageConfig, Probe } from '../../src/providers/internal/engage.js';
 import { engageCandidates } from '../../src/providers/internal/engage.js';
-import type { ProviderReport } from '../../src/providers/internal/report.js';
-import { reporter } from '../../src/providers/internal/report.js';
 import { rescanTicks } from '../../src/providers/internal/poll.js';
-import { fakeCluster } from '../../src/testing/index.js';
+import { reporting, reportProblems } from '../../src/providers/internal/report.js';
+import type { ReportInput } from '../../src/providers/internal/report.js';
+import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
 interface Built {
@@ -40,13 +45,29 @@ function desired(...cs: Candidate[]): Desired {
   return new Map(cs.map((c) => [c.name, c]));
 }
 
+/** `+a`, `-a (why)`, and a report as `!type subject: reason`. */
 function describeEv(ev: FleetEvent): string {
-  return ev.type === 'engaged' ? `+${ev.cluster.name}` : `-${ev.name} (${ev.reason ?? ''})`;
+  if (ev.type === 'engaged') return `+${ev.cluster.name}`;
+  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
+  const r = ev.report;
+  const subject = 'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : '';
+  return `!${r.type} ${subject}${'reason' in r ? `: ${r.reason}` : ''}`;
 }
 
-function config(scheduler: EngageConfig['scheduler'], reports: ProviderReport[], probe?: Probe): EngageConfig {
-  return { say: reporter('test', { report: (r) => reports.push(r), scheduler }), scheduler, probe, probeTimeout: 5, retryInterval: 10, removedReason: 'gone' };
+function config(scheduler: EngageConfig['scheduler'], probe?: Probe): EngageConfig {
+  return { provider: 'test', scheduler, probe, probeTimeoutMs: 5, retryIntervalMs: 10, removedReason: 'gone' };
 }
+
+/** The engine as a provider: desired sets in, fleet events and reports out, in one stream. */
+function engine(source: Observable<Desired>, cfg: EngageConfig): Observable<FleetEvent> {
+  return reporting(cfg, (say) => source.pipe(engageCandidates(cfg, say)));
+}
+
+const reportsOf = (events: Observable<FleetEvent>): Observable<ProviderReport> =>
+  events.pipe(
+    filter((ev): ev is Extract<FleetEvent, { type: 'report' }> => ev.type === 'report'),
+    map((ev) => ev.report),
+  );
 
 describe('diffDesired', () => {
   it('should find added, changed and removed candidates by name and fingerprint', () => {
@@ -71,23 +92,29 @@ describe('engageCandidates', () => {
       const a2 = candidate('a', '2', closed);
       const b = candidate('b', '1', closed);
       const reports: ProviderReport[] = [];
-      const source = hot<Desired>('-x-y-z-----w', {
+      const source = hot<Desired>('-x 9ms y 9ms z 9ms w', {
         x: desired(a1.candidate),
         y: desired(a1.candidate, b.candidate),
         z: desired(a2.candidate, b.candidate),
         w: desired(a2.candidate),
       });
-      const out = source.pipe(engageCandidates(config(ts, reports)));
-      expectObservable(out.pipe(map(describeEv))).toBe('-a-b-(cd)--e', {
+      const out = engine(source, config(ts)).pipe(tap((ev) => ev.type === 'report' && reports.push(ev.report)));
+      // Each lifecycle event is followed at once by its report, in the same stream.
+      expectObservable(out.pipe(map(describeEv))).toBe('-(aA) 6ms (bB) 6ms (cCdD) 4ms (eE)', {
         a: '+a',
+        A: '!engaged a',
         b: '+b',
+        B: '!engaged b',
         c: '-a (credentials or server changed)',
+        C: '!disengaged a: credentials or server changed',
         d: '+a',
+        D: '!reengaged a: credentials or server changed',
         e: '-b (gone)',
+        E: '!disengaged b: gone',
       });
       ts.flush();
       expect(closed).toEqual(['a@1', 'b@1']);
-      expect(reports.map((r) => `${r.at} ${r.type}`)).toEqual(['1 engaged', '3 engaged', '5 disengaged', '5 reengaged', '11 disengaged']);
+      expect(reports.map((r) => `${r.at} ${r.type} ${r.provider}`)).toEqual(['1 engaged test', '11 engaged test', '21 disengaged test', '21 reengaged test', '31 disengaged test']);
     });
   });
 
@@ -96,20 +123,36 @@ describe('engageCandidates', () => {
     ts.run(({ hot, expectObservable }) => {
       const a = candidate('a', '1');
       const bad = skipped(clusterName('a'), 'kubeconfig is malformed');
-      const reports: ProviderReport[] = [];
-      const source = hot<Desired>('-x-y-y-x', { x: desired(a.candidate), y: desired(bad) });
-      expectObservable(source.pipe(engageCandidates(config(ts, reports)), map(describeEv))).toBe('-a-b---c', {
+      const source = hot<Desired>('-x 9ms y 9ms y 9ms x', { x: desired(a.candidate), y: desired(bad) });
+      expectObservable(engine(source, config(ts)).pipe(map(describeEv))).toBe('-(aA) 6ms (bBS) 15ms (cC)', {
         a: '+a',
+        A: '!engaged a',
         b: '-a (skipped: kubeconfig is malformed)',
+        B: '!disengaged a: skipped: kubeconfig is malformed',
+        S: '!skipped a: kubeconfig is malformed',
         c: '+a',
+        C: '!engaged a',
       });
-      ts.flush();
-      expect(reports.map((r) => `${r.type}${'reason' in r ? ` ${r.reason}` : ''}`)).toEqual([
-        'engaged',
-        'disengaged skipped: kubeconfig is malformed',
-        'skipped kubeconfig is malformed',
-        'engaged',
-      ]);
+    });
+  });
+
+  it('should rebuild a cluster whose labels or identity changed, saying so, and leave an unchanged one alone', () => {
+    const ts = testScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const plain = candidate('a', '1').candidate;
+      const relabelled: Candidate = { ...candidate('a', '1').candidate, metaFingerprint: 'region=eu' };
+      expect(changeReason(plain, relabelled)).toBe('labels or identity changed');
+      expect(changeReason(plain, { ...relabelled, fingerprint: '2' })).toBe('credentials or server changed');
+      expect(changeReason(relabelled, { ...relabelled })).toBeUndefined();
+      const source = hot<Desired>('-x 9ms y 9ms y', { x: desired(plain), y: desired(relabelled) });
+      expectObservable(engine(source, config(ts)).pipe(map(describeEv))).toBe('-(aA) 6ms (bBcC)', {
+        a: '+a',
+        A: '!engaged a',
+        b: '-a (labels or identity changed)',
+        B: '!disengaged a: labels or identity changed',
+        c: '+a',
+        C: '!reengaged a: labels or identity changed',
+      });
     });
   });
 
@@ -122,20 +165,21 @@ describe('engageCandidates', () => {
       // slow: the first two tries never answer (timeout at 5), the third answers after 2 frames.
       const probe = (name: string): Observable<E.Either<string, unknown>> =>
         name === 'slow' ? (++slowTries < 3 ? cold('-') : cold('--(r|)', { r: E.right(true) })) : cold('(r|)', { r: E.right(true) });
-      const reports: ProviderReport[] = [];
       const source = hot<Desired>('-x', { x: desired(slow.candidate, fast.candidate) });
       // slow: tries at 1, 16, 31 (each try times out after 5, then waits 10); answers at 33.
-      expectObservable(source.pipe(engageCandidates(config(ts, reports, (c) => probe(c.name))), map(describeEv))).toBe(
-        '-f 31ms s',
-        { f: '+fast', s: '+slow' },
-      );
+      expectObservable(engine(source, config(ts, (c) => probe(c.name))).pipe(map(describeEv))).toBe('-(fF)-w 14ms w 11ms (sS)', {
+        f: '+fast',
+        F: '!engaged fast',
+        w: '!waiting slow: no answer within 5 ms; retrying in 10 ms',
+        s: '+slow',
+        S: '!engaged slow',
+      });
       ts.flush();
-      expect(reports.filter((r) => r.type === 'waiting').map((r) => r.at)).toEqual([6, 21]);
       expect(slowTries).toBe(3);
     });
   });
 
-  it('should close the clients it built and emit nothing when unsubscribed', () => {
+  it('should close the clients it built and emit nothing, not even a report, when unsubscribed', () => {
     const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const closed: string[] = [];
@@ -144,10 +188,69 @@ describe('engageCandidates', () => {
       const shared: Candidate = { ...candidate('s', '1', closed).candidate, owned: false };
       const source = hot<Desired>('-x', { x: desired(a.candidate, waiting.candidate, shared) });
       const probe: Probe = (c) => (c.name === 'w' ? cold('-') : cold('(r|)', { r: E.right(true) }));
-      expectObservable(source.pipe(engageCandidates(config(ts, [], probe)), map(describeEv)), '---!').toBe('-(as)', { a: '+a', s: '+s' });
+      // w's probe would time out at 6 and be reported waiting: the subscription ended at 3.
+      expectObservable(engine(source, config(ts, probe)).pipe(map(describeEv)), '---!').toBe('-(aAsS)', { a: '+a', A: '!engaged a', s: '+s', S: '!engaged s' });
       ts.flush();
       expect(closed).toEqual(['a@1', 'w@1']);
     });
+  });
+});
+
+describe('reporting', () => {
+  it('should give each subscription its own reports, keep those said while subscribing, and say nothing after unsubscribe', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const scope = { provider: 'p', scheduler: ts };
+      const east = fakeCluster('east');
+      // Says one report while being subscribed, one per event of its cold source, and one from a
+      // timer that unsubscribing does not cancel (6 frames after subscribing).
+      const provider = reporting(scope, (say) => {
+        say({ type: 'error', reason: 'first look failed' });
+        ts.schedule(() => {
+          say({ type: 'error', reason: 'late' });
+        }, 6);
+        // tap says its report before the event it sees goes on: the report comes first.
+        return cold<FleetEvent>('--a------b', { a: engaged(east), b: engaged(east) }).pipe(
+          tap(() => {
+            say({ type: 'waiting', cluster: east.name, reason: 'tick' });
+          }),
+        );
+      });
+      const values = { e: '!error : first look failed', l: '!error : late', a: '+east', w: '!waiting east: tick' };
+      expectObservable(provider.pipe(map(describeEv)), '^ 3ms !').toBe('e-(wa)', values);
+      expectObservable(provider.pipe(map(describeEv)), '--^ 10ms !').toBe('--e-(wa)l--(wa)', values);
+    });
+  });
+
+  it('should stamp the provider name and the scheduler clock on every report, and say nothing once the provider completed', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const provider = reporting({ provider: 'file', scheduler: ts }, (say) => {
+        ts.schedule(() => {
+          say({ type: 'error', reason: 'at 2' });
+        }, 2);
+        ts.schedule(() => {
+          say({ type: 'error', reason: 'after completion' });
+        }, 4);
+        return cold<FleetEvent>('---|');
+      });
+      expectObservable(reportsOf(provider)).toBe('--r|', { r: { type: 'error', reason: 'at 2', provider: 'file', at: 2 } });
+    });
+  });
+});
+
+describe('reportProblems', () => {
+  it('should say a problem when it appears, not again while it persists, and again when it comes back', () => {
+    const said: ReportInput[] = [];
+    const problems = reportProblems((r) => said.push(r));
+    const missing: ReportInput = { type: 'skipped', candidate: '/etc/fleet', reason: 'kubeconfig path /etc/fleet does not exist' };
+    const broken: ReportInput = { type: 'error', reason: 'context "east" is defined in 2 kubeconfig files' };
+    problems([missing]);
+    problems([missing, broken]);
+    problems([missing, broken]);
+    problems([broken]);
+    problems([missing, broken]);
+    expect(said).toEqual([missing, broken, missing]);
   });
 });
 

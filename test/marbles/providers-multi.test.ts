@@ -1,24 +1,54 @@
 // Composition in virtual time: multi merges named providers under `<provider>#<cluster>`, follows
-// add and remove, and disengages exactly the clusters of a removed provider.
+// add and remove, disengages exactly the clusters of a removed provider, and passes the providers'
+// reports through with the same names; withPrefix renames and keeps identity and labels.
 import { map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { FleetEvent } from '../../src/index.js';
-import { clusterName, disengaged, engaged } from '../../src/index.js';
+import { clusterName } from '../../src/core/cluster.js';
+import type { Cluster, FleetEvent } from '../../src/streams/cluster.js';
+import { disengaged, engaged, reported } from '../../src/streams/cluster.js';
 import { multi, withPrefix } from '../../src/providers/multi/index.js';
-import { fakeCluster } from '../../src/testing/index.js';
+import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
-const show = (ev: FleetEvent): string => (ev.type === 'engaged' ? `+${ev.cluster.name}` : `-${ev.name}`);
+const show = (ev: FleetEvent): string => {
+  if (ev.type === 'engaged') return `+${ev.cluster.name}`;
+  if (ev.type === 'disengaged') return `-${ev.name}`;
+  const r = ev.report;
+  return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}${'reason' in r ? `: ${r.reason}` : ''} (${r.provider} @${r.at})`;
+};
 
 describe('withPrefix', () => {
-  it('should prefix engaged and disengaged names and keep the client', () => {
+  it('should prefix engaged and disengaged names and keep the client, identity and labels', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
-      const east = fakeCluster('east');
+      const east: Cluster = { ...fakeCluster('east', { region: 'eu' }), identity: { provider: 'kind', source: 'kind cluster east' } };
       const src = cold<FleetEvent>('a-b', { a: engaged(east), b: disengaged(clusterName('east'), 'why') });
       const out = withPrefix('prod#', src);
       expectObservable(out.pipe(map(show))).toBe('a-b', { a: '+prod#east', b: '-prod#east' });
-      expectObservable(out.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.client === east.client : ev.reason)))).toBe('a-b', { a: true, b: 'why' });
+      expectObservable(
+        out.pipe(map((ev) => (ev.type === 'engaged' ? [ev.cluster.client === east.client, ev.cluster.identity, ev.cluster.labels] : ev.type === 'disengaged' ? ev.reason : ''))),
+      ).toBe('a-b', { a: [true, { provider: 'kind', source: 'kind cluster east' }, { region: 'eu' }], b: 'why' });
+    });
+  });
+
+  it('should prefix the cluster or candidate a report names, and leave management and provider errors alone', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const east = clusterName('east');
+      const src = cold<FleetEvent>('abcde', {
+        a: reported({ type: 'engaged', provider: 'kind', cluster: east, at: 0 }),
+        b: reported({ type: 'waiting', provider: 'kind', cluster: east, reason: 'no answer', at: 1 }),
+        c: reported({ type: 'skipped', provider: 'kind', candidate: 'west', reason: 'bad kubeconfig', at: 2 }),
+        d: reported({ type: 'error', provider: 'kind', reason: 'kind get clusters failed', at: 3 }),
+        e: reported({ type: 'source', provider: 'kubeconfig-secrets', state: 'recovered', management: clusterName('hub'), resource: 'secrets', reason: 'works again', at: 4 }),
+      });
+      expectObservable(withPrefix('dev#', src).pipe(map(show))).toBe('abcde', {
+        a: '!engaged dev#east (kind @0)',
+        b: '!waiting dev#east: no answer (kind @1)',
+        c: '!skipped dev#west: bad kubeconfig (kind @2)',
+        d: '!error : kind get clusters failed (kind @3)',
+        e: '!source : works again (kubeconfig-secrets @4)',
+      });
     });
   });
 });
@@ -29,14 +59,22 @@ describe('multi', () => {
     ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const one = hot<FleetEvent>('-a---b----', { a: engaged(fakeCluster('x')), b: engaged(fakeCluster('y')) });
       const two = cold<FleetEvent>('a', { a: engaged(fakeCluster('x')) });
-      const all = multi({ one });
+      const all = multi({ one }, { scheduler: ts });
       ts.schedule(() => {
         all.add('two', two);
       }, 3);
       ts.schedule(() => {
         all.remove('one');
       }, 7);
-      expectObservable(all.pipe(map(show)), '^ 9ms !').toBe('-a-b-c-(de)', { a: '+one#x', b: '+two#x', c: '+one#y', d: '-one#x', e: '-one#y' });
+      expectObservable(all.pipe(map(show)), '^ 9ms !').toBe('-a-b-c-(dDeE)', {
+        a: '+one#x',
+        b: '+two#x',
+        c: '+one#y',
+        d: '-one#x',
+        D: '!disengaged one#x: provider "one" removed (multi @7)',
+        e: '-one#y',
+        E: '!disengaged one#y: provider "one" removed (multi @7)',
+      });
       expectSubscriptions(one.subscriptions).toBe('^------!');
       expectSubscriptions(two.subscriptions).toBe('---^------!');
     });
@@ -48,11 +86,28 @@ describe('multi', () => {
     ts.run(({ cold, expectObservable }) => {
       const first = cold<FleetEvent>('a', { a: engaged(fakeCluster('x')) });
       const second = cold<FleetEvent>('a', { a: engaged(fakeCluster('z')) });
-      const all = multi({ p: first }, { separator: '/' });
+      const all = multi({ p: first }, { separator: '/', scheduler: ts });
       ts.schedule(() => {
         all.add('p', second);
       }, 2);
-      expectObservable(all.pipe(map(show)), '^ 5ms !').toBe('a-(bc)', { a: '+p/x', b: '-p/x', c: '+p/z' });
+      expectObservable(all.pipe(map(show)), '^ 5ms !').toBe('a-(bBc)', { a: '+p/x', b: '-p/x', B: '!disengaged p/x: provider "p" replaced (multi @2)', c: '+p/z' });
+    });
+  });
+
+  it('should pass each provider’s reports through in order with its events, names prefixed', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const east = fakeCluster('east');
+      const kind = cold<FleetEvent>('(ar)-s', {
+        a: engaged(east),
+        r: reported({ type: 'engaged', provider: 'kind', cluster: east.name, at: 0 }),
+        s: reported({ type: 'skipped', provider: 'kind', candidate: 'west', reason: 'kind get kubeconfig --name west exited with code 1', at: 2 }),
+      });
+      expectObservable(multi({ kind }, { scheduler: ts }).pipe(map(show))).toBe('(ar)-s', {
+        a: '+kind#east',
+        r: '!engaged kind#east (kind @0)',
+        s: '!skipped kind#west: kind get kubeconfig --name west exited with code 1 (kind @2)',
+      });
     });
   });
 
@@ -60,12 +115,15 @@ describe('multi', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
       const broken = cold<FleetEvent>('a-#', { a: engaged(fakeCluster('x')) }, new Error('boom'));
-      const fine = cold<FleetEvent>('---a', { a: engaged(fakeCluster('y')) });
-      const reports: string[] = [];
-      const all = multi({ broken, fine }, { scheduler: ts, report: (r) => reports.push(`${r.at} ${r.type}`) });
-      expectObservable(all.pipe(map(show)), '^ 5ms !').toBe('a-bc', { a: '+broken#x', b: '-broken#x', c: '+fine#y' });
-      ts.flush();
-      expect(reports).toEqual(['2 error', '2 disengaged']);
+      const fine = cold<FleetEvent>('-------a', { a: engaged(fakeCluster('y')) });
+      const all = multi({ broken, fine }, { scheduler: ts });
+      expectObservable(all.pipe(map(show)), '^ 9ms !').toBe('a-(eby)c', {
+        a: '+broken#x',
+        e: '!error : provider "broken" failed: boom (multi @2)',
+        b: '-broken#x',
+        y: '!disengaged broken#x: provider "broken" failed (multi @2)',
+        c: '+fine#y',
+      });
     });
   });
 });

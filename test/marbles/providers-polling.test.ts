@@ -1,18 +1,26 @@
 // Polling providers in virtual time: kind is asked on schedule (a stand-in runner), clusters
-// appear, change and vanish; a failing `kind get clusters` disengages nothing. The programmatic
-// set follows add and remove.
+// appear, change and vanish; a failing `kind get clusters` disengages nothing and is reported once
+// while it lasts. The programmatic set follows add and remove. Reports are read from the stream.
 import type { Observable } from 'rxjs';
-import { map } from 'rxjs';
+import { filter, map, tap } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { FleetEvent } from '../../src/index.js';
-import { E } from '../../src/index.js';
+import { ConfigError } from '../../src/core/config-error.js';
+import { E } from '../../src/internal/fp.js';
+import type { FleetEvent } from '../../src/streams/cluster.js';
 import { clusters } from '../../src/providers/clusters/index.js';
-import type { KindRunner, ProviderReport } from '../../src/providers/kind/index.js';
+import type { KindRunner } from '../../src/providers/kind/index.js';
 import { kind } from '../../src/providers/kind/index.js';
-import { fakeCluster } from '../../src/testing/index.js';
+import { single } from '../../src/providers/single/index.js';
+import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
-const show = (ev: FleetEvent): string => (ev.type === 'engaged' ? `+${ev.cluster.name}` : `-${ev.name} (${ev.reason ?? ''})`);
+const show = (ev: FleetEvent): string => {
+  if (ev.type === 'engaged') return `+${ev.cluster.name}`;
+  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
+  const r = ev.report;
+  return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}${'reason' in r ? `: ${r.reason}` : ''}`;
+};
+const lifecycle = (ev: FleetEvent): boolean => ev.type !== 'report';
 
 function kubeconfig(port: number): string {
   return JSON.stringify({
@@ -43,49 +51,72 @@ describe('kind (stand-in runner, virtual time)', () => {
         seen[name] = i + 1;
         return cold('(r|)', { r: E.right(kubeconfig(ports[name]?.[i] ?? 9)) });
       };
-      const reports: ProviderReport[] = [];
-      const provider = kind({ prefix: 'fleet-', interval: 10, run, scheduler: ts, probe: false, report: (r) => reports.push(r) });
-      expectObservable(provider.pipe(map(show)), '^ 40ms !').toBe('-a---------b---------(cd)------e', {
+      const identities: unknown[] = [];
+      const provider = kind({ prefix: 'fleet-', intervalMs: 10, run, scheduler: ts, probe: false }).pipe(
+        tap((ev) => ev.type === 'engaged' && identities.push(ev.cluster.identity)),
+      );
+      expectObservable(provider.pipe(map(show)), '^ 40ms !').toBe('-(aA)------(bB)------(cCdD)----(eE)', {
         a: '+fleet-a',
+        A: '!engaged fleet-a',
         b: '+fleet-b',
+        B: '!engaged fleet-b',
         c: '-fleet-a (credentials or server changed)',
+        C: '!disengaged fleet-a: credentials or server changed',
         d: '+fleet-a',
+        D: '!reengaged fleet-a: credentials or server changed',
         e: '-fleet-a (no longer listed by kind)',
+        E: '!disengaged fleet-a: no longer listed by kind',
       });
       ts.flush();
       expect(calls.filter((c) => c.endsWith('get clusters')).map((c) => Number(c.split(' ')[0]))).toEqual([0, 10, 20, 30, 40]);
+      expect(identities).toEqual([
+        { provider: 'kind', source: 'kind cluster fleet-a' },
+        { provider: 'kind', source: 'kind cluster fleet-b' },
+        { provider: 'kind', source: 'kind cluster fleet-a' },
+      ]);
       expect(calls.some((c) => c.includes('other'))).toBe(false);
-      expect(reports.map((r) => r.type)).toContain('reengaged');
     });
   });
 
-  it('should report a failing `kind get clusters` and change nothing', () => {
+  it('should report a failing `kind get clusters` once while it keeps failing, and change nothing', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
       let poll = 0;
-      const run: KindRunner = (args) =>
-        args[1] === 'clusters'
-          ? cold('(r|)', { r: poll++ === 1 ? E.left('kind get clusters exited with code 1: docker not running') : E.right('a\n') })
-          : cold('(r|)', { r: E.right(kubeconfig(1)) });
-      const reports: string[] = [];
-      const provider = kind({ interval: 10, run, scheduler: ts, probe: false, report: (r) => reports.push(`${r.at} ${r.type} ${'reason' in r ? r.reason : ''}`) });
-      expectObservable(provider.pipe(map(show)), '^ 25ms !').toBe('a', { a: '+a' });
-      ts.flush();
-      expect(reports).toEqual(['0 engaged ', '10 error kind get clusters exited with code 1: docker not running']);
+      const failing = E.left('kind get clusters exited with code 1: docker not running');
+      // Polls at 0 (ok), 10 and 20 (failing), 30 (ok), 40 (failing again).
+      const run: KindRunner = (args) => {
+        if (args[1] !== 'clusters') return cold('(r|)', { r: E.right(kubeconfig(1)) });
+        const n = poll++;
+        return cold('(r|)', { r: n === 1 || n === 2 || n === 4 ? failing : E.right('a\n') });
+      };
+      const provider = kind({ intervalMs: 10, run, scheduler: ts, probe: false });
+      expectObservable(provider.pipe(map(show)), '^ 45ms !').toBe('(aA) 6ms e 29ms e', {
+        a: '+a',
+        A: '!engaged a',
+        e: '!error : kind get clusters exited with code 1: docker not running',
+      });
     });
   });
 
-  it('should time out a hung kind call and skip only that cluster', () => {
+  it('should time out a hung kind call and skip only that cluster, naming the command', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
       const run: KindRunner = (args) =>
         args[1] === 'clusters' ? cold('(r|)', { r: E.right('hung\nok\n') }) : args[3] === 'hung' ? cold('-') : cold('(r|)', { r: E.right(kubeconfig(1)) });
-      const reports: string[] = [];
-      const provider = kind({ interval: 100, commandTimeout: 5, run, scheduler: ts, probe: false, report: (r) => reports.push(`${r.at} ${r.type} ${'reason' in r ? r.reason : ''}`) });
-      expectObservable(provider.pipe(map(show)), '^ 20ms !').toBe('-----a', { a: '+ok' });
-      ts.flush();
-      expect(reports[0]).toBe('5 skipped kind get kubeconfig --name hung gave no answer within 5 ms');
+      const provider = kind({ intervalMs: 100, commandTimeoutMs: 5, run, scheduler: ts, probe: false });
+      expectObservable(provider.pipe(map(show)), '^ 20ms !').toBe('-----(sOo)', {
+        s: '!skipped hung: kind get kubeconfig --name hung gave no answer within 5 ms',
+        O: '+ok',
+        o: '!engaged ok',
+      });
     });
+  });
+
+  it('should refuse options that can never work with a ConfigError', () => {
+    expect(() => kind({ intervalMs: 0 })).toThrow(ConfigError);
+    expect(() => kind({ commandTimeoutMs: -1 })).toThrow(/kind provider: `commandTimeoutMs` must be a positive number of milliseconds, got -1/);
+    expect(() => kind({ command: '' })).toThrow(ConfigError);
+    expect(() => kind({ retryIntervalMs: Number.NaN })).toThrow(ConfigError);
   });
 });
 
@@ -95,7 +126,7 @@ describe('clusters (programmatic set)', () => {
     ts.run(({ expectObservable }) => {
       const east = fakeCluster('east');
       const east2 = fakeCluster('east');
-      const set = clusters([east]);
+      const set = clusters([east], { scheduler: ts });
       ts.schedule(() => {
         set.add(fakeCluster('west'));
       }, 2);
@@ -105,13 +136,54 @@ describe('clusters (programmatic set)', () => {
       ts.schedule(() => {
         set.remove('west');
       }, 9);
-      expectObservable(set.pipe(map(show)), '^ 10ms !').toBe('a-b-(cd)-e', {
+      expectObservable(set.pipe(filter(lifecycle), map(show)), '^ 10ms !').toBe('a-b-(cd)-e', {
         a: '+east',
         b: '+west',
         c: '-east (credentials or server changed)',
         d: '+east',
         e: '-west (removed from the set)',
       });
+    });
+  });
+
+  it('should give each cluster an identity and the entry’s labels, keep a given identity, and re-engage on a label change', () => {
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const given = { ...fakeCluster('given'), identity: { provider: 'mine', source: 'my registry' } };
+      const set = clusters([fakeCluster('plain'), given, { name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'eu' } }], { scheduler: ts });
+      ts.schedule(() => {
+        set.add({ name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'us' } });
+      }, 7);
+      const facts = (ev: FleetEvent): string =>
+        ev.type === 'engaged' ? `${ev.cluster.name} ${ev.cluster.identity?.provider ?? '?'}: ${ev.cluster.identity?.source ?? '?'} ${JSON.stringify(ev.cluster.labels ?? {})}` : show(ev);
+      expectObservable(set.pipe(filter(lifecycle), map(facts)), '^ 10ms !').toBe('(pgk)--(dK)', {
+        p: 'plain clusters: Cluster given in code {}',
+        g: 'given mine: my registry {}',
+        k: 'kc clusters: kubeconfig text given in code {"region":"eu"}',
+        d: '-kc (labels or identity changed)',
+        K: 'kc clusters: kubeconfig text given in code {"region":"us"}',
+      });
+    });
+  });
+
+  it('should name the provider `single` in identities and reports, and refuse duplicate or empty names', () => {
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const out = single({ name: 'local', kubeconfig: { yaml: kubeconfig(1), context: 'k' } }, { scheduler: ts });
+      expectObservable(out.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.identity : ev.type === 'report' ? ev.report : ev)))).toBe('(ar)', {
+        a: { provider: 'single', source: 'context "k" of kubeconfig text given in code' },
+        r: { type: 'engaged', provider: 'single', cluster: 'local', at: 0 },
+      });
+    });
+    expect(() => clusters([fakeCluster('east'), fakeCluster('east')])).toThrow(/clusters provider: two entries are named "east"/);
+    expect(() => single({ name: '', kubeconfig: { yaml: '' } })).toThrow(ConfigError);
+  });
+
+  it('should report a kubeconfig entry that does not load as skipped, naming where it came from', () => {
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const set = clusters([{ name: 'broken', kubeconfig: { file: '/nowhere/broken.kubeconfig' } }], { scheduler: ts });
+      expectObservable(set.pipe(map(show))).toBe('s', { s: '!skipped broken: kubeconfig broken.kubeconfig: invalid kubeconfig /nowhere/broken.kubeconfig: file not found' });
     });
   });
 });

@@ -1,19 +1,22 @@
 // A provider's own management watch, in virtual time with an injected source: a watch that keeps
-// failing is reported once per cause (not on every retry), logged, and reported once more when it
-// recovers; no FleetEvent comes out of a failing source.
+// failing is reported once per cause (not on every retry), in the provider's own stream, and
+// reported once more when it recovers; no lifecycle event comes out of a failing source. A Secret
+// that holds garbage is reported as skipped, naming the Secret; a good one carries its labels.
 import type { Observable } from 'rxjs';
-import { NEVER, of, throwError } from 'rxjs';
-import { pino } from 'pino';
+import { filter, map, NEVER, of, tap, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ListOptions } from '../../src/client/index.js';
-import type { KubeError, KubeObject, Namespace, ObjectList, Secret } from '../../src/index.js';
-import { E, kubeError } from '../../src/index.js';
-import type { Either } from '../../src/index.js';
-import type { ProviderReport } from '../../src/providers/internal/report.js';
+import type { KubeError } from '../../src/core/errors.js';
+import { kubeError } from '../../src/core/errors.js';
+import type { KubeObject, Namespace, ObjectList, Secret } from '../../src/core/object.js';
+import type { Either } from '../../src/internal/fp.js';
+import { E } from '../../src/internal/fp.js';
 import { kubeconfigSecrets } from '../../src/providers/kubeconfig-secrets/index.js';
 import { namespaces } from '../../src/providers/namespaces/index.js';
-import type { WatchSource } from '../../src/streams/index.js';
-import { fakeCluster } from '../../src/testing/index.js';
+import type { FleetEvent } from '../../src/streams/cluster.js';
+import type { ProviderReport } from '../../src/streams/provider-report.js';
+import type { WatchSource } from '../../src/streams/watch-source.js';
+import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
 const hub = fakeCluster('hub');
@@ -48,13 +51,12 @@ function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: O
 const fail = <T extends KubeObject>(e: KubeError): ListResult<T> => of(E.left(e));
 const ok = <T extends KubeObject>(items: T[] = []): ListResult<T> => of(E.right({ metadata: { resourceVersion: '7' }, items }));
 
-interface LogLine {
-  readonly level: number;
-  readonly msg: string;
-  readonly provider?: string;
-  readonly management?: string;
-  readonly resource?: string;
-  readonly error?: string;
+/** The provider's reports, collected from its own stream, and its lifecycle events only. */
+function split(provider: Observable<FleetEvent>, reports: ProviderReport[]): Observable<FleetEvent> {
+  return provider.pipe(
+    tap((ev) => ev.type === 'report' && reports.push(ev.report)),
+    filter((ev) => ev.type !== 'report'),
+  );
 }
 
 function describeReport(r: ProviderReport): string {
@@ -62,12 +64,10 @@ function describeReport(r: ProviderReport): string {
 }
 
 describe('kubeconfigSecrets: the health of its Secret watch', () => {
-  it('should report a repeated 403 once, log it, emit no FleetEvent, and report the recovery once', () => {
+  it('should report a repeated 403 once in its stream, engage nothing, and report the recovery once', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const reports: ProviderReport[] = [];
-      const logged: LogLine[] = [];
-      const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as LogLine) });
       // Lists at 0, 10, 20, 30 are refused; the one at 40 works (the RBAC was fixed), with no Secret.
       const s = source<Secret>([fail(forbidden()), fail(forbidden()), fail(forbidden()), fail(forbidden()), ok()]);
       const provider = kubeconfigSecrets({
@@ -75,11 +75,9 @@ describe('kubeconfigSecrets: the health of its Secret watch', () => {
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
-        logger,
-        report: (r) => reports.push(r),
         watch: { source: s.source, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
       });
-      expectObservable(provider, '^ 100ms !').toBe('');
+      expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
       expect(s.lists).toHaveLength(5);
       expect(reports.map(describeReport)).toEqual(['0 failing Forbidden', '40 recovered']);
@@ -91,10 +89,6 @@ describe('kubeconfigSecrets: the health of its Secret watch', () => {
       expect(failing.reason).toContain('cannot list resource "secrets"');
       expect(failing.reason).toContain('no cluster can be discovered');
       expect(recovered.reason).toBe('watch of secrets in namespace "fleet" on management cluster "hub" works again (it failed with Forbidden)');
-      expect(logged.map((l) => [l.level, l.msg, l.provider, l.management, l.resource, l.error])).toEqual([
-        [40, 'provider: source failing', 'kubeconfig-secrets', 'hub', 'secrets', 'Forbidden'],
-        [30, 'provider: source recovered', 'kubeconfig-secrets', 'hub', 'secrets', undefined],
-      ]);
     });
   });
 
@@ -119,10 +113,9 @@ describe('kubeconfigSecrets: the health of its Secret watch', () => {
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
-        report: (r) => reports.push(r),
         watch: { source: s.source, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
       });
-      expectObservable(provider, '^ 100ms !').toBe('');
+      expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
       expect(reports.filter((r) => r.type === 'source').map(describeReport)).toEqual([
         '0 failing Forbidden',
@@ -141,6 +134,45 @@ describe('kubeconfigSecrets: the health of its Secret watch', () => {
   });
 });
 
+describe('kubeconfigSecrets: what a Secret becomes', () => {
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const kubeconfig = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'k', cluster: { server: 'https://127.0.0.1:1' } }],
+    users: [{ name: 'u', user: { token: 't' } }],
+    contexts: [{ name: 'k', context: { cluster: 'k', user: 'u' } }],
+    'current-context': 'k',
+  });
+  const secret = (name: string, data: string, labels: Record<string, string> = {}): Secret => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: 'fleet', resourceVersion: '5', labels: { 'sigs.k8s.io/multicluster-runtime-kubeconfig': 'true', ...labels } },
+    data: { kubeconfig: b64(data) },
+  });
+
+  it('should report a Secret holding garbage as skipped, naming the Secret and the cause, and engage a good one with its labels and identity', () => {
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const reports: ProviderReport[] = [];
+      const s = source<Secret>([ok([secret('garbage', 'clusters: [ {'), secret('east', kubeconfig, { region: 'eu' })])]);
+      const provider = kubeconfigSecrets({ cluster: hub, namespace: 'fleet', probe: false, scheduler: ts, watch: { source: s.source, scheduler: ts, streamingList: false } });
+      const engagedAs = (ev: FleetEvent): unknown => (ev.type === 'engaged' ? { name: ev.cluster.name, identity: ev.cluster.identity, labels: ev.cluster.labels } : ev);
+      expectObservable(split(provider, reports).pipe(map(engagedAs)), '^ 10ms !').toBe('e', {
+        e: {
+          name: 'east',
+          identity: { provider: 'kubeconfig-secrets', source: 'Secret fleet/east' },
+          labels: { 'sigs.k8s.io/multicluster-runtime-kubeconfig': 'true', region: 'eu' },
+        },
+      });
+      ts.flush();
+      expect(reports.map((r) => `${r.at} ${r.type} ${'candidate' in r ? r.candidate : 'cluster' in r ? r.cluster : ''}`)).toEqual(['0 skipped garbage', '0 engaged east']);
+      const skipped = reports[0];
+      expect(skipped?.type === 'skipped' && skipped.reason).toMatch(/^Secret fleet\/garbage: invalid kubeconfig: unexpected end of the stream within a flow collection at line \d+, column \d+$/);
+    });
+  });
+});
+
 describe('namespaces: the health of its Namespace watch', () => {
   it('should report a refused Namespace watch once and its recovery once', () => {
     const ts = testScheduler();
@@ -152,10 +184,9 @@ describe('namespaces: the health of its Namespace watch', () => {
       const provider = namespaces({
         cluster: hub,
         scheduler: ts,
-        report: (r) => reports.push(r),
         watch: { source: s.source, scheduler: ts, streamingList: false, authBackoff: fast, random: () => 1 },
       });
-      expectObservable(provider, '^ 100ms !').toBe('--------------------a', { a: expect.objectContaining({ type: 'engaged' }) as unknown });
+      expectObservable(split(provider, reports), '^ 100ms !').toBe('--------------------a', { a: expect.objectContaining({ type: 'engaged' }) as unknown });
       ts.flush();
       expect(reports.map(describeReport)).toEqual(['0 failing Forbidden', '20 recovered', '20 engaged']);
       expect(reports[0]?.type === 'source' && reports[0].reason).toContain('watch of namespaces on management cluster "hub"');

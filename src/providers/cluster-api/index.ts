@@ -1,9 +1,11 @@
 // Clusters from Cluster API: each `Cluster` (cluster.x-k8s.io) whose control plane is initialised,
 // reached with the kubeconfig Cluster API writes to Secret `<name>-kubeconfig` (key `value`), named
 // `<namespace>/<name>` as multicluster-runtime's cluster-api provider. Secrets are watched too, so
-// a rotated kubeconfig re-engages the cluster with a new client.
-import { combineLatest, defer, map } from 'rxjs';
-import type { Cluster, Provider } from '../../client/cluster.js';
+// a rotated kubeconfig re-engages the cluster with a new client. The Cluster object's labels are the
+// cluster's labels.
+import { combineLatest, map } from 'rxjs';
+import { ConfigError } from '../../core/config-error.js';
+import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { KubeObject, Secret } from '../../core/object.js';
@@ -18,6 +20,7 @@ import { managementWatch } from '../internal/management.js';
 import { objectId, snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
+import { reporting } from '../internal/report.js';
 import { controlPlaneInitialized } from './readiness.js';
 
 export { controlPlaneInitialized } from './readiness.js';
@@ -64,7 +67,8 @@ export interface ClusterApiOptions extends ContactOptions {
 }
 
 /**
- * The desired set from Cluster objects and kubeconfig Secrets, both by `namespace/name`.
+ * The desired set from Cluster objects and kubeconfig Secrets, both by `namespace/name`. Each
+ * cluster's identity is `Cluster <namespace>/<name>` and its labels the Cluster object's.
  *
  * @example
  * ```ts
@@ -90,13 +94,14 @@ export function desiredFromCapi(
     const secretId = `${id}-kubeconfig`;
     const data = kubeconfigs.get(secretId)?.data?.[key];
     const yaml = data === undefined ? '' : Buffer.from(data, 'base64').toString('utf8');
+    const facts = { identity: { provider: 'cluster-api', source: `Cluster ${id}` }, labels: c.metadata.labels, origin: `kubeconfig Secret ${secretId} of Cluster ${id}` };
     const candidate = !isReady(c)
-      ? skipped(name, 'control plane not initialised yet')
+      ? skipped(name, `Cluster ${id}: control plane not initialised yet`)
       : !kubeconfigs.has(secretId)
-        ? skipped(name, `kubeconfig Secret ${secretId} not found`)
+        ? skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} not found`)
         : yaml.trim() === ''
-          ? skipped(name, `kubeconfig Secret ${secretId} has no "${key}"`)
-          : kubeconfigCandidate(name, { yaml }, sha256(yaml));
+          ? skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} has no "${key}"`)
+          : kubeconfigCandidate(name, { yaml }, sha256(yaml), facts);
     out.set(name, candidate);
   }
   return out;
@@ -108,26 +113,29 @@ export function desiredFromCapi(
  * disengaged when the Cluster is deleted (or marked for deletion). Until then it is reported as
  * skipped with the reason (not initialised, Secret missing). Each of the two management watches
  * (Clusters, Secrets) that fails (CRD not installed, RBAC, unreachable server) is reported as
- * `source` failing, once per cause, then recovered.
+ * `source` failing, once per cause, then recovered. Reports travel in the provider's stream.
  *
  * @example
  * ```ts
  * import { clusterApi } from 'rxfleet/providers/cluster-api';
- * const fleet = createFleet(clusterApi({ cluster: management, report: console.log }));
+ * const fleet = createFleet(clusterApi({ cluster: management }));
  * ```
- * @param options - management cluster, version, readiness, namespace, timing and reporting.
+ * @param options - management cluster, version, readiness, namespace, timing and first contact.
  * @returns the provider.
+ * @throws ConfigError when `secretKey` is empty or a duration is not positive.
  */
 export function clusterApi(options: ClusterApiOptions): Provider {
   const cfg = engineConfig('cluster-api', options, 'its Cluster was deleted', true);
   const ns = options.namespace === undefined ? {} : { namespace: options.namespace };
-  return defer(() =>
+  const key = options.secretKey ?? 'value';
+  if (key === '') throw new ConfigError('cluster-api provider: `secretKey` must not be empty (it names the Secret data key holding the kubeconfig)');
+  return reporting(cfg, (say) =>
     combineLatest([
-      managementWatch(options.cluster, capiClusters(options.version), { ...options.watch, ...ns }, cfg.say).pipe(snapshots()),
-      managementWatch(options.cluster, secrets, { ...options.watch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, cfg.say).pipe(snapshots()),
+      managementWatch(options.cluster, capiClusters(options.version), { ...options.watch, ...ns }, say).pipe(snapshots()),
+      managementWatch(options.cluster, secrets, { ...options.watch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(snapshots()),
     ]).pipe(
-      map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, options.secretKey ?? 'value')),
-      engageCandidates(cfg),
+      map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, key)),
+      engageCandidates(cfg, say),
     ),
   );
 }

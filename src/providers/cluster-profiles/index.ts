@@ -1,8 +1,10 @@
 // Clusters from the ClusterProfile inventory (KEP-4322), with credentials from exec plugins chosen
 // by the profile's access providers (KEP-5339), named `<namespace>/<name>` as multicluster-runtime's
-// cluster-inventory-api provider. Health is re-checked on a schedule as well as on every change.
-import { combineLatest, defer, map, asyncScheduler, timer } from 'rxjs';
-import type { Cluster, Provider } from '../../client/cluster.js';
+// cluster-inventory-api provider. Health is re-checked on a schedule as well as on every change. A
+// cluster's labels are the profile's; its identity's id the `cluster.clusterset.k8s.io` property.
+import { combineLatest, map, timer } from 'rxjs';
+import { ConfigError } from '../../core/config-error.js';
+import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { KubeObject } from '../../core/object.js';
@@ -14,12 +16,13 @@ import { kubeconfigCandidate } from '../internal/kubeconfig.js';
 import { managementWatch } from '../internal/management.js';
 import { objectId, snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
-import { engineConfig } from '../internal/options.js';
+import { durationOption, engineConfig } from '../internal/options.js';
+import { reporting } from '../internal/report.js';
 import type { AccessProviderConfig } from './profile.js';
-import { clusterProfileResource, controlPlaneHealthy, profileKubeconfig } from './profile.js';
+import { clusterProfileResource, clusterSetId, controlPlaneHealthy, profileKubeconfig } from './profile.js';
 
 export type { AccessProviderConfig } from './profile.js';
-export { clusterProfileResource, controlPlaneHealthy, profileKubeconfig } from './profile.js';
+export { clusterProfileResource, clusterSetId, clusterSetIdProperty, controlPlaneHealthy, profileKubeconfig } from './profile.js';
 export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
 export type { Probe } from '../internal/engage.js';
 
@@ -40,14 +43,15 @@ export interface ClusterProfilesOptions extends ContactOptions {
   readonly providers: readonly AccessProviderConfig[];
   /** When a profile may be engaged, given the clock (ms); default its `ControlPlaneHealthy` condition. */
   readonly isReady?: (profile: KubeObject, now: number) => boolean;
-  /** How often readiness is evaluated again without a change (ms); default 30 000. */
-  readonly recheckInterval?: number;
+  /** How often readiness is evaluated again without a change; default 30 000. */
+  readonly recheckIntervalMs?: number;
   /** Passed to the profile watch (timings). */
   readonly watch?: WatchConfig;
 }
 
 /**
- * The desired set of a snapshot of profiles.
+ * The desired set of a snapshot of profiles. Each cluster's identity is `ClusterProfile
+ * <namespace>/<name>` with the id of {@link clusterSetId} when published, its labels the profile's.
  *
  * @example
  * ```ts
@@ -68,13 +72,17 @@ export function desiredFromProfiles(
   const out = new Map<ClusterName, Candidate>();
   for (const p of profiles.values()) {
     if (p.metadata.deletionTimestamp !== undefined) continue;
-    const name = clusterName(objectId(p));
+    const id = objectId(p);
+    const name = clusterName(id);
+    const source = `ClusterProfile ${id}`;
+    const setId = clusterSetId(p);
+    const facts = { identity: { provider: 'cluster-profiles', source, ...(setId === undefined ? {} : { id: setId }) }, labels: p.metadata.labels };
     const kc = profileKubeconfig(p, providers);
     const c = !isReady(p, now)
-      ? skipped(name, 'ControlPlaneHealthy is not True')
+      ? skipped(name, `${source}: ControlPlaneHealthy is not True`)
       : typeof kc === 'string'
-        ? skipped(name, kc)
-        : kubeconfigCandidate(name, kc, sha256(kc.yaml));
+        ? skipped(name, `${source}: ${kc}`)
+        : kubeconfigCandidate(name, kc, sha256(kc.yaml), facts);
     out.set(name, c);
   }
   return out;
@@ -86,27 +94,31 @@ export function desiredFromProfiles(
  * credentials (refreshed before they expire and after a 401, see `authFromKubeConfig`). A change of
  * the published endpoint or CA re-engages the cluster; an unhealthy or deleted profile disengages.
  * A failing profile watch on the hub (RBAC, CRD missing, unreachable) is reported as `source`
- * failing, once per cause, then recovered.
+ * failing, once per cause, then recovered. Reports travel in the provider's stream.
  *
  * @example
  * ```ts
  * import { clusterProfiles } from 'rxfleet/providers/cluster-profiles';
  * const fleet = createFleet(clusterProfiles({ cluster: hub, providers: [{ name: 'secretreader', execConfig: { command: 'cp-creds', provideClusterInfo: true } }] }));
  * ```
- * @param options - hub, plugins, readiness, timing and reporting.
+ * @param options - hub, plugins, readiness, timing and first contact.
  * @returns the provider.
+ * @throws ConfigError when `providers` is empty (no profile could ever get credentials) or a duration is not positive.
  */
 export function clusterProfiles(options: ClusterProfilesOptions): Provider {
   const cfg = engineConfig('cluster-profiles', options, 'its ClusterProfile was deleted', true);
-  const scheduler = options.scheduler ?? asyncScheduler;
+  const recheckMs = durationOption('cluster-profiles', 'recheckIntervalMs', options.recheckIntervalMs, 30_000);
+  if (options.providers.length === 0) {
+    throw new ConfigError('cluster-profiles provider: `providers` is empty, so no ClusterProfile can get credentials; configure the exec plugin of at least one access provider');
+  }
   const isReady = options.isReady ?? ((p: KubeObject) => controlPlaneHealthy(p));
-  return defer(() =>
+  return reporting(cfg, (say) =>
     combineLatest([
-      managementWatch(options.cluster, clusterProfileResource, { ...options.watch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) }, cfg.say).pipe(snapshots()),
-      timer(0, options.recheckInterval ?? 30_000, scheduler),
+      managementWatch(options.cluster, clusterProfileResource, { ...options.watch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) }, say).pipe(snapshots()),
+      timer(0, recheckMs, cfg.scheduler),
     ]).pipe(
-      map(([profiles]) => desiredFromProfiles(profiles, options.providers, isReady, scheduler.now())),
-      engageCandidates(cfg),
+      map(([profiles]) => desiredFromProfiles(profiles, options.providers, isReady, cfg.scheduler.now())),
+      engageCandidates(cfg, say),
     ),
   );
 }

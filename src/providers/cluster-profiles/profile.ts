@@ -1,6 +1,6 @@
 // Reading a ClusterProfile (KEP-4322, multicluster.x-k8s.io/v1alpha1): its health condition and the
 // cluster endpoints its access providers publish (KEP-5339), turned into a kubeconfig that runs
-// the matching exec credential plugin.
+// the matching exec credential plugin, and the cluster's identity from its ClusterProperties.
 import type { ExecPluginConfig } from '../../client/exec-credential.js';
 import type { KubeObject } from '../../core/object.js';
 import { resource } from '../../core/resource.js';
@@ -18,7 +18,9 @@ export const clusterProfileResource = resource({ group: 'multicluster.x-k8s.io',
  * ```
  */
 export interface AccessProviderConfig {
+  /** The access provider's name, as profiles publish it in `status.accessProviders[].name`. */
   readonly name: string;
+  /** The exec credential plugin that issues credentials for its clusters. */
   readonly execConfig: ExecPluginConfig;
 }
 
@@ -31,8 +33,38 @@ interface ProfileCluster {
 
 interface ProfileStatus {
   readonly conditions?: readonly { readonly type?: string; readonly status?: string }[];
+  /** ClusterProperties the cluster manager copied (KEP-4322 `status.properties`, name and value). */
+  readonly properties?: readonly { readonly name?: string; readonly value?: string }[];
   readonly accessProviders?: readonly { readonly name?: string; readonly cluster?: ProfileCluster }[];
   readonly credentialProviders?: readonly { readonly name?: string; readonly cluster?: ProfileCluster }[];
+}
+
+/**
+ * The ClusterProperty that holds a cluster's identity within its ClusterSet (KEP-2149).
+ *
+ * @example
+ * ```ts
+ * clusterSetIdProperty; // 'cluster.clusterset.k8s.io'
+ * ```
+ */
+export const clusterSetIdProperty = 'cluster.clusterset.k8s.io';
+
+/**
+ * A profile's cluster identity: the value of its `cluster.clusterset.k8s.io` property in
+ * `status.properties`, as the cluster-inventory-api's Go provider reads it; `undefined` when the
+ * cluster manager publishes none.
+ *
+ * @example
+ * ```ts
+ * clusterSetId(profile); // 'east.clusterset.local', or undefined
+ * ```
+ * @param profile - the ClusterProfile.
+ * @returns the identity, or `undefined`.
+ */
+export function clusterSetId(profile: KubeObject): string | undefined {
+  const s = (profile.status ?? {}) as ProfileStatus;
+  const value = (s.properties ?? []).find((p) => p.name === clusterSetIdProperty)?.value;
+  return value === undefined || value === '' ? undefined : value;
 }
 
 /**
@@ -64,7 +96,15 @@ export function controlPlaneHealthy(profile: KubeObject): boolean {
  * @param providers - the configured plugins.
  * @returns `{ yaml }`, or the reason.
  */
-export function profileKubeconfig(profile: KubeObject, providers: readonly AccessProviderConfig[]): { readonly yaml: string } | string {
+export function profileKubeconfig(
+  profile: KubeObject,
+  providers: readonly AccessProviderConfig[],
+):
+  | {
+      /** The kubeconfig, as JSON (which is YAML). */
+      readonly yaml: string;
+    }
+  | string {
   const s = (profile.status ?? {}) as ProfileStatus;
   const published = s.accessProviders ?? s.credentialProviders ?? [];
   if (published.length === 0) return 'status lists no access providers';

@@ -2,7 +2,7 @@
 // a fingerprint of what makes it that cluster (server and credentials). Providers only compute the
 // desired set; the engine (engage.ts) turns successive sets into FleetEvents.
 import { createHash } from 'node:crypto';
-import type { Cluster } from '../../client/cluster.js';
+import type { Cluster } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
@@ -17,8 +17,13 @@ import { E } from '../../internal/fp.js';
  */
 export interface Candidate {
   readonly name: ClusterName;
-  /** Changes exactly when the cluster must be rebuilt (credentials or server changed). */
+  /** Changes exactly when the cluster needs a new client (credentials or server changed). */
   readonly fingerprint: string;
+  /**
+   * Changes when what the Cluster says about itself changed (its labels, its identity's id), which
+   * also rebuilds it (a Cluster is immutable), with the reason `labels or identity changed`.
+   */
+  readonly metaFingerprint?: string;
   /** Builds the cluster with a new client; `Left` says why the candidate is skipped. */
   readonly build: () => Either<string, Cluster>;
   /** Whether the engine closes the client on disengage (false for clients it does not own). Default true. */
@@ -70,12 +75,30 @@ export function skipped(name: ClusterName, reason: string): Candidate {
 /** What changed between two desired sets. @example `{ added: [c], changed: [], removed: [] }` */
 export interface DesiredDiff {
   readonly added: readonly Candidate[];
+  /** Known candidates to rebuild ({@link changeReason} says why). */
   readonly changed: readonly Candidate[];
   readonly removed: readonly ClusterName[];
 }
 
 /**
- * Compares two desired sets by name and fingerprint. Pure: the engine's decisions are this diff.
+ * Why a known candidate must be rebuilt, or `undefined` when it need not be.
+ *
+ * @example
+ * ```ts
+ * changeReason(before, after); // 'credentials or server changed'
+ * ```
+ * @param before - the candidate the engine acted on.
+ * @param after - the candidate of the same name now.
+ * @returns the reason, for the `disengaged` event and the `reengaged` report.
+ */
+export function changeReason(before: Candidate, after: Candidate): string | undefined {
+  if (before.fingerprint !== after.fingerprint) return 'credentials or server changed';
+  if (before.metaFingerprint !== after.metaFingerprint) return 'labels or identity changed';
+  return undefined;
+}
+
+/**
+ * Compares two desired sets by name and fingerprints. Pure: the engine's decisions are this diff.
  *
  * @example
  * ```ts
@@ -83,7 +106,7 @@ export interface DesiredDiff {
  * ```
  * @param before - the set the engine acted on last.
  * @param after - the new set.
- * @returns added, changed (new fingerprint) and removed names, in `after`'s then `before`'s order.
+ * @returns added, changed (see {@link changeReason}) and removed names, in `after`'s then `before`'s order.
  */
 export function diffDesired(before: Desired, after: Desired): DesiredDiff {
   const added: Candidate[] = [];
@@ -93,7 +116,7 @@ export function diffDesired(before: Desired, after: Desired): DesiredDiff {
   for (const [name, c] of after) {
     const old = before.get(name);
     if (old === undefined) added.push(c);
-    else if (old.fingerprint !== c.fingerprint) changed.push(c);
+    else if (changeReason(old, c) !== undefined) changed.push(c);
   }
   return { added, changed, removed };
 }

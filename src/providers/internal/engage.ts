@@ -1,17 +1,18 @@
 // The engine every provider shares: successive desired sets in, FleetEvents out. Each candidate
 // lives on its own (a slow or unreachable one is retried on a timer and holds back no other), every
 // wait has a timeout, clients it built are closed on disengage and on unsubscribe, and nothing is
-// emitted after unsubscribe (the fleet reads unsubscribe as "disengage everything").
-import type { Observable, ObservableInput, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
+// emitted after unsubscribe (the fleet reads unsubscribe as "disengage everything"). Its reports go
+// through the subscription's reporter (see reporting()), inline with the events they explain.
+import type { Observable, ObservableInput, OperatorFunction, Subscription } from 'rxjs';
 import { catchError, defer, filter, from, map, Observable as RxObservable, of, repeat, take, tap, timeout, timer } from 'rxjs';
-import type { Cluster, FleetEvent } from '../../client/cluster.js';
-import { disengaged, engaged } from '../../client/cluster.js';
+import type { Cluster, FleetEvent } from '../../streams/cluster.js';
+import { disengaged, engaged } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import type { Candidate, Desired } from './candidates.js';
-import { diffDesired } from './candidates.js';
-import type { Reporter } from './report.js';
+import { changeReason, diffDesired } from './candidates.js';
+import type { Reporter, ReportScope } from './report.js';
 
 /**
  * First contact with a built cluster: `Right` once it answers, `Left` (why not) otherwise.
@@ -24,22 +25,21 @@ import type { Reporter } from './report.js';
 export type Probe = (cluster: Cluster) => ObservableInput<Either<string, unknown>>;
 
 /**
- * When to engage and how to retry: the options of {@link engageCandidates}.
+ * When to engage and how to retry: the options of {@link engageCandidates}, and the
+ * {@link ReportScope} (provider name, scheduler) of the provider's reports.
  *
  * @example
  * ```ts
- * const cfg: EngageConfig = { say, scheduler: asyncScheduler, probe: contactProbe(10_000), probeTimeout: 10_000, retryInterval: 30_000, removedReason: 'gone' };
+ * const cfg: EngageConfig = { provider: 'file', scheduler: asyncScheduler, probe: contactProbe(10_000), probeTimeoutMs: 10_000, retryIntervalMs: 30_000, removedReason: 'gone' };
  * ```
  */
-export interface EngageConfig {
-  readonly say: Reporter;
-  readonly scheduler: SchedulerLike;
+export interface EngageConfig extends ReportScope {
   /** Checked before engaging; `undefined` engages at once. */
   readonly probe: Probe | undefined;
-  /** A probe answer slower than this counts as a failure (ms). */
-  readonly probeTimeout: number;
-  /** Delay before a failed probe is tried again (ms). */
-  readonly retryInterval: number;
+  /** A probe answer slower than this counts as a failure. */
+  readonly probeTimeoutMs: number;
+  /** Delay before a failed probe is tried again (a fixed interval: contact either works or it does not). */
+  readonly retryIntervalMs: number;
   /** The reason given when a candidate disappears from the desired set. */
   readonly removedReason: string;
 }
@@ -51,18 +51,18 @@ interface Slot {
   attempt?: Subscription;
 }
 
-/** Probes until the cluster answers: each try is cut at `probeTimeout`, failures wait `retryInterval`. */
-function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe): Observable<unknown> {
+/** Probes until the cluster answers: each try is cut at `probeTimeoutMs`, failures wait `retryIntervalMs`. */
+function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: Reporter): Observable<unknown> {
   const once = defer(() => from(probe(cluster))).pipe(
     take(1),
-    timeout({ first: cfg.probeTimeout, scheduler: cfg.scheduler, with: () => of(E.left(`no answer within ${cfg.probeTimeout} ms`)) }),
+    timeout({ first: cfg.probeTimeoutMs, scheduler: cfg.scheduler, with: () => of(E.left(`no answer within ${cfg.probeTimeoutMs} ms`)) }),
     catchError((err: unknown) => of(E.left(err instanceof Error ? err.message : String(err)))),
     tap((r) => {
-      if (E.isLeft(r)) cfg.say({ type: 'waiting', cluster: cluster.name, reason: `${r.left}; retrying in ${cfg.retryInterval} ms` });
+      if (E.isLeft(r)) say({ type: 'waiting', cluster: cluster.name, reason: `${r.left}; retrying in ${cfg.retryIntervalMs} ms` });
     }),
   );
   return once.pipe(
-    repeat({ delay: () => timer(cfg.retryInterval, cfg.scheduler) }),
+    repeat({ delay: () => timer(cfg.retryIntervalMs, cfg.scheduler) }),
     filter(E.isRight),
     take(1),
   );
@@ -70,18 +70,22 @@ function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe): Obser
 
 /**
  * Turns successive desired sets into FleetEvents: engages added candidates, disengages removed
- * ones, and replaces (disengaged, then engaged with a new client) those whose fingerprint changed.
- * A candidate whose build fails is reported as skipped, once per reason. The source completing
- * leaves the engaged clusters engaged; its errors are reported, never forwarded.
+ * ones, and replaces (disengaged, then engaged with a new client) those whose fingerprint or
+ * meta fingerprint changed. A candidate whose build fails is reported as skipped, once per reason.
+ * Each lifecycle event is followed by its report (`engaged`, `reengaged`, `disengaged`), said
+ * through `say` (the subscription's reporter, see `reporting`). The source completing leaves
+ * the engaged clusters engaged; its errors are reported, never forwarded.
  *
  * @example
  * ```ts
- * desiredSets.pipe(engageCandidates({ say, scheduler, probe: undefined, probeTimeout: 10_000, retryInterval: 30_000, removedReason: 'gone' }));
+ * const cfg = engineConfig('file', options, 'gone', true);
+ * reporting(cfg, (say: Reporter) => desiredSets.pipe(engageCandidates(cfg, say)));
  * ```
- * @param cfg - reporting, probing and timing.
+ * @param cfg - probing, timing and the removal reason.
+ * @param say - the reporter of the subscription this runs in.
  * @returns the operator.
  */
-export function engageCandidates(cfg: EngageConfig): OperatorFunction<Desired, FleetEvent> {
+export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunction<Desired, FleetEvent> {
   return (source) =>
     new RxObservable<FleetEvent>((subscriber) => {
       const slots = new Map<ClusterName, Slot>();
@@ -98,44 +102,48 @@ export function engageCandidates(cfg: EngageConfig): OperatorFunction<Desired, F
         release(slot);
         if (!slot.engaged) return false;
         subscriber.next(disengaged(name, reason));
-        cfg.say({ type: 'disengaged', cluster: name, reason });
+        say({ type: 'disengaged', cluster: name, reason });
         return true;
       };
       const engage = (slot: Slot, cluster: Cluster, replaced: string | undefined): void => {
         slot.engaged = true;
         subscriber.next(engaged(cluster));
-        cfg.say(replaced === undefined ? { type: 'engaged', cluster: cluster.name } : { type: 'reengaged', cluster: cluster.name, reason: replaced });
+        say(replaced === undefined ? { type: 'engaged', cluster: cluster.name } : { type: 'reengaged', cluster: cluster.name, reason: replaced });
       };
-      const start = (c: Candidate, wasKnown: boolean): void => {
+      const start = (c: Candidate, change: string | undefined): void => {
         const built = c.build();
         if (E.isLeft(built)) {
           drop(c.name, `skipped: ${built.left}`);
           slots.set(c.name, { candidate: c, engaged: false });
-          cfg.say({ type: 'skipped', candidate: c.name, reason: built.left });
+          say({ type: 'skipped', candidate: c.name, reason: built.left });
           return;
         }
-        const replaced = wasKnown && drop(c.name, 'credentials or server changed') ? 'credentials or server changed' : undefined;
+        const replaced = change !== undefined && drop(c.name, change) ? change : undefined;
         const slot: Slot = { candidate: c, cluster: built.right, engaged: false };
         slots.set(c.name, slot);
         if (cfg.probe === undefined) {
           engage(slot, built.right, replaced);
           return;
         }
-        slot.attempt = untilAnswered(built.right, cfg, cfg.probe).subscribe(() => {
+        slot.attempt = untilAnswered(built.right, cfg, cfg.probe, say).subscribe(() => {
           engage(slot, built.right, replaced);
         });
       };
 
       const sub = source.subscribe({
         next: (next) => {
-          const diff = diffDesired(current, next);
+          const before = current;
+          const diff = diffDesired(before, next);
           current = next;
           for (const name of diff.removed) drop(name, cfg.removedReason);
-          for (const c of diff.changed) start(c, true);
-          for (const c of diff.added) start(c, false);
+          for (const c of diff.changed) {
+            const old = before.get(c.name);
+            start(c, old === undefined ? undefined : changeReason(old, c));
+          }
+          for (const c of diff.added) start(c, undefined);
         },
         error: (err: unknown) => {
-          cfg.say({ type: 'error', reason: `discovery failed: ${err instanceof Error ? err.message : String(err)}` });
+          say({ type: 'error', reason: `discovery failed: ${err instanceof Error ? err.message : String(err)}` });
         },
       });
       return () => {

@@ -1,36 +1,96 @@
 // Candidates built from kubeconfig text or files: the client is created at engage time, per
-// subscription, so each subscriber owns (and closes) its own clients.
+// subscription, so each subscriber owns (and closes) its own clients. Every cluster carries who
+// engaged it and from where (its identity) and its labels; a kubeconfig that does not load is
+// skipped with a reason that names where it came from (a file, a Secret) and why.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster } from '../../client/cluster.js';
+import type { ClusterClient } from '../../client/client.js';
 import { createClusterClient } from '../../client/client.js';
 import type { KubeConfigSource } from '../../client/kubeconfig.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { E } from '../../internal/fp.js';
+import type { Cluster, ClusterIdentity } from '../../streams/cluster.js';
 import type { Candidate } from './candidates.js';
 import { sha256 } from './candidates.js';
+
+/** Labels of a cluster. @example `{ region: 'eu', tier: 'prod' }` */
+export type Labels = Readonly<Record<string, string>>;
+
+/**
+ * What a provider knows about a cluster besides its name and credentials.
+ *
+ * @example
+ * ```ts
+ * const facts: ClusterFacts = { identity: { provider: 'kubeconfig-secrets', source: 'Secret fleet/east' }, labels: { region: 'eu' } };
+ * ```
+ */
+export interface ClusterFacts {
+  readonly identity: ClusterIdentity;
+  /** Labels for selectors; absent or empty: none. */
+  readonly labels?: Labels | undefined;
+  /** Where the kubeconfig came from, for skip reasons, when it is not the identity's source (e.g. `kubeconfig Secret capi/east-kubeconfig`). */
+  readonly origin?: string;
+}
+
+/**
+ * The Cluster of a name, a client and its facts, frozen; optional fields only when present.
+ *
+ * @example
+ * ```ts
+ * describedCluster(clusterName('team-a'), client, { identity: { provider: 'namespaces', source: 'namespace team-a of cluster hub' }, labels: { tenant: 'a' } });
+ * ```
+ * @param name - the cluster's name.
+ * @param client - its client.
+ * @param facts - identity and labels.
+ * @returns the cluster.
+ */
+export function describedCluster(name: ClusterName, client: ClusterClient, facts: ClusterFacts): Cluster {
+  const labels = facts.labels === undefined || Object.keys(facts.labels).length === 0 ? {} : { labels: Object.freeze({ ...facts.labels }) };
+  return Object.freeze({ name, client, ...labels, identity: Object.freeze({ ...facts.identity }) });
+}
+
+/**
+ * A digest of what a cluster says about itself that can change without its credentials: its
+ * labels (in any order) and its identity's id. Becomes a candidate's `metaFingerprint`.
+ *
+ * @example
+ * ```ts
+ * factsFingerprint({ identity, labels: { a: '1', b: '2' } }) === factsFingerprint({ identity, labels: { b: '2', a: '1' } }); // true
+ * ```
+ * @param facts - identity and labels.
+ * @returns the hex digest.
+ */
+export function factsFingerprint(facts: ClusterFacts): string {
+  const labels = Object.entries(facts.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return sha256(JSON.stringify(labels), facts.identity.id ?? '');
+}
 
 /**
  * A candidate whose cluster is built from a kubeconfig (a new client at each build).
  *
  * @example
  * ```ts
- * kubeconfigCandidate(clusterName('east'), { yaml }, sha256(yaml));
+ * kubeconfigCandidate(clusterName('east'), { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', source: 'Secret fleet/east' } });
  * ```
  * @param name - the cluster's name.
  * @param source - its kubeconfig and context.
  * @param fingerprint - what identifies these credentials (see {@link contextFingerprint}).
- * @param labels - labels for the Cluster.
- * @returns the candidate; its build fails with the loader's message when the kubeconfig is invalid.
+ * @param facts - identity and labels of the Cluster.
+ * @returns the candidate; its build fails, naming the origin and the loader's reason, when the kubeconfig is invalid.
  */
-export function kubeconfigCandidate(name: ClusterName, source: KubeConfigSource, fingerprint: string, labels?: Readonly<Record<string, string>>): Candidate {
+export function kubeconfigCandidate(name: ClusterName, source: KubeConfigSource, fingerprint: string, facts: ClusterFacts): Candidate {
   return {
     name,
     fingerprint,
+    metaFingerprint: factsFingerprint(facts),
     build: () => {
       const client = createClusterClient(name, source);
-      if (E.isLeft(client)) return E.left(client.left.message);
-      const cluster: Cluster = labels === undefined ? { name, client: client.right } : { name, client: client.right, labels };
-      return E.right(Object.freeze(cluster));
+      if (E.isLeft(client)) {
+        // The loader says `cluster "<name>": …`; the report names the candidate already, so say where instead.
+        const own = `cluster "${name}": `;
+        const why = client.left.message.startsWith(own) ? client.left.message.slice(own.length) : client.left.message;
+        return E.left(`${facts.origin ?? facts.identity.source}: ${why}`);
+      }
+      return E.right(describedCluster(name, client.right, facts));
     },
   };
 }

@@ -4,7 +4,7 @@
 // stays the watch state machine's (watchSignals); this only reads its health snapshots.
 import type { Observable, OperatorFunction } from 'rxjs';
 import { defer, filter, map, tap } from 'rxjs';
-import type { Cluster } from '../../client/cluster.js';
+import type { Cluster } from '../../streams/cluster.js';
 import type { KubeErrorTag } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';

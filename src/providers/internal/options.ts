@@ -1,17 +1,17 @@
-// The options every discovering provider shares (reporting, scheduler, first contact), and how they
-// become the engine's configuration.
+// The options every discovering provider shares (scheduler, first contact), how they become the
+// engine's configuration, and the checks that turn impossible values into a ConfigError at once.
 import { asyncScheduler } from 'rxjs';
+import { ConfigError } from '../../core/config-error.js';
 import type { EngageConfig, Probe } from './engage.js';
 import { contactProbe } from './engage.js';
 import type { ProviderOptions } from './report.js';
-import { reporter } from './report.js';
 
 /**
- * Reporting, timing and first-contact options of a discovering provider.
+ * Timing and first-contact options of a discovering provider.
  *
  * @example
  * ```ts
- * const opts: ContactOptions = { probe: true, probeTimeout: 5_000, retryInterval: 10_000, report: console.log };
+ * const opts: ContactOptions = { probe: true, probeTimeoutMs: 5_000, retryIntervalMs: 10_000 };
  * ```
  */
 export interface ContactOptions extends ProviderOptions {
@@ -21,14 +21,38 @@ export interface ContactOptions extends ProviderOptions {
    * reported as `waiting` and retried; it never delays the others.
    */
   readonly probe?: boolean | Probe;
-  /** How long one probe may take (ms, default 10 000). */
-  readonly probeTimeout?: number;
-  /** How long to wait before probing a silent cluster again (ms, default 30 000). */
-  readonly retryInterval?: number;
+  /** How long one probe may take (default 10 000). */
+  readonly probeTimeoutMs?: number;
+  /** How long to wait before probing a silent cluster again (default 30 000). */
+  readonly retryIntervalMs?: number;
 }
 
 /**
- * Resolves {@link ContactOptions} into the engine's configuration.
+ * A duration option, checked: `fallback` when absent, else a finite number above zero (or at
+ * least zero with `allowZero`); anything else can never work and throws.
+ *
+ * @example
+ * ```ts
+ * const every = durationOption('kind', 'intervalMs', options.intervalMs, 10_000);
+ * ```
+ * @param provider - the provider's name, for the message.
+ * @param option - the option's name, for the message.
+ * @param value - what the caller passed.
+ * @param fallback - the default.
+ * @param allowZero - whether 0 is valid (a debounce may be 0; a period may not).
+ * @returns the duration in ms.
+ * @throws ConfigError when the value is negative, zero (unless allowed), NaN or infinite.
+ */
+export function durationOption(provider: string, option: string, value: number | undefined, fallback: number, allowZero = false): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero)) {
+    throw new ConfigError(`${provider} provider: \`${option}\` must be a ${allowZero ? 'non-negative' : 'positive'} number of milliseconds, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Resolves {@link ContactOptions} into the engine's configuration, checking them.
  *
  * @example
  * ```ts
@@ -38,17 +62,18 @@ export interface ContactOptions extends ProviderOptions {
  * @param options - what the caller passed.
  * @param removedReason - the disengage reason when a candidate disappears.
  * @param probeByDefault - whether `probe` defaults to `true`.
- * @returns the configuration.
+ * @returns the configuration (also the report scope of `reporting`).
+ * @throws ConfigError when a duration can never work.
  */
 export function engineConfig(provider: string, options: ContactOptions, removedReason: string, probeByDefault: boolean): EngageConfig {
-  const probeTimeout = options.probeTimeout ?? 10_000;
+  const probeTimeoutMs = durationOption(provider, 'probeTimeoutMs', options.probeTimeoutMs, 10_000);
   const wanted = options.probe ?? probeByDefault;
   return {
-    say: reporter(provider, options),
+    provider,
     scheduler: options.scheduler ?? asyncScheduler,
-    probe: wanted === false ? undefined : wanted === true ? contactProbe(probeTimeout) : wanted,
-    probeTimeout,
-    retryInterval: options.retryInterval ?? 30_000,
+    probe: wanted === false ? undefined : wanted === true ? contactProbe(probeTimeoutMs) : wanted,
+    probeTimeoutMs,
+    retryIntervalMs: durationOption(provider, 'retryIntervalMs', options.retryIntervalMs, 30_000),
     removedReason,
   };
 }

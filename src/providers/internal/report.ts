@@ -1,125 +1,131 @@
-// Provider health as data: why a candidate was skipped, when a cluster was engaged, re-engaged or
-// disengaged and why, which cluster is not answering. FleetEvent stays the fleet's contract; these
-// reports travel beside it (a callback and a pino logger), so dashboards and tests can read them.
-import type { Logger } from 'pino';
-import type { SchedulerLike } from 'rxjs';
-import { asyncScheduler } from 'rxjs';
-import type { ClusterName } from '../../core/cluster.js';
-import type { KubeErrorTag } from '../../core/errors.js';
+// How a provider's reports reach its own stream: one reporting scope per subscription stamps each
+// report with the provider's name and the scheduler's clock and emits it as a `report` FleetEvent,
+// in order with the fleet events around it. A provider subscribed twice reports twice, once to each
+// subscriber; nothing is emitted after unsubscribe. (ProviderReport is in streams/provider-report.ts.)
+import type { Observable, SchedulerLike } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs';
+import type { FleetEvent, Provider } from '../../streams/cluster.js';
+import { reported } from '../../streams/cluster.js';
+import type { ProviderReport } from '../../streams/provider-report.js';
 
 /**
- * One thing a provider wants known. `at` is the scheduler's clock (ms), `provider` the provider's
- * name (e.g. `file`, `kubeconfig-secrets`).
- *
- * - `engaged`: a cluster joined the fleet.
- * - `reengaged`: a cluster was replaced by a new one (new client) because `reason` (its
- *   credentials or server changed); a `disengaged` FleetEvent preceded it.
- * - `disengaged`: a cluster left the fleet because `reason`.
- * - `skipped`: a candidate cannot be a cluster (malformed kubeconfig, missing Secret key, control
- *   plane not initialised...). Reported once per distinct reason; the others go on.
- * - `waiting`: a candidate that looks fine does not answer (first contact failed or timed out);
- *   it is retried on the provider's schedule and holds back no other cluster.
- * - `error`: the provider's own source has a problem (a kind command failed, a scan failed).
- * - `source`: the watch of the management cluster a provider discovers from (its Secrets,
- *   Namespaces, Cluster API `Cluster`s, ClusterProfiles) changed health. `state: 'failing'` when
- *   it backs off with an error (its first list included): `management` names the cluster,
- *   `resource` the resource (`resourceId`, e.g. `secrets`), `error` the {@link KubeErrorTag}
- *   (`Forbidden` when RBAC refuses, `ClusterUnreachable`, `Unauthorized`...) and `reason` says it
- *   all in one line. Reported once per distinct tag while it keeps failing, not on every retry
- *   (the watch retries on its own backoff). `state: 'recovered'` once data flows again (a list
- *   completed, an event or a line arrived), once per failure episode.
+ * What every provider factory accepts for timing. Reports need no option: they travel in the
+ * provider's stream (`createFleet(provider).reports`, logged by `run`/`main`).
  *
  * @example
  * ```ts
- * const r: ProviderReport = { type: 'skipped', provider: 'file', candidate: '/tmp/a.kubeconfig', reason: 'invalid kubeconfig: …', at: 0 };
- * const s: ProviderReport = { type: 'source', provider: 'kubeconfig-secrets', state: 'failing', management: clusterName('hub'), resource: 'secrets', error: 'Forbidden', reason: 'watch of secrets … is failing (Forbidden …)', at: 0 };
- * ```
- */
-export type ProviderReport =
-  | { readonly type: 'engaged'; readonly provider: string; readonly cluster: ClusterName; readonly at: number }
-  | { readonly type: 'reengaged'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
-  | { readonly type: 'disengaged'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
-  | { readonly type: 'skipped'; readonly provider: string; readonly candidate: string; readonly reason: string; readonly at: number }
-  | { readonly type: 'waiting'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
-  | { readonly type: 'error'; readonly provider: string; readonly reason: string; readonly at: number }
-  | {
-      readonly type: 'source';
-      readonly provider: string;
-      readonly state: 'failing';
-      readonly management: ClusterName;
-      readonly resource: string;
-      readonly error: KubeErrorTag;
-      readonly reason: string;
-      readonly at: number;
-    }
-  | {
-      readonly type: 'source';
-      readonly provider: string;
-      readonly state: 'recovered';
-      readonly management: ClusterName;
-      readonly resource: string;
-      readonly reason: string;
-      readonly at: number;
-    };
-
-/**
- * What every provider factory accepts for reporting and timing.
- *
- * @example
- * ```ts
- * const opts: ProviderOptions = { report: (r) => console.log(r.type, r), logger: pino(), scheduler: asyncScheduler };
+ * const opts: ProviderOptions = { scheduler: asyncScheduler };
  * ```
  */
 export interface ProviderOptions {
-  /** Called with every {@link ProviderReport}. Must not throw. */
-  readonly report?: (r: ProviderReport) => void;
-  /**
-   * Logs each report (info for lifecycle and `source` recovered, warn for skipped/waiting/error and
-   * `source` failing), with `provider` and `cluster` (or `candidate`, or `management`, `resource`
-   * and `error`) fields.
-   */
-  readonly logger?: Logger;
-  /** Drives every wait, poll and timeout; default `asyncScheduler`. */
+  /** Drives every wait, poll and timeout, and stamps reports' `at`; default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
 
-/** Distributes reports to the callback and the logger, stamping time and provider name. @example `say({ type: 'skipped', candidate: 'east', reason: 'no kubeconfig key' })` */
-export type Reporter = (r: DistributiveOmit<ProviderReport, 'provider' | 'at'>) => void;
-
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/** A report before the scope stamps it with `provider` and `at`. @example `{ type: 'error', reason: 'scan failed' }` */
+export type ReportInput = DistributiveOmit<ProviderReport, 'provider' | 'at'>;
+
+/** Says one report into the provider's stream. @example `say({ type: 'skipped', candidate: 'east', reason: 'no kubeconfig key' })` */
+export type Reporter = (r: ReportInput) => void;
+
 /**
- * Builds the {@link Reporter} of one provider.
+ * Who reports and on which clock: the provider's name in reports and the scheduler that stamps
+ * them. {@link EngageConfig} is one.
  *
  * @example
  * ```ts
- * const say = reporter('file', options);
- * say({ type: 'error', reason: 'scan failed' });
+ * const scope: ReportScope = { provider: 'multi', scheduler: asyncScheduler };
  * ```
- * @param provider - the provider's name in reports and logs.
- * @param options - callback, logger and scheduler.
+ */
+export interface ReportScope {
+  readonly provider: string;
+  readonly scheduler: SchedulerLike;
+}
+
+/**
+ * A {@link Reporter} that stamps reports and hands them, as `report` FleetEvents, to `emit`.
+ *
+ * @example
+ * ```ts
+ * const events: FleetEvent[] = [];
+ * reporter({ provider: 'file', scheduler: asyncScheduler }, (ev: FleetEvent) => events.push(ev))({ type: 'error', reason: 'scan failed' });
+ * ```
+ * @param scope - the provider's name and clock.
+ * @param emit - where the events go.
  * @returns the reporter.
  */
-export function reporter(provider: string, options: ProviderOptions): Reporter {
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const log = options.logger?.child({ provider });
+export function reporter(scope: ReportScope, emit: (ev: FleetEvent) => void): Reporter {
   return (partial) => {
-    const r = Object.freeze({ ...partial, provider, at: scheduler.now() }) as ProviderReport;
-    options.report?.(r);
-    if (log === undefined) return;
-    const where =
-      r.type === 'source'
-        ? { management: r.management, resource: r.resource, ...(r.state === 'failing' ? { error: r.error } : {}) }
-        : 'cluster' in r
-          ? { cluster: r.cluster }
-          : 'candidate' in r
-            ? { candidate: r.candidate }
-            : {};
-    const reason = 'reason' in r ? { reason: r.reason } : {};
-    if (r.type === 'source') {
-      if (r.state === 'failing') log.warn({ ...where, ...reason }, 'provider: source failing');
-      else log.info({ ...where, ...reason }, 'provider: source recovered');
-    } else if (r.type === 'skipped' || r.type === 'waiting' || r.type === 'error') log.warn({ ...where, ...reason }, `provider: ${r.type}`);
-    else log.info({ ...where, ...reason }, `provider: ${r.type}`);
+    emit(reported(Object.freeze({ ...partial, provider: scope.provider, at: scope.scheduler.now() })));
+  };
+}
+
+/**
+ * A provider whose discovery reports into its own output. Per subscription, `body` gets a fresh
+ * {@link Reporter} whose reports are emitted synchronously, between the fleet events `body` emits,
+ * in the order they were said; after unsubscribe (or completion) it says nothing. Every source of
+ * reports (the engine, a management watch, a failing scan) uses that one reporter.
+ *
+ * @example
+ * ```ts
+ * const cfg = engineConfig('file', options, 'its file is gone', true);
+ * const provider = reporting(cfg, (say: Reporter) => desiredSets(say).pipe(engageCandidates(cfg, say)));
+ * ```
+ * @param scope - the provider's name and clock.
+ * @param body - builds the provider's FleetEvents with the subscription's reporter.
+ * @returns the cold provider.
+ */
+export function reporting(scope: ReportScope, body: (say: Reporter) => Observable<FleetEvent>): Provider {
+  // Not merge(subject, body): reports said while `body` is being subscribed must not be lost, and
+  // the gate below is what guarantees silence after unsubscribe, whatever `body` still holds.
+  return new RxObservable<FleetEvent>((subscriber) => {
+    let open = true;
+    const say = reporter(scope, (ev) => {
+      if (open) subscriber.next(ev);
+    });
+    const sub = body(say).subscribe({
+      next: (ev) => { subscriber.next(ev); },
+      error: (err: unknown) => {
+        open = false;
+        subscriber.error(err);
+      },
+      complete: () => {
+        open = false;
+        subscriber.complete();
+      },
+    });
+    return () => {
+      open = false;
+      sub.unsubscribe();
+    };
+  });
+}
+
+/**
+ * Reports the problems of successive looks at a source (a scan, a poll) once each while they
+ * persist: a problem is said when it appears, not again while every later look still has it, and
+ * again if it comes back after a look without it. Problems are told apart by their content.
+ *
+ * @example
+ * ```ts
+ * const problems = reportProblems(say);
+ * problems([{ type: 'skipped', candidate: '/etc/fleet', reason: 'kubeconfig path /etc/fleet does not exist' }]); // said
+ * problems([{ type: 'skipped', candidate: '/etc/fleet', reason: 'kubeconfig path /etc/fleet does not exist' }]); // not again
+ * ```
+ * @param say - the reporter.
+ * @returns a function taking every problem of one look.
+ */
+export function reportProblems(say: Reporter): (problems: readonly ReportInput[]) => void {
+  let known = new Set<string>();
+  return (problems) => {
+    const now = new Set<string>();
+    for (const p of problems) {
+      const key = JSON.stringify(p);
+      if (!known.has(key) && !now.has(key)) say(p);
+      now.add(key);
+    }
+    known = now;
   };
 }

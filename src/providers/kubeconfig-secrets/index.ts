@@ -1,9 +1,11 @@
 // Clusters from kubeconfig Secrets in a namespace of a management cluster, as multicluster-runtime's
 // kubeconfig provider: Secrets labelled `sigs.k8s.io/multicluster-runtime-kubeconfig=true`, the
 // kubeconfig under key `kubeconfig`, the cluster named after the Secret. Only a change of the
-// kubeconfig itself re-engages; a Secret without a usable kubeconfig is skipped with a reason.
-import { defer, map } from 'rxjs';
-import type { Cluster, Provider } from '../../client/cluster.js';
+// kubeconfig itself (or the Secret's labels, which become the cluster's) re-engages; a Secret
+// without a usable kubeconfig is reported as skipped with a reason that names the Secret.
+import { map } from 'rxjs';
+import { ConfigError } from '../../core/config-error.js';
+import type { Cluster, Provider } from '../../streams/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Secret } from '../../core/object.js';
@@ -17,6 +19,7 @@ import { managementWatch } from '../internal/management.js';
 import { snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
+import { reporting } from '../internal/report.js';
 
 export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
 export type { Probe } from '../internal/engage.js';
@@ -46,9 +49,10 @@ export interface KubeconfigSecretsOptions extends ContactOptions {
 }
 
 /**
- * The candidate of one Secret: named after it, fingerprinted by the kubeconfig's bytes, skipped
- * when the key is missing, empty or not base64 of a kubeconfig, and absent while the Secret is
- * being deleted.
+ * The candidate of one Secret: named after it, fingerprinted by the kubeconfig's bytes (its labels
+ * become the cluster's, and a change of them re-engages it), skipped when the key is missing, empty
+ * or not base64 of a kubeconfig (the reason names the Secret), and absent while the Secret is being
+ * deleted. Its identity is `Secret <namespace>/<name>`.
  *
  * @example
  * ```ts
@@ -61,11 +65,12 @@ export interface KubeconfigSecretsOptions extends ContactOptions {
 export function secretCandidate(secret: Secret, key: string): Candidate | undefined {
   if (secret.metadata.deletionTimestamp !== undefined) return undefined;
   const name = clusterName(secret.metadata.name ?? '?');
+  const source = `Secret ${secret.metadata.namespace ?? ''}/${name}`;
   const data = secret.data?.[key];
-  if (data === undefined) return skipped(name, `Secret ${secret.metadata.namespace ?? ''}/${name} has no "${key}" key`);
+  if (data === undefined) return skipped(name, `${source} has no "${key}" key`);
   const yaml = Buffer.from(data, 'base64').toString('utf8');
-  if (yaml.trim() === '') return skipped(name, `Secret ${secret.metadata.namespace ?? ''}/${name} has an empty "${key}"`);
-  return kubeconfigCandidate(name, { yaml }, sha256(yaml));
+  if (yaml.trim() === '') return skipped(name, `${source} has an empty "${key}"`);
+  return kubeconfigCandidate(name, { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels });
 }
 
 /**
@@ -91,23 +96,28 @@ export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string
 /**
  * A provider of the clusters whose kubeconfigs are Secrets of a management cluster. Deleting a
  * Secret (or marking it for deletion) disengages its cluster; changing its kubeconfig re-engages
- * it with a new client; changing only labels or annotations does nothing. By default a cluster
- * must answer `GET /version` before it is engaged. When the Secret watch itself fails (RBAC
- * refuses to list Secrets, the management cluster is unreachable) it is reported as a `source`
- * report (`failing` once per cause, `recovered` once it works again) while the watch retries.
+ * it with a new client, and so does changing its labels (the cluster's labels); changing only
+ * annotations does nothing. By default a cluster must answer `GET /version` before it is engaged.
+ * A Secret whose kubeconfig is missing or does not load is reported as `skipped`, naming the
+ * Secret and the cause. When the Secret watch itself fails (RBAC refuses to list Secrets, the
+ * management cluster is unreachable) it is reported as a `source` report (`failing` once per
+ * cause, `recovered` once it works again) while the watch retries. Reports travel in the stream.
  *
  * @example
  * ```ts
  * import { kubeconfigSecrets } from 'rxfleet/providers/kubeconfig-secrets';
- * const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: 'fleet', report: console.log }));
+ * const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: 'fleet' }));
+ * fleet.reports.subscribe((r) => console.log(r));
  * ```
- * @param options - the management cluster, namespace, selector, key, timing and reporting.
+ * @param options - the management cluster, namespace, selector, key, timing and first contact.
  * @returns the provider.
+ * @throws ConfigError when `key` is empty or a duration is not positive.
  */
 export function kubeconfigSecrets(options: KubeconfigSecretsOptions): Provider {
   const cfg = engineConfig('kubeconfig-secrets', options, 'its Secret was deleted', true);
   const key = options.key ?? 'kubeconfig';
-  return defer(() =>
+  if (key === '') throw new ConfigError('kubeconfig-secrets provider: `key` must not be empty (it names the Secret data key holding the kubeconfig)');
+  return reporting(cfg, (say) =>
     managementWatch(
       options.cluster,
       secrets,
@@ -116,11 +126,11 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): Provider {
         namespace: options.namespace ?? 'default',
         labelSelector: options.labelSelector ?? `${kubeconfigSecretLabel}=true`,
       },
-      cfg.say,
+      say,
     ).pipe(
       snapshots(),
       map((all) => desiredFromSecrets(all, key)),
-      engageCandidates(cfg),
+      engageCandidates(cfg, say),
     ),
   );
 }

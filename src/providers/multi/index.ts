@@ -1,24 +1,25 @@
 // Many providers as one: each provider's clusters are named `<provider>#<cluster>`, and providers
 // can be added and removed while the fleet runs (removing one disengages its clusters). The
-// multicluster-runtime `multi` provider, as an Observable.
+// multicluster-runtime `multi` provider, as an Observable. The providers' reports pass through,
+// their cluster names prefixed like the clusters.
 import type { Observable, Subscription } from 'rxjs';
-import { BehaviorSubject, Observable as RxObservable } from 'rxjs';
-import type { FleetEvent, Provider } from '../../client/cluster.js';
-import { disengaged } from '../../client/cluster.js';
+import { asyncScheduler, BehaviorSubject, Observable as RxObservable } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
-import type { ProviderOptions } from '../internal/report.js';
-import { reporter } from '../internal/report.js';
+import type { FleetEvent, Provider } from '../../streams/cluster.js';
+import { disengaged } from '../../streams/cluster.js';
+import type { ProviderOptions, Reporter } from '../internal/report.js';
+import { reporting } from '../internal/report.js';
 import { withPrefix } from './with-prefix.js';
 
 export { withPrefix } from './with-prefix.js';
-export type { ProviderOptions, ProviderReport } from '../internal/report.js';
+export type { ProviderOptions, ProviderReport } from '../clusters/index.js';
 
 /**
  * Options of {@link multi}.
  *
  * @example
  * ```ts
- * const opts: MultiOptions = { separator: '/', report: console.log };
+ * const opts: MultiOptions = { separator: '/' };
  * ```
  */
 export interface MultiOptions extends ProviderOptions {
@@ -26,6 +27,7 @@ export interface MultiOptions extends ProviderOptions {
   readonly separator?: string;
 }
 
+// A type, not an interface extending Observable: the docs then show the three methods only.
 /**
  * Providers merged under names, changeable at run time.
  *
@@ -37,14 +39,14 @@ export interface MultiOptions extends ProviderOptions {
  * all.remove('capi');        // capi#… clusters are disengaged
  * ```
  */
-export interface MultiProvider extends Observable<FleetEvent> {
+export type MultiProvider = Provider & {
   /** Adds a provider (replacing, and so disengaging the clusters of, one of the same name). */
   add(name: string, provider: Provider): void;
   /** Removes a provider: each subscriber unsubscribes from it and sees its clusters disengaged. */
   remove(name: string): void;
   /** The providers' names now. */
   names(): readonly string[];
-}
+};
 
 interface Running {
   readonly provider: Provider;
@@ -52,28 +54,9 @@ interface Running {
   sub?: Subscription;
 }
 
-/**
- * Merges named providers; a cluster `c` of provider `p` is engaged as `p#c`. Cold: each
- * subscription subscribes to every provider present and follows `add` / `remove`. A provider that
- * errors (which a provider should never do) is reported and its clusters disengaged; the others go
- * on. Unsubscribing unsubscribes every provider and emits nothing more.
- *
- * @example
- * ```ts
- * import { multi } from 'rxfleet/providers/multi';
- * const all = multi({ east: single(eastEntry) });
- * all.add('west', single(westEntry)); // engaged as west#west
- * ```
- * @param initial - providers by name.
- * @param options - separator and reporting.
- * @returns the combined provider, with `add`, `remove` and `names`.
- */
-export function multi(initial: Readonly<Record<string, Provider>> = {}, options: MultiOptions = {}): MultiProvider {
-  const separator = options.separator ?? '#';
-  const registry = new BehaviorSubject<ReadonlyMap<string, Provider>>(new Map(Object.entries(initial)));
-  const say = reporter('multi', options);
-
-  const provider = new RxObservable<FleetEvent>((subscriber) => {
+/** Runs the registry's providers for one subscription, renaming their events and saying multi's own reports. */
+function runProviders(registry: BehaviorSubject<ReadonlyMap<string, Provider>>, separator: string, say: Reporter): Observable<FleetEvent> {
+  return new RxObservable<FleetEvent>((subscriber) => {
     const running = new Map<string, Running>();
     const stop = (name: string, reason: string): void => {
       const r = running.get(name);
@@ -91,7 +74,7 @@ export function multi(initial: Readonly<Record<string, Provider>> = {}, options:
       r.sub = withPrefix(`${name}${separator}`, p).subscribe({
         next: (ev) => {
           if (ev.type === 'engaged') r.engaged.add(ev.cluster.name);
-          else r.engaged.delete(ev.name);
+          else if (ev.type === 'disengaged') r.engaged.delete(ev.name);
           subscriber.next(ev);
         },
         error: (err: unknown) => {
@@ -112,6 +95,29 @@ export function multi(initial: Readonly<Record<string, Provider>> = {}, options:
       running.clear();
     };
   });
+}
+
+/**
+ * Merges named providers; a cluster `c` of provider `p` is engaged as `p#c`, keeping its identity
+ * and labels. Cold: each subscription subscribes to every provider present and follows `add` /
+ * `remove`. The providers' reports pass through (cluster names prefixed). A provider that errors
+ * (which a provider should never do) is reported as an `error` of provider `multi` and its clusters
+ * disengaged; the others go on. Unsubscribing unsubscribes every provider and emits nothing more.
+ *
+ * @example
+ * ```ts
+ * import { multi } from 'rxfleet/providers/multi';
+ * const all = multi({ east: single(eastEntry) });
+ * all.add('west', single(westEntry)); // engaged as west#west
+ * ```
+ * @param initial - providers by name.
+ * @param options - separator and scheduler (the clock of multi's own reports).
+ * @returns the combined provider, with `add`, `remove` and `names`.
+ */
+export function multi(initial: Readonly<Record<string, Provider>> = {}, options: MultiOptions = {}): MultiProvider {
+  const separator = options.separator ?? '#';
+  const registry = new BehaviorSubject<ReadonlyMap<string, Provider>>(new Map(Object.entries(initial)));
+  const provider = reporting({ provider: 'multi', scheduler: options.scheduler ?? asyncScheduler }, (say) => runProviders(registry, separator, say));
 
   return Object.assign(provider, {
     add(name: string, p: Provider): void {

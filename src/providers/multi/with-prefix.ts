@@ -1,12 +1,41 @@
 // Renaming a provider's clusters, the building block of `multi`: composition is plain RxJS.
 import { map } from 'rxjs';
-import type { Cluster, FleetEvent, Provider } from '../../client/cluster.js';
-import { disengaged, engaged } from '../../client/cluster.js';
 import { clusterName } from '../../core/cluster.js';
+import type { Cluster, FleetEvent, Provider } from '../../streams/cluster.js';
+import { disengaged, engaged, reported } from '../../streams/cluster.js';
+import type { ProviderReport } from '../../streams/provider-report.js';
 
 /**
- * The same provider with every cluster name prefixed (`prefix + name`). The Cluster keeps its
- * client (whose errors still name the cluster as its provider knows it) and labels.
+ * A report with its cluster's name (or skipped candidate's) prefixed, so it names the cluster as
+ * the fleet knows it. `source` reports name a management cluster, outside the fleet: unchanged.
+ *
+ * @example
+ * ```ts
+ * prefixReport('prod#', { type: 'engaged', provider: 'kind', cluster: clusterName('east'), at: 0 }); // { type: 'engaged', cluster: 'prod#east', … }
+ * ```
+ * @param prefix - prepended to the name.
+ * @param r - the report.
+ * @returns the renamed report.
+ */
+export function prefixReport(prefix: string, r: ProviderReport): ProviderReport {
+  switch (r.type) {
+    case 'engaged':
+    case 'reengaged':
+    case 'disengaged':
+    case 'waiting':
+      return Object.freeze({ ...r, cluster: clusterName(`${prefix}${r.cluster}`) });
+    case 'skipped':
+      return Object.freeze({ ...r, candidate: `${prefix}${r.candidate}` });
+    case 'error':
+    case 'source':
+      return r;
+  }
+}
+
+/**
+ * The same provider with every cluster name prefixed (`prefix + name`), in its lifecycle events and
+ * in its reports. The Cluster keeps its client (whose errors still name the cluster as its provider
+ * knows it), its identity and its labels: only the name changes.
  *
  * @example
  * ```ts
@@ -20,9 +49,16 @@ import { clusterName } from '../../core/cluster.js';
 export function withPrefix(prefix: string, provider: Provider): Provider {
   return provider.pipe(
     map((ev): FleetEvent => {
-      if (ev.type === 'disengaged') return disengaged(clusterName(`${prefix}${ev.name}`), ...(ev.reason === undefined ? [] : [ev.reason]));
-      const renamed: Cluster = { ...ev.cluster, name: clusterName(`${prefix}${ev.cluster.name}`) };
-      return engaged(Object.freeze(renamed));
+      switch (ev.type) {
+        case 'disengaged':
+          return disengaged(clusterName(`${prefix}${ev.name}`), ...(ev.reason === undefined ? [] : [ev.reason]));
+        case 'report':
+          return reported(prefixReport(prefix, ev.report));
+        case 'engaged': {
+          const renamed: Cluster = { ...ev.cluster, name: clusterName(`${prefix}${ev.cluster.name}`) };
+          return engaged(Object.freeze(renamed));
+        }
+      }
     }),
   );
 }

@@ -1,6 +1,6 @@
 // The provider of no cluster, for wiring a controller before its discovery is decided.
 import { NEVER } from 'rxjs';
-import type { Provider } from '../../client/cluster.js';
+import type { Provider } from '../../streams/cluster.js';
 
 /**
  * A provider that never engages anything and never completes (completion would read as "discovery

@@ -1,7 +1,7 @@
 // One fixed cluster, for controllers that run against a single cluster but are written for a fleet.
-import type { Provider } from '../../client/cluster.js';
-import type { ClusterEntry } from '../clusters/index.js';
-import { clusters } from '../clusters/index.js';
+import type { Provider } from '../../streams/cluster.js';
+import type { ClusterEntry } from '../clusters/set.js';
+import { clusterSet } from '../clusters/set.js';
 import type { ContactOptions } from '../internal/options.js';
 
 export type { ClusterEntry, KubeconfigEntry } from '../clusters/index.js';
@@ -10,7 +10,7 @@ export type { ContactOptions, ProviderOptions, ProviderReport } from '../cluster
 /**
  * A provider of exactly one cluster, engaged on subscribe and disengaged on unsubscribe. A
  * kubeconfig entry gets a new client per subscription, closed on unsubscribe; a given
- * {@link Cluster}'s client stays the caller's.
+ * `Cluster`'s client stays the caller's. The cluster's identity names the provider `single`.
  *
  * @example
  * ```ts
@@ -18,9 +18,11 @@ export type { ContactOptions, ProviderOptions, ProviderReport } from '../cluster
  * const fleet = createFleet(single({ name: 'local', kubeconfig: { file: `${process.env.HOME}/.kube/config` } }));
  * ```
  * @param entry - the cluster, or its name and kubeconfig.
- * @param options - reporting, scheduler, optional first contact.
+ * @param options - scheduler, optional first contact.
  * @returns the provider.
+ * @throws ConfigError when the name is invalid.
  */
 export function single(entry: ClusterEntry, options: ContactOptions = {}): Provider {
-  return clusters([entry], options).pipe();
+  // Only the Observable: the set's add/remove are not part of a single cluster's contract.
+  return clusterSet('single', [entry], options).pipe();
 }

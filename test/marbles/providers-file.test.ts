@@ -1,0 +1,148 @@
+// The file provider in virtual time over a real temporary directory: clusters are named after
+// their contexts (a context name in two files is told apart by the file and reported), carry labels
+// and an identity, and every misconfiguration (a missing path, an empty, malformed or unreadable
+// file, labels for no cluster) is a report in the provider's stream naming the path and the cause,
+// said once while it lasts.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { map } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/core/config-error.js';
+import type { FleetEvent } from '../../src/streams/cluster.js';
+import { file, scanKubeconfigFiles } from '../../src/providers/file/index.js';
+import { testScheduler } from './watch-fixtures.js';
+
+interface Context {
+  readonly name: string;
+  readonly port: number;
+  readonly labels?: Record<string, unknown>;
+}
+
+/** A kubeconfig with one cluster, user and context per entry; labels go in the rxfleet.dev/labels extension. */
+function kubeconfig(...contexts: Context[]): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: contexts.map((c) => ({ name: `${c.name}-c`, cluster: { server: `https://127.0.0.1:${c.port}` } })),
+    users: contexts.map((c) => ({ name: `${c.name}-u`, user: { token: 'secret-token' } })),
+    contexts: contexts.map((c) => ({
+      name: c.name,
+      context: { cluster: `${c.name}-c`, user: `${c.name}-u`, ...(c.labels === undefined ? {} : { extensions: [{ name: 'rxfleet.dev/labels', extension: c.labels }] }) },
+    })),
+    'current-context': contexts[0]?.name,
+  });
+}
+
+const show = (ev: FleetEvent): string => {
+  if (ev.type === 'engaged') return `+${ev.cluster.name} [${ev.cluster.identity?.source ?? ''}] ${JSON.stringify(ev.cluster.labels ?? {})}`;
+  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
+  const r = ev.report;
+  return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}: ${'reason' in r ? r.reason : ''}`;
+};
+
+const tempDir = (): string => mkdtempSync(join(tmpdir(), 'rxfleet-file-marbles-'));
+
+describe('file provider (virtual time, real files)', () => {
+  it('should report a missing path as skipped, naming the path and the cause, once while it stays missing', () => {
+    const dir = tempDir();
+    const missing = join(dir, 'nowhere', 'fleet.kubeconfig');
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const provider = file({ paths: [missing], watch: false, rescanIntervalMs: 10, scheduler: ts });
+      // Scans at 0, 10 and 20: one report.
+      expectObservable(provider.pipe(map(show)), '^ 25ms !').toBe('m', { m: `!skipped ${missing}: kubeconfig path ${missing} does not exist` });
+    });
+  });
+
+  it('should name clusters after their contexts, tell apart a context name two files define and report it, with labels and identities', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.kubeconfig'), kubeconfig({ name: 'east', port: 1, labels: { region: 'eu', tier: 1 } }, { name: 'west', port: 2 }));
+    writeFileSync(join(dir, 'b.kubeconfig'), kubeconfig({ name: 'east', port: 3 }));
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const labels = { west: { region: 'us' }, 'b.kubeconfig+east': { tier: 'dev' } };
+      const provider = file({ paths: [dir], watch: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels });
+      expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(dAaBbWw)', {
+        d: `!error : context "east" is defined in 2 kubeconfig files (${join(dir, 'a.kubeconfig')}, ${join(dir, 'b.kubeconfig')}): their clusters are named "a.kubeconfig+east", "b.kubeconfig+east"; rename a context to give its cluster a name of its own`,
+        A: '+a.kubeconfig+east [context "east" of kubeconfig a.kubeconfig] {"region":"eu","tier":"1"}',
+        a: '!engaged a.kubeconfig+east: ',
+        B: '+b.kubeconfig+east [context "east" of kubeconfig b.kubeconfig] {"tier":"dev"}',
+        b: '!engaged b.kubeconfig+east: ',
+        W: '+west [context "west" of kubeconfig a.kubeconfig] {"region":"us"}',
+        w: '!engaged west: ',
+      });
+    });
+  });
+
+  it('should never put a path in a cluster name: files with the same base name are told apart by their directories', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'prod'));
+    mkdirSync(join(dir, 'dev'));
+    writeFileSync(join(dir, 'prod', 'kubeconfig.yaml'), kubeconfig({ name: 'admin', port: 1 }));
+    writeFileSync(join(dir, 'dev', 'kubeconfig.yaml'), kubeconfig({ name: 'admin', port: 2 }));
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const provider = file({ paths: [join(dir, 'prod'), join(dir, 'dev')], watch: false, probe: false, scheduler: ts });
+      const names = provider.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.name : ev.type)));
+      expectObservable(names, '^ 5ms !').toBe('(rdDpP)', { r: 'report', d: 'dev/kubeconfig.yaml+admin', D: 'report', p: 'prod/kubeconfig.yaml+admin', P: 'report' });
+    });
+  });
+
+  it('should report an empty, a malformed and a context-less file as skipped with path and cause, and labels that are not strings or name no cluster as errors', () => {
+    const dir = tempDir();
+    const empty = join(dir, 'empty.kubeconfig');
+    const malformed = join(dir, 'malformed.kubeconfig');
+    const bare = join(dir, 'bare.kubeconfig');
+    writeFileSync(empty, '\n');
+    writeFileSync(malformed, 'clusters: [ {\n  token: secret-token');
+    writeFileSync(bare, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [] }));
+    writeFileSync(join(dir, 'good.kubeconfig'), kubeconfig({ name: 'good', port: 1, labels: { nested: { no: 'maps' } } }));
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      const provider = file({ paths: [dir], watch: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels: { ghost: { a: 'b' } } });
+      expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(begmlGn)', {
+        b: `!skipped ${bare}: kubeconfig ${bare} has no contexts`,
+        e: `!skipped ${empty}: kubeconfig ${empty} is empty`,
+        g: `!error : context "good" of kubeconfig ${join(dir, 'good.kubeconfig')}: extension rxfleet.dev/labels: label "nested" must be a string; its labels are ignored`,
+        m: `!skipped ${malformed}: invalid kubeconfig ${malformed}: unexpected end of the stream within a flow collection at line 2, column 22`,
+        l: '!error : labels are configured for cluster "ghost", which no kubeconfig context is named',
+        G: '+good [context "good" of kubeconfig good.kubeconfig] {}',
+        n: '!engaged good: ',
+      });
+    });
+  });
+
+  // Root reads any file whatever its mode, and CI runs as root: the read is injected, so the
+  // permission error is produced the same way for every user.
+  it('should report a kubeconfig that cannot be read as skipped with the path and the cause', () => {
+    const locked = join(tempDir(), 'locked.kubeconfig');
+    const denied = (path: string): string => {
+      throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
+    };
+    const scan = scanKubeconfigFiles([locked], { separator: '+', read: denied });
+    expect(scan.desired.size).toBe(0);
+    expect(scan.problems).toEqual([{ type: 'skipped', candidate: locked, reason: `cannot read kubeconfig ${locked}: permission denied (EACCES)` }]);
+  });
+
+  it('should report a directory with no kubeconfig and a pattern that matches nothing', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'notes.txt'), 'not a kubeconfig');
+    const pattern = join(dir, '*.yaml');
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      expectObservable(file({ paths: [dir, pattern], watch: false, scheduler: ts }).pipe(map(show)), '^ 5ms !').toBe('(dp)', {
+        d: `!skipped ${dir}: kubeconfig directory ${dir} has no file named kubeconfig.yaml, kubeconfig.yml, *.kubeconfig, *.kubeconfig.yaml, *.kubeconfig.yml`,
+        p: `!skipped ${pattern}: kubeconfig pattern ${pattern} matches no file`,
+      });
+    });
+  });
+
+  it('should refuse options that can never work with a ConfigError', () => {
+    expect(() => file({ paths: [] })).toThrow(ConfigError);
+    expect(() => file({ separator: '' })).toThrow(ConfigError);
+    expect(() => file({ rescanIntervalMs: 0 })).toThrow(/file provider: `rescanIntervalMs` must be a positive number of milliseconds, got 0/);
+    expect(() => file({ debounceMs: -1 })).toThrow(ConfigError);
+    expect(() => file({ probeTimeoutMs: Number.POSITIVE_INFINITY })).toThrow(ConfigError);
+  });
+});
