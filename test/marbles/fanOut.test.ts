@@ -1,5 +1,4 @@
-import { TestScheduler } from 'rxjs/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { disengaged, engaged } from '../../src/streams/cluster.js';
 import type { ConfigMap } from '../../src/core/index.js';
 import { clusterName, configMaps } from '../../src/core/index.js';
@@ -7,6 +6,7 @@ import type { FanOutItem } from '../../src/operators/index.js';
 import { fanOut } from '../../src/operators/index.js';
 import type { KeyedEvent } from '../../src/streams/events.js';
 import { fakeCluster, fakeFleet, fleetViews, keyedEvents } from '../../src/testing/index.js';
+import { testScheduler } from '../support/marbles.js';
 
 const ev = keyedEvents(configMaps);
 const east = fakeCluster('east', { env: 'prod' });
@@ -16,10 +16,6 @@ const src = ev.key('hub', 'fleet/settings');
 const copy = (cm: ConfigMap, c: { name: string }) => `${cm.data?.v ?? ''}@${c.name}`;
 const desired = (cluster: string, object: string): FanOutItem<string> => ({ type: 'desired', cluster: clusterName(cluster), source: src, object });
 const removed = (cluster: string): FanOutItem<string> => ({ type: 'removed', cluster: clusterName(cluster), source: src });
-const testScheduler = () =>
-  new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
 
 describe('fanOut', () => {
   it('should emit a desired copy for every matching engaged cluster, following source and fleet events', () => {

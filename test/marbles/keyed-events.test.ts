@@ -1,13 +1,13 @@
 // toKeyedEvents after reflect: a keyed event must never reach a reconciler before the store can
 // serve its object, or a level-triggered reconciler would act on a missing or stale object.
 import { from, map } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import type { KeyedEvent, WatchEvent } from '../../src/streams/index.js';
 import { createStore, reflect, toKeyedEvents } from '../../src/streams/index.js';
 import { cm, east } from './watch-fixtures.js';
+import { testScheduler } from '../support/marbles.js';
 
 const listing = (...objs: ConfigMap[]): WatchEvent<ConfigMap>[] => [
   { type: 'initStarted' },
@@ -20,9 +20,7 @@ const label = (ev: KeyedEvent<ConfigMap>): string =>
 
 describe('keyed events from a reflected watch', () => {
   it('should hold a listing back until initDone and emit it there, latest object per key', () => {
-    new TestScheduler((actual, expected) => {
-      expect(actual).toEqual(expected);
-    }).run(({ cold, expectObservable }) => {
+    testScheduler().run(({ cold, expectObservable }) => {
       const values: Record<string, WatchEvent<ConfigMap>> = {
         s: { type: 'initStarted' },
         a: { type: 'initApply', object: cm('a', '1') },

@@ -1,16 +1,12 @@
-import { TestScheduler } from 'rxjs/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { ConfigMap } from '../../src/core/index.js';
 import { configMaps } from '../../src/core/index.js';
 import type { ReconcileInput } from '../../src/operators/index.js';
 import { debounceByKey, throttleByKey } from '../../src/operators/index.js';
 import { keyedEvents } from '../../src/testing/index.js';
+import { testScheduler } from '../support/marbles.js';
 
 const ev = keyedEvents(configMaps);
-const testScheduler = () =>
-  new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
 const values = {
   a: ev.applied('east', 'default/a', { data: { v: '1' } }),
   b: ev.applied('east', 'default/a', { data: { v: '2' } }),

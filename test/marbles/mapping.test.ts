@@ -1,5 +1,4 @@
 import { merge } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/core/index.js';
 import { configMaps, namespaces, resource } from '../../src/core/index.js';
@@ -7,15 +6,12 @@ import type { ReconcileInput } from '../../src/operators/index.js';
 import { done, mapToKeys, mapToOwner, reconcile } from '../../src/operators/index.js';
 import type { KeyedEvent } from '../../src/streams/events.js';
 import { keyedEvents, toLabels } from '../../src/testing/index.js';
+import { testScheduler } from '../support/marbles.js';
 
 const pods = resource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
 const replicaSets = resource({ group: 'apps', version: 'v1', plural: 'replicasets', kind: 'ReplicaSet', namespaced: true });
 const podEvents = keyedEvents(pods);
 const rsEvents = keyedEvents(replicaSets);
-const testScheduler = () =>
-  new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
 
 describe('mapToOwner', () => {
   it('should enqueue the owner of the given kind and group, in the same cluster and namespace', () => {

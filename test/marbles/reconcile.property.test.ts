@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { merge, NEVER, map, takeUntil, tap, timer } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/core/index.js';
 import { configMaps, formatKey } from '../../src/core/index.js';
 import type { Action, QueueDepth, ReconcileInput, Reconciler } from '../../src/operators/index.js';
 import { done, error, reconcile, terminal } from '../../src/operators/index.js';
 import { keyedEvents } from '../../src/testing/index.js';
+import { testScheduler } from '../support/marbles.js';
 
 const ev = keyedEvents(configMaps);
 const clusters = ['c0', 'c1', 'c2'];
@@ -70,9 +70,7 @@ describe('reconcile, under random interleavings', () => {
           );
         };
 
-        new TestScheduler((a, b) => {
-          expect(a).toEqual(b);
-        }).run(() => {
+        testScheduler().run(() => {
           const inputs = sc.events.map((e) =>
             timer(e.at).pipe(
               map((): ReconcileInput<ConfigMap> => {

@@ -1,17 +1,13 @@
 import { defer, of, tap, throwError } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configMaps } from '../../src/core/index.js';
 import type { ConfigMap } from '../../src/core/index.js';
 import type { Action, Outcome, QueueDepth, ReconcileInput } from '../../src/operators/index.js';
 import { done, error, reconcile, requeueAfter, terminal } from '../../src/operators/index.js';
 import { keyedEvents, outcomeLabel, recorder, scripted, takes, toLabels } from '../../src/testing/index.js';
+import { testScheduler } from '../support/marbles.js';
 
 const ev = keyedEvents(configMaps);
-const testScheduler = () =>
-  new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
 
 describe('reconcile', () => {
   it('should collapse adds for a pending key into one run that sees the latest object', () => {

@@ -9,6 +9,7 @@ import { clusterName, E } from '../../src/index.js';
 import type { EventRecord } from '../../src/sinks/index.js';
 import { eventRecorder, sinkContext } from '../../src/sinks/index.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
+import { testScheduler } from '../support/marbles.js';
 
 const regarding = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'app', uid: 'u-1' };
 const ev = (cluster = 'east', note = 'synced'): EventRecord => ({ cluster: clusterName(cluster), regarding, type: 'Normal', reason: 'Synced', action: 'Apply', note });
@@ -37,7 +38,7 @@ function setup(ts: TestScheduler, clients: Parameters<typeof fakeFleet>[0], wind
 
 describe('eventRecorder', () => {
   it('should create one Event, then patch its series count on repeats within the window', () => {
-    const ts = new TestScheduler((a, b) => { expect(a).toEqual(b); });
+    const ts = testScheduler();
     const east = recording(ts);
     ts.run(({ flush }) => {
       const rec = setup(ts, { east: east.client });
@@ -69,7 +70,7 @@ describe('eventRecorder', () => {
   });
 
   it('should aggregate per cluster and per note, and start afresh after the window', () => {
-    const ts = new TestScheduler((a, b) => { expect(a).toEqual(b); });
+    const ts = testScheduler();
     const east = recording(ts);
     const west = recording(ts);
     ts.run(({ flush }) => {
@@ -89,7 +90,7 @@ describe('eventRecorder', () => {
   });
 
   it('should send one patch of a series at a time, folding repeats that arrive meanwhile into the next one', () => {
-    const ts = new TestScheduler((a, b) => { expect(a).toEqual(b); });
+    const ts = testScheduler();
     const east = recording(ts, '10ms (a|)');
     ts.run(({ flush }) => {
       const rec = setup(ts, { east: east.client });
@@ -103,7 +104,7 @@ describe('eventRecorder', () => {
   });
 
   it('should forget the least recently seen series beyond maxEntries', () => {
-    const ts = new TestScheduler((a, b) => { expect(a).toEqual(b); });
+    const ts = testScheduler();
     const east = recording(ts);
     ts.run(({ flush }) => {
       const rec = setup(ts, { east: east.client }, 10_000, 2);
@@ -115,7 +116,7 @@ describe('eventRecorder', () => {
   });
 
   it('should report a failed write as a value and create afresh next time', () => {
-    const ts = new TestScheduler((a, b) => { expect(a).toEqual(b); });
+    const ts = testScheduler();
     let fail = true;
     const client = fakeClient({
       create: (o) => defer(() => (fail ? ((fail = false), of(E.left(err('Forbidden', 'east', { code: 403 })))) : of(E.right(o)))),

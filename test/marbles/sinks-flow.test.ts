@@ -10,12 +10,8 @@ import type { Either } from '../../src/internal/fp.js';
 import type { ApplyWrite, SinkConfig, WriteClient } from '../../src/sinks/index.js';
 import { apply, applyEach, patchStatus, sinkContext, tokenBucket } from '../../src/sinks/index.js';
 import { err, fakeClient, fakeFleet, throwingClient } from './sinks-fake.js';
+import { testScheduler } from '../support/marbles.js';
 
-function scheduler(): TestScheduler {
-  return new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
-}
 
 const obj = (name: string, rv = '1'): ConfigMap => ({ metadata: { name, namespace: 'default', resourceVersion: rv }, data: { k: 'v' } });
 const write = (cluster: string, name: string): ApplyWrite<ConfigMap> => ({
@@ -49,7 +45,7 @@ describe('tokenBucket', () => {
   }
 
   it('should let a burst through at once, then space requests by 1/qps', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const bucket = tokenBucket({ qps: 10, burst: 2 }, ts);
       expectObservable(bucket.take()).toBe('(x|)', { x: undefined });
@@ -61,7 +57,7 @@ describe('tokenBucket', () => {
   });
 
   it('should refill while idle, but never beyond the burst', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     let granted: number[] = [];
     ts.run(({ flush }) => {
       granted = grants(ts, tokenBucket({ qps: 10, burst: 2 }, ts), [0, 0, 1000, 1000, 1000, 1000]);
@@ -71,7 +67,7 @@ describe('tokenBucket', () => {
   });
 
   it('should give the token back when a waiting caller unsubscribes', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const bucket = tokenBucket({ qps: 10, burst: 1 }, ts);
       expectObservable(bucket.take()).toBe('(x|)', { x: undefined });
@@ -90,7 +86,7 @@ describe('tokenBucket', () => {
 
 describe('rate limiting in the sinks', () => {
   it('should be off by default', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const sent: number[] = [];
     ts.run(({ cold, hot, expectObservable }) => {
       const ctx = ctxOf(ts, { a: timedApplies(ts, '(a|)', sent, cold) });
@@ -106,7 +102,7 @@ describe('rate limiting in the sinks', () => {
   });
 
   it('should space one cluster by its bucket and leave another cluster alone', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const sentA: number[] = [];
     const sentB: number[] = [];
     ts.run(({ cold, hot, flush }) => {
@@ -133,7 +129,7 @@ describe('Retry-After', () => {
   }
 
   it("should retry a 429 after the server's Retry-After and count the attempt", () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const sent: number[] = [];
     ts.run(({ expectObservable }) => {
       const ctx = ctxOf(ts, { a: throttled(ts, [E.left(err('TooManyRequests', 'a', { code: 429, retryAfterSeconds: 2 }))], sent) });
@@ -143,7 +139,7 @@ describe('Retry-After', () => {
   });
 
   it('should give up after the configured attempts and report the 429 as a value', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const sent: number[] = [];
     const tooMany = () => E.left<KubeError, KubeObject>(err('TooManyRequests', 'a', { code: 429 }));
     ts.run(({ expectObservable }) => {
@@ -157,7 +153,7 @@ describe('Retry-After', () => {
   });
 
   it("should cap a long Retry-After at the backoff's maxMs", () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const sent: number[] = [];
     ts.run(({ flush }) => {
       const ctx = ctxOf(ts, { a: throttled(ts, [E.left(err('TooManyRequests', 'a', { code: 429, retryAfterSeconds: 3600 }))], sent) }, { retryAfter: { backoff: { maxMs: 5000 } } });
@@ -170,7 +166,7 @@ describe('Retry-After', () => {
 
 describe('applyEach', () => {
   it('should keep at most `concurrency` writes in flight and emit as they finish', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const sent: number[] = [];
     ts.run(({ cold, hot, expectObservable }) => {
       const ctx = ctxOf(ts, { a: timedApplies(ts, '----------(a|)', sent, cold) });
@@ -188,7 +184,7 @@ describe('applyEach', () => {
   });
 
   it('should turn failures into values and keep writing to the other clusters', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     ts.run(({ cold, hot, expectObservable }) => {
       const forbidden = fakeClient({ apply: () => cold('-(a|)', { a: E.left(err('Forbidden', 'limited', { code: 403 })) }) });
       const ctx = ctxOf(ts, { ok: timedApplies(ts, '-(a|)', [], cold), limited: forbidden, broken: throwingClient() });
@@ -206,7 +202,7 @@ describe('applyEach', () => {
 
 describe('apply and status results', () => {
   it('should report no change when the resourceVersion did not move, without reading when `current` is given', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const client = fakeClient({ apply: () => of(E.right<KubeError, KubeObject>(obj('x', '7'))) });
       const ctx = ctxOf(ts, { a: client });
@@ -219,7 +215,7 @@ describe('apply and status results', () => {
   });
 
   it('should read first when `current` is not given', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const calls: string[] = [];
     ts.run(({ expectObservable }) => {
       const client = fakeClient({
@@ -233,7 +229,7 @@ describe('apply and status results', () => {
   });
 
   it('should tell a missing status subresource from a missing object', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const key = objectKey(clusterName('a'), 'default', 'x');
       const noSubresource = fakeClient({ get: () => of(E.right<KubeError, KubeObject>(obj('x'))), patch: () => of(E.left(err('NotFound', 'a', { code: 404 }))) });

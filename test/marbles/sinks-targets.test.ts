@@ -1,7 +1,6 @@
 // Cross-cluster ownership over fake clusters (removeTargets, sweepOrphans, releaseSource), and the
 // hand-over from sinks to the work queue (toAction, finalizerWrites with withFinalizer).
 import { of } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, E, objectKey } from '../../src/index.js';
@@ -11,11 +10,8 @@ import type { WriteClient, WriteOutcome } from '../../src/sinks/index.js';
 import { finalizerWrites, releaseSource, removeTargets, sinkContext, sourceIdentity, sweepOrphans, toAction, withBackReference } from '../../src/sinks/index.js';
 import { keyedEvents, toLabels } from '../../src/testing/index.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
+import { testScheduler } from '../support/marbles.js';
 
-const testScheduler = () =>
-  new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
 const hub = clusterName('hub');
 const source: ConfigMap = { metadata: { name: 'app', namespace: 'default', uid: 'u-1' } };
 const id = sourceIdentity(hub, configMaps, source);

@@ -11,6 +11,7 @@ import type { SinkConfig } from '../../src/sinks/index.js';
 import { ensureFinalizer, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
 import { backoffDelay } from '../../src/streams/backoff.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
+import { testScheduler } from '../support/marbles.js';
 
 const key = objectKey(clusterName('east'), 'default', 'counter');
 const cm = (rv: number, n: number, meta: Partial<KubeObject['metadata']> = {}): ConfigMap => ({
@@ -21,11 +22,6 @@ const bump = (c: { data?: Record<string, string> }): void => {
   c.data = { n: String(Number(c.data?.n ?? '0') + 1) };
 };
 
-function scheduler(): TestScheduler {
-  return new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
-}
 
 /** A server holding one object: reads answer at once; writes fail with Conflict `conflicts` times, then succeed. */
 function conflictingServer(ts: TestScheduler, conflicts: number, start: ConfigMap = cm(1, 0)) {
@@ -62,7 +58,7 @@ function ctxWith(ts: TestScheduler, client: ReturnType<typeof fakeClient>, extra
 
 describe('update', () => {
   it('should retry a Conflict 5 times by default, 10 ms apart with jitter, then report the Conflict with its attempts', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 100);
     ts.run(({ expectObservable }) => {
       const ctx = ctxWith(ts, server.client);
@@ -76,7 +72,7 @@ describe('update', () => {
   });
 
   it('should re-read and re-apply the recipe to the latest object after each Conflict', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 2);
     let outcome: unknown;
     ts.run(({ flush }) => {
@@ -90,7 +86,7 @@ describe('update', () => {
   });
 
   it('should take the number of attempts and the spacing from the context', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 100);
     ts.run(({ flush }) => {
       update(ctxWith(ts, server.client, { conflictRetry: { attempts: 3, backoff: { initialMs: 100, maxMs: 100, jitter: 0 } } }), { key, resource: configMaps, recipe: bump }).subscribe();
@@ -100,7 +96,7 @@ describe('update', () => {
   });
 
   it('should keep every jittered wait within [maxMs × (1 − jitter), maxMs]', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 100);
     ts.run(({ flush }) => {
       update(ctxWith(ts, server.client, { random: Math.random, conflictRetry: { attempts: 50 } }), { key, resource: configMaps, recipe: bump }).subscribe();
@@ -118,7 +114,7 @@ describe('update', () => {
   });
 
   it('should write nothing and report no change when the recipe changes nothing', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 0);
     ts.run(({ expectObservable }) => {
       expectObservable(update(ctxWith(ts, server.client), { key, resource: configMaps, recipe: () => undefined })).toBe('(x|)', {
@@ -129,7 +125,7 @@ describe('update', () => {
   });
 
   it('should report a recipe that throws as RecipeFailed instead of erroring', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 0);
     ts.run(({ expectObservable }) => {
       const recipe = (): void => {
@@ -142,7 +138,7 @@ describe('update', () => {
   });
 
   it('should report a missing object as NotFound without writing', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const client = fakeClient({ get: () => of(E.left(err('NotFound', 'east', { code: 404 }))) });
     ts.run(({ expectObservable }) => {
       expectObservable(update(ctxWith(ts, client), { key, resource: configMaps, recipe: bump })).toBe('(x|)', {
@@ -156,7 +152,7 @@ describe('finalizers', () => {
   const finalizer = 'test.rxfleet.dev/cleanup';
 
   it('should refuse to add a finalizer to an object with a deletionTimestamp, without writing', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 0, cm(5, 0, { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['other/x'] }));
     ts.run(({ expectObservable }) => {
       expectObservable(ensureFinalizer(ctxWith(ts, server.client), { key, resource: configMaps, finalizer })).toBe('(x|)', {
@@ -167,7 +163,7 @@ describe('finalizers', () => {
   });
 
   it('should re-check the deletionTimestamp on the re-read after a Conflict', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     let reads = 0;
     const client = fakeClient({
       get: () => of(E.right(reads++ === 0 ? cm(1, 0) : cm(2, 0, { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['other/x'] }))),
@@ -181,7 +177,7 @@ describe('finalizers', () => {
   });
 
   it('should add a finalizer once and report no change when it is already there', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 0, cm(1, 0, { finalizers: ['other/x'] }));
     const outcomes: unknown[] = [];
     ts.run(({ flush }) => {
@@ -196,7 +192,7 @@ describe('finalizers', () => {
   });
 
   it('should remove only its own finalizer, and treat a missing object as done', () => {
-    const ts = scheduler();
+    const ts = testScheduler();
     const server = conflictingServer(ts, 1, cm(1, 0, { finalizers: ['a/x', finalizer, 'b/y'] }));
     const gone = fakeClient({ get: () => of(E.left(err('NotFound', 'east', { code: 404 }))) });
     ts.run(({ expectObservable }) => {

@@ -2,8 +2,6 @@
 // calls hand out the cold observables a test prepared, recording the options each call received.
 import type { Observable, ObservableInput } from 'rxjs';
 import { NEVER } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
-import { expect } from 'vitest';
 import type { ListOptions, WatchOptions } from '../../src/client/index.js';
 import type { ConfigMap, KubeError, ObjectList } from '../../src/index.js';
 import { clusterName, E, kubeError } from '../../src/index.js';
@@ -12,11 +10,7 @@ import type { WatchSource } from '../../src/streams/index.js';
 
 export const east = clusterName('east');
 
-export function testScheduler(): TestScheduler {
-  return new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
-}
+export { testScheduler } from '../support/marbles.js';
 
 export function cm(name: string, rv: string, namespace = 'default', labels?: Record<string, string>): ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, resourceVersion: rv, ...(labels === undefined ? {} : { labels }) } };

@@ -1,5 +1,4 @@
 import { map } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap, ObjectKey } from '../../src/core/index.js';
 import { clusterName, configMaps, kubeError } from '../../src/core/index.js';
@@ -8,13 +7,10 @@ import type { ReconcileInput } from '../../src/operators/index.js';
 import { done, reconcile, requeueAfter, withFinalizer } from '../../src/operators/index.js';
 import { toAction } from '../../src/sinks/index.js';
 import { keyedEvents, outcomeLabel, takes, toLabels } from '../../src/testing/index.js';
+import { testScheduler } from '../support/marbles.js';
 
 const ev = keyedEvents(configMaps);
 const fin = 'example.com/cleanup';
-const testScheduler = () =>
-  new TestScheduler((actual, expected) => {
-    expect(actual).toEqual(expected);
-  });
 
 describe('withFinalizer', () => {
   it('should add the finalizer, then apply; on deletion clean up, then remove it', () => {
