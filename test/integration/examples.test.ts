@@ -75,6 +75,29 @@ describe('example: uniform-baseline', () => {
   });
 });
 
+describe('a misconfigured provider run through main', () => {
+  it('logs a warning naming the kubeconfig and the cause, with no extra option, while the good cluster works', async () => {
+    const ws = await workspaceCluster();
+    const missing = '/nonexistent/rxfleet/east.kubeconfig';
+    // hello passes its kubeconfig paths to the clusters provider and nothing else: no report or logger option.
+    const r = launch('hello', ['default', kubeconfigFile(ws.yaml), missing]);
+    const warning = await until(`the provider's warning (output so far:\n${r.output()})`, () =>
+      r.output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === 'provider: candidate skipped'),
+    );
+    expect(warning).toMatchObject({ level: 40, provider: 'clusters', candidate: 'cluster-1' });
+    expect(String(warning.reason)).toContain(missing);
+    expect(String(warning.reason)).toContain('file not found');
+    // The other cluster keeps working.
+    right(await ws.cluster.client.apply(configMaps, { metadata: { name: 'greeting', namespace: 'default' } }, { fieldManager: 'test' }));
+    await until('the reply', async () => ((await get<ConfigMap>(ws.cluster.client, configMaps, 'greeting', 'default'))?.data?.reply === 'hello from cluster-0' ? true : undefined));
+    expect(await terminate(r)).toBe(0);
+  });
+});
+
 describe('example: fanout-status', () => {
   it('fans a hub Rollout out to matching members, aggregates their status, and cleans up on delete', async () => {
     const [hub, east, west] = await Promise.all([workspaceCluster(), workspaceCluster(), workspaceCluster()]);
