@@ -1,12 +1,15 @@
 // kcp scale benchmark: one APIExport provider serving N consumer workspaces × M objects each in a
 // private kcp. Measures, per workspace, the time from creating its APIBinding to its engagement
 // and to the first reconcile of one of its objects (median, p95), the time for the whole fleet to
-// be reconciled, and heap per engaged workspace (its M cached objects included).
+// be reconciled, and heap per engaged workspace (its M cached objects included). The controller is
+// the common path: createFleet(apiExport(...)) and fleetWatch over shared informers, each
+// workspace's informer a view of the endpoint's one wildcard watch.
 // Run: npm run bench:kcp  (node --expose-gc --import ./bench/register.ts bench/kcp-scale.ts)
 import { randomBytes } from 'node:crypto';
-import type { ClusterName } from '../src/index.js';
+import type { ClusterName, KubeObject, ObjectKey } from '../src/index.js';
+import { createFleet, createInformers, fleetWatch } from '../src/index.js';
 import { done, reconcile } from '../src/operators/index.js';
-import { apiExportFleet } from '../src/providers/kcp/index.js';
+import { apiExport } from '../src/providers/kcp/index.js';
 import { createIn, setupApiExport } from '../test/support/kcp-apiexport.js';
 import { createKcpWorkspace } from '../test/support/kcp.js';
 import { startKcp } from '../test/support/kcp.js';
@@ -37,15 +40,19 @@ try {
   const firstReconcileAt = new Map<string, number>();
   const reconciledKeys = new Set<string>();
 
-  const fleet = apiExportFleet({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), resources: [fx.widgets] }, fx.exportName);
+  const fleet = createFleet(apiExport({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }) }, fx.exportName));
+  const informers = createInformers();
+  const lookup = (key: ObjectKey): KubeObject | undefined => {
+    const c = fleet.get(key.cluster);
+    return c === undefined ? undefined : informers.informer(c, fx.widgets).store.get(key);
+  };
   // Workspaces (logical names) are created in the bench before their bindings: ask for logical names
   // only to map engagement times back to their binding times.
   const heapBefore = heap();
-  const provSub = fleet.provider.subscribe((ev) => {
-    if (ev.type === 'engaged') engagedAt.set(ev.cluster.name, performance.now());
+  const provSub = fleet.engagements.subscribe(({ cluster }) => {
+    engagedAt.set(cluster.name, performance.now());
   });
-  const recSub = fleet
-    .events(fx.widgets)
+  const recSub = fleetWatch(fleet, fx.widgets, { informers })
     .pipe(
       reconcile(
         (req) => {
@@ -54,7 +61,7 @@ try {
           reconciledKeys.add(`${c}/${req.key.name}`);
           return done();
         },
-        { lookup: fleet.lookup(fx.widgets), fleet, concurrency: 10 },
+        { lookup, fleet, concurrency: 10 },
       ),
     )
     .subscribe();

@@ -3,7 +3,7 @@
 // Kubeconfigs are checked before anything starts, as in examples/shared/cli.ts.
 import { parseArgs } from 'node:util';
 import { clusterName, E, loadKubeConfig } from '../../src/index.js';
-import { ConfigError } from '../../src/runtime/index.js';
+import { ConfigError } from '../../src/index.js';
 import { DEFAULT_EXPORT } from './api.js';
 
 export interface KcpProviderArgs {

@@ -5,16 +5,15 @@
 // deletes its downstream object first (a finalizer: owner references cannot leave a workspace).
 import { createHash } from 'node:crypto';
 import type { Observable } from 'rxjs';
-import { concatMap, map, merge, of, toArray } from 'rxjs';
+import { concatMap, merge, of } from 'rxjs';
 import type { Cluster, ClusterName, ConfigMap, Provider } from '../../src/index.js';
 import { clusterName, configMaps, E, objectKey, resourceId } from '../../src/index.js';
 import type { Action, ReconcileInput, ReconcileRequest } from '../../src/operators/index.js';
 import { done, error, mapToKeys, withFinalizer } from '../../src/operators/index.js';
-import type { ApiExportFleet } from '../../src/providers/kcp/index.js';
 import type { Controller, ControllerContext } from '../../src/runtime/index.js';
 import { controller } from '../../src/runtime/index.js';
-import type { SourceIdentity, WriteOutcome } from '../../src/sinks/index.js';
-import { apply, ensureFinalizer, patchStatus, readBackReference, removeFinalizer, removeTargets, sourceIdentity, withBackReference } from '../../src/sinks/index.js';
+import type { SourceIdentity } from '../../src/sinks/index.js';
+import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, toAction, withBackReference } from '../../src/sinks/index.js';
 import type { MongoDB, MongoDBStatus } from './api.js';
 import { mongodbs } from './api.js';
 
@@ -27,8 +26,8 @@ export const NAME = 'kcp-provider';
 const isDownstream = (c: Cluster): boolean => c.name === DOWNSTREAM;
 
 export interface KcpProviderOptions {
-  /** The APIExport's consumers: provider, keyed events and cache of the instances. */
-  readonly kcp: ApiExportFleet;
+  /** The APIExport's consumers (`apiExport(...)`): each bound workspace is a cluster of the fleet. */
+  readonly kcp: Provider;
   /** The downstream cluster, engaged under the name {@link DOWNSTREAM}. */
   readonly downstream: Provider;
   /** The downstream namespace the projections go to (it must exist). */
@@ -49,11 +48,6 @@ export function endpointOf(projection: ConfigMap): string {
   return `mongodb://${projection.metadata.name ?? ''}.${projection.metadata.namespace ?? ''}.svc:27017`;
 }
 
-const toAction = (outcomes: readonly WriteOutcome[]): Action => {
-  const failed = outcomes.find(E.isLeft);
-  return failed === undefined ? done() : error(failed.left);
-};
-
 /** Projects one instance downstream, then writes its status back to the instance's workspace. */
 function provision(req: ReconcileRequest<MongoDB>, db: MongoDB, namespace: string, ctx: ControllerContext): Observable<Action> {
   const source = sourceIdentity(req.cluster, mongodbs, db);
@@ -71,30 +65,30 @@ function provision(req: ReconcileRequest<MongoDB>, db: MongoDB, namespace: strin
       const now = db.status;
       if (now?.phase === status.phase && now.endpoint === status.endpoint && now.observedGeneration === status.observedGeneration) return of(done());
       // req.key names the instance's workspace: the write goes through that workspace's client only.
-      return patchStatus(ctx.sinks, { key: req.key, resource: mongodbs, status, current: db }).pipe(map((o) => toAction([o])));
+      return patchStatus(ctx.sinks, { key: req.key, resource: mongodbs, status, current: db }).pipe(toAction());
     }),
   );
 }
 
 /** Deletes the instance's projection (found by its back-reference, deleted with a uid precondition). */
 function deprovision(source: SourceIdentity, ctx: ControllerContext): Observable<Action> {
-  return removeTargets(ctx.sinks, { source, targets: [configMaps], clusters: [DOWNSTREAM] }).pipe(toArray(), map(toAction));
+  return removeTargets(ctx.sinks, { source, targets: [configMaps], clusters: [DOWNSTREAM] }).pipe(toAction());
 }
 
 /**
- * The controller. Instances come from the export's wildcard cache (the controller's `source`: one
- * watch per shard, none per workspace), not from a watch of the runtime's; a workspace is ready
- * once that cache has listed its shard. The projections are watched downstream so a deleted or
- * edited one is put back.
+ * The controller. Instances are watched like any resource: in each consumer workspace, the
+ * runtime's informer is a view of the export's one wildcard watch per shard (the workspace's
+ * `cache`), so N workspaces cost no N watches; a workspace is ready once that watch has listed.
+ * The downstream cluster is left out of the primary watch (it serves no MongoDBs). The projections
+ * are watched downstream so a deleted or edited one is put back.
  */
 export function kcpProviderController(options: KcpProviderOptions): Controller<MongoDB> {
-  const { kcp, namespace } = options;
+  const { namespace } = options;
   return controller({
     name: NAME,
-    provider: merge(kcp.provider, options.downstream),
+    provider: merge(options.kcp, options.downstream),
     resource: mongodbs,
-    // Events, reads (req.object) and readiness of the instances come from the export's cache.
-    source: { events: kcp.events(mongodbs), lookup: kcp.lookup(mongodbs), synced: kcp.synced(mongodbs), clusters: (c) => !isDownstream(c) },
+    watch: { clusters: (c) => !isDownstream(c) },
     inputs: ({ watch }): Observable<ReconcileInput<MongoDB>>[] => [
       // A projection changed or deleted downstream wakes the instance it points back to.
       watch(configMaps, { namespace, labelSelector: `${MANAGED_BY}=${NAME}`, clusters: isDownstream }).pipe(
@@ -107,8 +101,7 @@ export function kcpProviderController(options: KcpProviderOptions): Controller<M
     reconcile: (req, ctx) =>
       withFinalizer<MongoDB>({
         finalizer: FINALIZER,
-        ensure: (key) => ensureFinalizer(ctx.sinks, { key, resource: mongodbs, finalizer: FINALIZER }),
-        remove: (key) => removeFinalizer(ctx.sinks, { key, resource: mongodbs, finalizer: FINALIZER }),
+        writes: finalizerWrites(ctx.sinks, mongodbs),
         apply: (r) => (r.object === undefined ? done() : provision(r, r.object, namespace, ctx)),
         cleanup: (r) => (r.object === undefined ? done() : deprovision(sourceIdentity(r.cluster, mongodbs, r.object), ctx)),
       })(req, ctx),

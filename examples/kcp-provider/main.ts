@@ -2,17 +2,19 @@
 //   node dist-demo/examples/kcp-provider/main.js --provider provider.kubeconfig --downstream downstream.kubeconfig \
 //     [--export mongodbs.databases.example.dev] [--namespace mongodb-instances]
 // With INSTALL_API=1 it first installs the MongoDB APIResourceSchema and APIExport in the provider
-// workspace. The downstream namespace is created when missing.
+// workspace. The downstream namespace is created when missing. The kcp provider's reports
+// (workspaces engaged and disengaged, a failing endpoint-slice or binding watch) are logged by
+// `main` like every provider's.
 import type { Logger } from 'pino';
 import { clusterName, createClusterClient, E, namespaces } from '../../src/index.js';
-import type { KcpReport } from '../../src/providers/kcp/index.js';
-import { apiExportFleet } from '../../src/providers/kcp/index.js';
+import { apiExport } from '../../src/providers/kcp/index.js';
 import { single } from '../../src/providers/single/index.js';
 import type { Controller } from '../../src/runtime/index.js';
-import { ConfigError, defaultLogger, exitCodes, main } from '../../src/runtime/index.js';
+import { ConfigError } from '../../src/index.js';
+import { defaultLogger, exitCodes, main } from '../../src/runtime/index.js';
 import { probePort } from '../shared/cli.js';
 import type { MongoDB } from './api.js';
-import { installMongoApi, mongodbs } from './api.js';
+import { installMongoApi } from './api.js';
 import { parseKcpProviderArgs } from './cli.js';
 import { DOWNSTREAM, kcpProviderController } from './controller.js';
 
@@ -23,13 +25,6 @@ async function withClient(name: string, file: string, use: (c: Parameters<typeof
     client.right.close();
   });
 }
-
-/** The kcp provider's reports as log lines: engagements at info, failures (retried) at warn. */
-const logReport = (log: Logger) => (r: KcpReport): void => {
-  if (r.kind === 'engaged' || r.kind === 'disengaged') log.info({ cluster: r.cluster, logical: r.logical }, `workspace ${r.kind}`);
-  else if (r.kind === 'endpoints') log.info({ urls: r.urls }, 'virtual workspace endpoints');
-  else if (r.kind === 'error') log.warn({ error: r.error._tag, reason: r.error.message }, 'kcp provider: retrying');
-};
 
 async function prepare(log: Logger): Promise<Controller<MongoDB>> {
   const args = parseKcpProviderArgs(process.argv.slice(2));
@@ -44,7 +39,7 @@ async function prepare(log: Logger): Promise<Controller<MongoDB>> {
     if (E.isLeft(made)) throw new ConfigError(`namespace ${args.namespace} is missing downstream and cannot be created: ${made.left.message}`);
   });
   // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
-  const kcp = apiExportFleet({ kubeconfig: () => ({ file: args.provider }), resources: [mongodbs], report: logReport(log.child({ component: 'kcp' })) }, args.exportName);
+  const kcp = apiExport({ kubeconfig: () => ({ file: args.provider }) }, args.exportName);
   return kcpProviderController({ kcp, downstream: single({ name: DOWNSTREAM, kubeconfig: { file: args.downstream } }), namespace: args.namespace });
 }
 

@@ -2,9 +2,11 @@
 // kube-apiserver: a provider workspace exports the MongoDB API (installed by the example), two
 // consumer workspaces bind it and create an instance with the same namespace/name, and each gets
 // its own downstream object and its own status back; deleting one removes only its projection.
+// The controller names its resource like any other (no kcp-specific source): each workspace's
+// watch is a view of the export's wildcard watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient, ConfigMap, KubeObject } from '../../src/index.js';
-import { clusterName, configMaps, E, resource } from '../../src/index.js';
+import { clusterName, configMaps, E, resource, resourceId } from '../../src/index.js';
 import { SOURCE_CLUSTER_ANNOTATION, SOURCE_NAME_ANNOTATION, SOURCE_NAMESPACE_ANNOTATION, readBackReference } from '../../src/sinks/index.js';
 import type { MongoDB } from '../../examples/kcp-provider/api.js';
 import { DEFAULT_EXPORT, mongodbs } from '../../examples/kcp-provider/api.js';
@@ -84,8 +86,8 @@ describe('example: kcp-provider', () => {
       expect(db.status?.endpoint).toBe(`mongodb://${name}.${namespace}.svc:27017`);
       expect(db.metadata.finalizers).toContain(FINALIZER);
     }
-    // Readiness follows the export's cache (the controller's source): each workspace is synced once
-    // its shard's wildcard watch has listed, the downstream cluster by its own watch.
+    // Readiness follows each cluster's watch: a workspace is synced once its shard's wildcard watch
+    // has listed (its informer is a view of it), the downstream cluster by its own watch.
     const url = /"url":"(http:\/\/[^"]+)"/.exec(r.output())?.[1];
     expect(url).toBeDefined();
     const ready = await until(`/readyz to answer 200 (output so far:\n${r.output()})`, async () => {
@@ -94,7 +96,10 @@ describe('example: kcp-provider', () => {
     });
     for (const c of consumers) expect(ready).toContain(`cluster ${c.ws.logicalCluster}: synced`);
     expect(ready).toContain('cluster downstream: synced');
-    expect(r.output()).toContain('"msg":"source synced"');
+    for (const c of consumers) {
+      const synced = r.output().split('\n').some((l) => l.includes('"msg":"cache synced"') && l.includes(`"cluster":"${c.ws.logicalCluster}"`) && l.includes(`"resource":"${resourceId(mongodbs)}"`));
+      expect(synced).toBe(true);
+    }
 
     const [first, second] = consumers;
     expect(nameOf(first.ws)).not.toBe(nameOf(second.ws));

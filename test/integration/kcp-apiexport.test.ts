@@ -1,15 +1,16 @@
-// The APIExport provider against the run's shared kcp: three consumer workspaces reconciled by one
-// controller through the export's virtual workspace, a fourth bound later, one unbound, the tenant
-// guard, and path-aware naming.
+// The APIExport provider against the run's shared kcp, through the common path (createFleet,
+// fleetWatch over shared informers, reconcile): three consumer workspaces reconciled by one
+// controller through the export's virtual workspace with no watch of their own, a fourth bound
+// later, one unbound, the tenant guard, path-aware naming, and a namespaced watch.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
-import { defer, map } from 'rxjs';
-import type { ClusterName, FleetEvent, ObjectKey } from '../../src/index.js';
-import { clusterName, E, formatKey, objectKey } from '../../src/index.js';
+import { defer, map, tap } from 'rxjs';
+import type { Cluster, ClusterName, FleetEvent, KeyedEvent, ObjectKey, ProviderReport } from '../../src/index.js';
+import { clusterName, createFleet, createInformers, E, engaged, fleetWatch, formatKey, objectKey } from '../../src/index.js';
 import type { Outcome } from '../../src/operators/index.js';
 import { done, reconcile } from '../../src/operators/index.js';
-import type { ApiExportFleet, KcpReport } from '../../src/providers/kcp/index.js';
-import { apiExportFleet, retarget } from '../../src/providers/kcp/index.js';
+import { apiExport, retarget } from '../../src/providers/kcp/index.js';
+import type { Fleet, Informers } from '../../src/streams/index.js';
 import type { ApiExportFixture, Widget } from '../support/kcp-apiexport.js';
 import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
@@ -19,25 +20,44 @@ import { until } from './targets.js';
 const fastWatch = { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 }, authBackoff: { initialMs: 500, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } };
 
 interface Running {
-  readonly kcp: ApiExportFleet;
+  readonly fleet: Fleet;
+  readonly informers: Informers;
   readonly fleetEvents: FleetEvent[];
   readonly outcomes: Outcome[];
   readonly reconciled: { key: ObjectKey; cluster: ClusterName }[];
-  readonly reports: KcpReport[];
+  readonly reports: ProviderReport[];
+  /** Watches asked of an engaged workspace's own client (none while its cache serves them). */
+  readonly ownWatches: string[];
+  lookup(key: ObjectKey): Widget | undefined;
   stop(): void;
+}
+
+/** The cluster as engaged, its client recording the watches asked of it. */
+function recordingWatches(cluster: Cluster, into: string[]): Cluster {
+  const { client } = cluster;
+  return { ...cluster, client: { ...client, watch: (r, o) => (into.push(`${cluster.name} ${r.plural}${o?.namespace === undefined ? '' : ` ns=${o.namespace}`}`), client.watch(r, o)) } };
 }
 
 /** Runs the controller under test: every Widget gets `status.cluster` and `status.observedSize` written back. */
 function runController(fx: ApiExportFixture, pathAware = false): Running {
-  const reports: KcpReport[] = [];
-  const kcp = apiExportFleet({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), resources: [fx.widgets], watch: fastWatch, pathAware, report: (r) => reports.push(r) }, fx.exportName);
   const fleetEvents: FleetEvent[] = [];
+  const ownWatches: string[] = [];
+  const provider = apiExport({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), watch: fastWatch, pathAware }, fx.exportName).pipe(
+    tap((ev) => fleetEvents.push(ev)),
+    map((ev) => (ev.type === 'engaged' ? engaged(recordingWatches(ev.cluster, ownWatches)) : ev)),
+  );
+  const fleet = createFleet(provider);
+  const informers = createInformers(fastWatch);
+  const lookup = (key: ObjectKey): Widget | undefined => {
+    const c = fleet.get(key.cluster);
+    return c === undefined ? undefined : informers.informer(c, fx.widgets).store.get(key);
+  };
   const outcomes: Outcome[] = [];
+  const reports: ProviderReport[] = [];
   const reconciled: { key: ObjectKey; cluster: ClusterName }[] = [];
   const subs: Subscription[] = [
-    kcp.provider.subscribe((ev) => fleetEvents.push(ev)),
-    kcp
-      .events(fx.widgets)
+    fleet.reports.subscribe((r) => reports.push(r)),
+    fleetWatch(fleet, fx.widgets, { informers })
       .pipe(
         reconcile<Widget>(
           (req, ctx) => {
@@ -45,7 +65,8 @@ function runController(fx: ApiExportFixture, pathAware = false): Running {
             const w = req.object;
             const c = ctx.fleet?.get(req.cluster);
             if (w === undefined || c === undefined) return done();
-            const logical = kcp.logicalCluster(req.cluster) ?? '';
+            // The logical cluster is the cluster's identity.
+            const logical = c.identity?.id ?? '';
             if (w.status?.cluster === logical && w.status.observedSize === w.spec?.size) return done();
             return defer(() =>
               c.client.patch(fx.widgets, req.key.name, { status: { cluster: logical, observedSize: w.spec?.size } }, { type: 'merge', namespace: req.key.namespace, subresource: 'status' }),
@@ -56,17 +77,20 @@ function runController(fx: ApiExportFixture, pathAware = false): Running {
               }),
             );
           },
-          { lookup: kcp.lookup(fx.widgets), fleet: kcp, concurrency: 4 },
+          { lookup, fleet, concurrency: 4 },
         ),
       )
       .subscribe((o) => outcomes.push(o)),
   ];
   return {
-    kcp,
+    fleet,
+    informers,
     fleetEvents,
     outcomes,
     reconciled,
     reports,
+    ownWatches,
+    lookup,
     stop: () => {
       for (const s of subs) s.unsubscribe();
     },
@@ -125,12 +149,19 @@ describe('apiExport provider on a real kcp', () => {
       expect(await readWidget(fx, a, 'only-b')).toBeUndefined();
       expect(await readWidget(fx, c, 'only-b')).toBeUndefined();
       expect(run.outcomes.filter((o) => o.result === 'error' || o.result === 'terminal')).toEqual([]);
-      // Reads come from the wildcard cache, per workspace.
-      expect(run.kcp.lookup(fx.widgets)(objectKey(clusterName(a.logicalCluster), 'default', 'shared'))?.spec?.size).toBe(1);
-      expect(run.kcp.list(fx.widgets, clusterName(b.logicalCluster)).map((w) => w.metadata.name).sort()).toEqual(['only-b', 'shared']);
+      // Reads come from the wildcard cache, per workspace (its informer's store is a view of it).
+      expect(run.lookup(objectKey(clusterName(a.logicalCluster), 'default', 'shared'))?.spec?.size).toBe(1);
+      const bCluster = run.fleet.get(clusterName(b.logicalCluster));
+      if (bCluster === undefined) throw new Error('b engaged');
+      expect(run.informers.informer(bCluster, fx.widgets).store.list().map((w) => w.metadata.name).sort()).toEqual(['only-b', 'shared']);
       // One wildcard watch per endpoint and resource: the engaged clusters opened none.
-      const watched = new Set(run.reports.flatMap((r) => (r.kind === 'watch' ? [`${r.health.cluster} ${r.health.resource}`] : [])));
-      expect([...watched].every((w) => w.includes('/clusters/*') || w.startsWith('kcp-provider:'))).toBe(true);
+      expect(run.fleet.clusters().every((cl) => cl.cache !== undefined)).toBe(true);
+      expect(run.ownWatches).toEqual([]);
+      // Each cluster says who it is.
+      expect(run.fleet.get(clusterName(a.logicalCluster))?.identity).toEqual({ provider: 'kcp-apiexport', source: `workspace ${a.logicalCluster} via APIExport ${fx.exportName}`, id: a.logicalCluster });
+      expect(run.fleet.get(clusterName(a.logicalCluster))?.labels).toEqual({ 'kcp.io/cluster': a.logicalCluster });
+      expect(run.reports.filter((r) => r.type === 'engaged').length).toBeGreaterThanOrEqual(3);
+      expect(run.reports.filter((r) => r.type === 'error' || r.type === 'skipped')).toEqual([]);
     } finally {
       run.stop();
     }
@@ -141,10 +172,10 @@ describe('apiExport provider on a real kcp', () => {
     try {
       const [a] = fx.consumers;
       if (a === undefined) throw new Error('fixture');
-      await until('three engaged', () => Promise.resolve(run.kcp.clusters().length >= 3 ? true : undefined));
+      await until('three engaged', () => Promise.resolve(run.fleet.clusters().length >= 3 ? true : undefined));
       const d = await fx.addConsumer();
       fx.consumers.push(d);
-      await until(`${d.path} engaged`, () => Promise.resolve(run.kcp.get(clusterName(d.logicalCluster)) === undefined ? undefined : true), 60_000);
+      await until(`${d.path} engaged`, () => Promise.resolve(run.fleet.get(clusterName(d.logicalCluster)) === undefined ? undefined : true), 60_000);
       await createWidget(fx, d, 'shared', 4);
       await statusLands(fx, d, 'shared', 4);
 
@@ -153,19 +184,20 @@ describe('apiExport provider on a real kcp', () => {
       await until(`${a.path} disengaged`, () =>
         Promise.resolve(run.fleetEvents.some((e) => e.type === 'disengaged' && e.name === aName) ? true : undefined),
       );
-      expect(run.kcp.get(aName)).toBeUndefined();
-      expect(run.kcp.lookup(fx.widgets)(objectKey(aName, 'default', 'shared'))).toBeUndefined();
+      expect(run.fleet.get(aName)).toBeUndefined();
+      expect(run.lookup(objectKey(aName, 'default', 'shared'))).toBeUndefined();
+      expect(run.reports.find((r) => r.type === 'disengaged' && r.cluster === aName)).toMatchObject({ provider: 'kcp-apiexport' });
       const seen = run.reconciled.length;
       const afterUnbind = (): number => run.reconciled.slice(seen).filter((r) => r.cluster === aName).length;
       // Activity elsewhere; nothing for the unbound workspace.
       await createWidget(fx, d, 'after-unbind', 5);
       await statusLands(fx, d, 'after-unbind', 5);
       expect(afterUnbind()).toBe(0);
-      const events = run.fleetEvents.filter((e) => (e.type === 'engaged' ? e.cluster.name === aName : e.name === aName)).map((e) => e.type);
+      const events = run.fleetEvents.filter((e) => (e.type === 'engaged' ? e.cluster.name === aName : e.type === 'disengaged' && e.name === aName)).map((e) => e.type);
       expect(events).toEqual(['engaged', 'disengaged']);
       // Bind it again: engaged again (its objects were removed by kcp with the binding).
       await fx.bind(a);
-      await until(`${a.path} engaged again`, () => Promise.resolve(run.kcp.get(aName) === undefined ? undefined : true), 60_000);
+      await until(`${a.path} engaged again`, () => Promise.resolve(run.fleet.get(aName) === undefined ? undefined : true), 60_000);
     } finally {
       run.stop();
     }
@@ -178,8 +210,8 @@ describe('apiExport provider on a real kcp', () => {
       if (b === undefined || c === undefined) throw new Error('fixture');
       const bName = clusterName(b.logicalCluster);
       const cName = clusterName(c.logicalCluster);
-      const fromB = await until('b/only-b cached', () => Promise.resolve(run.kcp.lookup(fx.widgets)(objectKey(bName, 'default', 'only-b'))));
-      const cClient = await until('c engaged', () => Promise.resolve(run.kcp.get(cName)?.client));
+      const fromB = await until('b/only-b cached', () => Promise.resolve(run.lookup(objectKey(bName, 'default', 'only-b'))));
+      const cClient = await until('c engaged', () => Promise.resolve(run.fleet.get(cName)?.client));
       const { resourceVersion: _rv, uid: _uid, ...meta } = fromB.metadata;
       const refused = await cClient.apply(fx.widgets, { ...fromB, metadata: meta }, { fieldManager: 'kcp-test' });
       expect(E.isLeft(refused)).toBe(true);
@@ -200,7 +232,7 @@ describe('apiExport provider on a real kcp', () => {
       expect((await readWidget(fx, c, 'copied-from-b'))?.metadata.annotations?.['kcp.io/cluster']).toBe(c.logicalCluster);
       expect(await readWidget(fx, b, 'copied-from-b')).toBeUndefined();
       // And b's own client writes b's object.
-      const bClient = run.kcp.get(bName)?.client;
+      const bClient = run.fleet.get(bName)?.client;
       const own = await bClient?.apply(fx.widgets, { metadata: { name: 'only-b', namespace: 'default', annotations: { 'kcp.io/cluster': b.logicalCluster } }, spec: { size: 20, owner: 'b' } }, { fieldManager: 'kcp-test' });
       expect(own !== undefined && E.isRight(own)).toBe(true);
     } finally {
@@ -213,19 +245,45 @@ describe('apiExport provider on a real kcp', () => {
     try {
       const [, b] = fx.consumers;
       if (b === undefined) throw new Error('fixture');
-      const byPath = await until(`${b.path} engaged by path`, () => Promise.resolve(run.kcp.get(clusterName(b.path))), 60_000);
+      const byPath = await until(`${b.path} engaged by path`, () => Promise.resolve(run.fleet.get(clusterName(b.path))), 60_000);
       expect(byPath.name).toBe(b.path);
       expect(byPath.labels?.['kcp.io/cluster']).toBe(b.logicalCluster);
-      expect(run.kcp.get(clusterName(b.logicalCluster))?.name).toBe(b.path);
-      expect(run.kcp.logicalCluster(clusterName(b.path))).toBe(b.logicalCluster);
+      // The logical cluster is the cluster's identity (and label): found from either name.
+      expect(run.fleet.clusters().find((cl) => cl.identity?.id === b.logicalCluster)?.name).toBe(b.path);
+      expect(byPath.identity).toEqual({ provider: 'kcp-apiexport', source: `workspace ${b.path} via APIExport ${fx.exportName}`, id: b.logicalCluster });
+      expect(byPath.labels?.['kcp.io/path']).toBe(b.path);
       await until('keys by path', () =>
         Promise.resolve(run.reconciled.some((r) => r.key.cluster === b.path && r.key.name === 'shared') ? true : undefined),
       );
-      expect(run.kcp.lookup(fx.widgets)(objectKey(clusterName(b.path), 'default', 'shared'))?.spec?.size).toBe(2);
+      expect(run.lookup(objectKey(clusterName(b.path), 'default', 'shared'))?.spec?.size).toBe(2);
+      expect(run.ownWatches).toEqual([]);
+      expect(run.reports.filter((r) => r.type === 'error')).toEqual([]);
       expect(run.fleetEvents.every((e) => (e.type === 'engaged' ? e.cluster.name.startsWith('root:') : true))).toBe(true);
     } finally {
       run.stop();
     }
   });
 
+  it('serves a namespaced watch through each workspace\'s own URL, since kcp refuses a namespaced wildcard watch', async () => {
+    const run = runController(fx);
+    const seen = new Map<string, KeyedEvent<Widget>>();
+    let sub: Subscription | undefined;
+    try {
+      const [, b, c] = fx.consumers;
+      if (b === undefined || c === undefined) throw new Error('fixture');
+      await until('b and c engaged', () => Promise.resolve(run.fleet.get(clusterName(b.logicalCluster)) !== undefined && run.fleet.get(clusterName(c.logicalCluster)) !== undefined ? true : undefined), 60_000);
+      sub = fleetWatch(run.fleet, fx.widgets, { informers: run.informers, namespace: 'default' }).subscribe((ev) => {
+        if (ev.type === 'applied') seen.set(formatKey(ev.key), ev);
+      });
+      const key = (ws: KcpWorkspace, name: string): string => formatKey(objectKey(clusterName(ws.logicalCluster), 'default', name));
+      await until('b/only-b and c/shared through namespaced watches', () => Promise.resolve(seen.has(key(b, 'only-b')) && seen.has(key(c, 'shared')) ? true : undefined));
+      await createWidget(fx, c, 'namespaced', 7);
+      await until('a live change through c\'s own watch', () => Promise.resolve(seen.has(key(c, 'namespaced')) ? true : undefined));
+      expect(run.ownWatches).toContain(`${c.logicalCluster} widgets ns=default`);
+      expect(run.ownWatches.every((w) => w.endsWith(' ns=default'))).toBe(true);
+    } finally {
+      sub?.unsubscribe();
+      run.stop();
+    }
+  });
 });

@@ -1,11 +1,12 @@
-// The initializing-workspaces provider against the shared kcp: new workspaces of a WorkspaceType
-// with an initializer are engaged while they initialize, set up through the virtual workspace,
-// released with finishInitialization, and reach Ready.
+// The initializing-workspaces provider against the shared kcp, through the common path (a fleet's
+// engagements): new workspaces of a WorkspaceType with an initializer are engaged while they
+// initialize, set up through the virtual workspace, released with finishInitialization, reach
+// Ready, and leave the fleet.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { filter, mergeMap } from 'rxjs';
-import type { FleetEvent } from '../../src/index.js';
-import { configMaps, E, namespaces } from '../../src/index.js';
+import { mergeMap } from 'rxjs';
+import type { Cluster, ProviderReport } from '../../src/index.js';
+import { configMaps, createFleet, E, namespaces } from '../../src/index.js';
 import { finishInitialization, initializerLabel, initializingWorkspaces } from '../../src/providers/kcp/index.js';
 import { sharedKcp } from '../support/context.js';
 import { requestJson, stringField } from '../support/http.js';
@@ -26,31 +27,33 @@ describe('initializingWorkspaces provider on a real kcp', () => {
     });
     expect(created.status).toBe(201);
 
-    const events: FleetEvent[] = [];
+    const engagedClusters: Cluster[] = [];
+    const reports: ProviderReport[] = [];
     const finished: string[] = [];
     const errors: unknown[] = [];
-    const sub = initializingWorkspaces(
+    const provider = initializingWorkspaces(
       { kubeconfig: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, watch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } } },
       typeName,
-    )
-      .pipe(
-        mergeMap((ev) => {
-          events.push(ev);
-          return [ev];
-        }),
-        filter((ev): ev is Extract<FleetEvent, { type: 'engaged' }> => ev.type === 'engaged'),
-        mergeMap(async ({ cluster }) => {
-          // Its own namespace: `default` is made by the root:universal initializer, which may run after this one.
-          const ns = await cluster.client.create(namespaces, { metadata: { name: 'welcome' } });
-          if (E.isLeft(ns) && ns.left._tag !== 'AlreadyExists') throw new Error(ns.left.message);
-          const cm = await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'welcome' }, data: { workspace: cluster.name } });
-          if (E.isLeft(cm) && cm.left._tag !== 'AlreadyExists') throw new Error(cm.left.message);
-          const r = await finishInitialization(cluster, cluster.labels?.[initializerLabel] ?? '');
-          if (E.isLeft(r)) throw new Error(r.left.message);
-          finished.push(cluster.name);
-        }),
-      )
-      .subscribe({ error: (err: unknown) => errors.push(err) });
+    );
+    const fleet = createFleet(provider);
+    const subs = [
+      fleet.reports.subscribe((r) => reports.push(r)),
+      fleet.engagements
+        .pipe(
+          mergeMap(async ({ cluster }) => {
+            engagedClusters.push(cluster);
+            // Its own namespace: `default` is made by the root:universal initializer, which may run after this one.
+            const ns = await cluster.client.create(namespaces, { metadata: { name: 'welcome' } });
+            if (E.isLeft(ns) && ns.left._tag !== 'AlreadyExists') throw new Error(ns.left.message);
+            const cm = await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'welcome' }, data: { workspace: cluster.name } });
+            if (E.isLeft(cm) && cm.left._tag !== 'AlreadyExists') throw new Error(cm.left.message);
+            const r = await finishInitialization(cluster, cluster.labels?.[initializerLabel] ?? '');
+            if (E.isLeft(r)) throw new Error(r.left.message);
+            finished.push(cluster.name);
+          }),
+        )
+        .subscribe({ error: (err: unknown) => errors.push(err) }),
+    ];
     try {
       const names = ['init-a', 'init-b'];
       for (const name of names) {
@@ -73,10 +76,17 @@ describe('initializingWorkspaces provider on a real kcp', () => {
       }
       expect(errors).toEqual([]);
       expect(finished.sort()).toEqual(names.map((n) => `${home.path}:${n}`));
+      // Each said who it is.
+      for (const c of engagedClusters) {
+        expect(c.identity).toMatchObject({ provider: 'kcp-initializing', source: `workspace ${c.name} initializing for WorkspaceType ${typeName}` });
+        expect(c.identity?.id).toBe(c.labels?.['kcp.io/cluster']);
+      }
       // Each was disengaged once it stopped matching (kcp's synthetic DELETED).
-      await until('both disengaged', () => Promise.resolve(events.filter((e) => e.type === 'disengaged').length === 2 ? true : undefined));
+      await until('both disengaged', () => Promise.resolve(reports.filter((r) => r.type === 'disengaged').length === 2 ? true : undefined));
+      expect(fleet.clusters()).toEqual([]);
+      expect(reports.filter((r) => r.type === 'error' || r.type === 'skipped')).toEqual([]);
     } finally {
-      sub.unsubscribe();
+      for (const s of subs) s.unsubscribe();
     }
   });
 });

@@ -1,13 +1,14 @@
-// The APIExport provider across a kcp restart (a private kcp: the shared one must never restart).
-// kcp writes a new admin token at each start, so the provider's kubeconfig function is re-read
-// after the 401s; the watches resume and the final state is exact.
+// The APIExport provider across a kcp restart (a private kcp: the shared one must never restart),
+// through the common path (createFleet, fleetWatch over shared informers, reconcile). kcp writes a
+// new admin token at each start, so the provider's kubeconfig function is re-read after the 401s;
+// the watches resume, every failing source recovers, and the final state is exact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
 import { defer, map } from 'rxjs';
-import { clusterName, E, objectKey } from '../../src/index.js';
+import type { ObjectKey, ProviderReport, WatchHealth } from '../../src/index.js';
+import { clusterName, createFleet, createInformers, E, fleetWatch, objectKey } from '../../src/index.js';
 import { done, reconcile } from '../../src/operators/index.js';
-import type { KcpReport } from '../../src/providers/kcp/index.js';
-import { apiExportFleet } from '../../src/providers/kcp/index.js';
+import { apiExport } from '../../src/providers/kcp/index.js';
 import type { ApiExportFixture, Widget } from '../support/kcp-apiexport.js';
 import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import type { KcpHandle } from '../support/kcp.js';
@@ -40,24 +41,31 @@ describe('apiExport provider across a kcp restart', () => {
 
     await create(a, 'before', 1);
     await create(b, 'before', 2);
-    const reports: KcpReport[] = [];
+    const reports: ProviderReport[] = [];
+    const health: WatchHealth[] = [];
     let reads = 0;
-    const fleet = apiExportFleet(
-      {
-        kubeconfig: () => {
-          reads++;
-          return { yaml: fx.providerKubeconfig() };
+    const fleet = createFleet(
+      apiExport(
+        {
+          kubeconfig: () => {
+            reads++;
+            return { yaml: fx.providerKubeconfig() };
+          },
+          watch: fastWatch,
         },
-        resources: [fx.widgets],
-        watch: fastWatch,
-        report: (r) => reports.push(r),
-      },
-      fx.exportName,
+        fx.exportName,
+      ),
     );
+    const informers = createInformers(fastWatch);
+    const lookup = (key: ObjectKey): Widget | undefined => {
+      const c = fleet.get(key.cluster);
+      return c === undefined ? undefined : informers.informer(c, fx.widgets).store.get(key);
+    };
     const subs: Subscription[] = [
-      fleet.provider.subscribe(),
-      fleet
-        .events(fx.widgets)
+      fleet.reports.subscribe((r) => reports.push(r)),
+      // The served resource's wildcard watch, as each workspace's informer sees it.
+      fleet.engagements.subscribe(({ cluster }) => subs.push(informers.informer(cluster, fx.widgets).health.subscribe((h) => health.push(h)))),
+      fleetWatch(fleet, fx.widgets, { informers })
         .pipe(
           reconcile<Widget>(
             (req, ctx) => {
@@ -71,7 +79,7 @@ describe('apiExport provider across a kcp restart', () => {
                 }),
               );
             },
-            { lookup: fleet.lookup(fx.widgets), fleet, backoff: { base: 100, max: 2_000 } },
+            { lookup, fleet, backoff: { initialMs: 100, maxMs: 2_000 } },
           ),
         )
         .subscribe(),
@@ -91,13 +99,23 @@ describe('apiExport provider across a kcp restart', () => {
       await lands(b, 'after', 20);
       // The new token was read from the kubeconfig function (after 401s).
       expect(reads).toBeGreaterThan(readsBefore);
-      expect(reports.some((r) => r.kind === 'watch' && r.health.lastError?._tag === 'Unauthorized')).toBe(true);
+      // The provider's own wildcard watches report their 401s as a failing source; the served
+      // resource's wildcard watch shows them in the workspaces' informer health.
+      const failing = reports.flatMap((r) => (r.type === 'source' && r.state === 'failing' ? [r] : []));
+      expect(failing.some((r) => r.error === 'Unauthorized') || health.some((h) => h.lastError?._tag === 'Unauthorized')).toBe(true);
+      // Every source that failed recovered.
+      await until('every failing source recovered', () =>
+        Promise.resolve(failing.every((f) => reports.some((r) => r.type === 'source' && r.state === 'recovered' && r.management === f.management && r.resource === f.resource && r.at >= f.at)) ? true : undefined),
+      );
       // The cache is exactly the server's state, per workspace.
-      const names = (ws: typeof a): string[] => fleet.list(fx.widgets, clusterName(ws.logicalCluster)).map((w) => w.metadata.name ?? '').sort();
+      const names = (ws: typeof a): string[] => {
+        const c = fleet.get(clusterName(ws.logicalCluster));
+        return c === undefined ? [] : informers.informer(c, fx.widgets).store.list().map((w) => w.metadata.name ?? '').sort();
+      };
       await until('cache equals server', () => Promise.resolve(names(b).join(',') === 'after' ? true : undefined));
       expect(names(a)).toEqual(['after', 'before']);
       expect(names(b)).toEqual(['after']);
-      expect(fleet.lookup(fx.widgets)(objectKey(clusterName(b.logicalCluster), 'default', 'before'))).toBeUndefined();
+      expect(lookup(objectKey(clusterName(b.logicalCluster), 'default', 'before'))).toBeUndefined();
       expect(fleet.clusters().map((c) => c.name as string).sort()).toEqual([a.logicalCluster, b.logicalCluster].sort());
     } finally {
       for (const s of subs) s.unsubscribe();

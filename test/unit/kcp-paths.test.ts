@@ -1,10 +1,13 @@
-// Path resolution and finishing initialization against fake clients: retries, fallbacks, conflicts.
+// Path resolution and finishing initialization against fake clients: retries, fallbacks, conflicts;
+// and how a provider names its workspaces (logical name, path, or the logical name with an error).
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom } from 'rxjs';
 import type { Cluster, ClusterClient, KubeError } from '../../src/index.js';
 import { clusterName, E, kubeError } from '../../src/index.js';
 import type { LogicalCluster } from '../../src/providers/kcp/index.js';
 import { finishInitialization, pathResolver } from '../../src/providers/kcp/index.js';
+import { workspaceNamer } from '../../src/providers/kcp/paths.js';
+import type { ReportInput } from '../../src/providers/internal/report.js';
 
 const quick = { attempts: 3, backoff: { initialMs: 1, factor: 1, maxMs: 1, resetAfterMs: 1 } };
 const lc = (path: string | undefined, initializers: string[] = [], rv = '1'): LogicalCluster => ({
@@ -75,5 +78,29 @@ describe('finishInitialization', () => {
     const { cluster, sent } = fakeCluster([lc('root:a', ['other'])], []);
     expect(E.isRight(await finishInitialization(cluster, 'x:t'))).toBe(true);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('workspaceNamer', () => {
+  const logical = clusterName('2x9k');
+  it('names a workspace by its logical name unless path-aware', async () => {
+    const said: ReportInput[] = [];
+    const namer = workspaceNamer({ kubeconfig: { yaml: 'not a kubeconfig' } }, (r) => said.push(r));
+    expect(await lastValueFrom(namer.name(logical, lc('root:org:a')))).toBe('2x9k');
+    namer.close();
+    expect(said).toEqual([]);
+  });
+
+  it('takes the path a hint carries, and falls back to the logical name with an error naming the workspace', async () => {
+    const said: ReportInput[] = [];
+    // A kubeconfig that cannot be loaded: no front door, so only hints can name.
+    const namer = workspaceNamer({ kubeconfig: { yaml: 'not a kubeconfig' }, pathAware: true }, (r) => said.push(r));
+    expect(await lastValueFrom(namer.name(logical, lc('root:org:a')))).toBe('root:org:a');
+    expect(said).toEqual([]);
+    expect(await lastValueFrom(namer.name(logical, lc(undefined)))).toBe('2x9k');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ type: 'error' });
+    expect(said[0]?.type === 'error' ? said[0].reason : '').toMatch(/^workspace 2x9k: its path cannot be read \(.+\); it is engaged under its logical name$/);
+    namer.close();
   });
 });

@@ -1,11 +1,15 @@
-// The pure pieces of the kcp providers: splitting a wildcard watch by logical cluster, following
-// bindings, URL sets, the tenant guard and URL helpers.
+// The pure pieces of the kcp providers: one wildcard watch split by logical cluster (the split cache
+// every APIExport workspace's informers read), which selections it can serve, following bindings,
+// URL sets, the tenant guard and URL helpers.
 import { describe, expect, it } from 'vitest';
-import { lastValueFrom, of, toArray } from 'rxjs';
+import { lastValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
 import type { ClusterClient, KubeObject, WatchEvent } from '../../src/index.js';
-import { clusterName, createStore, E, objectKey, resource } from '../../src/index.js';
+import { clusterName, E, objectKey, resource } from '../../src/index.js';
 import type { APIBinding, APIExportEndpointSlice } from '../../src/providers/kcp/index.js';
-import { clusterUrl, isBoundTo, kcpBase, presenceTracker, retarget, tenantGuard, urlsOf, wildcardSplitter, wildcardUrl } from '../../src/providers/kcp/index.js';
+import { clusterUrl, isBoundTo, kcpBase, presenceTracker, retarget, tenantGuard, urlsOf, wildcardUrl } from '../../src/providers/kcp/index.js';
+import { logicalScope, wildcardServes } from '../../src/providers/kcp/endpoint.js';
+import { workspaceOf } from '../../src/providers/kcp/sources.js';
+import { splitCache } from '../../src/streams/split-cache.js';
 
 const obj = (cluster: string, name: string, rv = '1'): KubeObject => ({ metadata: { name, namespace: 'default', resourceVersion: rv, annotations: { 'kcp.io/cluster': cluster } } });
 const binding = (cluster: string, phase: string, extra: Partial<APIBinding['metadata']> = {}): APIBinding => ({
@@ -14,41 +18,72 @@ const binding = (cluster: string, phase: string, extra: Partial<APIBinding['meta
   status: { phase },
 });
 
-describe('wildcardSplitter', () => {
-  it('should key the same namespace/name in two logical clusters apart', () => {
-    const store = createStore<KubeObject>();
-    const split = wildcardSplitter(store);
-    split.apply({ type: 'initStarted' });
-    split.apply({ type: 'initApply', object: obj('a', 'w') });
-    split.apply({ type: 'initApply', object: obj('b', 'w') });
-    const out = split.apply({ type: 'initDone' });
-    expect(out.map((e) => `${e.logical}/${e.event.type}`).sort()).toEqual(['a/applied', 'b/applied']);
-    expect(store.get(objectKey(clusterName('a'), 'default', 'w'))).toBeDefined();
-    expect(store.get(objectKey(clusterName('b'), 'default', 'w'))).toBeDefined();
+/** One wildcard watch (a Subject standing in for it) split by kcp.io/cluster, as each endpoint does. */
+function wildcard(): { readonly watch: Subject<WatchEvent>; readonly split: ReturnType<typeof splitCache<KubeObject>> } {
+  const watch = new Subject<WatchEvent>();
+  return { watch, split: splitCache<KubeObject>({ events: watch, health: NEVER, scopeOf: logicalScope }) };
+}
+
+const labelOf = (ev: WatchEvent): string => (ev.type === 'initStarted' || ev.type === 'initDone' ? ev.type : `${ev.type} ${ev.object.metadata.name ?? ''}`);
+
+describe('a wildcard watch split by logical cluster', () => {
+  it('keys the same namespace/name in two logical clusters apart, each under its fleet name', () => {
+    const { watch, split } = wildcard();
+    const a = split.view(clusterName('a'), clusterName('root:org:a'));
+    const b = split.view(clusterName('b'));
+    const seen: string[] = [];
+    const subs = [a.events.subscribe((ev) => seen.push(`a ${labelOf(ev)}`)), b.events.subscribe((ev) => seen.push(`b ${labelOf(ev)}`))];
+    for (const ev of [{ type: 'initStarted' }, { type: 'initApply', object: obj('a', 'w') }, { type: 'initApply', object: obj('b', 'w') }, { type: 'initDone' }] as WatchEvent[]) watch.next(ev);
+    expect(seen.filter((l) => l.includes('initApply')).sort()).toEqual(['a initApply w', 'b initApply w']);
+    expect(a.store.get(objectKey(clusterName('root:org:a'), 'default', 'w'))).toBeDefined();
+    expect(a.store.list()).toHaveLength(1);
+    expect(b.store.get(objectKey(clusterName('b'), 'default', 'w'))?.metadata.annotations?.['kcp.io/cluster']).toBe('b');
+    for (const s of subs) s.unsubscribe();
   });
 
-  it('should turn a relist into deletes for objects and whole workspaces that vanished', () => {
-    const store = createStore<KubeObject>();
-    const split = wildcardSplitter(store);
-    const events: WatchEvent[] = [{ type: 'initStarted' }, { type: 'initApply', object: obj('a', 'w') }, { type: 'initApply', object: obj('a', 'x') }, { type: 'initApply', object: obj('b', 'w') }, { type: 'initDone' }];
-    for (const ev of events) split.apply(ev);
-    split.apply({ type: 'initStarted' });
-    split.apply({ type: 'initApply', object: obj('a', 'w', '2') });
-    const out = split.apply({ type: 'initDone' });
-    expect(out.filter((e) => e.event.type === 'deleted').map((e) => `${e.logical}/${e.event.object.metadata.name ?? ''}`).sort()).toEqual(['a/x', 'b/w']);
-    expect(store.size).toBe(1);
-    expect([...split.clusters()]).toEqual(['a']);
+  it('turns a relist into deletes for objects and whole workspaces that vanished', () => {
+    const { watch, split } = wildcard();
+    const a = split.view(clusterName('a'));
+    const b = split.view(clusterName('b'));
+    const seen: string[] = [];
+    const subs = [a.events.subscribe((ev) => seen.push(`a ${labelOf(ev)}`)), b.events.subscribe((ev) => seen.push(`b ${labelOf(ev)}`))];
+    const first: WatchEvent[] = [{ type: 'initStarted' }, { type: 'initApply', object: obj('a', 'w') }, { type: 'initApply', object: obj('a', 'x') }, { type: 'initApply', object: obj('b', 'w') }, { type: 'initDone' }];
+    for (const ev of first) watch.next(ev);
+    seen.length = 0;
+    for (const ev of [{ type: 'initStarted' }, { type: 'initApply', object: obj('a', 'w', '2') }, { type: 'initDone' }] as WatchEvent[]) watch.next(ev);
+    expect(seen.filter((l) => l.includes('deleted')).sort()).toEqual(['a deleted x', 'b deleted w']);
+    expect(a.store.list().map((o) => o.metadata.name)).toEqual(['w']);
+    expect(b.store.list()).toEqual([]);
+    for (const s of subs) s.unsubscribe();
   });
 
-  it('should pass live events through and drop everything on drop()', () => {
-    const store = createStore<KubeObject>();
-    const split = wildcardSplitter(store);
-    split.apply({ type: 'initStarted' });
-    split.apply({ type: 'initDone' });
-    expect(split.apply({ type: 'applied', object: obj('a', 'w') })).toEqual([{ logical: 'a', event: { type: 'applied', object: obj('a', 'w') } }]);
-    expect(split.apply({ type: 'applied', object: { metadata: { name: 'no-annotation' } } })).toEqual([]);
-    expect(split.drop().map((e) => e.event.type)).toEqual(['deleted']);
-    expect(store.size).toBe(0);
+  it('passes live events to their workspace only, ignores objects without kcp.io/cluster, and empties the cache when the last view leaves', () => {
+    const { watch, split } = wildcard();
+    const a = split.view(clusterName('a'));
+    const seen: string[] = [];
+    const sub = a.events.subscribe((ev) => seen.push(labelOf(ev)));
+    watch.next({ type: 'initStarted' });
+    watch.next({ type: 'initDone' });
+    watch.next({ type: 'applied', object: obj('a', 'w') });
+    watch.next({ type: 'applied', object: obj('b', 'w') });
+    watch.next({ type: 'applied', object: { metadata: { name: 'no-annotation', namespace: 'default' } } });
+    expect(seen).toEqual(['initStarted', 'initDone', 'applied w']);
+    expect(a.store.list()).toHaveLength(1);
+    sub.unsubscribe();
+    expect(a.store.list()).toEqual([]);
+  });
+});
+
+describe('which selections a wildcard watch serves', () => {
+  it('serves every object, label selectors and metadata.name field selectors, and leaves namespaces and other fields to per-workspace watches', () => {
+    expect(wildcardServes({})).toBe(true);
+    expect(wildcardServes({ labelSelector: 'app=web,tier!=db' })).toBe(true);
+    expect(wildcardServes({ fieldSelector: 'metadata.name=settings' })).toBe(true);
+    expect(wildcardServes({ fieldSelector: 'metadata.name!=a,metadata.name!=b' })).toBe(true);
+    // kcp v0.28.1 refuses a namespaced wildcard (400) and answers metadata.namespace on the wildcard with nothing.
+    expect(wildcardServes({ namespace: 'default' })).toBe(false);
+    expect(wildcardServes({ fieldSelector: 'metadata.namespace=default' })).toBe(false);
+    expect(wildcardServes({ fieldSelector: 'metadata.name=a,status.phase=Running' })).toBe(false);
   });
 });
 
@@ -108,6 +143,8 @@ describe('URL helpers', () => {
     expect(clusterUrl('https://k/services/apiexport/p/e', '2x9k')).toBe('https://k/services/apiexport/p/e/clusters/2x9k');
     expect(kcpBase('https://k:6443/clusters/root:org')).toBe('https://k:6443');
     expect(kcpBase('https://k:6443/prefix/services/apiexport/p/e')).toBe('https://k:6443/prefix');
+    expect(workspaceOf('https://k:6443/clusters/root:org:provider')).toBe('root:org:provider');
+    expect(workspaceOf('https://k:6443/')).toBe('https://k:6443/');
   });
 });
 

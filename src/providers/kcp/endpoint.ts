@@ -1,84 +1,145 @@
-// One endpoint (one shard's virtual-workspace URL): one wildcard watch per resource, never shared
-// with another endpoint, because resourceVersions are only comparable within one shard.
-import type { Observable } from 'rxjs';
-import { defer, finalize, map, merge, of } from 'rxjs';
-import type { ClusterClientOptions } from '../../client/client.js';
-import type { Cluster } from '../../client/cluster.js';
+// One endpoint (one shard's virtual-workspace URL): one client of its wildcard URL, the presence
+// watch that says which workspaces it serves, and, for the APIExport provider, the shared watches
+// its workspaces' informers read, each split by logical cluster. Nothing is shared with another
+// endpoint: resourceVersions are only comparable within one shard.
+import { asyncScheduler, Subscription } from 'rxjs';
+import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
-import type { KubeError } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { E } from '../../internal/fp.js';
-import type { WatchConfig } from '../../streams/watch-config.js';
-import type { WatchHealth, WatchSignal } from '../../streams/watch-health.js';
-import { watchSignals } from '../../streams/watch-signals.js';
-import { clusterWatchSource } from '../../streams/watch-source.js';
-import type { KcpKubeconfig } from './credentials.js';
+import type { CacheView, Cluster, ClusterCache, Selection } from '../../streams/cluster.js';
+import { splitWatches } from '../../streams/split-watches.js';
+import type { Indexer } from '../../streams/store.js';
+import { managementWatch } from '../internal/management.js';
+import type { Reporter } from '../internal/report.js';
+import type { KcpProviderConfig } from './config.js';
 import { kcpClient } from './credentials.js';
+import type { PresenceTransition } from './presence.js';
+import { presenceTracker } from './presence.js';
+import { logicalClusterOf } from './types.js';
 import { wildcardUrl } from './urls.js';
 
 /**
- * The options every kcp watch uses: {@link WatchConfig} without the selection (wildcard watches
- * see everything the virtual workspace serves).
+ * Whether a wildcard watch (`<endpoint>/clusters/*`) can serve a selection for one workspace.
+ * kcp v0.28.1 refuses a namespaced wildcard list or watch (400 "cross-cluster LIST and WATCH are
+ * required to be cross-namespace") and answers a `metadata.namespace` field selector on the
+ * wildcard with nothing at all; label selectors and `metadata.name` field selectors work. What it
+ * cannot serve, the workspace's informer watches through the workspace's own URL.
  *
  * @example
  * ```ts
- * const w: KcpWatchConfig = { backoff: { initialMs: 200, factor: 2, maxMs: 5_000, resetAfterMs: 60_000 } };
+ * wildcardServes({ labelSelector: 'app=web' }); // true
+ * wildcardServes({ namespace: 'default' });     // false
  * ```
+ * @param selection - a watch's namespace and selectors.
+ * @returns true when one wildcard watch split by workspace gives the same objects.
  */
-export type KcpWatchConfig = Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'>;
+export function wildcardServes(selection: Selection): boolean {
+  if (selection.namespace !== undefined) return false;
+  const fields = selection.fieldSelector ?? '';
+  return fields.trim() === '' || fields.split(',').every((term) => /^\s*metadata\.name\s*(==|!=|=)/.test(term));
+}
 
 /**
- * What an endpoint's watches emit: events tagged with the index of their resource in the list
- * given, health snapshots, and a configuration error (the endpoint then watches nothing).
+ * What an endpoint needs from its provider: credentials and watch options, the objects that make
+ * a workspace present, and whether its workspaces' watches are served from shared wildcard watches.
  *
  * @example
  * ```ts
- * const s: EndpointSignal = { kind: 'event', index: 0, event: { type: 'initDone' } };
+ * const spec: EndpointSpec<APIBinding> = { config, presence: apiBindings, counts: (b: APIBinding) => isBoundTo(b, 'widgets'), serveWatches: true };
  * ```
  */
-export type EndpointSignal =
-  | { readonly kind: 'event'; readonly index: number; readonly event: Extract<WatchSignal, { kind: 'event' }>['event'] }
-  | { readonly kind: 'health'; readonly health: WatchHealth }
-  | { readonly kind: 'error'; readonly error: KubeError };
+export interface EndpointSpec<P extends KubeObject> {
+  readonly config: KcpProviderConfig;
+  readonly presence: ResourceDescriptor<P>;
+  readonly counts: (obj: P) => boolean;
+  readonly serveWatches: boolean;
+}
 
 /**
- * Watches `resources` under `<endpoint>/clusters/*` with one client of its own (closed when the
- * stream ends). Each watch retries by itself (the URL of a new shard may not serve for a while);
- * the stream never errors.
+ * An open endpoint.
  *
  * @example
  * ```ts
- * endpointWatches(url, [apiBindings, widgets], { kubeconfig }).subscribe((s: EndpointSignal) => {
- *   if (s.kind === 'error') console.error(s.error.message);
- * });
+ * const cache = endpoint.cacheOf(clusterName('2x9k'), clusterName('root:org:a'));
  * ```
- * @param endpoint - the endpoint URL.
- * @param resources - what to watch there, in order (the index tags the events).
- * @param options - credentials, client options, watch options.
- * @returns the cold stream of signals.
  */
-export function endpointWatches(
-  endpoint: string,
-  resources: readonly ResourceDescriptor[],
-  options: { readonly kubeconfig: KcpKubeconfig; readonly client?: ClusterClientOptions; readonly watch?: KcpWatchConfig },
-): Observable<EndpointSignal> {
-  return defer(() => {
-    const url = wildcardUrl(endpoint);
-    const name = clusterName(url);
-    const client = kcpClient(name, url, options.kubeconfig, options.client);
-    if (E.isLeft(client)) return of<EndpointSignal>({ kind: 'error', error: client.left });
-    const cluster: Cluster = { name, client: client.right };
-    return merge(
-      ...resources.map((r, index) =>
-        watchSignals<KubeObject>(clusterWatchSource(cluster, r), { ...options.watch, cluster: name, resource: r }).pipe(
-          map((s): EndpointSignal => (s.kind === 'event' ? { kind: 'event', index, event: s.event } : { kind: 'health', health: s.health })),
-        ),
-      ),
-    ).pipe(
-      finalize(() => {
-        client.right.close();
-      }),
-    );
-  });
+export interface Endpoint<P extends KubeObject> {
+  /** The cache of one of its workspaces (the logical cluster, named `as` in the fleet); none when it serves no watches. */
+  cacheOf(logical: ClusterName, as: ClusterName): ClusterCache | undefined;
+  /** Starts its presence watch: `onChange` gets the presence transitions of each of its events. */
+  start(onChange: (transitions: readonly PresenceTransition<P>[]) => void): void;
+  /** Forgets every workspace it served: each one's `absent` transition. */
+  drop(): readonly PresenceTransition<P>[];
+  /** Stops its watches and closes its client. */
+  close(): void;
+}
+
+/**
+ * The workspace an object of a wildcard watch belongs to: its logical cluster (`kcp.io/cluster`),
+ * the scope the shared watches are split by.
+ *
+ * @example
+ * ```ts
+ * logicalScope({ metadata: { name: 'w', annotations: { 'kcp.io/cluster': '2x9k' } } }); // '2x9k'
+ * ```
+ * @param object - an object read through a virtual workspace.
+ * @returns its logical cluster, or `undefined` without the annotation (such objects are ignored).
+ */
+export function logicalScope(object: KubeObject): ClusterName | undefined {
+  const logical = logicalClusterOf(object);
+  return logical === undefined ? undefined : clusterName(logical);
+}
+
+/**
+ * Opens an endpoint: one client of `<url>/clusters/*`, its presence watch once started (health
+ * reported as `source`, management = the wildcard URL), and the lazily made shared watches of its
+ * workspaces. A URL that cannot be used is reported as `error` and serves nothing.
+ *
+ * @example
+ * ```ts
+ * const ep = openEndpoint(url, spec, say);
+ * ep.start((transitions: readonly PresenceTransition<APIBinding>[]) => console.log(transitions));
+ * ep.close();
+ * ```
+ * @param url - the endpoint URL.
+ * @param spec - credentials, presence and serving.
+ * @param say - the subscription's reporter.
+ * @returns the endpoint.
+ */
+export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSpec<P>, say: Reporter): Endpoint<P> {
+  const tracker = presenceTracker<P>(spec.counts);
+  const name = clusterName(wildcardUrl(url));
+  const client = kcpClient(name, wildcardUrl(url), spec.config.kubeconfig, spec.config.client);
+  if (E.isLeft(client)) {
+    say({ type: 'error', reason: `virtual-workspace endpoint ${url} cannot be watched: ${client.left.message}` });
+    return { cacheOf: () => undefined, start: () => undefined, drop: () => tracker.drop(), close: () => undefined };
+  }
+  const parent: Cluster = { name, client: client.right };
+  const watch = { scheduler: spec.config.scheduler ?? asyncScheduler, ...spec.config.watch };
+  const { sourceFor, ...options } = watch;
+  const shared = spec.serveWatches ? splitWatches(parent, { ...watch, scopeOf: logicalScope }) : undefined;
+  const sub = new Subscription();
+  return {
+    cacheOf: (logical, as) =>
+      shared === undefined
+        ? undefined
+        : {
+            view: <T extends KubeObject>(r: ResourceDescriptor<T>, selection: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }): CacheView<T> | undefined =>
+              wildcardServes(selection) ? shared.view(r, selection, logical, as) : undefined,
+          },
+    start: (onChange) => {
+      sub.add(
+        managementWatch(parent, spec.presence, { ...options, ...(sourceFor === undefined ? {} : { source: sourceFor(parent, spec.presence) }) }, say).subscribe((ev) => {
+          onChange(tracker.apply(ev));
+        }),
+      );
+    },
+    drop: () => tracker.drop(),
+    close: () => {
+      sub.unsubscribe();
+      client.right.close();
+    },
+  };
 }

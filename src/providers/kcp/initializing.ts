@@ -1,17 +1,17 @@
 // The initializing-workspaces provider: workspaces of a WorkspaceType with an initializer, engaged
 // while they wait for this initializer, through the type's initializing virtual workspace. The
 // controller does its setup through the cluster's client, then calls finishInitialization.
-import type { Cluster, Provider } from '../../client/cluster.js';
-import { clusterName } from '../../core/cluster.js';
+import type { Cluster, Provider } from '../../streams/cluster.js';
+import { ConfigError } from '../../core/config-error.js';
 import type { KubeError } from '../../core/errors.js';
 import { kubeError } from '../../core/errors.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
-import { fleetSurface, kcpNamer, providerUrls } from './common.js';
 import type { KcpProviderConfig } from './config.js';
-import { runEngine } from './engine.js';
+import { listedUrls } from './sources.js';
 import type { LogicalCluster } from './types.js';
 import { logicalClusters, workspaceTypes } from './types.js';
+import { workspaceProvider } from './workspaces.js';
 
 /**
  * The label an initializing cluster carries with the initializer it waits for (the last segment of
@@ -36,8 +36,11 @@ function initializerOf(endpoint: string): string {
  * `status.virtualWorkspaces[].url` (those containing `/initializingworkspaces/`); at each, the
  * wildcard watch of `core.kcp.io/v1alpha1` LogicalClusters lists the workspaces that still wait for
  * this initializer. Each is engaged with a client of `<url>/clusters/<logical name>` (which can
- * read and write the workspace's objects) and disengaged when kcp sends the synthetic DELETED that
- * means it no longer matches (its initializer was removed, or it was deleted).
+ * read and write the workspace's objects), `identity` `{ provider: 'kcp-initializing', source:
+ * 'workspace <name> initializing for WorkspaceType <type>', id: <logical cluster> }` and the labels
+ * `kcp.io/cluster`, {@link initializerLabel} (and `kcp.io/path` when path-aware), and disengaged
+ * when kcp sends the synthetic DELETED that means it no longer matches (its initializer was
+ * removed, or it was deleted). Its informers watch each workspace through that client.
  *
  * @example
  * ```ts
@@ -53,20 +56,23 @@ function initializerOf(endpoint: string): string {
  * @param config - the kubeconfig of the workspace holding the WorkspaceType, and options.
  * @param workspaceTypeName - the WorkspaceType's name.
  * @returns the provider.
+ * @throws ConfigError when `workspaceTypeName` is empty.
  */
 export function initializingWorkspaces(config: KcpProviderConfig, workspaceTypeName: string): Provider {
-  const { signals, state } = runEngine<LogicalCluster>({
-    ...config,
-    urls: providerUrls(config, workspaceTypes, workspaceTypeName, (wt) =>
-      (wt.status?.virtualWorkspaces ?? []).map((v) => v.url).filter((u) => u.includes('/initializingworkspaces/')),
-    ),
+  if (workspaceTypeName === '') throw new ConfigError('initializingWorkspaces: the WorkspaceType name is empty; pass the name of a WorkspaceType with `spec.initializer: true`');
+  return workspaceProvider<LogicalCluster>({
+    provider: 'kcp-initializing',
+    config,
+    urls: (say) =>
+      listedUrls(config, say, workspaceTypes, workspaceTypeName, (wt) => (wt.status?.virtualWorkspaces ?? []).map((v) => v.url).filter((u) => u.includes('/initializingworkspaces/'))),
     presence: logicalClusters,
     counts: (lc) => lc.metadata.deletionTimestamp === undefined,
-    served: [],
-    namer: kcpNamer(config, clusterName(`kcp-front:${workspaceTypeName}`)),
-    labels: (_logical, _lc, endpoint) => ({ [initializerLabel]: initializerOf(endpoint) }),
+    source: (workspace) => `workspace ${workspace} initializing for WorkspaceType ${workspaceTypeName}`,
+    labels: (endpoint) => ({ [initializerLabel]: initializerOf(endpoint) }),
+    // The initializing virtual workspace serves no resource set to share: each cluster's informers watch it themselves.
+    serveWatches: false,
+    removedReason: 'it no longer waits for this initializer (initialized, or deleted)',
   });
-  return fleetSurface(signals, state).provider;
 }
 
 const ATTEMPTS = 5;

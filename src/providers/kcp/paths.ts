@@ -4,16 +4,20 @@
 // serve LogicalClusters unless the export claims them. So the path is read from the workspace's
 // LogicalCluster through kcp's front door: `/clusters/<logical>/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`.
 import type { Observable, SchedulerLike } from 'rxjs';
-import { asyncScheduler, catchError, defer, mergeMap, of, retry, throwError, timer } from 'rxjs';
+import { asyncScheduler, catchError, defer, map, mergeMap, of, retry, throwError, timer } from 'rxjs';
 import type { ClusterClient } from '../../client/client.js';
 import type { ClusterName } from '../../core/cluster.js';
+import { clusterName } from '../../core/cluster.js';
 import type { KubeError } from '../../core/errors.js';
 import { isRetryable, kubeError } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import type { BackoffConfig } from '../../streams/backoff.js';
-import { backoffDelay, defaultBackoff } from '../../streams/backoff.js';
+import { backoffDelay, checkBackoff, defaultBackoff } from '../../streams/backoff.js';
+import type { Reporter } from '../internal/report.js';
+import type { KcpProviderConfig } from './config.js';
+import { kcpBase, kcpClient, loadProviderKubeConfig, providerServer } from './credentials.js';
 import type { LogicalCluster } from './types.js';
 import { pathAnnotation } from './types.js';
 
@@ -22,14 +26,17 @@ import { pathAnnotation } from './types.js';
  *
  * @example
  * ```ts
- * const opts: PathResolverConfig = { attempts: 5, backoff: { initialMs: 100, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } };
+ * const opts: PathResolverConfig = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
  * ```
  */
 export interface PathResolverConfig {
   /** Tries per logical cluster (transient failures and 404 of a brand new workspace are retried). Default 6. */
   readonly attempts?: number;
-  readonly backoff?: BackoffConfig;
+  /** Spacing of the tries; what is given is laid over {@link defaultBackoff}. */
+  readonly backoff?: Partial<BackoffConfig>;
+  /** Uniform random numbers in [0, 1) for the jitter; default `Math.random`. */
   readonly random?: () => number;
+  /** Drives the waits between tries; default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -62,10 +69,11 @@ export function pathFromAnnotation(obj: KubeObject | undefined): string | undefi
  * @param front - a client whose server is kcp's base URL.
  * @param config - attempts, backoff, scheduler.
  * @returns a function from a logical cluster (and optional hint) to one Either, then completion.
+ * @throws ConfigError when the backoff can never work.
  */
 export function pathResolver(front: ClusterClient, config: PathResolverConfig = {}): (logical: ClusterName, hint?: KubeObject) => Observable<Either<KubeError, string>> {
   const attempts = Math.max(1, config.attempts ?? 6);
-  const backoff = config.backoff ?? defaultBackoff;
+  const backoff = checkBackoff({ ...defaultBackoff, ...config.backoff }, 'pathResolver: backoff');
   const random = config.random ?? Math.random;
   const scheduler = config.scheduler ?? asyncScheduler;
   return (logical, hint) => {
@@ -93,5 +101,49 @@ export function pathResolver(front: ClusterClient, config: PathResolverConfig = 
         return of(E.left<KubeError, string>(kubeError('Decode', logical, 'its LogicalCluster has no kcp.io/path annotation')));
       }),
     );
+  };
+}
+
+/**
+ * How a kcp provider names a workspace, for one subscription: a fleet name per logical cluster,
+ * found asynchronously (then the candidate is built). Without `pathAware` the logical name itself;
+ * with it, the path read through kcp's front door by a client made here and closed by `close()`,
+ * falling back to the logical name (reported as an `error` naming the workspace) when the path
+ * cannot be read.
+ *
+ * @example
+ * ```ts
+ * const namer = workspaceNamer({ kubeconfig, pathAware: true }, say);
+ * namer.name(clusterName('2x9k'), binding).subscribe((name: string) => console.log(name)); // 'root:org:a'
+ * namer.close();
+ * ```
+ * @param config - the provider's config (kubeconfig, client options, `pathAware`, scheduler).
+ * @param say - the subscription's reporter.
+ * @returns the namer and the way to release its client.
+ */
+export function workspaceNamer(config: KcpProviderConfig, say: Reporter): { readonly name: (logical: ClusterName, hint: KubeObject) => Observable<string>; close(): void } {
+  if (config.pathAware === undefined || config.pathAware === false) return { name: (logical) => of(logical), close: () => undefined };
+  const frontName = clusterName('kcp front door');
+  const kc = loadProviderKubeConfig(frontName, config.kubeconfig);
+  const front = E.isLeft(kc) ? kc : kcpClient(frontName, kcpBase(providerServer(kc.right)), config.kubeconfig, config.client);
+  const scheduler = config.scheduler === undefined ? {} : { scheduler: config.scheduler };
+  const resolve = E.isRight(front)
+    ? pathResolver(front.right, { ...scheduler, ...(config.pathAware === true ? {} : config.pathAware) })
+    : (_logical: ClusterName, hint?: KubeObject): Observable<Either<KubeError, string>> => {
+        const hinted = pathFromAnnotation(hint);
+        return of(hinted === undefined ? E.left(front.left) : E.right(hinted));
+      };
+  return {
+    name: (logical, hint) =>
+      resolve(logical, hint).pipe(
+        map((r) => {
+          if (E.isRight(r)) return r.right;
+          say({ type: 'error', reason: `workspace ${logical}: its path cannot be read (${r.left.message}); it is engaged under its logical name` });
+          return logical;
+        }),
+      ),
+    close: () => {
+      if (E.isRight(front)) front.right.close();
+    },
   };
 }

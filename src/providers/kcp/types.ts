@@ -13,9 +13,13 @@ export const pathAnnotation = 'kcp.io/path';
 
 /** One `status.conditions[]` entry of a kcp object. @example `{ type: 'Ready', status: 'True' }` */
 export interface KcpCondition {
+  /** The condition, e.g. `Ready`. */
   readonly type: string;
+  /** `True`, `False` or `Unknown`. */
   readonly status: string;
+  /** Why, in one CamelCase word. */
   readonly reason?: string;
+  /** Why, in words. */
   readonly message?: string;
 }
 
@@ -28,8 +32,36 @@ export interface KcpCondition {
  * ```
  */
 export interface APIExportEndpointSlice extends KubeObject {
-  readonly spec?: { readonly export?: { readonly path?: string; readonly name?: string } };
-  readonly status?: { readonly endpoints?: readonly { readonly url: string }[]; readonly conditions?: readonly KcpCondition[] };
+  /** Which export it serves. */
+  readonly spec?: {
+    /** The APIExport's workspace path and name. */
+    readonly export?: ExportReference;
+  };
+  /** Where the export is served. */
+  readonly status?: {
+    /** One entry per shard serving the export's virtual workspace; empty until the first binding. */
+    readonly endpoints?: readonly {
+      /** `https://<shard>/services/apiexport/<provider logical cluster>/<export>`. */
+      readonly url: string;
+    }[];
+    /** The slice's conditions. */
+    readonly conditions?: readonly KcpCondition[];
+  };
+}
+
+/**
+ * Where an APIExport lives: its workspace path and name.
+ *
+ * @example
+ * ```ts
+ * const ref: ExportReference = { path: 'root:provider', name: 'widgets.example.com' };
+ * ```
+ */
+export interface ExportReference {
+  /** The provider workspace's path (the binding's own workspace when absent). */
+  readonly path?: string;
+  /** The APIExport's name. */
+  readonly name?: string;
 }
 
 /**
@@ -41,8 +73,23 @@ export interface APIExportEndpointSlice extends KubeObject {
  * ```
  */
 export interface APIBinding extends KubeObject {
-  readonly spec?: { readonly reference?: { readonly export?: { readonly path?: string; readonly name?: string } } };
-  readonly status?: { readonly phase?: string; readonly apiExportClusterName?: string; readonly conditions?: readonly KcpCondition[] };
+  /** What it binds. */
+  readonly spec?: {
+    /** The export bound. */
+    readonly reference?: {
+      /** Its workspace path and name. */
+      readonly export?: ExportReference;
+    };
+  };
+  /** How far the binding got. */
+  readonly status?: {
+    /** `Binding`, then `Bound`. */
+    readonly phase?: string;
+    /** The logical cluster of the export's workspace. */
+    readonly apiExportClusterName?: string;
+    /** The binding's conditions (`Ready` among them). */
+    readonly conditions?: readonly KcpCondition[];
+  };
 }
 
 /**
@@ -54,7 +101,15 @@ export interface APIBinding extends KubeObject {
  * ```
  */
 export interface LogicalCluster extends KubeObject {
-  readonly status?: { readonly phase?: string; readonly initializers?: readonly string[]; readonly URL?: string };
+  /** The workspace's state. */
+  readonly status?: {
+    /** `Initializing`, then `Ready`. */
+    readonly phase?: string;
+    /** The initializers still to run (`<type's logical cluster>:<type name>`); each removes itself when done. */
+    readonly initializers?: readonly string[];
+    /** The workspace's URL. */
+    readonly URL?: string;
+  };
 }
 
 /**
@@ -66,8 +121,19 @@ export interface LogicalCluster extends KubeObject {
  * ```
  */
 export interface WorkspaceType extends KubeObject {
-  readonly spec?: { readonly initializer?: boolean };
-  readonly status?: { readonly virtualWorkspaces?: readonly { readonly url: string }[] };
+  /** What workspaces of the type get. */
+  readonly spec?: {
+    /** True when workspaces of this type wait for an initializer named after it. */
+    readonly initializer?: boolean;
+  };
+  /** Where the type is served. */
+  readonly status?: {
+    /** The virtual workspaces of the type, `…/initializingworkspaces/<initializer>` among them. */
+    readonly virtualWorkspaces?: readonly {
+      /** One virtual workspace's URL. */
+      readonly url: string;
+    }[];
+  };
 }
 
 /** `apis.kcp.io/v1alpha1` APIExportEndpointSlices. @example `client.get(apiExportEndpointSlices, 'widgets.example.com')` */

@@ -1,0 +1,150 @@
+// Which logical clusters an endpoint serves: a wildcard watch of the objects that make a workspace
+// part of the fleet (APIBindings of an export, LogicalClusters still initializing) followed per
+// logical cluster, so that a workspace is present from its first such object to its last.
+import type { ClusterName } from '../../core/cluster.js';
+import { clusterName } from '../../core/cluster.js';
+import type { KubeObject } from '../../core/object.js';
+import type { WatchEvent } from '../../streams/events.js';
+import type { APIBinding } from './types.js';
+import { logicalClusterOf } from './types.js';
+
+/**
+ * Whether a binding counts for engagement: for this export, not being deleted, and Bound (phase)
+ * or Ready (condition).
+ *
+ * @example
+ * ```ts
+ * isBoundTo(binding, 'widgets.example.com'); // true once status.phase is Bound
+ * ```
+ * @param b - the APIBinding.
+ * @param exportName - the APIExport's name.
+ * @returns true when the binding engages its cluster.
+ */
+export function isBoundTo(b: APIBinding, exportName: string): boolean {
+  const ref = b.spec?.reference?.export?.name;
+  if (ref !== undefined && ref !== exportName) return false;
+  if (b.metadata.deletionTimestamp !== undefined) return false;
+  return b.status?.phase === 'Bound' || (b.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/**
+ * A change of whether a logical cluster has an object that counts (a bound APIBinding, an
+ * initializing LogicalCluster) on one endpoint; `object` is the latest one seen.
+ *
+ * @example
+ * ```ts
+ * const t: PresenceTransition<APIBinding> = { type: 'present', logical: clusterName('2x9k'), object: binding };
+ * ```
+ */
+export type PresenceTransition<T extends KubeObject> =
+  | {
+      /** The logical cluster gained its first object that counts. */
+      readonly type: 'present';
+      /** The logical cluster. */
+      readonly logical: ClusterName;
+      /** The latest object that counts there (a hint for naming: it may carry `kcp.io/path`). */
+      readonly object: T;
+    }
+  | {
+      /** The logical cluster lost its last object that counts. */
+      readonly type: 'absent';
+      /** The logical cluster. */
+      readonly logical: ClusterName;
+    };
+
+/**
+ * Which logical clusters one endpoint's wildcard watch shows as present, fed event by event.
+ *
+ * @example
+ * ```ts
+ * const t: PresenceTracker<APIBinding> = presenceTracker((b: APIBinding) => isBoundTo(b, 'widgets'));
+ * ```
+ */
+export interface PresenceTracker<T extends KubeObject> {
+  /** Applies one event of the wildcard watch; returns the transitions it causes (a listing's at its end). */
+  apply(ev: WatchEvent<T>): PresenceTransition<T>[];
+  /** The logical clusters present now. */
+  present(): readonly ClusterName[];
+  /** Makes every present cluster absent (the endpoint went away) and returns those transitions. */
+  drop(): PresenceTransition<T>[];
+}
+
+/**
+ * Follows a wildcard watch of one endpoint and reports when a logical cluster gains its first
+ * object that counts and when it loses its last one (deleted, no longer counting, or missing from a
+ * relist).
+ *
+ * @example
+ * ```ts
+ * const tracker = presenceTracker<APIBinding>((b) => isBoundTo(b, 'widgets.example.com'));
+ * watch(wildcard, apiBindings).pipe(mergeMap((ev) => tracker.apply(ev)));
+ * ```
+ * @param counts - whether an object makes its cluster present.
+ * @returns the tracker: `apply` per event; `present()` lists the clusters present now; `drop()` makes all absent.
+ */
+export function presenceTracker<T extends KubeObject>(counts: (obj: T) => boolean): PresenceTracker<T> {
+  // logical cluster → names of its objects that count.
+  let present = new Map<ClusterName, Set<string>>();
+  let listing: Map<ClusterName, Set<string>> | undefined;
+  let last = new Map<ClusterName, T>();
+  const put = (m: Map<ClusterName, Set<string>>, obj: T, logical: ClusterName): void => {
+    const name = obj.metadata.name ?? '';
+    const set = m.get(logical) ?? new Set<string>();
+    if (counts(obj)) set.add(name);
+    else set.delete(name);
+    if (set.size === 0) m.delete(logical);
+    else m.set(logical, set);
+  };
+  const diff = (before: ReadonlyMap<ClusterName, ReadonlySet<string>>, after: ReadonlyMap<ClusterName, ReadonlySet<string>>): PresenceTransition<T>[] => {
+    const res: PresenceTransition<T>[] = [];
+    for (const logical of before.keys()) if (!after.has(logical)) res.push({ type: 'absent', logical });
+    for (const logical of after.keys()) {
+      const object = last.get(logical);
+      if (!before.has(logical) && object !== undefined) res.push({ type: 'present', logical, object });
+    }
+    return res;
+  };
+  return {
+    apply(ev) {
+      if (ev.type === 'initStarted') {
+        listing = new Map();
+        return [];
+      }
+      if (ev.type === 'initDone') {
+        const next = listing ?? new Map<ClusterName, Set<string>>();
+        listing = undefined;
+        const res = diff(present, next);
+        present = next;
+        return res;
+      }
+      const l = logicalClusterOf(ev.object);
+      if (l === undefined) return [];
+      const logical = clusterName(l);
+      if (ev.type === 'initApply') {
+        last.set(logical, ev.object);
+        put((listing ??= new Map<ClusterName, Set<string>>()), ev.object, logical);
+        return [];
+      }
+      const next = new Map([...present].map(([k, v]): [ClusterName, Set<string>] => [k, new Set(v)]));
+      if (ev.type === 'applied') {
+        last.set(logical, ev.object);
+        put(next, ev.object, logical);
+      } else {
+        const set = next.get(logical);
+        set?.delete(ev.object.metadata.name ?? '');
+        if (set?.size === 0) next.delete(logical);
+      }
+      const res = diff(present, next);
+      present = next;
+      if (!present.has(logical)) last.delete(logical);
+      return res;
+    },
+    present: () => [...present.keys()],
+    drop() {
+      const res = [...present.keys()].map((logical): PresenceTransition<T> => ({ type: 'absent', logical }));
+      present = new Map();
+      last = new Map();
+      return res;
+    },
+  };
+}

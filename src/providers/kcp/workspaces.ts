@@ -1,0 +1,199 @@
+// What both kcp providers are: a stream of virtual-workspace URLs, per URL an endpoint telling which
+// workspaces it serves, a name per workspace (asynchronous when path-aware), and from those the
+// desired set of candidates, engaged by the engine every provider shares (engage.ts). Every client
+// made here is closed: the endpoints' when their URL goes or the provider is unsubscribed, the
+// workspaces' by the engine on disengage, the front door's when the subscription ends.
+import type { Observable } from 'rxjs';
+import { defer, finalize, Observable as RxObservable, Subscription } from 'rxjs';
+import type { ClusterName } from '../../core/cluster.js';
+import { clusterName } from '../../core/cluster.js';
+import type { KubeObject } from '../../core/object.js';
+import type { ResourceDescriptor } from '../../core/resource.js';
+import { E } from '../../internal/fp.js';
+import { checkBackoff, defaultAuthBackoff, defaultBackoff } from '../../streams/backoff.js';
+import type { Cluster, Provider } from '../../streams/cluster.js';
+import type { Candidate, Desired } from '../internal/candidates.js';
+import { engageCandidates } from '../internal/engage.js';
+import { engineConfig } from '../internal/options.js';
+import type { Reporter } from '../internal/report.js';
+import { reporting } from '../internal/report.js';
+import type { KcpProviderConfig } from './config.js';
+import { kcpClient } from './credentials.js';
+import type { Endpoint } from './endpoint.js';
+import { openEndpoint } from './endpoint.js';
+import { tenantGuard } from './guard.js';
+import { workspaceNamer } from './paths.js';
+import type { PresenceTransition } from './presence.js';
+import { clusterAnnotation, pathAnnotation } from './types.js';
+import { clusterUrl } from './urls.js';
+
+/**
+ * What makes a kcp provider: where its URLs come from, which objects make a workspace present,
+ * how its clusters describe themselves, and whether their watches are served from the endpoint's
+ * shared wildcard watches.
+ *
+ * @example
+ * ```ts
+ * const spec: WorkspaceProviderSpec<APIBinding> = {
+ *   provider: 'kcp-apiexport', config, urls: (say: Reporter) => listedUrls(config, say, apiExportEndpointSlices, 'widgets', pick),
+ *   presence: apiBindings, counts: (b: APIBinding) => isBoundTo(b, 'widgets'), source: (ws: string) => `workspace ${ws} via APIExport widgets`,
+ *   serveWatches: true, removedReason: 'unbound',
+ * };
+ * ```
+ */
+export interface WorkspaceProviderSpec<P extends KubeObject> {
+  /** The provider's name in reports and identities. */
+  readonly provider: string;
+  readonly config: KcpProviderConfig;
+  readonly urls: (say: Reporter) => Observable<readonly string[]>;
+  readonly presence: ResourceDescriptor<P>;
+  readonly counts: (obj: P) => boolean;
+  /** The cluster's `identity.source`, from its fleet name. */
+  readonly source: (workspace: string) => string;
+  /** Extra labels of a cluster served by `endpoint`. */
+  readonly labels?: (endpoint: string) => Readonly<Record<string, string>>;
+  readonly serveWatches: boolean;
+  readonly removedReason: string;
+}
+
+interface Workspace {
+  readonly endpoint: string;
+  readonly naming: Subscription;
+  candidate?: Candidate;
+}
+
+/** The candidate of one named workspace: a guarded client of `<endpoint>/clusters/<logical>`, identity, labels, cache. */
+function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical: ClusterName, url: string, name: string, ep: Endpoint<P> | undefined): Candidate {
+  const display = clusterName(name);
+  const labels = { ...spec.labels?.(url), [clusterAnnotation]: logical, ...(display === logical ? {} : { [pathAnnotation]: name }) };
+  const identity = { provider: spec.provider, source: spec.source(name), id: logical };
+  return {
+    name: display,
+    // Its server: a workspace that moves to another shard gets a new client there.
+    fingerprint: `${url}\n${logical}`,
+    build: () => {
+      const client = kcpClient(display, clusterUrl(url, logical), spec.config.kubeconfig, spec.config.client);
+      if (E.isLeft(client)) return E.left(`workspace ${name}: ${client.left.message}`);
+      const cache = ep?.cacheOf(logical, display);
+      const cluster: Cluster = { name: display, client: tenantGuard(client.right, logical), labels, identity, ...(cache === undefined ? {} : { cache }) };
+      return E.right(Object.freeze(cluster));
+    },
+  };
+}
+
+/** The desired sets: every present and named workspace of every endpoint, one set per change. */
+function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, say: Reporter, name: (logical: ClusterName, hint: P) => Observable<string>): Observable<Desired> {
+  return new RxObservable<Desired>((out) => {
+    const endpoints = new Map<string, Endpoint<P>>();
+    const workspaces = new Map<ClusterName, Workspace>();
+    // A listing moves many workspaces at once: one desired set for all of them.
+    let batching = 0;
+    const publish = (): void => {
+      if (batching > 0) return;
+      const desired = new Map<ClusterName, Candidate>();
+      for (const w of workspaces.values()) if (w.candidate !== undefined) desired.set(w.candidate.name, w.candidate);
+      out.next(desired);
+    };
+    const batch = (f: () => void): void => {
+      batching++;
+      try {
+        f();
+      } finally {
+        batching--;
+      }
+      publish();
+    };
+    const present = (logical: ClusterName, url: string, hint: P): void => {
+      const before = workspaces.get(logical);
+      if (before?.endpoint === url) return;
+      before?.naming.unsubscribe();
+      const w: Workspace = { endpoint: url, naming: new Subscription() };
+      workspaces.set(logical, w);
+      w.naming.add(
+        name(logical, hint).subscribe((named) => {
+          if (workspaces.get(logical) !== w) return;
+          w.candidate = candidate(spec, logical, url, named, endpoints.get(url));
+          publish();
+        }),
+      );
+    };
+    const absent = (logical: ClusterName, url: string): void => {
+      const w = workspaces.get(logical);
+      if (w?.endpoint !== url) return;
+      w.naming.unsubscribe();
+      workspaces.delete(logical);
+    };
+    const apply = (url: string, transitions: readonly PresenceTransition<P>[]): void => {
+      if (transitions.length === 0) return;
+      batch(() => {
+        for (const t of transitions) {
+          if (t.type === 'present') present(t.logical, url, t.object);
+          else absent(t.logical, url);
+        }
+      });
+    };
+    const setUrls = (urls: readonly string[]): void => {
+      for (const [url, ep] of endpoints) {
+        if (urls.includes(url)) continue;
+        // Its workspaces leave the fleet (their clients closed) before its own client closes.
+        apply(url, ep.drop());
+        endpoints.delete(url);
+        ep.close();
+      }
+      for (const url of urls) {
+        if (endpoints.has(url)) continue;
+        const ep = openEndpoint(url, spec, say);
+        endpoints.set(url, ep);
+        ep.start((transitions) => {
+          apply(url, transitions);
+        });
+      }
+    };
+
+    const urlSub = spec.urls(say).subscribe({
+      next: setUrls,
+      error: (err: unknown) => {
+        out.error(err);
+      },
+    });
+    return () => {
+      urlSub.unsubscribe();
+      for (const w of workspaces.values()) w.naming.unsubscribe();
+      for (const ep of endpoints.values()) ep.close();
+      workspaces.clear();
+      endpoints.clear();
+    };
+  });
+}
+
+/**
+ * A kcp provider: per subscription, the URLs, the endpoints, the namer and the engine, reporting
+ * into the provider's own stream. Workspaces are engaged without a probe (the presence watch
+ * through the same virtual workspace already proves it answers).
+ *
+ * @example
+ * ```ts
+ * const provider = workspaceProvider(spec);
+ * createFleet(provider).engagements.subscribe(({ cluster }) => console.log(cluster.name, cluster.identity?.id));
+ * ```
+ * @param spec - what the provider watches and how its clusters look.
+ * @returns the cold provider.
+ * @throws ConfigError when a watch backoff can never work.
+ */
+export function workspaceProvider<P extends KubeObject>(spec: WorkspaceProviderSpec<P>): Provider {
+  // Checked now: a backoff that can never work is a configuration error, not a hot retry loop later.
+  checkBackoff({ ...defaultBackoff, ...spec.config.watch?.backoff }, `${spec.provider}: watch.backoff`);
+  checkBackoff({ ...defaultAuthBackoff, ...spec.config.watch?.authBackoff }, `${spec.provider}: watch.authBackoff`);
+  const cfg = engineConfig(spec.provider, { ...(spec.config.scheduler === undefined ? {} : { scheduler: spec.config.scheduler }), probe: false }, spec.removedReason, false);
+  return reporting(cfg, (say) =>
+    defer(() => {
+      const namer = workspaceNamer(spec.config, say);
+      return desiredWorkspaces(spec, say, namer.name).pipe(
+        engageCandidates(cfg, say),
+        finalize(() => {
+          namer.close();
+        }),
+      );
+    }),
+  );
+}

@@ -1,0 +1,112 @@
+// The APIExport provider leaks nothing: several start/stop cycles on the shared kcp (subscribe,
+// engage two workspaces named by path through kcp's front door, watch through fleetWatch both from
+// the shared wildcard watch and, namespaced, through each workspace's own client, read through
+// each workspace's client, unsubscribe), after each of which the process's sockets and timers are
+// back to the baseline taken before the first. Two measures: the handles that keep the event loop
+// alive (`process.getActiveResourcesInfo()`: sockets in use, timers), and the process's
+// established TCP connections to kcp read from /proc, which also counts the idle keep-alive
+// sockets an agent nobody closed would keep (Node unrefs those, so the first measure misses them).
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Subscription } from 'rxjs';
+import { clusterName, createFleet, E, fleetWatch, formatKey, objectKey } from '../../src/index.js';
+import { apiExport } from '../../src/providers/kcp/index.js';
+import { createIn, setupApiExport } from '../support/kcp-apiexport.js';
+import { sharedKcp } from '../support/context.js';
+import { until } from './targets.js';
+
+const fastWatch = { backoff: { initialMs: 200, maxMs: 2_000 }, authBackoff: { initialMs: 500, maxMs: 2_000 } };
+const kinds = ['TLSWrap', 'TCPSocketWrap', 'Timeout', 'connections'] as const;
+type Counts = Record<(typeof kinds)[number], number>;
+
+/** Established TCP connections of this process to `port` (Linux: /proc/self/fd and /proc/net/tcp{,6}). */
+function connectionsTo(port: number): number {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
+      if (m?.[1] !== undefined) inodes.add(m[1]);
+    } catch {
+      // The fd closed while listing.
+    }
+  }
+  let n = 0;
+  for (const table of ['/proc/self/net/tcp', '/proc/self/net/tcp6']) {
+    for (const row of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = row.trim().split(/\s+/);
+      const remote = f[2]?.split(':')[1];
+      // f[3] is the state (01: established), f[9] the socket's inode.
+      if (remote !== undefined && Number.parseInt(remote, 16) === port && f[3] === '01' && inodes.has(f[9] ?? '')) n++;
+    }
+  }
+  return n;
+}
+
+function count(port: number): Counts {
+  const out: Counts = { TLSWrap: 0, TCPSocketWrap: 0, Timeout: 0, connections: connectionsTo(port) };
+  for (const r of process.getActiveResourcesInfo()) if (r === 'TLSWrap' || r === 'TCPSocketWrap' || r === 'Timeout') out[r]++;
+  return out;
+}
+
+const atMost = (now: Counts, limit: Counts): boolean => kinds.every((k) => now[k] <= limit[k]);
+// Node 24 lists a TLS connection as TCPSocketWrap (older versions as TLSWrap): count both.
+const sockets = (c: Counts): number => c.TLSWrap + c.TCPSocketWrap;
+
+
+describe('apiExport across start/stop cycles on a real kcp', () => {
+  it('returns sockets and timers to baseline after each cycle of subscribe, engage, watch, read and unsubscribe', async () => {
+    const kcp = sharedKcp();
+    const port = Number(new URL(kcp.baseUrl).port);
+    const fx = await setupApiExport(kcp.adminKubeconfigPath, { consumers: 2 });
+    for (const ws of fx.consumers) {
+      await createIn(fx.workspaceKubeConfig(ws), `/apis/${fx.group}/v1/namespaces/default/widgets`, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } });
+    }
+    // Let the set-up's own requests finish before taking the baseline.
+    await until('a quiet baseline', () => (sockets(count(port)) === 0 && count(port).connections === 0 ? true : undefined), 30_000, 100).catch(() => true);
+    const baseline = count(port);
+    const figures: { cycle: number; peak: Counts; after: Counts }[] = [];
+
+    for (let cycle = 1; cycle <= 3; cycle++) {
+      const fleet = createFleet(apiExport({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), pathAware: true, watch: fastWatch }, fx.exportName));
+      const shared = new Set<string>();
+      const own = new Set<string>();
+      const subs: Subscription[] = [
+        fleetWatch(fleet, fx.widgets).subscribe((ev) => {
+          if (ev.type === 'applied') shared.add(formatKey(ev.key));
+        }),
+        fleetWatch(fleet, fx.widgets, { namespace: 'default' }).subscribe((ev) => {
+          if (ev.type === 'applied') own.add(formatKey(ev.key));
+        }),
+      ];
+      let peak: Counts;
+      try {
+        const keys = fx.consumers.map((ws) => formatKey(objectKey(clusterName(ws.path), 'default', 'w')));
+        await until(`cycle ${cycle}: both workspaces by path, through both watches`, () => (keys.every((k) => shared.has(k) && own.has(k)) ? true : undefined), 60_000);
+        for (const ws of fx.consumers) {
+          const read = await fleet.get(clusterName(ws.path))?.client.get(fx.widgets, 'w', { namespace: 'default' });
+          expect(read !== undefined && E.isRight(read)).toBe(true);
+        }
+        peak = count(port);
+      } finally {
+        for (const s of subs) s.unsubscribe();
+      }
+      let after = count(port);
+      await until(
+        `cycle ${cycle}: sockets and timers back to baseline`,
+        () => {
+          after = count(port);
+          return atMost(after, baseline) ? true : undefined;
+        },
+        15_000,
+        100,
+      ).catch((e: unknown) => {
+        throw new Error(`${e instanceof Error ? e.message : String(e)}: baseline ${JSON.stringify(baseline)}, peak ${JSON.stringify(peak)}, now ${JSON.stringify(after)}`);
+      });
+      figures.push({ cycle, peak, after });
+      // The cycle did hold connections: the provider workspace, the endpoint, the front door, each workspace.
+      expect(sockets(peak)).toBeGreaterThan(sockets(baseline));
+      expect(peak.connections).toBeGreaterThan(baseline.connections);
+    }
+    console.log(JSON.stringify({ baseline, figures }));
+  });
+});
