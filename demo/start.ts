@@ -61,7 +61,7 @@ async function show(hub: Member, members: readonly Member[], name: string): Prom
   for (const o of outcomes.splice(0)) counts.set(o, (counts.get(o) ?? 0) + 1);
   say(`  reconciles since the last step: ${[...counts].map(([o, n]) => `${n} × ${o}`).join(', ') || 'none'}`);
   const h = await hub.client.get(rollouts, name, { namespace: 'default' });
-  if (E.isLeft(h)) say(`  ${'hub'.padEnd(6)} Rollout ${name}: ${h.left._tag === 'NotFound' ? 'gone' : h.left.message}`);
+  if (E.isLeft(h)) say(`  ${'hub'.padEnd(6)} Rollout ${name}: ${h.left.type === 'NotFound' ? 'gone' : h.left.message}`);
   else {
     const s = h.right.status;
     say(`  ${'hub'.padEnd(6)} Rollout ${name}: image ${h.right.spec.image}, ready ${s?.ready ?? 0}/${s?.total ?? 0}, finalizers [${(h.right.metadata.finalizers ?? []).join(', ')}]`);
@@ -69,7 +69,7 @@ async function show(hub: Member, members: readonly Member[], name: string): Prom
   }
   for (const m of members) {
     const copy = await m.client.get(rollouts, name, { namespace: 'default' });
-    const text = E.isLeft(copy) ? (copy.left._tag === 'NotFound' ? 'no copy' : copy.left.message) : `copy with image ${copy.right.spec.image}, status ${copy.right.status?.phase ?? 'none yet'}`;
+    const text = E.isLeft(copy) ? (copy.left.type === 'NotFound' ? 'no copy' : copy.left.message) : `copy with image ${copy.right.spec.image}, status ${copy.right.status?.phase ?? 'none yet'}`;
     say(`  ${m.name.padEnd(6)} [${Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).join(',')}] ${text}`);
   }
 }

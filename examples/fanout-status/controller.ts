@@ -42,7 +42,7 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
       object: withBackReference<ApplyConfiguration<Rollout>>({ metadata: { name, namespace }, spec: { image: hub.spec.image, replicas: hub.spec.replicas ?? 1 } }, id),
     }).pipe(
       map((o): ClusterStatus => {
-        if (E.isLeft(o)) return { cluster: c.name, phase: `Failed: ${o.left._tag}` };
+        if (E.isLeft(o)) return { cluster: c.name, phase: `Failed: ${o.left.type}` };
         const s = o.right.object?.status;
         // A copy reports Ready only for the generation it was given: a new spec is Progressing until the member catches up.
         const current = s?.observedGeneration !== undefined && s.observedGeneration === o.right.object?.metadata.generation;
@@ -117,7 +117,7 @@ export function memberAgent(options: FanoutOptions): Controller<Rollout> {
       if (r === undefined || r.metadata.deletionTimestamp !== undefined || r.status?.observedGeneration === r.metadata.generation) return done();
       return defer(() =>
         patchStatus(ctx.sinks, { key: req.key, resource: rollouts, status: { phase: 'Ready', image: r.spec.image, observedGeneration: r.metadata.generation ?? 0 } }),
-      ).pipe(concatMap((o) => of(E.isLeft(o) && o.left._tag !== 'NotFound' ? error(o.left) : done())));
+      ).pipe(concatMap((o) => of(E.isLeft(o) && o.left.type !== 'NotFound' ? error(o.left) : done())));
     },
   });
 }

@@ -34,7 +34,7 @@ async function prepare(log: Logger): Promise<Controller<MongoDB>> {
   }
   await withClient(DOWNSTREAM, args.downstream, async (c) => {
     const got = await c.get(namespaces, args.namespace);
-    if (E.isRight(got) || got.left._tag !== 'NotFound') return;
+    if (E.isRight(got) || got.left.type !== 'NotFound') return;
     const made = await c.apply(namespaces, { metadata: { name: args.namespace } }, { fieldManager: 'kcp-provider' });
     if (E.isLeft(made)) throw new ConfigError(`namespace ${args.namespace} is missing downstream and cannot be created: ${made.left.message}`);
   });

@@ -158,7 +158,7 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
     async request(req) {
       const first = await once(req);
       // A 401 with rotating credentials (exec plugin, token file) earns one retry with fresh ones.
-      if (E.isLeft(first) && first.left._tag === 'Unauthorized' && first.left.code === 401 && auth.dynamic) {
+      if (E.isLeft(first) && first.left.type === 'Unauthorized' && first.left.code === 401 && auth.dynamic) {
         auth.invalidate();
         return once(req);
       }

@@ -29,7 +29,7 @@ const types = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
  * @example
  * ```ts
  * parseWatchLine(clusterName('east'), '{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}}');
- * // Left({ _tag: 'Gone', ... })
+ * // Left({ type: 'Gone', ... })
  * ```
  * @param cluster - the cluster the line came from.
  * @param line - one line of the body.

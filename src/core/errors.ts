@@ -3,8 +3,8 @@
 // RxJS error on a merged stream, and never carry a token, key or Authorization header.
 import type { ClusterName } from './cluster.js';
 
-/** The tags of {@link KubeError}. @example `if (e._tag === 'Conflict') retry()` */
-export type KubeErrorTag =
+/** The tags of {@link KubeError}. @example `if (e.type === 'Conflict') retry()` */
+export type KubeErrorType =
   | 'BadRequest'
   | 'Unauthorized'
   | 'Forbidden'
@@ -32,11 +32,11 @@ export type KubeErrorTag =
  * ```ts
  * const client = createClusterClient(clusterName('east'), { file: 'east.kubeconfig' });
  * const r = E.isRight(client) ? await client.right.get(configMaps, 'missing', { namespace: 'default' }) : client;
- * if (E.isLeft(r) && r.left._tag === 'NotFound') console.log(r.left.message);
+ * if (E.isLeft(r) && r.left.type === 'NotFound') console.log(r.left.message);
  * ```
  */
 export interface KubeError {
-  readonly _tag: KubeErrorTag;
+  readonly type: KubeErrorType;
   /** The cluster the request was for. */
   readonly cluster: ClusterName;
   /** A full sentence naming the cluster, the request and the cause. */
@@ -63,7 +63,7 @@ export interface StatusCause {
 }
 
 /** Optional fields of {@link kubeError}. @example `{ code: 404, request: 'GET /api/v1/...' }` */
-export type KubeErrorFields = Omit<KubeError, '_tag' | 'cluster' | 'message'>;
+export type KubeErrorFields = Omit<KubeError, 'type' | 'cluster' | 'message'>;
 
 /**
  * Builds a frozen {@link KubeError}, prefixing the message with the cluster and request.
@@ -79,10 +79,10 @@ export type KubeErrorFields = Omit<KubeError, '_tag' | 'cluster' | 'message'>;
  * @param fields - code, reason, request and other details.
  * @returns the error value.
  */
-export function kubeError(tag: KubeErrorTag, cluster: ClusterName, detail: string, fields: KubeErrorFields = {}): KubeError {
+export function kubeError(tag: KubeErrorType, cluster: ClusterName, detail: string, fields: KubeErrorFields = {}): KubeError {
   const where = fields.request === undefined ? '' : ` ${fields.request}`;
   const code = fields.code === undefined ? '' : ` → ${fields.code}${fields.reason === undefined ? '' : ` ${fields.reason}`}`;
-  return Object.freeze({ ...fields, _tag: tag, cluster, message: `cluster "${cluster}"${where}${code}: ${detail}` });
+  return Object.freeze({ ...fields, type: tag, cluster, message: `cluster "${cluster}"${where}${code}: ${detail}` });
 }
 
 /** The JSON of a Kubernetes `Status` (metav1.Status), as far as rxfleet reads it. @example `{ kind: 'Status', code: 404, reason: 'NotFound' }` */
@@ -100,7 +100,7 @@ export interface Status {
   };
 }
 
-const byReason: Readonly<Record<string, KubeErrorTag>> = {
+const byReason: Readonly<Record<string, KubeErrorType>> = {
   NotFound: 'NotFound',
   AlreadyExists: 'AlreadyExists',
   Conflict: 'Conflict',
@@ -118,7 +118,7 @@ const byReason: Readonly<Record<string, KubeErrorTag>> = {
   InternalError: 'Transient',
 };
 
-function tagForCode(code: number): KubeErrorTag {
+function tagForCode(code: number): KubeErrorType {
   switch (code) {
     case 400:
       return 'BadRequest';
@@ -157,7 +157,7 @@ function isStatus(v: unknown): v is Status {
  * @example
  * ```ts
  * fromStatus(clusterName('east'), 409, { kind: 'Status', reason: 'AlreadyExists', message: 'configmaps "a" already exists' });
- * // { _tag: 'AlreadyExists', code: 409, ... }
+ * // { type: 'AlreadyExists', code: 409, ... }
  * ```
  * @param cluster - the cluster that answered.
  * @param httpCode - the HTTP status (or the Status `code` for watch events).
@@ -199,7 +199,7 @@ const transientCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTE
  * @example
  * ```ts
  * fromTransport(clusterName('east'), Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'GET /version');
- * // { _tag: 'ClusterUnreachable', cause: 'ECONNREFUSED', ... }
+ * // { type: 'ClusterUnreachable', cause: 'ECONNREFUSED', ... }
  * ```
  * @param cluster - the cluster concerned.
  * @param err - what the transport threw.
@@ -236,5 +236,5 @@ export function fromTransport(cluster: ClusterName, err: unknown, request?: stri
  * @returns true for Transient, Timeout, TooManyRequests and ClusterUnreachable.
  */
 export function isRetryable(e: KubeError): boolean {
-  return e._tag === 'Transient' || e._tag === 'Timeout' || e._tag === 'TooManyRequests' || e._tag === 'ClusterUnreachable';
+  return e.type === 'Transient' || e.type === 'Timeout' || e.type === 'TooManyRequests' || e.type === 'ClusterUnreachable';
 }

@@ -5,10 +5,10 @@
  * The result of one reconcile.
  *
  * - `done`: the object is as desired; run again only when something changes.
- * - `requeue`: the object is as desired for now; run again after `after` ms (or sooner on a change).
+ * - `requeue`: the object is as desired for now; run again after `afterMs` ms (or sooner on a change).
  *   Counts as a success: it resets the backoff, and its delay replaces it.
  * - `error`: the reconcile failed. Retried with per-key exponential backoff unless `terminal`, or
- *   after `retryAfter` ms when given (e.g. a 429's Retry-After). A terminal error is never retried;
+ *   after `retryAfterMs` ms when given (e.g. a 429's Retry-After). A terminal error is never retried;
  *   the next change to the object runs it again.
  *
  * @example
@@ -17,11 +17,11 @@
  * ```
  */
 export type Action =
-  | { readonly _tag: 'done' }
-  | { readonly _tag: 'requeue'; readonly after: number }
-  | { readonly _tag: 'error'; readonly cause: unknown; readonly terminal: boolean; readonly retryAfter?: number };
+  | { readonly type: 'done' }
+  | { readonly type: 'requeue'; readonly afterMs: number }
+  | { readonly type: 'error'; readonly cause: unknown; readonly terminal: boolean; readonly retryAfterMs?: number };
 
-const doneAction: Action = Object.freeze({ _tag: 'done' });
+const doneAction: Action = Object.freeze({ type: 'done' });
 
 /**
  * Success: nothing to do until the object (or a mapped request) changes.
@@ -63,7 +63,7 @@ export function awaitChange(): Action {
  */
 export function requeueAfter(ms: number): Action {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter needs a finite delay ≥ 0, got ${ms}`);
-  return Object.freeze({ _tag: 'requeue', after: ms });
+  return Object.freeze({ type: 'requeue', afterMs: ms });
 }
 
 /**
@@ -74,20 +74,20 @@ export function requeueAfter(ms: number): Action {
  * const sync = (client: ClusterClient): Reconciler<ConfigMap> => async (req) => {
  *   if (req.object === undefined) return done();
  *   const r = await client.apply(configMaps, desiredCopy(req.object), { fieldManager: 'me' });
- *   if (E.isLeft(r)) return error(r.left, { terminal: !isRetryable(r.left) && r.left._tag !== 'Conflict' });
+ *   if (E.isLeft(r)) return error(r.left, { terminal: !isRetryable(r.left) && r.left.type !== 'Conflict' });
  *   return done();
  * };
  * ```
  * @param cause - what went wrong (a KubeError, an Error...). Reported in the outcome.
- * @param options - `terminal` (never retry) and `retryAfter` (ms, replaces the backoff delay once).
+ * @param options - `terminal` (never retry) and `retryAfterMs` (ms, replaces the backoff delay once).
  * @returns the `error` action.
  */
-export function error(cause: unknown, options: { readonly terminal?: boolean; readonly retryAfter?: number } = {}): Action {
+export function error(cause: unknown, options: { readonly terminal?: boolean; readonly retryAfterMs?: number } = {}): Action {
   const terminal = options.terminal ?? false;
   return Object.freeze(
-    options.retryAfter === undefined
-      ? { _tag: 'error', cause, terminal }
-      : { _tag: 'error', cause, terminal, retryAfter: Math.max(0, options.retryAfter) },
+    options.retryAfterMs === undefined
+      ? { type: 'error', cause, terminal }
+      : { type: 'error', cause, terminal, retryAfterMs: Math.max(0, options.retryAfterMs) },
   );
 }
 
@@ -121,7 +121,7 @@ export function terminal(cause: unknown): Action {
  * @returns true for the three action shapes.
  */
 export function isAction(v: unknown): v is Action {
-  if (typeof v !== 'object' || v === null || !('_tag' in v)) return false;
-  const tag = v._tag;
+  if (typeof v !== 'object' || v === null || !('type' in v)) return false;
+  const tag = v.type;
   return tag === 'done' || tag === 'requeue' || tag === 'error';
 }

@@ -76,7 +76,7 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  *   a noisy cluster has queued.
  * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileConfig}).
  * - **Backoff**: an `error` result retries the key after `initialMs × factor^(n-1)` ms (n consecutive
- *   failures, capped at `maxMs`), or after the error's `retryAfter`. A success (`done`, `requeue`)
+ *   failures, capped at `maxMs`), or after the error's `retryAfterMs`. A success (`done`, `requeue`)
  *   resets n. A change to the key during the wait runs it at once; n is kept.
  * - **Requeue**: `requeueAfter(ms)` runs the key again after ms (a change runs it sooner).
  * - **Terminal**: never retried; the next change runs the key again.

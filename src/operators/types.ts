@@ -121,7 +121,7 @@ export type OutcomeResult = 'done' | 'requeue' | 'error' | 'terminal' | 'dropped
  *
  * @example
  * ```ts
- * outcomes.subscribe((o: Outcome) => histogram.observe({ cluster: o.cluster, result: o.result }, o.duration / 1000));
+ * outcomes.subscribe((o: Outcome) => histogram.observe({ cluster: o.cluster, result: o.result }, o.durationMs / 1000));
  * ```
  */
 export interface Outcome {
@@ -131,14 +131,14 @@ export interface Outcome {
   /** 1 for the first try after a success, n for the n-th consecutive try. */
   readonly attempt: number;
   readonly startedAt: number;
-  readonly duration: number;
+  readonly durationMs: number;
   /** The cause, for `error` and `terminal`. */
   readonly error: unknown;
   /**
    * Delay before the next attempt this outcome scheduled (backoff or requeue). `undefined` when
    * nothing was scheduled, including when the key changed while running and runs again at once.
    */
-  readonly retryIn: number | undefined;
+  readonly retryInMs: number | undefined;
 }
 
 /**

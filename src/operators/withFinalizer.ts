@@ -85,12 +85,12 @@ export function withFinalizer<T extends KubeObject>(config: FinalizerConfig<T>):
     if (object.metadata.deletionTimestamp !== undefined) {
       if (!has) return done();
       return from(lastAction(config.cleanup(request, context))).pipe(
-        concatMap((a) => (a._tag === 'done' ? lastAction(config.writes.remove(request.key, config.finalizer, object)) : of(a))),
+        concatMap((a) => (a.type === 'done' ? lastAction(config.writes.remove(request.key, config.finalizer, object)) : of(a))),
       );
     }
     if (has) return config.apply(request, context);
     return from(lastAction(config.writes.ensure(request.key, config.finalizer, object))).pipe(
-      concatMap((a) => (a._tag === 'done' ? lastAction(config.apply(request, context)) : of(a))),
+      concatMap((a) => (a.type === 'done' ? lastAction(config.apply(request, context)) : of(a))),
     );
   };
 }

@@ -60,8 +60,8 @@ function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undef
   if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
   if (h.state === 'backingOff' && before?.state !== 'backingOff') {
     const err = h.lastError;
-    if (err?._tag === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource)}`);
-    else clog.warn({ resource: h.resource, error: err?._tag, reason: err?.message }, 'watch failing, retrying with backoff');
+    if (err?.type === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource)}`);
+    else clog.warn({ resource: h.resource, error: err?.type, reason: err?.message }, 'watch failing, retrying with backoff');
   }
   if (h.state === 'connected' && before?.state === 'backingOff') clog.info({ resource: h.resource }, 'watch recovered');
 }

@@ -131,7 +131,7 @@ function clusterHealth(cluster: ClusterName, expected: readonly string[], latest
   const failing = watches.find((h) => h.state === 'backingOff');
   if (failing !== undefined) {
     const err = failing.lastError;
-    const reason = err?._tag === 'NotFound' && !failing.synced ? unservedMessage(failing.resource) : (err?.message ?? 'watch backing off');
+    const reason = err?.type === 'NotFound' && !failing.synced ? unservedMessage(failing.resource) : (err?.message ?? 'watch backing off');
     return { cluster, state: 'unhealthy', reason, watches };
   }
   const synced = watches.length === expected.length && watches.every((h) => h.synced);

@@ -22,7 +22,7 @@ export type WriteRecorder = (cluster: ClusterName, verb: string, result: string)
 function counted<R>(cluster: ClusterName, verb: string, record: WriteRecorder, call: () => ObservableInput<Either<KubeError, R>>) {
   return defer(call).pipe(
     tap((r) => {
-      record(cluster, verb, E.isLeft(r) ? r.left._tag : 'ok');
+      record(cluster, verb, E.isLeft(r) ? r.left.type : 'ok');
     }),
   );
 }

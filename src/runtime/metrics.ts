@@ -50,7 +50,7 @@ export interface ControllerMetrics {
 }
 
 const reasonOf = (cause: unknown): string => {
-  if (typeof cause === 'object' && cause !== null && '_tag' in cause && typeof cause._tag === 'string') return cause._tag;
+  if (typeof cause === 'object' && cause !== null && 'type' in cause && typeof cause.type === 'string') return cause.type;
   return cause instanceof Error ? cause.name : typeof cause;
 };
 
@@ -93,7 +93,7 @@ export function controllerMetrics(controller: string, registry: Registry = new R
     outcome(o) {
       const labels = { cluster: o.cluster, result: o.result };
       reconciles.inc(labels);
-      durations.observe(labels, o.duration / 1000);
+      durations.observe(labels, o.durationMs / 1000);
       if (o.result === 'error' || o.result === 'terminal') errors.inc({ ...labels, reason: reasonOf(o.error) });
     },
     depth(d) {

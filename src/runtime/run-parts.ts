@@ -90,8 +90,8 @@ export function controllerReconciler<T extends KubeObject>(c: Controller<T>, fle
  * @param o - the outcome.
  */
 export function logOutcome(log: Logger, o: Outcome): void {
-  const fields = { cluster: o.cluster, key: formatKey(o.key), result: o.result, attempt: o.attempt, ms: o.duration };
-  if (o.result === 'error') log.warn({ ...fields, retryIn: o.retryIn, reason: describeCause(o.error) }, 'reconcile failed');
+  const fields = { cluster: o.cluster, key: formatKey(o.key), result: o.result, attempt: o.attempt, durationMs: o.durationMs };
+  if (o.result === 'error') log.warn({ ...fields, retryInMs: o.retryInMs, reason: describeCause(o.error) }, 'reconcile failed');
   else if (o.result === 'terminal') log.error({ ...fields, reason: describeCause(o.error) }, 'reconcile failed for good (terminal)');
   else log.debug(fields, 'reconciled');
 }

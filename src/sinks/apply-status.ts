@@ -18,7 +18,7 @@ import type { WriteOutcome } from './result.js';
  * ```ts
  * import { applyStatus } from 'rxfleet/sinks';
  * applyStatus(ctx, { cluster, resource: widgets, object: { metadata: { name: 'w', namespace: 'default' }, status: { ready: true } } })
- *   .subscribe((o) => E.isLeft(o) && console.log(o.left._tag));
+ *   .subscribe((o) => E.isLeft(o) && console.log(o.left.type));
  * ```
  * @param ctx - the sink context.
  * @param write - target cluster, resource and the status to own.

@@ -76,7 +76,7 @@ export function serverSideApply<T extends KubeObject>(
       return send(ctx, key.cluster, `${verb} ${describe(w.resource, key)}`, (c) => c.apply(w.resource, w.object, opts)).pipe(
         concatMap(({ result, attempts }) => {
           if (E.isRight(result)) return of(written(verb, key, { changed: hasChanged(b.right, result.right, dryRun), object: result.right, attempts, dryRun }));
-          if (subresource === 'status' && result.left._tag === 'NotFound') {
+          if (subresource === 'status' && result.left.type === 'NotFound') {
             return explainStatus404(ctx, w.resource, key, result.left).pipe(map((e) => writeFailed<T>(verb, key, e, attempts)));
           }
           return of(writeFailed<T>(verb, key, result.left, attempts));

@@ -95,7 +95,7 @@ export function readModifyWrite<T extends KubeObject>(
           concatMap(({ result, attempts }) => {
             const total = sent + attempts;
             if (E.isRight(result)) return of(written(verb, key, { changed: true, object: result.right, attempts: total, dryRun }));
-            if (result.left._tag === 'Conflict' && n < ctx.conflictRetry.attempts) {
+            if (result.left.type === 'Conflict' && n < ctx.conflictRetry.attempts) {
               return timer(backoffDelay(ctx.conflictRetry.backoff, n - 1, ctx.random), ctx.scheduler).pipe(concatMap(() => round(n + 1, total)));
             }
             return of(writeFailed<T>(verb, key, result.left, total));

@@ -37,7 +37,7 @@ export interface CreateWrite<T extends KubeObject = KubeObject> {
  * ```ts
  * import { create } from 'rxfleet/sinks';
  * create(ctx, { cluster, resource: configMaps, object: { metadata: { generateName: 'job-', namespace: 'default' } } })
- *   .subscribe((o) => console.log(E.isRight(o) ? o.right.object?.metadata.name : o.left._tag));
+ *   .subscribe((o) => console.log(E.isRight(o) ? o.right.object?.metadata.name : o.left.type));
  * ```
  * @param ctx - the sink context.
  * @param write - target cluster, resource and object.

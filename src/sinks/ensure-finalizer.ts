@@ -38,7 +38,7 @@ export interface FinalizerWrite<T extends KubeObject = KubeObject> {
  * ```ts
  * import { ensureFinalizer } from 'rxfleet/sinks';
  * ensureFinalizer(ctx, { key, resource: rollouts, finalizer: 'rollouts.demo.rxfleet.dev/cleanup' })
- *   .subscribe((o) => E.isLeft(o) && o.left._tag === 'Terminating' && cleanUpNow());
+ *   .subscribe((o) => E.isLeft(o) && o.left.type === 'Terminating' && cleanUpNow());
  * ```
  * @param ctx - the sink context.
  * @param write - the object and the finalizer.

@@ -239,7 +239,7 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
       return send(ctx, e.cluster, `update event series ${s.name}`, (c) => c.patch(eventsV1, s.name, patch, { type: 'merge', namespace: s.namespace })).pipe(
         concatMap(({ result, attempts }) => {
           if (E.isRight(result)) return of(written('event', key, { changed: true, object: result.right, attempts }));
-          if (result.left._tag === 'NotFound') {
+          if (result.left.type === 'NotFound') {
             // The Event expired (TTL) or was deleted: start a new one.
             s.name = newName(e.regarding.name, ctx.scheduler.now());
             s.count = 1;

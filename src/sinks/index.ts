@@ -2,7 +2,7 @@
 // Observable of one outcome and as an operator for the end of a pipeline.
 export type { RetryConfig, RetryPolicy, SinkCluster, SinkConfig, SinkContext, SinkFleet, WriteClient } from './context.js';
 export { sinkContext } from './context.js';
-export type { WriteError, WriteErrorTag, WriteOutcome, WriteResult, WriteVerb } from './result.js';
+export type { WriteError, WriteErrorType, WriteOutcome, WriteResult, WriteVerb } from './result.js';
 export type { SinkOperatorConfig } from './operator.js';
 export { DEFAULT_SINK_CONCURRENCY, writeEach } from './operator.js';
 export type { RateLimitConfig, TokenBucket } from '../streams/token-bucket.js';

@@ -58,7 +58,7 @@ export function patchStatus<T extends KubeObject>(ctx: SinkContext, write: Patch
       return send(ctx, key.cluster, `patch status of ${describe(resource, key)}`, (c) => c.patch(resource, key.name, { status: write.status }, opts)).pipe(
         concatMap(({ result, attempts }) => {
           if (E.isRight(result)) return of(written('patchStatus', key, { changed: hasChanged(b.right, result.right, dryRun), object: result.right, attempts, dryRun }));
-          if (result.left._tag === 'NotFound') return explainStatus404(ctx, resource, key, result.left).pipe(map((e) => writeFailed<T>('patchStatus', key, e, attempts)));
+          if (result.left.type === 'NotFound') return explainStatus404(ctx, resource, key, result.left).pipe(map((e) => writeFailed<T>('patchStatus', key, e, attempts)));
           return of(writeFailed<T>('patchStatus', key, result.left, attempts));
         }),
       );

@@ -62,7 +62,7 @@ export function describe(r: ResourceDescriptor, key: ObjectKey): string {
 export function readOrNull<T extends KubeObject>(ctx: SinkContext, r: ResourceDescriptor<T>, key: ObjectKey): Observable<Either<KubeError, T | null>> {
   const opts = r.namespaced ? { namespace: key.namespace } : {};
   return send(ctx, key.cluster, `read ${describe(r, key)}`, (c) => c.get(r, key.name, opts)).pipe(
-    map(({ result }) => (E.isLeft(result) && result.left._tag === 'NotFound' ? E.right(null) : result)),
+    map(({ result }) => (E.isLeft(result) && result.left.type === 'NotFound' ? E.right(null) : result)),
   );
 }
 
@@ -109,7 +109,7 @@ function canonical(v: unknown): string {
  *
  * @example
  * ```ts
- * explainStatus404(ctx, widgets, key, err).subscribe((e: Pick<WriteError, '_tag'>) => console.log(e._tag)); // 'NoStatusSubresource' or 'NotFound'
+ * explainStatus404(ctx, widgets, key, err).subscribe((e: Pick<WriteError, 'type'>) => console.log(e.type)); // 'NoStatusSubresource' or 'NotFound'
  * ```
  * @param ctx - the sink context.
  * @param r - the resource.

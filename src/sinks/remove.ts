@@ -69,7 +69,7 @@ export function remove<T extends KubeObject>(ctx: SinkContext, write: RemoveWrit
       if (E.isRight(result)) {
         return written<T>('remove', key, { changed: true, object: isPending(result.right) ? result.right : undefined, attempts, dryRun });
       }
-      if (result.left._tag === 'NotFound' && (write.notFoundIsSuccess ?? true)) return written<T>('remove', key, { changed: false, object: undefined, attempts, dryRun });
+      if (result.left.type === 'NotFound' && (write.notFoundIsSuccess ?? true)) return written<T>('remove', key, { changed: false, object: undefined, attempts, dryRun });
       return writeFailed<T>('remove', key, result.left, attempts);
     }),
   );

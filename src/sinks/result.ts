@@ -1,7 +1,7 @@
 // What every sink reports: a typed value per write, never an RxJS error. A failed write is a Left
 // that names the cluster, the object and the verb, so one bad cluster cannot stop a merged stream.
 import type { ClusterName } from '../core/cluster.js';
-import type { KubeError, KubeErrorTag } from '../core/errors.js';
+import type { KubeError, KubeErrorType } from '../core/errors.js';
 import type { ObjectKey } from '../core/key.js';
 import { formatKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
@@ -28,7 +28,7 @@ export type WriteVerb =
   | 'event';
 
 /**
- * The tags of {@link WriteError}: every {@link KubeErrorTag}, plus the refusals sinks decide on
+ * The tags of {@link WriteError}: every {@link KubeErrorType}, plus the refusals sinks decide on
  * their own:
  *
  * - `NoStatusSubresource`: a status write to a resource that has no status subresource (the
@@ -39,10 +39,10 @@ export type WriteVerb =
  *
  * @example
  * ```ts
- * const tag: WriteErrorTag = 'NoStatusSubresource';
+ * const tag: WriteErrorType = 'NoStatusSubresource';
  * ```
  */
-export type WriteErrorTag = KubeErrorTag | 'NoStatusSubresource' | 'Terminating' | 'RecipeFailed';
+export type WriteErrorType = KubeErrorType | 'NoStatusSubresource' | 'Terminating' | 'RecipeFailed';
 
 /**
  * A failed write. It carries the server's error fields (code, reason, Retry-After, causes) when
@@ -50,13 +50,13 @@ export type WriteErrorTag = KubeErrorTag | 'NoStatusSubresource' | 'Terminating'
  *
  * @example
  * ```ts
- * if (E.isLeft(outcome) && outcome.left._tag === 'Conflict') {
+ * if (E.isLeft(outcome) && outcome.left.type === 'Conflict') {
  *   log.warn({ cluster: outcome.left.cluster, attempts: outcome.left.attempts }, outcome.left.message);
  * }
  * ```
  */
-export interface WriteError extends Omit<KubeError, '_tag'> {
-  readonly _tag: WriteErrorTag;
+export interface WriteError extends Omit<KubeError, 'type'> {
+  readonly type: WriteErrorType;
   readonly verb: WriteVerb;
   readonly key: ObjectKey;
   /** How many times the write request was sent (0 when the sink refused before sending). */
@@ -129,8 +129,8 @@ export function writeFailed<T extends KubeObject>(
  * @param detail - why, in words.
  * @returns the error fields, with a message naming the cluster and the object.
  */
-export function refusal(tag: WriteErrorTag, key: ObjectKey, detail: string): Omit<WriteError, 'verb' | 'key' | 'attempts'> {
-  return { _tag: tag, cluster: key.cluster, message: `cluster "${key.cluster}": ${formatKey(key)}: ${detail}` };
+export function refusal(tag: WriteErrorType, key: ObjectKey, detail: string): Omit<WriteError, 'verb' | 'key' | 'attempts'> {
+  return { type: tag, cluster: key.cluster, message: `cluster "${key.cluster}": ${formatKey(key)}: ${detail}` };
 }
 
 /**

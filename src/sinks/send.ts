@@ -56,7 +56,7 @@ export function send<R>(
         catchError((err: unknown) => of(E.left(kubeError('Unknown', cluster, `${what} failed: ${err instanceof Error ? err.message : String(err)}`)))),
         defaultIfEmpty(E.left(kubeError('Unknown', cluster, `${what}: the client answered nothing`))),
         concatMap((result) => {
-          if (E.isLeft(result) && result.left._tag === 'TooManyRequests' && n < ctx.retryAfter.attempts) {
+          if (E.isLeft(result) && result.left.type === 'TooManyRequests' && n < ctx.retryAfter.attempts) {
             const asked = result.left.retryAfterSeconds;
             const { backoff } = ctx.retryAfter;
             // The server's word wins, within the cap; without one, the context's backoff decides.

@@ -13,10 +13,10 @@ import type { WriteError } from './result.js';
 // A later reconcile re-reads the object, which is what a Conflict needs (isRetryable leaves it out
 // because a plain resend of the same request would conflict again).
 const retryable = (e: KubeError | WriteError): boolean => {
-  if (e._tag === 'Conflict') return true;
+  if (e.type === 'Conflict') return true;
   // Refusals decided by a sink: the same write would be refused again.
-  if (e._tag === 'NoStatusSubresource' || e._tag === 'Terminating' || e._tag === 'RecipeFailed') return false;
-  return isRetryable({ ...e, _tag: e._tag });
+  if (e.type === 'NoStatusSubresource' || e.type === 'Terminating' || e.type === 'RecipeFailed') return false;
+  return isRetryable({ ...e, type: e.type });
 };
 
 /**
@@ -40,10 +40,10 @@ export function actionOf(result: Either<KubeError | WriteError, unknown>): Actio
   if (E.isRight(result)) return done();
   const cause = result.left;
   if (!retryable(cause)) return terminal(cause);
-  return cause.retryAfterSeconds === undefined ? error(cause) : error(cause, { retryAfter: cause.retryAfterSeconds * 1000 });
+  return cause.retryAfterSeconds === undefined ? error(cause) : error(cause, { retryAfterMs: cause.retryAfterSeconds * 1000 });
 }
 
-const rank = (a: Action): number => (a._tag === 'done' ? 0 : a._tag === 'error' && !a.terminal ? 2 : 1);
+const rank = (a: Action): number => (a.type === 'done' ? 0 : a.type === 'error' && !a.terminal ? 2 : 1);
 
 /**
  * Ends a reconciler's writes: turns the outcomes of a sink (one write, or many with the `…Each`

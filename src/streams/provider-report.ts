@@ -3,7 +3,7 @@
 // travel in the provider's own stream (FleetEvent `report`), so the runtime logs them, serves them
 // on /readyz and counts them without any option, and tests read them like any other event.
 import type { ClusterName } from '../core/cluster.js';
-import type { KubeErrorTag } from '../core/errors.js';
+import type { KubeErrorType } from '../core/errors.js';
 
 /**
  * One thing a provider wants known. `at` is the scheduler's clock (ms), `provider` the provider's
@@ -21,7 +21,7 @@ import type { KubeErrorTag } from '../core/errors.js';
  * - `source`: the watch of the management cluster a provider discovers from (its Secrets,
  *   Namespaces, Cluster API `Cluster`s, ClusterProfiles) changed health. `state: 'failing'` when
  *   it backs off with an error (its first list included): `management` names the cluster,
- *   `resource` the resource (`resourceId`, e.g. `secrets`), `error` the {@link KubeErrorTag}
+ *   `resource` the resource (`resourceId`, e.g. `secrets`), `error` the {@link KubeErrorType}
  *   (`Forbidden` when RBAC refuses, `ClusterUnreachable`, `Unauthorized`...) and `reason` says it
  *   all in one line. Reported once per distinct tag while it keeps failing, not on every retry
  *   (the watch retries on its own backoff). `state: 'recovered'` once data flows again (a list
@@ -46,7 +46,7 @@ export type ProviderReport =
       readonly state: 'failing';
       readonly management: ClusterName;
       readonly resource: string;
-      readonly error: KubeErrorTag;
+      readonly error: KubeErrorType;
       readonly reason: string;
       readonly at: number;
     }

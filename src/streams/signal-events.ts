@@ -18,7 +18,7 @@ import type { WatchSignal } from './watch-health.js';
 export function signalEvents<T extends KubeObject>(): OperatorFunction<WatchSignal<T>, WatchEvent<T>> {
   return (signals) =>
     signals.pipe(
-      filter((s): s is Extract<WatchSignal<T>, { kind: 'event' }> => s.kind === 'event'),
+      filter((s): s is Extract<WatchSignal<T>, { type: 'event' }> => s.type === 'event'),
       map((s) => s.event),
     );
 }

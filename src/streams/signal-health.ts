@@ -17,7 +17,7 @@ import type { WatchHealth, WatchSignal } from './watch-health.js';
 export function signalHealth<T extends KubeObject>(): OperatorFunction<WatchSignal<T>, WatchHealth> {
   return (signals) =>
     signals.pipe(
-      filter((s): s is Extract<WatchSignal<T>, { kind: 'health' }> => s.kind === 'health'),
+      filter((s): s is Extract<WatchSignal<T>, { type: 'health' }> => s.type === 'health'),
       map((s) => s.health),
     );
 }

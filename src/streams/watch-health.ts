@@ -57,9 +57,9 @@ export interface WatchHealth {
  *
  * @example
  * ```ts
- * watchSignals(source, config).subscribe((s) => (s.kind === 'event' ? store(s.event) : report(s.health)));
+ * watchSignals(source, config).subscribe((s) => (s.type === 'event' ? store(s.event) : report(s.health)));
  * ```
  */
 export type WatchSignal<T extends KubeObject = KubeObject> =
-  | { readonly kind: 'event'; readonly event: WatchEvent<T> }
-  | { readonly kind: 'health'; readonly health: WatchHealth };
+  | { readonly type: 'event'; readonly event: WatchEvent<T> }
+  | { readonly type: 'health'; readonly health: WatchHealth };

@@ -42,7 +42,7 @@ const SHORT_WATCH_MS = 1_000;
 const HEALTH_REFRESH_MS = 5_000;
 
 function isKubeError(e: unknown): e is KubeError {
-  return typeof e === 'object' && e !== null && typeof (e as { _tag?: unknown })._tag === 'string' && typeof (e as { message?: unknown }).message === 'string';
+  return typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' && typeof (e as { message?: unknown }).message === 'string';
 }
 
 function isLastPage(list: ObjectList): boolean {
@@ -63,7 +63,7 @@ function isLastPage(list: ObjectList): boolean {
  * @example
  * ```ts
  * watchSignals(clusterWatchSource(cluster, configMaps), { cluster: cluster.name, resource: configMaps })
- *   .subscribe((s) => console.log(s.kind === 'event' ? s.event.type : s.health.state));
+ *   .subscribe((s) => console.log(s.type === 'event' ? s.event.type : s.health.state));
  * ```
  * @see watch for the events alone, over a cluster's client.
  * @param source - the list and watch calls.
@@ -101,12 +101,12 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
     let health: WatchHealth = { cluster, resource: resourceId(config.resource), state: 'listing', synced: false, relists: 0, reconnects: 0 };
 
     const toKubeError = (e: unknown): KubeError => (isKubeError(e) ? e : kubeError('Unknown', cluster, `request failed: ${e instanceof Error ? e.message : String(e)}`));
-    const ev = (event: WatchEvent<T>): WatchSignal<T> => ({ kind: 'event', event });
+    const ev = (event: WatchEvent<T>): WatchSignal<T> => ({ type: 'event', event });
     const report = (state: WatchState, extra: { nextAttemptAt?: number; lastError?: KubeError; lastEventAt?: number } = {}): WatchSignal<T> => {
       const { nextAttemptAt: _n, ...rest } = health;
       health = Object.freeze({ ...rest, ...extra, state });
       lastHealthAt = scheduler.now();
-      return { kind: 'health', health };
+      return { type: 'health', health };
     };
     const prepare = (obj: T): T => {
       // List items come without apiVersion/kind; fill them so every delivered object is complete.
@@ -127,13 +127,13 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
         authFailures = 0;
       }
       health = { ...health, lastError: err };
-      if (err._tag === 'Unauthorized' || err._tag === 'Forbidden') {
+      if (err.type === 'Unauthorized' || err.type === 'Forbidden') {
         delayMs = Math.max(1, backoffDelay(authBackoff, authFailures++, random));
         return;
       }
       const base = backoffDelay(backoff, failures++, random);
       // 429: the server said how long; never relist, the cache is still good.
-      delayMs = Math.max(1, err._tag === 'TooManyRequests' ? Math.max(base, (err.retryAfterSeconds ?? 0) * 1000) : base);
+      delayMs = Math.max(1, err.type === 'TooManyRequests' ? Math.max(base, (err.retryAfterSeconds ?? 0) * 1000) : base);
     };
 
     const waitOut = (): Observable<WatchSignal<T>> => {
@@ -164,7 +164,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
           concatMap((page): WatchSignal<T>[] => {
             if (E.isLeft(page)) {
               const err = page.left;
-              if ((err._tag === 'Gone' && pages > 0) || ((err._tag === 'Gone' || err._tag === 'Timeout') && listRv !== '')) {
+              if ((err.type === 'Gone' && pages > 0) || ((err.type === 'Gone' || err.type === 'Timeout') && listRv !== '')) {
                 // An expired continue token, or a cached resourceVersion the server cannot serve:
                 // list again from scratch, consistently, at once.
                 listRv = '';
@@ -241,13 +241,13 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
 
       const onFailure = (err: KubeError): void => {
         failed = true;
-        if (initial && needsList && (err._tag === 'BadRequest' || err._tag === 'Invalid')) {
+        if (initial && needsList && (err.type === 'BadRequest' || err.type === 'Invalid')) {
           // Streaming lists refused (feature gate off, old server, virtual workspace): list-then-watch from now on.
           streaming = false;
           health = { ...health, lastError: err };
           return;
         }
-        if (err._tag === 'Gone') {
+        if (err.type === 'Gone') {
           needsList = true;
           listRv = '';
         }

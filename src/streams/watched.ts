@@ -52,7 +52,7 @@ export function watched<T extends KubeObject>(
   const health = new BehaviorSubject<WatchHealth | undefined>(undefined);
   const events = defer(() => watchSignals(sourceFor(cluster, resource), { ...watchConfig, ...selection, cluster: cluster.name, resource })).pipe(
     tap((s) => {
-      if (s.kind === 'health') health.next(s.health);
+      if (s.type === 'health') health.next(s.health);
     }),
     signalEvents<T>(),
   );

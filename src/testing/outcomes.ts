@@ -18,7 +18,7 @@ import type { Outcome } from '../operators/types.js';
 export function outcomeLabel(o: Outcome): string {
   const where = o.key.namespace === '' ? `${o.cluster}/${o.key.name}` : `${o.cluster}/${o.key.namespace}/${o.key.name}`;
   const attempt = o.attempt > 1 ? ` #${o.attempt}` : '';
-  const retry = o.retryIn === undefined ? '' : ` +${o.retryIn}`;
+  const retry = o.retryInMs === undefined ? '' : ` +${o.retryInMs}`;
   return `${o.result} ${where}${attempt}${retry}`;
 }
 

@@ -123,7 +123,7 @@ export function recorder<T extends KubeObject = KubeObject>(
         if (completed) run.end = scheduler.now();
       };
       const out = inner(request, context);
-      const actions = typeof out === 'object' && '_tag' in out ? of(out) : defer(() => out);
+      const actions = typeof out === 'object' && 'type' in out ? of(out) : defer(() => out);
       return actions.pipe(
         tap({
           complete: () => {

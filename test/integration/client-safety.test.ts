@@ -33,7 +33,7 @@ describe('transport safety', () => {
     const client = createClusterClient(clusterName('wrong-ca'), { yaml });
     if (E.isLeft(client)) throw new Error(client.left.message);
     const r = await client.right.list(namespaces);
-    expect(E.isLeft(r) && r.left._tag).toBe('Tls');
+    expect(E.isLeft(r) && r.left.type).toBe('Tls');
     expect(E.isLeft(r) && r.left.message).toContain('cluster "wrong-ca"');
     client.right.close();
   });
@@ -44,7 +44,7 @@ describe('transport safety', () => {
     const client = createClusterClient(clusterName('no-ca'), { yaml });
     if (E.isLeft(client)) throw new Error(client.left.message);
     const r = await client.right.list(namespaces);
-    expect(E.isLeft(r) && r.left._tag).toBe('Tls');
+    expect(E.isLeft(r) && r.left.type).toBe('Tls');
     client.right.close();
   });
 
@@ -63,7 +63,7 @@ describe('transport safety', () => {
     const client = createClusterClient(clusterName('nowhere'), { yaml });
     if (E.isLeft(client)) throw new Error(client.left.message);
     const r = await client.right.list(namespaces);
-    expect(E.isLeft(r) && r.left._tag).toBe('ClusterUnreachable');
+    expect(E.isLeft(r) && r.left.type).toBe('ClusterUnreachable');
     expect(E.isLeft(r) && r.left.message).toMatch(/^cluster "nowhere" GET \/api\/v1\/namespaces: cannot reach the API server \(ECONNREFUSED\)/);
     client.right.close();
   });

@@ -19,7 +19,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
     expect(created.metadata.uid).toBeTruthy();
 
     const again = await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: {} });
-    expect(E.isLeft(again) && again.left._tag).toBe('AlreadyExists');
+    expect(E.isLeft(again) && again.left.type).toBe('AlreadyExists');
 
     const got = right(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
     expect(got.data).toEqual({ a: '1' });
@@ -29,7 +29,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
     // A PUT with the stale resourceVersion is a Conflict, not a silent overwrite.
     const stale = await sb.client.replace(configMaps, { ...got, data: { a: 'stale' } });
-    expect(E.isLeft(stale) && stale.left._tag).toBe('Conflict');
+    expect(E.isLeft(stale) && stale.left.type).toBe('Conflict');
 
     const patched = right(await sb.client.patch(configMaps, name, { data: { b: '3' } }, { type: 'merge', namespace: sb.namespace }));
     expect(patched.data).toEqual({ a: '2', b: '3' });
@@ -41,7 +41,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
     right(await sb.client.delete(configMaps, name, { namespace: sb.namespace, preconditions: { uid: created.metadata.uid ?? '' } }));
     const gone = await sb.client.get(configMaps, name, { namespace: sb.namespace });
-    expect(E.isLeft(gone) && gone.left._tag).toBe('NotFound');
+    expect(E.isLeft(gone) && gone.left.type).toBe('NotFound');
     expect(E.isLeft(gone) && gone.left.message).toContain(`cluster "${sb.cluster}"`);
   });
 
@@ -49,7 +49,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
     const name = randomName('precond');
     right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace } }));
     const r = await sb.client.delete(configMaps, name, { namespace: sb.namespace, preconditions: { uid: 'not-the-uid' } });
-    expect(E.isLeft(r) && r.left._tag).toBe('Conflict');
+    expect(E.isLeft(r) && r.left.type).toBe('Conflict');
   });
 
   it('server-side applies idempotently, surfaces a conflicting manager as Conflict, and forces', async () => {
@@ -67,7 +67,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
     const rival = { metadata: { name, namespace: sb.namespace }, data: { owner: 'second' } };
     const conflict = await sb.client.apply(configMaps, rival, { fieldManager: 'rxfleet-second' });
-    expect(E.isLeft(conflict) && conflict.left._tag).toBe('Conflict');
+    expect(E.isLeft(conflict) && conflict.left.type).toBe('Conflict');
     expect(E.isLeft(conflict) && conflict.left.code).toBe(409);
 
     const forced = right(await sb.client.apply<ConfigMap>(configMaps, rival, { fieldManager: 'rxfleet-second', force: true }));
@@ -91,13 +91,13 @@ describe.each(targets)('the cluster client against $name', (target) => {
     // another manager's apply of that field conflicts until it forces.
     const statusIntent = { metadata: { name, namespace: sb.namespace }, status: { ready: false } };
     const contested = await sb.client.apply(widgets, statusIntent, { fieldManager: 'rxfleet-status', subresource: 'status' });
-    expect(E.isLeft(contested) && contested.left._tag).toBe('Conflict');
+    expect(E.isLeft(contested) && contested.left.type).toBe('Conflict');
     const applied = right(await sb.client.apply(widgets, statusIntent, { fieldManager: 'rxfleet-status', subresource: 'status', force: true }));
     expect(applied.status).toEqual({ ready: false });
     expect(applied.spec).toEqual({ size: 3 });
 
     const noStatus = await sb.client.patch(configMaps, 'anything', { status: {} }, { type: 'merge', namespace: sb.namespace, subresource: 'status' });
-    expect(E.isLeft(noStatus) && noStatus.left._tag).toBe('NotFound');
+    expect(E.isLeft(noStatus) && noStatus.left.type).toBe('NotFound');
   });
 
   it('lists 1,200 objects in pages of 500 and returns them all', async () => {
@@ -151,7 +151,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
     const yaml = await sb.limitedKubeconfig();
     const limited = right(createClusterClient(sb.cluster, { yaml }));
     const r = await limited.list(configMaps, { namespace: sb.namespace });
-    expect(E.isLeft(r) && r.left._tag).toBe('Forbidden');
+    expect(E.isLeft(r) && r.left.type).toBe('Forbidden');
     expect(E.isLeft(r) && r.left.code).toBe(403);
     expect(E.isLeft(r) && r.left.message).toContain(`cluster "${sb.cluster}"`);
     const token = /token: (\S+)|"token":\s*"([^"]+)"/.exec(yaml);
@@ -161,9 +161,9 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
     const watchError = await firstValueFrom(limited.watch(configMaps, { namespace: sb.namespace })).then(
       () => undefined,
-      (e: unknown) => e as { _tag: string },
+      (e: unknown) => e as { type: string },
     );
-    expect(watchError?._tag).toBe('Forbidden');
+    expect(watchError?.type).toBe('Forbidden');
     limited.close();
   });
 });

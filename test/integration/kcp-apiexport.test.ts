@@ -216,14 +216,14 @@ describe('apiExport provider on a real kcp', () => {
       const refused = await cClient.apply(fx.widgets, { ...fromB, metadata: meta }, { fieldManager: 'kcp-test' });
       expect(E.isLeft(refused)).toBe(true);
       if (E.isLeft(refused)) {
-        expect(refused.left._tag).toBe('Forbidden');
+        expect(refused.left.type).toBe('Forbidden');
         expect(refused.left.message).toContain(`"${b.logicalCluster}"`);
         expect(refused.left.message).toContain(`"${c.logicalCluster}"`);
       }
       expect(await readWidget(fx, c, 'only-b')).toBeUndefined();
       // A merge patch that claims another cluster is refused the same way.
       const patched = await cClient.patch(fx.widgets, 'shared', { metadata: { annotations: { 'kcp.io/cluster': b.logicalCluster } } }, { type: 'merge', namespace: 'default' });
-      expect(E.isLeft(patched) && patched.left._tag === 'Forbidden').toBe(true);
+      expect(E.isLeft(patched) && patched.left.type === 'Forbidden').toBe(true);
 
       // Targeted on purpose: retarget() drops the source cluster's claim; the write lands in c only.
       const copy = retarget(fromB);

@@ -44,9 +44,9 @@ describe('initializingWorkspaces provider on a real kcp', () => {
             engagedClusters.push(cluster);
             // Its own namespace: `default` is made by the root:universal initializer, which may run after this one.
             const ns = await cluster.client.create(namespaces, { metadata: { name: 'welcome' } });
-            if (E.isLeft(ns) && ns.left._tag !== 'AlreadyExists') throw new Error(ns.left.message);
+            if (E.isLeft(ns) && ns.left.type !== 'AlreadyExists') throw new Error(ns.left.message);
             const cm = await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'welcome' }, data: { workspace: cluster.name } });
-            if (E.isLeft(cm) && cm.left._tag !== 'AlreadyExists') throw new Error(cm.left.message);
+            if (E.isLeft(cm) && cm.left.type !== 'AlreadyExists') throw new Error(cm.left.message);
             const r = await finishInitialization(cluster, cluster.labels?.[initializerLabel] ?? '');
             if (E.isLeft(r)) throw new Error(r.left.message);
             finished.push(cluster.name);

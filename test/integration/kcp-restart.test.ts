@@ -102,7 +102,7 @@ describe('apiExport provider across a kcp restart', () => {
       // The provider's own wildcard watches report their 401s as a failing source; the served
       // resource's wildcard watch shows them in the workspaces' informer health.
       const failing = reports.flatMap((r) => (r.type === 'source' && r.state === 'failing' ? [r] : []));
-      expect(failing.some((r) => r.error === 'Unauthorized') || health.some((h) => h.lastError?._tag === 'Unauthorized')).toBe(true);
+      expect(failing.some((r) => r.error === 'Unauthorized') || health.some((h) => h.lastError?.type === 'Unauthorized')).toBe(true);
       // Every source that failed recovered.
       await until('every failing source recovered', () =>
         Promise.resolve(failing.every((f) => reports.some((r) => r.type === 'source' && r.state === 'recovered' && r.management === f.management && r.resource === f.resource && r.at >= f.at)) ? true : undefined),

@@ -92,7 +92,7 @@ describe('exec credential plugins against kube-apiserver', () => {
     const p = plugin('fail', 'unused');
     const c = client(p.kubeconfig);
     const r = await c.list(namespaces, { limit: 1 });
-    expect(E.isLeft(r) && r.left._tag).toBe('Unauthorized');
+    expect(E.isLeft(r) && r.left.type).toBe('Unauthorized');
     expect(E.isLeft(r) && r.left.message).toContain('token service unavailable: try again later');
     expect(E.isLeft(r) && r.left.message).toContain('exited with code 3');
     await c.list(namespaces, { limit: 1 });

@@ -83,7 +83,7 @@ describe('file provider against kcp workspaces and kube-apiserver', () => {
     await createConfigMap(clusterFrom('b', b.kubeconfigYaml()).client, 'default', cmB);
     expect(await seeConfigMap(ws2.cluster, 'default', cmB)).toBe(cmB);
     const old = await ws.cluster.client.list(configMaps, { namespace: 'default' });
-    expect(E.isLeft(old) && old.left._tag).toBe('NotEngaged');
+    expect(E.isLeft(old) && old.left.type).toBe('NotEngaged');
     expect(rec.events.slice(count).some(isEngaged('kas'))).toBe(false);
 
     // The file is removed: its clusters are disengaged.

@@ -19,7 +19,7 @@ import { until, randomName } from './targets.js';
 let hub: Cluster;
 let ws: { yaml: string; cluster: Cluster; server: string; caData: string; token: string };
 
-async function installCrd(fixture: string, name: string, probe: () => Promise<E.Either<{ _tag: string; message: string }, unknown>>): Promise<void> {
+async function installCrd(fixture: string, name: string, probe: () => Promise<E.Either<{ type: string; message: string }, unknown>>): Promise<void> {
   // Server-side apply takes YAML as is: the fixture goes to the server without a YAML parser here.
   const yaml = readFileSync(new URL(`../fixtures/${fixture}`, import.meta.url), 'utf8');
   await must(
@@ -28,7 +28,7 @@ async function installCrd(fixture: string, name: string, probe: () => Promise<E.
   );
   await until(`${fixture} served`, async () => {
     const r = await probe();
-    return E.isRight(r) ? true : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
+    return E.isRight(r) ? true : r.left.type === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
   });
 }
 

@@ -103,7 +103,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     // The old clients were closed by the provider.
     for (const old of [east.cluster.client, relabelled.cluster.client]) {
       const r = await old.list(configMaps, { namespace: 'default' });
-      expect(E.isLeft(r) && r.left._tag).toBe('NotEngaged');
+      expect(E.isLeft(r) && r.left.type).toBe('NotEngaged');
     }
     await rec.waitReport('east reengaged', (r) => r.type === 'reengaged' && r.cluster === 'east' && r.reason === 'credentials or server changed');
 
@@ -113,7 +113,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     expect(gone.type === 'disengaged' && gone.reason).toBe('its Secret was deleted');
     await westWatch;
     const closed = await west.cluster.client.list(configMaps, { namespace: 'default' });
-    expect(E.isLeft(closed) && closed.left._tag).toBe('NotEngaged');
+    expect(E.isLeft(closed) && closed.left.type).toBe('NotEngaged');
 
     // The fleet saw the same story.
     await sleep(200);
@@ -122,7 +122,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     const eventsAtStop = rec.events.length;
     rec.stop();
     const afterStop = await east2.cluster.client.list(configMaps, { namespace: kasNs });
-    expect(E.isLeft(afterStop) && afterStop.left._tag).toBe('NotEngaged');
+    expect(E.isLeft(afterStop) && afterStop.left.type).toBe('NotEngaged');
     expect(rec.events.length).toBe(eventsAtStop);
   });
 
@@ -232,7 +232,7 @@ describe('multi with real clusters', () => {
     all.remove('kcp');
     await rec.waitEvent('kcp#a disengaged', isDisengaged('kcp#a'));
     const closed = await a.cluster.client.list(configMaps, { namespace: 'default' });
-    expect(E.isLeft(closed) && closed.left._tag).toBe('NotEngaged');
+    expect(E.isLeft(closed) && closed.left.type).toBe('NotEngaged');
     expect(rec.engaged('kas#hub')).toBe(h.cluster);
     rec.stop();
   });

@@ -28,7 +28,7 @@ import { until, kcpTarget, randomName } from './targets.js';
 const finalizer = 'test.rxfleet.dev/fan-out';
 
 function ok(o: WriteOutcome<ConfigMap>): ConfigMap {
-  if (E.isLeft(o)) throw new Error(`${o.left._tag}: ${o.left.message}`);
+  if (E.isLeft(o)) throw new Error(`${o.left.type}: ${o.left.message}`);
   if (o.right.object === undefined) throw new Error('no object in the outcome');
   return o.right.object;
 }
@@ -66,7 +66,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
 
   const gone = async (c: Sandbox, name: string): Promise<boolean> => {
     const r = await c.client.get(configMaps, name, { namespace: 'default' });
-    return E.isLeft(r) && r.left._tag === 'NotFound';
+    return E.isLeft(r) && r.left.type === 'NotFound';
   };
 
   it('removes every target through the finalizer when the source is deleted', async () => {
@@ -130,7 +130,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     const limited = right(createClusterClient(limitedName, { yaml: await spoke.limitedKubeconfig() }));
     const limitedCtx = sinkContext({ fleet: fixedFleet([hub, { cluster: limitedName, client: limited }]), fieldManager: 'rxfleet-fan-out' });
     const outcomes = await lastValueFrom(releaseSource(limitedCtx, { source: id, resource: configMaps, finalizer, targets: [configMaps] }).pipe(toArray()));
-    expect(outcomes.some((o) => E.isLeft(o) && o.left._tag === 'Forbidden' && o.left.cluster === limitedName)).toBe(true);
+    expect(outcomes.some((o) => E.isLeft(o) && o.left.type === 'Forbidden' && o.left.cluster === limitedName)).toBe(true);
     expect(right(await hub.client.get(configMaps, name, { namespace: 'default' })).metadata.finalizers).toEqual([finalizer]);
     limited.close();
     // Clean up with full rights: the finalizer comes off and the (undeleted) source stays.

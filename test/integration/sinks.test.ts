@@ -28,7 +28,7 @@ import type { Sandbox } from './targets.js';
 import { until, randomName, targets } from './targets.js';
 
 function ok<T extends ConfigMap | Widget>(o: WriteOutcome<T>) {
-  if (E.isLeft(o)) throw new Error(`${o.left._tag}: ${o.left.message}`);
+  if (E.isLeft(o)) throw new Error(`${o.left.type}: ${o.left.message}`);
   return o.right;
 }
 
@@ -76,7 +76,7 @@ describe.each(targets)('sinks against $name', (target) => {
     ok(await firstValueFrom(apply(ctx, cm(name, { owner: 'first' }))));
     const rival = sinkContext({ fleet: fixedFleet([sb]), fieldManager: 'rxfleet-rival' });
     const refused = await firstValueFrom(apply(rival, { ...cm(name, { owner: 'second' }), force: false }));
-    expect(E.isLeft(refused) && refused.left).toMatchObject({ _tag: 'Conflict', code: 409, verb: 'apply', cluster: sb.cluster, attempts: 1 });
+    expect(E.isLeft(refused) && refused.left).toMatchObject({ type: 'Conflict', code: 409, verb: 'apply', cluster: sb.cluster, attempts: 1 });
     const forced = ok(await firstValueFrom(apply(rival, cm(name, { owner: 'second' }))));
     expect(forced.changed).toBe(true);
     expect(forced.object?.data).toEqual({ owner: 'second' });
@@ -136,13 +136,13 @@ describe.each(targets)('sinks against $name', (target) => {
     const cmName = randomName('nostatus');
     ok(await firstValueFrom(apply(ctx, cm(cmName, { a: '1' }))));
     const noStatus = await firstValueFrom(patchStatus(ctx, { key: objectKey(sb.cluster, sb.namespace, cmName), resource: configMaps, status: { x: 1 } }));
-    expect(E.isLeft(noStatus) && noStatus.left).toMatchObject({ _tag: 'NoStatusSubresource', code: 404 });
+    expect(E.isLeft(noStatus) && noStatus.left).toMatchObject({ type: 'NoStatusSubresource', code: 404 });
     expect(E.isLeft(noStatus) && noStatus.left.message).toContain('configmaps has no status subresource');
     const noStatusApply = await firstValueFrom(applyStatus(ctx, { ...cm(cmName, {}), object: { metadata: { name: cmName, namespace: sb.namespace }, status: { x: 1 } } }));
-    expect(E.isLeft(noStatusApply) && noStatusApply.left._tag).toBe('NoStatusSubresource');
+    expect(E.isLeft(noStatusApply) && noStatusApply.left.type).toBe('NoStatusSubresource');
 
     const missing = await firstValueFrom(patchStatus(ctx, { key: objectKey(sb.cluster, sb.namespace, 'no-such-widget'), resource: widgets, status: { ready: true } }));
-    expect(E.isLeft(missing) && missing.left._tag).toBe('NotFound');
+    expect(E.isLeft(missing) && missing.left.type).toBe('NotFound');
   });
 
   it('holds a deleted object until its finalizer is removed, and never adds one after the deletionTimestamp', async () => {
@@ -160,26 +160,26 @@ describe.each(targets)('sinks against $name', (target) => {
     expect(held.metadata.finalizers).toEqual([finalizer]);
 
     const refused = await firstValueFrom(ensureFinalizer(ctx, { key, resource: configMaps, finalizer: 'test.rxfleet.dev/late' }));
-    expect(E.isLeft(refused) && refused.left).toMatchObject({ _tag: 'Terminating', attempts: 0 });
+    expect(E.isLeft(refused) && refused.left).toMatchObject({ type: 'Terminating', attempts: 0 });
     expect(right(await sb.client.get(configMaps, name, { namespace: sb.namespace })).metadata.finalizers).toEqual([finalizer]);
 
     expect(ok(await firstValueFrom(removeFinalizer(ctx, { key, resource: configMaps, finalizer }))).changed).toBe(true);
     await until('the object to be gone', async () => {
       const r = await sb.client.get(configMaps, name, { namespace: sb.namespace });
-      return E.isLeft(r) && r.left._tag === 'NotFound' ? true : undefined;
+      return E.isLeft(r) && r.left.type === 'NotFound' ? true : undefined;
     });
     // Gone is what removeFinalizer and remove want: success with no change.
     expect(ok(await firstValueFrom(removeFinalizer(ctx, { key, resource: configMaps, finalizer })))).toMatchObject({ changed: false, object: undefined });
     expect(ok(await firstValueFrom(remove(ctx, { key, resource: configMaps })))).toMatchObject({ changed: false });
     const strict = await firstValueFrom(remove(ctx, { key, resource: configMaps, notFoundIsSuccess: false }));
-    expect(E.isLeft(strict) && strict.left._tag).toBe('NotFound');
+    expect(E.isLeft(strict) && strict.left.type).toBe('NotFound');
   });
 
   it('refuses a delete whose uid precondition names another incarnation', async () => {
     const name = randomName('precond');
     ok(await firstValueFrom(apply(ctx, cm(name, {}))));
     const r = await firstValueFrom(remove(ctx, { key: objectKey(sb.cluster, sb.namespace, name), resource: configMaps, preconditions: { uid: 'not-the-uid' } }));
-    expect(E.isLeft(r) && r.left._tag).toBe('Conflict');
+    expect(E.isLeft(r) && r.left.type).toBe('Conflict');
   });
 
   it('gives typed errors for a limited identity and a non-engaged cluster while other clusters keep being written', async () => {
@@ -202,11 +202,11 @@ describe.each(targets)('sinks against $name', (target) => {
     expect(byCluster(sb.cluster).every((o) => E.isRight(o) && o.right.changed)).toBe(true);
     expect(byCluster(sb.cluster)).toHaveLength(3);
     for (const o of byCluster(limitedName)) {
-      expect(E.isLeft(o) && o.left).toMatchObject({ _tag: 'Forbidden', code: 403, cluster: limitedName });
+      expect(E.isLeft(o) && o.left).toMatchObject({ type: 'Forbidden', code: 403, cluster: limitedName });
       expect(E.isLeft(o) && o.left.message).toContain(`cluster "${limitedName}"`);
     }
     const [notEngaged] = byCluster(gone);
-    expect(notEngaged !== undefined && E.isLeft(notEngaged) && notEngaged.left).toMatchObject({ _tag: 'NotEngaged', cluster: gone });
+    expect(notEngaged !== undefined && E.isLeft(notEngaged) && notEngaged.left).toMatchObject({ type: 'NotEngaged', cluster: gone });
     expect(notEngaged !== undefined && E.isLeft(notEngaged) && notEngaged.left.message).toContain('cluster "not-in-the-fleet"');
     for (const n of names) expect(right(await sb.client.get(configMaps, n, { namespace: sb.namespace })).metadata.name).toBe(n);
     limited.close();

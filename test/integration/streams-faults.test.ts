@@ -123,14 +123,14 @@ describe.each(servers)('streams under faults ($name)', (server) => {
         // A create retried across the kill may find the object already made: that is success.
         await must(`create ${name}`, async () => {
           const r = await cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'kill' } } });
-          return E.isLeft(r) && r.left._tag === 'AlreadyExists' ? E.right(undefined) : r;
+          return E.isLeft(r) && r.left.type === 'AlreadyExists' ? E.right(undefined) : r;
         }, 60_000, srv.warmupErrors);
       };
       const remove = async (name: string): Promise<void> => {
         // Likewise a retried delete may find the object already gone.
         await must(`delete ${name}`, async () => {
           const r = await cluster.client.delete(configMaps, name, { namespace });
-          return E.isLeft(r) && r.left._tag === 'NotFound' ? E.right(undefined) : r;
+          return E.isLeft(r) && r.left.type === 'NotFound' ? E.right(undefined) : r;
         }, 60_000, srv.warmupErrors);
       };
       await pool(names.slice(0, 30), 8, create);
@@ -216,7 +216,7 @@ describe.each(servers)('streams under faults ($name)', (server) => {
       open.next(true);
       await storeMatchesServer(inf.store, cluster.client, namespace, 60_000, 'fault=gone');
       await until('a relist in health', () => ((health?.relists ?? 0) > relistsBefore ? true : undefined), 30_000);
-      expect(health?.lastError?._tag).toBe('Gone');
+      expect(health?.lastError?.type).toBe('Gone');
       for (const name of names.slice(0, 10)) expect(counter.deletes.get(name), `delete of ${name}`).toBe(1);
       for (const name of names.slice(10)) expect(counter.deletes.get(name), `no delete of ${name}`).toBeUndefined();
       expect(inf.store.size).toBe(10);
@@ -237,7 +237,7 @@ describe.each(servers)('streams under faults ($name)', (server) => {
       await until('s-0 cached', () => (inf.store.size === 1 ? true : undefined));
       srv.pause();
       try {
-        await until('the inactivity timeout to fire', () => (health.some((h) => h.lastError?._tag === 'Timeout') ? true : undefined), 30_000);
+        await until('the inactivity timeout to fire', () => (health.some((h) => h.lastError?.type === 'Timeout') ? true : undefined), 30_000);
       } finally {
         srv.resume();
       }

@@ -22,7 +22,7 @@ export function configMap(name: string, namespace: string, data: Record<string, 
 /** Creates, retrying transient failures (a restarting server) for up to `forMs`. */
 export async function must<T>(
   what: string,
-  call: () => Promise<E.Either<{ message: string; _tag: string }, T>>,
+  call: () => Promise<E.Either<{ message: string; type: string }, T>>,
   forMs = 60_000,
   alsoRetry: readonly string[] = [],
 ): Promise<T> {
@@ -30,7 +30,7 @@ export async function must<T>(
   for (;;) {
     const r = await call();
     if (E.isRight(r)) return r.right;
-    if (Date.now() > deadline || ![...alsoRetry, 'Transient', 'ClusterUnreachable', 'Timeout', 'TooManyRequests'].includes(r.left._tag)) {
+    if (Date.now() > deadline || ![...alsoRetry, 'Transient', 'ClusterUnreachable', 'Timeout', 'TooManyRequests'].includes(r.left.type)) {
       throw new Error(`${what}: ${r.left.message}`);
     }
     await sleep(200);

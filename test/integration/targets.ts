@@ -158,7 +158,7 @@ export async function widgetsCrd(client: ClusterClient, namespace: string): Prom
   );
   await until('the widgets resource to be served', async () => {
     const r = await client.list(widgets, { namespace, limit: 1 });
-    return E.isRight(r) ? true : r.left._tag === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
+    return E.isRight(r) ? true : r.left.type === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
   });
   return widgets;
 }

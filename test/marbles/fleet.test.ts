@@ -107,7 +107,7 @@ describe('fleet', () => {
       informers
         .informer(broken, configMaps)
         .health.pipe(takeUntil(timer(60_000, ts)))
-        .subscribe((h) => health.push(`${h.state} ${h.lastError?._tag ?? '-'}`));
+        .subscribe((h) => health.push(`${h.state} ${h.lastError?.type ?? '-'}`));
       ts.flush();
       expect(seen).toEqual(['0 applied cluster://fine/default/a', '2 applied cluster://fine/default/b']);
       expect(health).toContain('backingOff Forbidden');

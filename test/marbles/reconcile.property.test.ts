@@ -36,7 +36,7 @@ describe('reconcile, under random interleavings', () => {
         const lastEvent = new Map<string, number>();
         const lastRemoval = new Map<string, number>();
         const eventSeqs = new Map<string, number[]>();
-        const retried = (a: Action) => a._tag === 'error' && !a.terminal;
+        const retried = (a: Action) => a.type === 'error' && !a.terminal;
         interface Run {
           readonly start: number;
           readonly action: Action;

@@ -316,7 +316,7 @@ describe('reconcile', () => {
   });
 
   it('should label outcomes compactly', () => {
-    const o: Outcome = { key: ev.key('east', 'a'), cluster: ev.key('east', 'a').cluster, result: 'error', attempt: 3, startedAt: 0, duration: 1, error: 'x', retryIn: 20 };
+    const o: Outcome = { key: ev.key('east', 'a'), cluster: ev.key('east', 'a').cluster, result: 'error', attempt: 3, startedAt: 0, durationMs: 1, error: 'x', retryInMs: 20 };
     expect(outcomeLabel(o)).toBe('error east/a #3 +20');
   });
 });

@@ -123,7 +123,7 @@ describe('eventRecorder', () => {
     });
     ts.run(({ expectObservable }) => {
       const rec = setup(ts, { east: client });
-      expectObservable(rec.record(ev())).toBe('(x|)', { x: E.left(expect.objectContaining({ _tag: 'Forbidden', verb: 'event' })) });
+      expectObservable(rec.record(ev())).toBe('(x|)', { x: E.left(expect.objectContaining({ type: 'Forbidden', verb: 'event' })) });
       expectObservable(defer(() => rec.record(ev()))).toBe('(x|)', { x: E.right(expect.objectContaining({ verb: 'event', changed: true })) });
     });
   });

@@ -145,7 +145,7 @@ describe('Retry-After', () => {
     ts.run(({ expectObservable }) => {
       const ctx = ctxOf(ts, { a: throttled(ts, [tooMany(), tooMany(), tooMany(), tooMany()], sent) }, { retryAfter: { attempts: 3, backoff: { initialMs: 500 } } });
       expectObservable(apply(ctx, write('a', 'x'))).toBe('1000ms (x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'TooManyRequests', attempts: 3, verb: 'apply' })),
+        x: E.left(expect.objectContaining({ type: 'TooManyRequests', attempts: 3, verb: 'apply' })),
       });
     });
     // No Retry-After header: the default delay is used.
@@ -191,9 +191,9 @@ describe('applyEach', () => {
       const writes = hot('a-b-c-d-e-|', { a: write('ok', '1'), b: write('gone', '1'), c: write('limited', '1'), d: write('broken', '1'), e: write('ok', '2') });
       expectObservable(writes.pipe(applyEach(ctx))).toBe('-ab--cd--e|', {
         a: E.right(expect.objectContaining({ cluster: 'ok' })),
-        b: E.left(expect.objectContaining({ _tag: 'NotEngaged', cluster: 'gone', message: expect.stringContaining('cluster "gone"') as unknown })),
-        c: E.left(expect.objectContaining({ _tag: 'Forbidden', cluster: 'limited', code: 403 })),
-        d: E.left(expect.objectContaining({ _tag: 'Unknown', cluster: 'broken', message: expect.stringContaining('socket exploded') as unknown })),
+        b: E.left(expect.objectContaining({ type: 'NotEngaged', cluster: 'gone', message: expect.stringContaining('cluster "gone"') as unknown })),
+        c: E.left(expect.objectContaining({ type: 'Forbidden', cluster: 'limited', code: 403 })),
+        d: E.left(expect.objectContaining({ type: 'Unknown', cluster: 'broken', message: expect.stringContaining('socket exploded') as unknown })),
         e: E.right(expect.objectContaining({ cluster: 'ok' })),
       });
     });
@@ -235,10 +235,10 @@ describe('apply and status results', () => {
       const noSubresource = fakeClient({ get: () => of(E.right<KubeError, KubeObject>(obj('x'))), patch: () => of(E.left(err('NotFound', 'a', { code: 404 }))) });
       const missing = fakeClient({ get: () => of(E.left(err('NotFound', 'a', { code: 404 }))) });
       expectObservable(patchStatus(ctxOf(ts, { a: noSubresource }), { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'NoStatusSubresource', code: 404, message: expect.stringContaining('configmaps has no status subresource') as unknown })),
+        x: E.left(expect.objectContaining({ type: 'NoStatusSubresource', code: 404, message: expect.stringContaining('configmaps has no status subresource') as unknown })),
       });
       expectObservable(patchStatus(ctxOf(ts, { a: missing }), { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'NotFound' })),
+        x: E.left(expect.objectContaining({ type: 'NotFound' })),
       });
     });
   });

@@ -17,7 +17,7 @@ const source: ConfigMap = { metadata: { name: 'app', namespace: 'default', uid: 
 const id = sourceIdentity(hub, configMaps, source);
 const target = (name: string, uid: string, from = id): ConfigMap => withBackReference<ConfigMap>({ metadata: { name, namespace: 'default', uid } }, from);
 const list = (...items: KubeObject[]) => of(E.right({ metadata: {}, items }));
-const names = (outcomes: readonly WriteOutcome[]) => outcomes.map((o) => (E.isRight(o) ? `${o.right.key.cluster}/${o.right.key.name}` : `${o.left._tag} ${o.left.key.cluster}`));
+const names = (outcomes: readonly WriteOutcome[]) => outcomes.map((o) => (E.isRight(o) ? `${o.right.key.cluster}/${o.right.key.name}` : `${o.left.type} ${o.left.key.cluster}`));
 
 /** A member cluster holding `items`, recording what is deleted. */
 function member(deleted: string[], ...items: KubeObject[]): WriteClient {
@@ -106,9 +106,9 @@ describe('toAction', () => {
       expectObservable(cold('a-b|', { a: ok, b: ok }).pipe(toAction())).toBe('---(x|)', { x: done() });
       expectObservable(cold<WriteOutcome>('|').pipe(toAction())).toBe('(x|)', { x: done() });
       expectObservable(cold('a-b-c|', { a: ok, b: invalid, c: busy }).pipe(toAction())).toBe('-----(x|)', {
-        x: { _tag: 'error', cause: busyError, terminal: false, retryAfter: 3000 },
+        x: { type: 'error', cause: busyError, terminal: false, retryAfterMs: 3000 },
       });
-      expectObservable(cold('a-b|', { a: invalid, b: ok }).pipe(toAction())).toBe('---(x|)', { x: { _tag: 'error', cause: { ...invalidError, verb: 'apply', key, attempts: 1 }, terminal: true } });
+      expectObservable(cold('a-b|', { a: invalid, b: ok }).pipe(toAction())).toBe('---(x|)', { x: { type: 'error', cause: { ...invalidError, verb: 'apply', key, attempts: 1 }, terminal: true } });
     });
   });
 

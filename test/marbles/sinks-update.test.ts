@@ -64,7 +64,7 @@ describe('update', () => {
       const ctx = ctxWith(ts, server.client);
       // random 0.5 → each wait is 10 × (1 − 0.1 + 0.1 × 0.5) = 9.5 ms; 4 waits between 5 attempts.
       expectObservable(update(ctx, { key, resource: configMaps, recipe: bump })).toBe('38ms (x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'Conflict', attempts: 5, verb: 'update', key })),
+        x: E.left(expect.objectContaining({ type: 'Conflict', attempts: 5, verb: 'update', key })),
       });
     });
     expect(server.writes.map((w) => w.at)).toEqual([0, 9.5, 19, 28.5, 38]);
@@ -132,7 +132,7 @@ describe('update', () => {
         throw new Error('bad recipe');
       };
       expectObservable(update(ctxWith(ts, server.client), { key, resource: configMaps, recipe })).toBe('(x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'RecipeFailed', message: expect.stringContaining('bad recipe') as unknown })),
+        x: E.left(expect.objectContaining({ type: 'RecipeFailed', message: expect.stringContaining('bad recipe') as unknown })),
       });
     });
   });
@@ -142,7 +142,7 @@ describe('update', () => {
     const client = fakeClient({ get: () => of(E.left(err('NotFound', 'east', { code: 404 }))) });
     ts.run(({ expectObservable }) => {
       expectObservable(update(ctxWith(ts, client), { key, resource: configMaps, recipe: bump })).toBe('(x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'NotFound', attempts: 0 })),
+        x: E.left(expect.objectContaining({ type: 'NotFound', attempts: 0 })),
       });
     });
   });
@@ -156,7 +156,7 @@ describe('finalizers', () => {
     const server = conflictingServer(ts, 0, cm(5, 0, { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['other/x'] }));
     ts.run(({ expectObservable }) => {
       expectObservable(ensureFinalizer(ctxWith(ts, server.client), { key, resource: configMaps, finalizer })).toBe('(x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'Terminating', verb: 'ensureFinalizer', attempts: 0 })),
+        x: E.left(expect.objectContaining({ type: 'Terminating', verb: 'ensureFinalizer', attempts: 0 })),
       });
     });
     expect(server.writes).toEqual([]);
@@ -171,7 +171,7 @@ describe('finalizers', () => {
     });
     ts.run(({ expectObservable }) => {
       expectObservable(ensureFinalizer(ctxWith(ts, client), { key, resource: configMaps, finalizer })).toBe('9.5ms (x|)', {
-        x: E.left(expect.objectContaining({ _tag: 'Terminating', attempts: 1 })),
+        x: E.left(expect.objectContaining({ type: 'Terminating', attempts: 1 })),
       });
     });
   });

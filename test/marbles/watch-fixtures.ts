@@ -33,7 +33,7 @@ export function gone(): string {
   return JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } });
 }
 
-export function err(tag: KubeError['_tag'], fields: { code?: number; retryAfterSeconds?: number } = {}): KubeError {
+export function err(tag: KubeError['type'], fields: { code?: number; retryAfterSeconds?: number } = {}): KubeError {
   return kubeError(tag, east, `test ${tag}`, fields);
 }
 

@@ -21,7 +21,7 @@ interface Timeline {
 function record(ts: TestScheduler, signals: Observable<WatchSignal<ConfigMap>>, untilMs: number): Timeline {
   const t: Timeline = { events: [], health: [] };
   signals.pipe(takeUntil(timer(untilMs, ts))).subscribe((s) => {
-    if (s.kind === 'event') t.events.push(`${ts.now()} ${label(s.event)}`);
+    if (s.type === 'event') t.events.push(`${ts.now()} ${label(s.event)}`);
     else t.health.push(s.health);
   });
   return t;
@@ -92,7 +92,7 @@ describe('watch state machine', () => {
       ts.flush();
       const backing = t.health.filter((h) => h.state === 'backingOff');
       expect(backing.map((h) => h.nextAttemptAt)).toEqual([800, 2400, 5600]);
-      expect(backing[0]?.lastError?._tag).toBe('Transient');
+      expect(backing[0]?.lastError?.type).toBe('Transient');
       expect(t.health.at(-1)).toMatchObject({ state: 'connected', synced: true, reconnects: 3, relists: 0 });
     });
   });
@@ -135,7 +135,7 @@ describe('watch state machine', () => {
       ts.flush();
       expect(s.lists).toHaveLength(1);
       expect(s.watches[1]?.resourceVersion).toBe('11');
-      expect(t.health.find((h) => h.state === 'backingOff')?.lastError?._tag).toBe('Timeout');
+      expect(t.health.find((h) => h.state === 'backingOff')?.lastError?.type).toBe('Timeout');
     });
   });
 
@@ -196,7 +196,7 @@ describe('watch state machine', () => {
       expectSubscriptions(w.subscriptions).toBe('10000ms ^ 9999ms !');
       ts.flush();
       expect(t.health[1]).toMatchObject({ state: 'backingOff', nextAttemptAt: 10_000, synced: false });
-      expect(t.health[1]?.lastError?._tag).toBe('Forbidden');
+      expect(t.health[1]?.lastError?.type).toBe('Forbidden');
     });
   });
 

@@ -6,7 +6,7 @@ const east = clusterName('east');
 describe('the error union', () => {
   it('prefers the Status reason over the HTTP code', () => {
     const e = fromStatus(east, 409, { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'configmaps "a" already exists' });
-    expect(e._tag).toBe('AlreadyExists');
+    expect(e.type).toBe('AlreadyExists');
     expect(e.code).toBe(409);
   });
 
@@ -25,11 +25,11 @@ describe('the error union', () => {
     [504, 'Timeout'],
     [418, 'Unknown'],
   ] as const)('maps HTTP %i without a Status to %s', (code, tag) => {
-    expect(fromStatus(east, code, undefined)._tag).toBe(tag);
+    expect(fromStatus(east, code, undefined).type).toBe(tag);
   });
 
   it('maps an Expired reason to Gone, as a watch ERROR event sends it', () => {
-    expect(fromStatus(east, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' })._tag).toBe('Gone');
+    expect(fromStatus(east, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' }).type).toBe('Gone');
   });
 
   it('names the cluster, the request and the cause in the message', () => {
@@ -45,11 +45,11 @@ describe('the error union', () => {
 
   it('classifies transport failures', () => {
     const err = (code: string) => Object.assign(new Error(`boom ${code}`), { code });
-    expect(fromTransport(east, err('ECONNREFUSED'))._tag).toBe('ClusterUnreachable');
-    expect(fromTransport(east, err('ECONNRESET'))._tag).toBe('Transient');
-    expect(fromTransport(east, err('DEPTH_ZERO_SELF_SIGNED_CERT'))._tag).toBe('Tls');
-    expect(fromTransport(east, err('UNABLE_TO_VERIFY_LEAF_SIGNATURE'))._tag).toBe('Tls');
-    expect(fromTransport(east, err('ERR_TLS_CERT_ALTNAME_INVALID'))._tag).toBe('Tls');
+    expect(fromTransport(east, err('ECONNREFUSED')).type).toBe('ClusterUnreachable');
+    expect(fromTransport(east, err('ECONNRESET')).type).toBe('Transient');
+    expect(fromTransport(east, err('DEPTH_ZERO_SELF_SIGNED_CERT')).type).toBe('Tls');
+    expect(fromTransport(east, err('UNABLE_TO_VERIFY_LEAF_SIGNATURE')).type).toBe('Tls');
+    expect(fromTransport(east, err('ERR_TLS_CERT_ALTNAME_INVALID')).type).toBe('Tls');
   });
 
   it('says which errors a plain retry can fix', () => {

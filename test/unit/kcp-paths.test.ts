@@ -37,10 +37,10 @@ describe('pathResolver', () => {
   it('should give up with the error after its attempts, and at once when refused', async () => {
     const { client } = fakeFront([]);
     const r = await lastValueFrom(pathResolver(client, quick)(logical));
-    expect(E.isLeft(r) && r.left._tag).toBe('Transient');
+    expect(E.isLeft(r) && r.left.type).toBe('Transient');
     const refused = fakeFront([E.left(kubeError('Forbidden', logical, 'no'))]);
     const f = await lastValueFrom(pathResolver(refused.client, quick)(logical));
-    expect(E.isLeft(f) && f.left._tag).toBe('Forbidden');
+    expect(E.isLeft(f) && f.left.type).toBe('Forbidden');
     expect(refused.calls).toHaveLength(1);
   });
 

@@ -83,7 +83,7 @@ class FakeKcp {
 
 const closed = async (client: ClusterClient | undefined): Promise<boolean> => {
   const r = await client?.get(namespaces, 'default');
-  return r !== undefined && E.isLeft(r) && r.left._tag === 'NotEngaged';
+  return r !== undefined && E.isLeft(r) && r.left.type === 'NotEngaged';
 };
 
 const subs: Subscription[] = [];
@@ -165,7 +165,7 @@ describe('apiExport on a fake kcp', () => {
     const kcp = new FakeKcp();
     const failing: FakeKcp['sourceFor'] = (cluster, r) =>
       cluster.name === WILDCARD && r.plural === 'apibindings'
-        ? { list: () => of(E.left({ _tag: 'Forbidden', cluster: cluster.name, message: 'apibindings is forbidden' } as never)), watch: () => new Subject<string>() }
+        ? { list: () => of(E.left({ type: 'Forbidden', cluster: cluster.name, message: 'apibindings is forbidden' } as never)), watch: () => new Subject<string>() }
         : kcp.sourceFor(cluster, r);
     const reports: ProviderReport[] = [];
     subs.push(

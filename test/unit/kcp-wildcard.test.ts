@@ -161,7 +161,7 @@ describe('tenantGuard', () => {
   it('should refuse writes of another cluster\'s object with an error naming both clusters, sending nothing', async () => {
     sent.length = 0;
     const r = await guarded.apply(widgets, obj('b', 'w'), { fieldManager: 'm' });
-    expect(E.isLeft(r) && r.left._tag === 'Forbidden' && r.left.message.includes('"b"') && r.left.message.includes('"a"')).toBe(true);
+    expect(E.isLeft(r) && r.left.type === 'Forbidden' && r.left.message.includes('"b"') && r.left.message.includes('"a"')).toBe(true);
     expect(E.isLeft(await guarded.create(widgets, obj('b', 'w')))).toBe(true);
     expect(E.isLeft(await guarded.replace(widgets, obj('b', 'w')))).toBe(true);
     expect(E.isLeft(await guarded.patch(widgets, 'w', [{ op: 'add', path: '/metadata/annotations/kcp.io~1cluster', value: 'b' }], { type: 'json' }))).toBe(true);

@@ -24,7 +24,7 @@ users:
 `;
 }
 
-function errorOf(r: E.Either<{ _tag: string; message: string }, unknown>): { _tag: string; message: string } {
+function errorOf(r: E.Either<{ type: string; message: string }, unknown>): { type: string; message: string } {
   if (E.isRight(r)) throw new Error('expected an error');
   return r.left;
 }
@@ -37,7 +37,7 @@ describe('loading a kubeconfig', () => {
   it('names the cluster and the YAML problem, without echoing the file (which holds a token)', () => {
     const broken = `${kubeconfig()}\n  : : [unbalanced\n`;
     const e = errorOf(loadKubeConfig(east, { yaml: broken }));
-    expect(e._tag).toBe('InvalidConfig');
+    expect(e.type).toBe('InvalidConfig');
     expect(e.message).toMatch(/^cluster "east": invalid kubeconfig: .+/);
     expect(e.message).not.toContain(secretToken);
   });

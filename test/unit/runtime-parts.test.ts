@@ -78,7 +78,7 @@ describe('controllerMetrics', () => {
   it('labels reconciles, watches and writes with the cluster, on a registry of its own', async () => {
     const a = controllerMetrics('one');
     const b = controllerMetrics('two'); // no clash: separate registries
-    a.outcome({ key: objectKey(east, 'default', 'x'), cluster: east, result: 'error', attempt: 1, startedAt: 0, duration: 12, error: kubeError('Conflict', east, 'x'), retryIn: 5 });
+    a.outcome({ key: objectKey(east, 'default', 'x'), cluster: east, result: 'error', attempt: 1, startedAt: 0, durationMs: 12, error: kubeError('Conflict', east, 'x'), retryInMs: 5 });
     a.watch(h(east, { relists: 2, reconnects: 1 }), undefined);
     a.watch(h(east, { relists: 3, reconnects: 1 }), h(east, { relists: 2, reconnects: 1 }));
     a.write(east, 'apply', 'ok');

@@ -263,7 +263,7 @@ describe('provider reports in a run', () => {
     const provider = concat(of(reported(skipped)), staticProvider([fakeCluster('east')]));
     const c = controller({ name: 'reports', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, sourceFor: sources({}) } });
     const handle = await run(c, { logger: pino(sink), signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });
-    const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'provider: candidate skipped');
+    const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'provider: candidate skipped');
     expect(warn).toMatchObject({ level: 40, provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file' });
     expect(handle.health.report().providers).toEqual([{ provider: 'file', type: 'skipped', subject: 'missing.kubeconfig', reason: skipped.reason, at: 0 }]);
     const readyz = await fetch(`${handle.url ?? ''}/readyz`).then((r) => r.text());

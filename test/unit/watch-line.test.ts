@@ -12,12 +12,12 @@ describe('watch line parsing', () => {
 
   it('turns an ERROR event with 410 into Gone', () => {
     const r = parseWatchLine(east, '{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}');
-    expect(E.isLeft(r) && r.left._tag).toBe('Gone');
+    expect(E.isLeft(r) && r.left.type).toBe('Gone');
   });
 
   it('reports a line cut in the middle as Decode, without throwing', () => {
     const r = parseWatchLine(east, '{"type":"ADDED","object":{"metadata":{"na');
-    expect(E.isLeft(r) && r.left._tag).toBe('Decode');
+    expect(E.isLeft(r) && r.left.type).toBe('Decode');
   });
 
   it('refuses unknown types and events without metadata', () => {

@@ -55,7 +55,7 @@ export function runEngine<T extends KubeObject>(
   const isRunning = (e: Entry<T>, run: number): boolean => e.run === run && e.phase === 'running';
 
   function report(e: Entry<T>, result: OutcomeResult, now: number, error: unknown, retryIn: number | undefined): void {
-    subscriber.next({ key: e.key, cluster: e.key.cluster, result, attempt: e.attempt, startedAt: e.startedAt, duration: now - e.startedAt, error, retryIn });
+    subscriber.next({ key: e.key, cluster: e.key.cluster, result, attempt: e.attempt, startedAt: e.startedAt, durationMs: now - e.startedAt, error, retryInMs: retryIn });
   }
 
   function makeReady(e: Entry<T>): void {
@@ -134,7 +134,7 @@ export function runEngine<T extends KubeObject>(
     e.ctx = undefined;
     const now = scheduler.now();
     const settled = settle(action, e.failures, s.backoff);
-    let retryIn = settled.retryIn;
+    let retryIn = settled.retryInMs;
     e.failures = settled.failures;
     e.phase = 'idle';
     if (e.dirty) {

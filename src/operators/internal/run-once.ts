@@ -53,7 +53,7 @@ export function runOnce<T extends KubeObject>(fn: Reconciler<T>, request: Reconc
  *
  * @example
  * ```ts
- * const s: Settled = { result: 'error', failures: 1, retryIn: 5, cause: new Error('boom') };
+ * const s: Settled = { result: 'error', failures: 1, retryInMs: 5, cause: new Error('boom') };
  * ```
  */
 export interface Settled {
@@ -61,7 +61,7 @@ export interface Settled {
   /** Consecutive failures of the key, this run included. */
   readonly failures: number;
   /** When to run the key again (ms), if the action asks for it. */
-  readonly retryIn: number | undefined;
+  readonly retryInMs: number | undefined;
   readonly cause: unknown;
 }
 
@@ -71,7 +71,7 @@ export interface Settled {
  *
  * @example
  * ```ts
- * settle(error('boom'), 2, { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }).retryIn; // 20
+ * settle(error('boom'), 2, { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }).retryInMs; // 20
  * ```
  * @param action - what the reconciler answered.
  * @param failures - consecutive failures of the key before this run.
@@ -79,8 +79,8 @@ export interface Settled {
  * @returns the outcome's result, the new failure count and the retry delay.
  */
 export function settle(action: Action, failures: number, backoff: BackoffConfig): Settled {
-  if (action._tag === 'done') return { result: 'done', failures: 0, retryIn: undefined, cause: undefined };
-  if (action._tag === 'requeue') return { result: 'requeue', failures: 0, retryIn: action.after, cause: undefined };
-  if (action.terminal) return { result: 'terminal', failures: 0, retryIn: undefined, cause: action.cause };
-  return { result: 'error', failures: failures + 1, retryIn: action.retryAfter ?? backoffDelay(backoff, failures), cause: action.cause };
+  if (action.type === 'done') return { result: 'done', failures: 0, retryInMs: undefined, cause: undefined };
+  if (action.type === 'requeue') return { result: 'requeue', failures: 0, retryInMs: action.afterMs, cause: undefined };
+  if (action.terminal) return { result: 'terminal', failures: 0, retryInMs: undefined, cause: action.cause };
+  return { result: 'error', failures: failures + 1, retryInMs: action.retryAfterMs ?? backoffDelay(backoff, failures), cause: action.cause };
 }

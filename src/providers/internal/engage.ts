@@ -171,7 +171,7 @@ export function contactProbe(timeoutMs: number): Probe {
     defer(() => cluster.client.raw({ method: 'GET', path: '/version', timeoutMs })).pipe(
       map((r) => {
         if (E.isRight(r)) return E.right(true);
-        const failed = r.left._tag === 'Unauthorized' || r.left._tag === 'Tls' || r.left._tag === 'ClusterUnreachable' || r.left._tag === 'Transient' || r.left._tag === 'Timeout';
+        const failed = r.left.type === 'Unauthorized' || r.left.type === 'Tls' || r.left.type === 'ClusterUnreachable' || r.left.type === 'Transient' || r.left.type === 'Timeout';
         return failed ? E.left(r.left.message) : E.right(true);
       }),
     );

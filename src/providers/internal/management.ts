@@ -5,7 +5,7 @@
 import type { Observable, OperatorFunction } from 'rxjs';
 import { defer, filter, map, tap } from 'rxjs';
 import type { Cluster } from '../../streams/cluster.js';
-import type { KubeErrorTag } from '../../core/errors.js';
+import type { KubeErrorType } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import type { WatchEvent } from '../../streams/events.js';
@@ -16,7 +16,7 @@ import type { WatchStreamOptions } from '../../streams/watch.js';
 import type { Reporter } from './report.js';
 
 /** What to do about a failure, by its tag: appended to the reason so the fix is one read away. */
-const hints: Partial<Record<KubeErrorTag, string>> = {
+const hints: Partial<Record<KubeErrorType, string>> = {
   Forbidden: "the controller's identity may not list/watch it (grant it RBAC: get, list, watch)",
   Unauthorized: 'the management cluster rejects the credentials',
   ClusterUnreachable: 'the management cluster cannot be reached',
@@ -49,7 +49,7 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
   return (signals) =>
     defer(() => {
       // Tags reported since the watch last worked; non-empty means "failing".
-      const reported = new Set<KubeErrorTag>();
+      const reported = new Set<KubeErrorType>();
       let failedAt = 0;
       let last: WatchHealth | undefined;
       const recover = (health: WatchHealth): void => {
@@ -60,7 +60,7 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
       };
       return signals.pipe(
         tap((s) => {
-          if (s.kind === 'event') {
+          if (s.type === 'event') {
             if (last !== undefined) recover(last);
             return;
           }
@@ -69,17 +69,17 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
           if (h.state === 'backingOff' && h.lastError !== undefined) {
             failedAt = Math.max(failedAt, h.nextAttemptAt ?? failedAt);
             const err = h.lastError;
-            if (reported.has(err._tag)) return;
-            reported.add(err._tag);
-            const hint = hints[err._tag];
+            if (reported.has(err.type)) return;
+            reported.add(err.type);
+            const hint = hints[err.type];
             const state = h.synced ? 'clusters already engaged stay engaged' : 'no cluster can be discovered from it';
             say({
               type: 'source',
               state: 'failing',
               management: h.cluster,
               resource: h.resource,
-              error: err._tag,
-              reason: `${where(h, namespace)} is failing (${err._tag}${hint === undefined ? '' : `: ${hint}`}): ${err.message}; ${state} until it recovers, retrying with backoff`,
+              error: err.type,
+              reason: `${where(h, namespace)} is failing (${err.type}${hint === undefined ? '' : `: ${hint}`}): ${err.message}; ${state} until it recovers, retrying with backoff`,
             });
             return;
           }
@@ -107,7 +107,7 @@ export function managementWatch<T extends KubeObject>(cluster: Cluster, resource
   const { source, ...config } = options;
   return watchSignals(source ?? clusterWatchSource(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(
     reportManagementHealth(say, config.namespace),
-    filter((s): s is Extract<WatchSignal<T>, { kind: 'event' }> => s.kind === 'event'),
+    filter((s): s is Extract<WatchSignal<T>, { type: 'event' }> => s.type === 'event'),
     map((s) => s.event),
   );
 }

@@ -101,7 +101,7 @@ export async function finishInitialization(cluster: Cluster, initializer: string
     if (!initializers.includes(initializer)) return read;
     const patch = { metadata: { resourceVersion: read.right.metadata.resourceVersion }, status: { initializers: initializers.filter((i) => i !== initializer) } };
     const res = await cluster.client.patch(logicalClusters, 'cluster', patch, { type: 'merge', subresource: 'status' });
-    if (E.isRight(res) || res.left._tag !== 'Conflict') return res;
+    if (E.isRight(res) || res.left.type !== 'Conflict') return res;
     last = res.left;
   }
   return E.left(last);

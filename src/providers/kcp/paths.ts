@@ -91,13 +91,13 @@ export function pathResolver(front: ClusterClient, config: PathResolverConfig = 
         count: attempts - 1,
         delay: (err: unknown, n) => {
           const e = err as Partial<KubeError>;
-          const again = e._tag !== undefined && (isRetryable(e as KubeError) || e._tag === 'NotFound' || e._tag === 'Unauthorized');
+          const again = e.type !== undefined && (isRetryable(e as KubeError) || e.type === 'NotFound' || e.type === 'Unauthorized');
           return again ? timer(Math.max(1, backoffDelay(backoff, n - 1, random)), scheduler) : throwError(() => err);
         },
       }),
       catchError((err: unknown) => {
         const e = err as Partial<KubeError>;
-        if (e._tag !== undefined && typeof e.message === 'string') return of(E.left(e as KubeError));
+        if (e.type !== undefined && typeof e.message === 'string') return of(E.left(e as KubeError));
         return of(E.left<KubeError, string>(kubeError('Decode', logical, 'its LogicalCluster has no kcp.io/path annotation')));
       }),
     );
