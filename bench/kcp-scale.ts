@@ -2,14 +2,15 @@
 // private kcp. Measures, per workspace, the time from creating its APIBinding to its engagement
 // and to the first reconcile of one of its objects (median, p95), the time for the whole fleet to
 // be reconciled, and heap per engaged workspace (its M cached objects included). The controller is
-// the common path: createFleet(apiExport(...)) and fleetWatch over shared informers, each
+// the common path: createFleet(apiExportProvider(...)) and fleetWatch over shared informers, each
 // workspace's informer a view of the endpoint's one wildcard watch.
 // Run: npm run bench:kcp  (node --expose-gc --import ./bench/register.ts bench/kcp-scale.ts)
 import { randomBytes } from 'node:crypto';
 import type { ClusterName, KubeObject, ObjectKey } from '../src/index.js';
-import { createFleet, createInformers, fleetWatch } from '../src/index.js';
-import { done, reconcile } from '../src/operators/index.js';
-import { apiExport } from '../src/providers/kcp/index.js';
+import { done } from '../src/index.js';
+import { reconcile } from '../src/operators/index.js';
+import { apiExportProvider } from '../src/providers/kcp/index.js';
+import { createFleet, createInformers, fleetWatch } from '../src/streams/index.js';
 import { createIn, setupApiExport } from '../test/support/kcp-apiexport.js';
 import { createKcpWorkspace } from '../test/support/kcp.js';
 import { startKcp } from '../test/support/kcp.js';
@@ -40,7 +41,7 @@ try {
   const firstReconcileAt = new Map<string, number>();
   const reconciledKeys = new Set<string>();
 
-  const fleet = createFleet(apiExport({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }) }, fx.exportName));
+  const fleet = createFleet(apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }) }, fx.exportName));
   const informers = createInformers();
   const lookup = (key: ObjectKey): KubeObject | undefined => {
     const c = fleet.get(key.cluster);

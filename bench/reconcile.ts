@@ -2,10 +2,10 @@
 // (groupBy + debounceTime + mergeMap). Run with `npm run bench:reconcile`; see bench/README.md.
 import { groupBy, mergeMap, debounceTime, Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { clusterName, configMaps, formatKey, objectKey } from '../src/core/index.js';
-import type { ConfigMap } from '../src/core/index.js';
-import type { Outcome, ReconcileInput } from '../src/operators/index.js';
-import { done, reconcile } from '../src/operators/index.js';
+import type { ConfigMap, ReconcileInput } from '../src/index.js';
+import { clusterName, configMaps, done, formatKey, objectKey } from '../src/index.js';
+import type { Outcome } from '../src/operators/index.js';
+import { reconcile } from '../src/operators/index.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc (npm run bench:reconcile does)');

@@ -5,7 +5,9 @@
 import { CoreV1Api, makeInformer } from '@kubernetes/client-node';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { firstValueFrom, filter } from 'rxjs';
-import { clusterName, configMaps, createClusterClient, E } from '../src/index.js';
+import { createClusterClient } from '../src/client/index.js';
+import { E } from '../src/fp/index.js';
+import { clusterName, configMaps } from '../src/index.js';
 import { createInformers } from '../src/streams/index.js';
 import { startKubeApiserver } from '../test/support/kube-apiserver.js';
 import { pool } from '../test/support/pool.js';

@@ -3,11 +3,11 @@
 // happened cluster by cluster. It exits after the last step (pass --stay to keep it running) and
 // stops kcp on the way out, Ctrl-C included.
 import { pino } from 'pino';
-import type { ClusterClient } from '../src/index.js';
-import { clusterName, createClusterClient, E } from '../src/index.js';
-import { clusters } from '../src/providers/clusters/index.js';
-import type { RunHandle } from '../src/runtime/index.js';
-import { run } from '../src/runtime/index.js';
+import type { ClusterClient } from '../src/client/index.js';
+import { createClusterClient } from '../src/client/index.js';
+import type { RunHandle } from '../src/index.js';
+import { clusterName, isLeft, isRight, run } from '../src/index.js';
+import { clusterListProvider } from '../src/providers/clusters/index.js';
 import { fanoutController, memberAgent } from '../examples/fanout-status/controller.js';
 import type { Rollout } from '../examples/fanout-status/rollout.js';
 import { installRolloutCrd, rollouts } from '../examples/fanout-status/rollout.js';
@@ -61,7 +61,7 @@ async function show(hub: Member, members: readonly Member[], name: string): Prom
   for (const o of outcomes.splice(0)) counts.set(o, (counts.get(o) ?? 0) + 1);
   say(`  reconciles since the last step: ${[...counts].map(([o, n]) => `${n} × ${o}`).join(', ') || 'none'}`);
   const h = await hub.client.get(rollouts, name, { namespace: 'default' });
-  if (E.isLeft(h)) say(`  ${'hub'.padEnd(6)} Rollout ${name}: ${h.left.type === 'NotFound' ? 'gone' : h.left.message}`);
+  if (isLeft(h)) say(`  ${'hub'.padEnd(6)} Rollout ${name}: ${h.left.type === 'NotFound' ? 'gone' : h.left.message}`);
   else {
     const s = h.right.status;
     say(`  ${'hub'.padEnd(6)} Rollout ${name}: image ${h.right.spec.image}, ready ${s?.ready ?? 0}/${s?.total ?? 0}, finalizers [${(h.right.metadata.finalizers ?? []).join(', ')}]`);
@@ -69,7 +69,7 @@ async function show(hub: Member, members: readonly Member[], name: string): Prom
   }
   for (const m of members) {
     const copy = await m.client.get(rollouts, name, { namespace: 'default' });
-    const text = E.isLeft(copy) ? (copy.left.type === 'NotFound' ? 'no copy' : copy.left.message) : `copy with image ${copy.right.spec.image}, status ${copy.right.status?.phase ?? 'none yet'}`;
+    const text = isLeft(copy) ? (copy.left.type === 'NotFound' ? 'no copy' : copy.left.message) : `copy with image ${copy.right.spec.image}, status ${copy.right.status?.phase ?? 'none yet'}`;
     say(`  ${m.name.padEnd(6)} [${Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).join(',')}] ${text}`);
   }
 }
@@ -89,7 +89,7 @@ async function main(): Promise<number> {
     const ws = await kcp.createWorkspace(name);
     const yaml = ws.kubeconfigYaml();
     const client = createClusterClient(clusterName(name), { yaml });
-    if (E.isLeft(client)) throw new Error(client.left.message);
+    if (isLeft(client)) throw new Error(client.left.message);
     clients.push(client.right);
     await installRolloutCrd(client.right);
     fleet.push({ name, labels, client: client.right, yaml });
@@ -101,20 +101,20 @@ async function main(): Promise<number> {
   step(1, 'run the fanout-status controller (and an agent standing in for each member)');
   const logger = pino({ level: 'silent' }); // the demo narrates; set LOG_LEVEL=info on the examples to see the JSON logs
   const onOutcome = (o: { cluster: string; key: { name: string }; result: string }) => outcomes.push(`${o.cluster}/${o.key.name}: ${o.result}`);
-  const fan = await run(fanoutController({ provider: clusters(entries), namespace: 'default' }), { logger, http: { port: 0 }, onOutcome, signals: false });
+  const fan = await run(fanoutController({ provider: clusterListProvider(entries), namespace: 'default' }), { logger, http: { port: 0 }, onOutcome, signals: false });
   handles.push(fan);
-  handles.push(await run(memberAgent({ provider: clusters(entries), namespace: 'default' }), { logger, http: false, signals: false }));
+  handles.push(await run(memberAgent({ provider: clusterListProvider(entries), namespace: 'default' }), { logger, http: false, signals: false }));
   await until('the controller to be ready', () => Promise.resolve(fan.health.report().ready));
   say(`ready: ${fan.health.report().clusters.map((c) => `${c.cluster} ${c.state}`).join(', ')}; probes and metrics at ${fan.url ?? '-'}/readyz and /metrics`);
 
   const name = 'web';
   const write = async (spec: Rollout['spec']) => {
     const r = await hub.client.apply(rollouts, { metadata: { name, namespace: 'default' }, spec }, { fieldManager: 'demo-user', force: true });
-    if (E.isLeft(r)) throw new Error(r.left.message);
+    if (isLeft(r)) throw new Error(r.left.message);
   };
   const hubStatus = async () => {
     const r = await hub.client.get(rollouts, name, { namespace: 'default' });
-    return E.isRight(r) ? r.right.status : undefined;
+    return isRight(r) ? r.right.status : undefined;
   };
 
   step(2, 'create Rollout "web" (image web:1) on the hub, for members in region=eu');
@@ -133,17 +133,17 @@ async function main(): Promise<number> {
   step(4, 'someone deletes the copy in west by hand: the controller puts it back');
   const west = members.find((m) => m.name === 'west');
   const before = west === undefined ? undefined : await west.client.get(rollouts, name, { namespace: 'default' });
-  const oldUid = before !== undefined && E.isRight(before) ? before.right.metadata.uid : undefined;
+  const oldUid = before !== undefined && isRight(before) ? before.right.metadata.uid : undefined;
   await west?.client.delete(rollouts, name, { namespace: 'default' });
   await until('west to have a new, Ready copy', async () => {
     const now = await west?.client.get(rollouts, name, { namespace: 'default' });
-    return now !== undefined && E.isRight(now) && now.right.metadata.uid !== oldUid && now.right.status?.phase === 'Ready' && (await hubStatus())?.ready === 2;
+    return now !== undefined && isRight(now) && now.right.metadata.uid !== oldUid && now.right.status?.phase === 'Ready' && (await hubStatus())?.ready === 2;
   });
   await show(hub, members, name);
 
   step(5, 'delete the Rollout on the hub: the finalizer removes every copy first');
   await hub.client.delete(rollouts, name, { namespace: 'default' });
-  await until('the hub object to go', async () => E.isLeft(await hub.client.get(rollouts, name, { namespace: 'default' })));
+  await until('the hub object to go', async () => isLeft(await hub.client.get(rollouts, name, { namespace: 'default' })));
   await show(hub, members, name);
 
   const metrics = (await fan.metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('rxfleet_reconcile_total') || l.startsWith('rxfleet_write_requests_total'));

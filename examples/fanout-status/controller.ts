@@ -3,14 +3,12 @@
 // hub object deletes the copies first (a finalizer, since owner references cannot cross clusters).
 import type { Observable } from 'rxjs';
 import { concat, concatMap, defer, from, map, mergeMap, of, toArray } from 'rxjs';
-import type { ApplyConfiguration, Cluster, Provider } from '../../src/index.js';
-import { E, objectKey, resourceId } from '../../src/index.js';
-import type { Action, ReconcileInput } from '../../src/operators/index.js';
-import { done, error, mapToKeys, withFinalizer } from '../../src/operators/index.js';
-import type { Controller, ControllerContext } from '../../src/runtime/index.js';
-import { controller } from '../../src/runtime/index.js';
+import { resourceId } from '../../src/client/index.js';
+import type { Action, ApplyConfiguration, Cluster, Controller, ControllerContext, Provider, ReconcileInput } from '../../src/index.js';
+import { controller, done, error, isLeft, objectKey, toAction } from '../../src/index.js';
+import { mapToKeys, withFinalizer } from '../../src/operators/index.js';
 import type { WriteOutcome } from '../../src/sinks/index.js';
-import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, toAction, withBackReference } from '../../src/sinks/index.js';
+import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from '../../src/sinks/index.js';
 import type { ClusterStatus, Rollout } from './rollout.js';
 import { rollouts } from './rollout.js';
 
@@ -42,7 +40,7 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
       object: withBackReference<ApplyConfiguration<Rollout>>({ metadata: { name, namespace }, spec: { image: hub.spec.image, replicas: hub.spec.replicas ?? 1 } }, id),
     }).pipe(
       map((o): ClusterStatus => {
-        if (E.isLeft(o)) return { cluster: c.name, phase: `Failed: ${o.left.type}` };
+        if (isLeft(o)) return { cluster: c.name, phase: `Failed: ${o.left.type}` };
         const s = o.right.object?.status;
         // A copy reports Ready only for the generation it was given: a new spec is Progressing until the member catches up.
         const current = s?.observedGeneration !== undefined && s.observedGeneration === o.right.object?.metadata.generation;
@@ -50,7 +48,7 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
       }),
     );
   return concat(
-    removeTargets(ctx.sinks, { source: id, targets: [rollouts], clusters: others }).pipe(toArray()),
+    removeTargets(ctx.sinks, { source: id, targets: [rollouts], clusterNames: others }).pipe(toArray()),
     from(targets).pipe(mergeMap(copy, 4), toArray()),
   ).pipe(
     toArray(),
@@ -73,10 +71,10 @@ export function fanoutController(options: FanoutOptions): Controller<Rollout> {
     name: 'fanout-status',
     provider: options.provider,
     resource: rollouts,
-    watch: { namespace, clusters: isHub },
-    inputs: ({ watch, fleet, informers }): Observable<ReconcileInput<Rollout>>[] => [
+    select: { namespace, clusterSelector: isHub },
+    inputs: ({ fleetWatch, fleet, informers }): Observable<ReconcileInput<Rollout>>[] => [
       // A copy's status (or its deletion) wakes the hub object it points back to.
-      watch(rollouts, { namespace, clusters: isMember }).pipe(
+      fleetWatch(rollouts, { namespace, clusterSelector: isMember }).pipe(
         mapToKeys(rollouts, (ev) => {
           const src = readBackReference(ev.object);
           return src?.resource === resourceId(rollouts) ? [objectKey(src.cluster, src.namespace, src.name)] : [];
@@ -96,7 +94,7 @@ export function fanoutController(options: FanoutOptions): Controller<Rollout> {
         cleanup: (r) =>
           r.object === undefined
             ? done()
-            : removeTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusters: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(toAction()),
+            : removeTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusterNames: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(toAction()),
       })(req, ctx),
   });
 }
@@ -111,13 +109,13 @@ export function memberAgent(options: FanoutOptions): Controller<Rollout> {
     name: 'member-agent',
     provider: options.provider,
     resource: rollouts,
-    watch: { namespace, clusters: isMember },
+    select: { namespace, clusterSelector: isMember },
     reconcile: (req, ctx) => {
       const r = req.object;
       if (r === undefined || r.metadata.deletionTimestamp !== undefined || r.status?.observedGeneration === r.metadata.generation) return done();
       return defer(() =>
         patchStatus(ctx.sinks, { key: req.key, resource: rollouts, status: { phase: 'Ready', image: r.spec.image, observedGeneration: r.metadata.generation ?? 0 } }),
-      ).pipe(concatMap((o) => of(E.isLeft(o) && o.left.type !== 'NotFound' ? error(o.left) : done())));
+      ).pipe(concatMap((o) => of(isLeft(o) && o.left.type !== 'NotFound' ? error(o.left) : done())));
     },
   });
 }

@@ -2,11 +2,11 @@
 //   node dist-demo/examples/fanout-status/main.js --cluster hub=hub.kubeconfig#role=hub \
 //     --cluster east=east.kubeconfig#role=member,region=eu --cluster west=west.kubeconfig#role=member,region=us
 // With INSTALL_CRDS=1 it installs the Rollout CRD in every cluster first.
-import { clusterName, createClusterClient, E } from '../../src/index.js';
-import { clusters } from '../../src/providers/clusters/index.js';
-import { ConfigError } from '../../src/index.js';
-import { exitCodes, run } from '../../src/runtime/index.js';
-import type { RunResult } from '../../src/runtime/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import type { RunResult } from '../../src/index.js';
+import { clusterName, ConfigError, isLeft, run } from '../../src/index.js';
+import { clusterListProvider } from '../../src/providers/clusters/index.js';
+import { exitCodes } from '../../src/runtime/index.js';
 import { parseExampleArgs, probePort } from '../shared/cli.js';
 import { fanoutController, memberAgent } from './controller.js';
 import { installRolloutCrd } from './rollout.js';
@@ -17,15 +17,15 @@ async function start(): Promise<RunResult> {
   if (process.env.INSTALL_CRDS === '1') {
     for (const c of args.clusters) {
       const client = createClusterClient(clusterName(c.name), c.kubeconfig);
-      if (E.isLeft(client)) throw new ConfigError(client.left.message);
+      if (isLeft(client)) throw new ConfigError(client.left.message);
       await installRolloutCrd(client.right).finally(() => {
         client.right.close();
       });
     }
   }
   // One provider per controller: each run subscribes its own and disengages it at the end.
-  const hub = await run(fanoutController({ provider: clusters(args.clusters), namespace: args.namespace }), { http: { port: probePort() } });
-  const agent = await run(memberAgent({ provider: clusters(args.clusters), namespace: args.namespace }), { http: false });
+  const hub = await run(fanoutController({ provider: clusterListProvider(args.clusters), namespace: args.namespace }), { http: { port: probePort() } });
+  const agent = await run(memberAgent({ provider: clusterListProvider(args.clusters), namespace: args.namespace }), { http: false });
   const results = await Promise.all([hub.done, agent.done]);
   return results.reduce((worst, r) => (r.code > worst.code ? r : worst));
 }

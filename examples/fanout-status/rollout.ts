@@ -1,7 +1,8 @@
 // The Rollout API of the fanout-status example: a spec (image, replicas, which member clusters)
 // written on the hub, copied to members, and a per-cluster status gathered back on the hub.
-import type { ClusterClient, KubeObject } from '../../src/index.js';
-import { customResourceDefinitions, E, resource } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import type { KubeObject } from '../../src/index.js';
+import { customResourceDefinitions, isLeft, isRight, resource } from '../../src/index.js';
 
 export interface RolloutSpec {
   readonly image: string;
@@ -66,11 +67,11 @@ export const rolloutCrd: KubeObject = {
 /** Installs the CRD and waits until the API serves it (examples and tests only: real controllers ship CRDs separately). */
 export async function installRolloutCrd(client: ClusterClient, timeoutMs = 60_000): Promise<void> {
   const applied = await client.apply(customResourceDefinitions, rolloutCrd, { fieldManager: 'fanout-status-installer', force: true });
-  if (E.isLeft(applied)) throw new Error(applied.left.message);
+  if (isLeft(applied)) throw new Error(applied.left.message);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await client.list(rollouts, { limit: 1 });
-    if (E.isRight(r)) return;
+    if (isRight(r)) return;
     if (Date.now() > deadline) throw new Error(`the Rollout CRD is not served after ${timeoutMs} ms: ${r.left.message}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -1,19 +1,17 @@
 // The smallest rxfleet controller: every ConfigMap named `greeting` in any cluster of the fleet
 // gets `data.reply` set to a hello from that cluster. Run: node main.js NAMESPACE KUBECONFIG...
-import { configMaps } from '../../src/index.js';
-import { done } from '../../src/operators/index.js';
-import { clusters } from '../../src/providers/clusters/index.js';
-import { controller, main } from '../../src/runtime/index.js';
-import { apply, toAction } from '../../src/sinks/index.js';
+import { configMaps, controller, done, main, toAction } from '../../src/index.js';
+import { clusterListProvider } from '../../src/providers/clusters/index.js';
+import { apply } from '../../src/sinks/index.js';
 
 const [namespace = 'default', ...files] = process.argv.slice(2);
 
 void main(() =>
   controller({
     name: 'hello',
-    provider: clusters(files.map((file, i) => ({ name: `cluster-${i}`, kubeconfig: { file } }))),
+    provider: clusterListProvider(files.map((file, i) => ({ name: `cluster-${i}`, kubeconfig: { file } }))),
     resource: configMaps,
-    watch: { namespace, fieldSelector: 'metadata.name=greeting' },
+    select: { namespace, fieldSelector: 'metadata.name=greeting' },
     reconcile: (req, ctx) => {
       if (req.object === undefined) return done(); // deleted: nothing to do
       const reply = { metadata: { name: 'greeting', namespace }, data: { reply: `hello from ${req.cluster}` } };

@@ -1,7 +1,8 @@
 // The MongoDB API of the kcp-provider example: what a service provider exports from its kcp
 // workspace (an APIResourceSchema and an APIExport) and consumers bind and create instances of.
-import type { ClusterClient, KubeObject } from '../../src/index.js';
-import { E, resource } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import type { KubeObject } from '../../src/index.js';
+import { isLeft, resource } from '../../src/index.js';
 
 export const GROUP = 'databases.example.dev';
 /** The export's default name (`--export` overrides it). */
@@ -77,6 +78,6 @@ export async function installMongoApi(client: ClusterClient, exportName: string)
     [apiExports, mongoExport(exportName)],
   ] as const) {
     const applied = await client.apply(r, obj, { fieldManager: 'kcp-provider-installer', force: true });
-    if (E.isLeft(applied)) throw new Error(`installing ${r.kind} ${obj.metadata.name ?? ''}: ${applied.left.message}`);
+    if (isLeft(applied)) throw new Error(`installing ${r.kind} ${obj.metadata.name ?? ''}: ${applied.left.message}`);
   }
 }

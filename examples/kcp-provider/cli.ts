@@ -2,8 +2,8 @@
 // name, the downstream cluster's kubeconfig and namespace, as flags or environment variables.
 // Kubeconfigs are checked before anything starts, as in examples/shared/cli.ts.
 import { parseArgs } from 'node:util';
-import { clusterName, E, loadKubeConfig } from '../../src/index.js';
-import { ConfigError } from '../../src/index.js';
+import { loadKubeConfig } from '../../src/client/index.js';
+import { clusterName, ConfigError, isLeft } from '../../src/index.js';
 import { DEFAULT_EXPORT } from './api.js';
 
 export interface KcpProviderArgs {
@@ -20,7 +20,7 @@ function kubeconfigFile(flag: string, file: string | undefined): string {
   if (file === undefined || file === '') throw new ConfigError(`--${flag} is required; ${USAGE}`);
   // Fail now, not at engagement: a kubeconfig that does not parse can never work.
   const kc = loadKubeConfig(clusterName(flag), { file });
-  if (E.isLeft(kc)) throw new ConfigError(`--${flag}: ${kc.left.message}; fix the file or point --${flag} at another`);
+  if (isLeft(kc)) throw new ConfigError(`--${flag}: ${kc.left.message}; fix the file or point --${flag} at another`);
   return file;
 }
 

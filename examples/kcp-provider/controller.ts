@@ -6,14 +6,12 @@
 import { createHash } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import { concatMap, merge, of } from 'rxjs';
-import type { Cluster, ClusterName, ConfigMap, Provider } from '../../src/index.js';
-import { clusterName, configMaps, E, objectKey, resourceId } from '../../src/index.js';
-import type { Action, ReconcileInput, ReconcileRequest } from '../../src/operators/index.js';
-import { done, error, mapToKeys, withFinalizer } from '../../src/operators/index.js';
-import type { Controller, ControllerContext } from '../../src/runtime/index.js';
-import { controller } from '../../src/runtime/index.js';
+import { resourceId } from '../../src/client/index.js';
+import type { Action, Cluster, ClusterName, ConfigMap, Controller, ControllerContext, Provider, ReconcileInput, ReconcileRequest } from '../../src/index.js';
+import { clusterName, configMaps, controller, done, error, isLeft, objectKey, toAction } from '../../src/index.js';
+import { mapToKeys, withFinalizer } from '../../src/operators/index.js';
 import type { SourceIdentity } from '../../src/sinks/index.js';
-import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, toAction, withBackReference } from '../../src/sinks/index.js';
+import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from '../../src/sinks/index.js';
 import type { MongoDB, MongoDBStatus } from './api.js';
 import { mongodbs } from './api.js';
 
@@ -25,8 +23,8 @@ export const NAME = 'kcp-provider';
 
 const isDownstream = (c: Cluster): boolean => c.name === DOWNSTREAM;
 
-export interface KcpProviderOptions {
-  /** The APIExport's consumers (`apiExport(...)`): each bound workspace is a cluster of the fleet. */
+export interface KcpControllerOptions {
+  /** The APIExport's consumers (`apiExportProvider(...)`): each bound workspace is a cluster of the fleet. */
   readonly kcp: Provider;
   /** The downstream cluster, engaged under the name {@link DOWNSTREAM}. */
   readonly downstream: Provider;
@@ -60,7 +58,7 @@ function provision(req: ReconcileRequest<MongoDB>, db: MongoDB, namespace: strin
   );
   return apply(ctx.sinks, { cluster: DOWNSTREAM, resource: configMaps, object: projection }).pipe(
     concatMap((applied) => {
-      if (E.isLeft(applied)) return of(error(applied.left));
+      if (isLeft(applied)) return of(error(applied.left));
       const status: Required<MongoDBStatus> = { phase: 'Provisioned', endpoint: endpointOf(applied.right.object ?? projection), observedGeneration: db.metadata.generation ?? 0 };
       const now = db.status;
       if (now?.phase === status.phase && now.endpoint === status.endpoint && now.observedGeneration === status.observedGeneration) return of(done());
@@ -72,7 +70,7 @@ function provision(req: ReconcileRequest<MongoDB>, db: MongoDB, namespace: strin
 
 /** Deletes the instance's projection (found by its back-reference, deleted with a uid precondition). */
 function deprovision(source: SourceIdentity, ctx: ControllerContext): Observable<Action> {
-  return removeTargets(ctx.sinks, { source, targets: [configMaps], clusters: [DOWNSTREAM] }).pipe(toAction());
+  return removeTargets(ctx.sinks, { source, targets: [configMaps], clusterNames: [DOWNSTREAM] }).pipe(toAction());
 }
 
 /**
@@ -82,16 +80,16 @@ function deprovision(source: SourceIdentity, ctx: ControllerContext): Observable
  * The downstream cluster is left out of the primary watch (it serves no MongoDBs). The projections
  * are watched downstream so a deleted or edited one is put back.
  */
-export function kcpProviderController(options: KcpProviderOptions): Controller<MongoDB> {
+export function kcpProviderController(options: KcpControllerOptions): Controller<MongoDB> {
   const { namespace } = options;
   return controller({
     name: NAME,
     provider: merge(options.kcp, options.downstream),
     resource: mongodbs,
-    watch: { clusters: (c) => !isDownstream(c) },
-    inputs: ({ watch }): Observable<ReconcileInput<MongoDB>>[] => [
+    select: { clusterSelector: (c) => !isDownstream(c) },
+    inputs: ({ fleetWatch }): Observable<ReconcileInput<MongoDB>>[] => [
       // A projection changed or deleted downstream wakes the instance it points back to.
-      watch(configMaps, { namespace, labelSelector: `${MANAGED_BY}=${NAME}`, clusters: isDownstream }).pipe(
+      fleetWatch(configMaps, { namespace, labelSelector: `${MANAGED_BY}=${NAME}`, clusterSelector: isDownstream }).pipe(
         mapToKeys(mongodbs, (ev) => {
           const src = readBackReference(ev.object);
           return src?.resource === resourceId(mongodbs) ? [objectKey(src.cluster, src.namespace, src.name)] : [];

@@ -6,12 +6,12 @@
 // (workspaces engaged and disengaged, a failing endpoint-slice or binding watch) are logged by
 // `main` like every provider's.
 import type { Logger } from 'pino';
-import { clusterName, createClusterClient, E, namespaces } from '../../src/index.js';
-import { apiExport } from '../../src/providers/kcp/index.js';
-import { single } from '../../src/providers/single/index.js';
-import type { Controller } from '../../src/runtime/index.js';
-import { ConfigError } from '../../src/index.js';
-import { defaultLogger, exitCodes, main } from '../../src/runtime/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import type { Controller } from '../../src/index.js';
+import { clusterName, ConfigError, isLeft, isRight, main, namespaces } from '../../src/index.js';
+import { apiExportProvider } from '../../src/providers/kcp/index.js';
+import { singleClusterProvider } from '../../src/providers/single/index.js';
+import { defaultLogger, exitCodes } from '../../src/runtime/index.js';
 import { probePort } from '../shared/cli.js';
 import type { MongoDB } from './api.js';
 import { installMongoApi } from './api.js';
@@ -20,7 +20,7 @@ import { DOWNSTREAM, kcpProviderController } from './controller.js';
 
 async function withClient(name: string, file: string, use: (c: Parameters<typeof installMongoApi>[0]) => Promise<void>): Promise<void> {
   const client = createClusterClient(clusterName(name), { file });
-  if (E.isLeft(client)) throw new ConfigError(client.left.message);
+  if (isLeft(client)) throw new ConfigError(client.left.message);
   await use(client.right).finally(() => {
     client.right.close();
   });
@@ -34,13 +34,13 @@ async function prepare(log: Logger): Promise<Controller<MongoDB>> {
   }
   await withClient(DOWNSTREAM, args.downstream, async (c) => {
     const got = await c.get(namespaces, args.namespace);
-    if (E.isRight(got) || got.left.type !== 'NotFound') return;
+    if (isRight(got) || got.left.type !== 'NotFound') return;
     const made = await c.apply(namespaces, { metadata: { name: args.namespace } }, { fieldManager: 'kcp-provider' });
-    if (E.isLeft(made)) throw new ConfigError(`namespace ${args.namespace} is missing downstream and cannot be created: ${made.left.message}`);
+    if (isLeft(made)) throw new ConfigError(`namespace ${args.namespace} is missing downstream and cannot be created: ${made.left.message}`);
   });
   // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
-  const kcp = apiExport({ kubeconfig: () => ({ file: args.provider }) }, args.exportName);
-  return kcpProviderController({ kcp, downstream: single({ name: DOWNSTREAM, kubeconfig: { file: args.downstream } }), namespace: args.namespace });
+  const kcp = apiExportProvider({ kubeconfig: () => ({ file: args.provider }) }, args.exportName);
+  return kcpProviderController({ kcp, downstream: singleClusterProvider({ name: DOWNSTREAM, kubeconfig: { file: args.downstream } }), namespace: args.namespace });
 }
 
 const log = defaultLogger();

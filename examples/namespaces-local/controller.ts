@@ -2,13 +2,11 @@
 // of the fleet (the namespaces provider), so fleet controllers can be tried on a laptop's single
 // cluster. The controller keeps a `tenant-settings` ConfigMap in each of them, reverting drift.
 import { map } from 'rxjs';
-import type { Cluster, ConfigMap } from '../../src/index.js';
-import { configMaps, objectKey } from '../../src/index.js';
-import { done, enqueue } from '../../src/operators/index.js';
-import { namespaceLabel, namespaces } from '../../src/providers/namespaces/index.js';
-import type { Controller } from '../../src/runtime/index.js';
-import { controller } from '../../src/runtime/index.js';
-import { apply, toAction } from '../../src/sinks/index.js';
+import type { Cluster, ConfigMap, Controller } from '../../src/index.js';
+import { configMaps, controller, done, objectKey, toAction } from '../../src/index.js';
+import { enqueue } from '../../src/operators/index.js';
+import { namespaceLabel, namespaceProvider } from '../../src/providers/namespaces/index.js';
+import { apply } from '../../src/sinks/index.js';
 
 export const SETTINGS = 'tenant-settings';
 export const TENANT_SELECTOR = 'rxfleet.dev/tenant=true';
@@ -17,10 +15,10 @@ export const TENANT_SELECTOR = 'rxfleet.dev/tenant=true';
 export function tenantSettingsController(server: Cluster, labelSelector = TENANT_SELECTOR): Controller<ConfigMap> {
   return controller({
     name: 'tenant-settings',
-    provider: namespaces({ cluster: server, labelSelector }),
+    provider: namespaceProvider({ cluster: server, labelSelector }),
     resource: configMaps,
     // A namespace-cluster's client is scoped to its namespace: no namespace option is needed.
-    watch: { fieldSelector: `metadata.name=${SETTINGS}` },
+    select: { fieldSelector: `metadata.name=${SETTINGS}` },
     inputs: ({ fleet }) => [
       fleet.engagements.pipe(map(({ cluster }) => enqueue(objectKey(cluster.name, cluster.labels?.[namespaceLabel] ?? '', SETTINGS), configMaps))),
     ],

@@ -1,9 +1,9 @@
 // Command-line parsing shared by the examples: clusters as `--cluster NAME=KUBECONFIG[#k=v,...]`,
 // checked before anything starts so a bad kubeconfig fails at once with what to fix.
 import { parseArgs } from 'node:util';
-import { clusterName, E, loadKubeConfig } from '../../src/index.js';
+import { loadKubeConfig } from '../../src/client/index.js';
+import { clusterName, ConfigError, isLeft } from '../../src/index.js';
 import type { KubeconfigEntry } from '../../src/providers/clusters/index.js';
-import { ConfigError } from '../../src/index.js';
 
 /** What every example accepts (the probe port comes from PROBE_PORT, see probePort). */
 export interface ExampleArgs {
@@ -24,7 +24,7 @@ function entry(spec: string): KubeconfigEntry {
   }
   // Fail now, not at engagement: a kubeconfig that does not parse can never work.
   const kc = loadKubeConfig(clusterName(name), { file });
-  if (E.isLeft(kc)) throw new ConfigError(`--cluster ${name}: ${kc.left.message}; fix the file or point --cluster at another`);
+  if (isLeft(kc)) throw new ConfigError(`--cluster ${name}: ${kc.left.message}; fix the file or point --cluster at another`);
   return { name, kubeconfig: { file }, labels };
 }
 

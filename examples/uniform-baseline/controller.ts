@@ -3,12 +3,9 @@
 // One key per cluster (the ConfigMap's); a change to either object, or a cluster joining, wakes it.
 import type { Observable } from 'rxjs';
 import { concat, map, toArray } from 'rxjs';
-import type { ConfigMap, KubeObject, Provider } from '../../src/index.js';
-import { configMaps, E, namespaces, objectKey, resource } from '../../src/index.js';
-import type { Action, ReconcileInput } from '../../src/operators/index.js';
-import { done, enqueue, error, mapToKeys } from '../../src/operators/index.js';
-import type { Controller } from '../../src/runtime/index.js';
-import { controller } from '../../src/runtime/index.js';
+import type { Action, ConfigMap, Controller, KubeObject, Provider, ReconcileInput } from '../../src/index.js';
+import { configMaps, controller, done, error, isLeft, isRight, namespaces, objectKey, resource } from '../../src/index.js';
+import { enqueue, mapToKeys } from '../../src/operators/index.js';
 import type { WriteOutcome } from '../../src/sinks/index.js';
 import { apply } from '../../src/sinks/index.js';
 
@@ -41,7 +38,7 @@ export function desiredBaseline(namespace: string, settings: Readonly<Record<str
 }
 
 const firstFailure = (outcomes: readonly WriteOutcome[]): Action => {
-  const failed = outcomes.find(E.isLeft);
+  const failed = outcomes.find(isLeft);
   return failed === undefined ? done() : error(failed.left);
 };
 
@@ -54,10 +51,10 @@ export function baselineController(options: BaselineOptions): Controller<ConfigM
     name: 'uniform-baseline',
     provider: options.provider,
     resource: configMaps,
-    watch: { namespace, fieldSelector: only },
-    inputs: ({ watch, fleet }): Observable<ReconcileInput<ConfigMap>>[] => [
+    select: { namespace, fieldSelector: only },
+    inputs: ({ fleetWatch, fleet }): Observable<ReconcileInput<ConfigMap>>[] => [
       // A change to the Role wakes the cluster's key, like a change to the ConfigMap does.
-      watch(roles, { namespace, fieldSelector: only }).pipe(mapToKeys(configMaps, (ev) => [objectKey(ev.key.cluster, namespace, BASELINE)])),
+      fleetWatch(roles, { namespace, fieldSelector: only }).pipe(mapToKeys(configMaps, (ev) => [objectKey(ev.key.cluster, namespace, BASELINE)])),
       // A cluster that joins without a baseline has no ConfigMap event to wake it: enqueue its key.
       fleet.engagements.pipe(map(({ cluster }) => enqueue(objectKey(cluster.name, namespace, BASELINE), configMaps))),
     ],
@@ -72,7 +69,7 @@ export function baselineController(options: BaselineOptions): Controller<ConfigM
       return concat(...writes).pipe(
         toArray(),
         map((outcomes) => {
-          const changed = outcomes.flatMap((o) => (E.isRight(o) && o.right.changed ? [`${o.right.key.name} (${o.right.verb})`] : []));
+          const changed = outcomes.flatMap((o) => (isRight(o) && o.right.changed ? [`${o.right.key.name} (${o.right.verb})`] : []));
           if (changed.length > 0) ctx.log.info({ changed }, 'baseline restored');
           return firstFailure(outcomes);
         }),

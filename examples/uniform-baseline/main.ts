@@ -1,14 +1,14 @@
 // Runs uniform-baseline over the clusters given on the command line:
 //   node dist-demo/examples/uniform-baseline/main.js --cluster east=east.kubeconfig --cluster west=west.kubeconfig
-import { clusters } from '../../src/providers/clusters/index.js';
-import { main } from '../../src/runtime/index.js';
+import { main } from '../../src/index.js';
+import { clusterListProvider } from '../../src/providers/clusters/index.js';
 import { parseExampleArgs, probePort } from '../shared/cli.js';
 import { baselineController } from './controller.js';
 
 void main(
   () => {
     const args = parseExampleArgs(process.argv.slice(2), { namespace: 'rxfleet-baseline' });
-    return baselineController({ provider: clusters(args.clusters), namespace: args.namespace });
+    return baselineController({ provider: clusterListProvider(args.clusters), namespace: args.namespace });
   },
   { http: { port: probePort() } },
 );

@@ -34,9 +34,11 @@ export interface Credentials {
  * ```
  */
 export interface AuthSource {
+  /** The headers and TLS material of the next request (cached tokens are reused until they expire). */
   credentials(): Promise<Credentials>;
   /** Whether tokens can change (exec plugins, token files, auth providers): only then is a 401 worth a retry. */
   readonly dynamic: boolean;
+  /** Drops cached tokens, so the next `credentials()` asks again (after a 401). */
   invalidate(): void;
 }
 
@@ -76,7 +78,7 @@ function withoutExec(kc: KubeConfig, userName: string): KubeConfig {
 /**
  * Credentials from a KubeConfig whose current context is the cluster's. Static credentials are read
  * once; token files and auth providers are asked on every request (client-node caches their tokens
- * until expiry). Exec plugins are run by rxfleet (see {@link execCredentialCache}): their token is
+ * until expiry). Exec plugins are run by rxfleet, with a token cache per cluster: their token is
  * refreshed before it expires (in the last 20% of its life, at most a minute early), after a 401
  * (`invalidate`), and a failing plugin's stderr is in the error.
  *

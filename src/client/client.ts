@@ -94,6 +94,7 @@ export interface ClusterClient {
   readonly cluster: ClusterName;
   /** The server URL (with any path prefix), without credentials. */
   readonly server: string;
+  /** One object by name (namespace in `opts` for namespaced resources). */
   get<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: GetOptions): Promise<Either<KubeError, T>>;
   /** One page. */
   list<T extends KubeObject>(r: ResourceDescriptor<T>, opts?: ListOptions): Promise<Either<KubeError, ObjectList<T>>>;
@@ -103,13 +104,15 @@ export interface ClusterClient {
    * resolves to a `Gone` error; list again from scratch.
    */
   listAll<T extends KubeObject>(r: ResourceDescriptor<T>, opts?: ListOptions): Promise<Either<KubeError, ObjectList<T>>>;
-  /** The raw lines of a watch response; see {@link parseWatchLine}. Errors with a KubeError value. */
+  /** The raw lines of a watch response (one JSON watch event each). Errors with a KubeError value. */
   watch(r: ResourceDescriptor, opts?: WatchOptions): Observable<string>;
+  /** Creates an object (POST); `AlreadyExists` when its name is taken. */
   create<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
   /** PUT: fails with Conflict when `metadata.resourceVersion` is stale. */
   replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
   /** Server-side apply of a (partial) object. `apiVersion` and `kind` are filled in from the descriptor. */
   apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: ApplyConfiguration<T>, opts: ApplyOptions): Promise<Either<KubeError, T>>;
+  /** Patches an object: merge, strategic merge or JSON patch, per `opts.type` (status too, with `subresource`). */
   patch<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, patch: unknown, opts: PatchOptions): Promise<Either<KubeError, T>>;
   /** Resolves to the object (when deletion waits on finalizers) or the server's Status. */
   delete<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: DeleteOptions): Promise<Either<KubeError, T | Status>>;

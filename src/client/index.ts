@@ -1,16 +1,20 @@
-// The per-cluster client layer: kubeconfig loading, credentials, transport, and the typed client.
-export type { KubeConfigSource } from './kubeconfig.js';
-export { loadKubeConfig } from './kubeconfig.js';
-export type { AuthSource, Credentials } from './auth.js';
-export { authFromKubeConfig } from './auth.js';
-export type { ExecClusterInfo, ExecCredentialStatus, ExecPluginConfig } from './exec-credential.js';
-export { execCredentialCache, execPluginTimeoutMs, runExecPlugin } from './exec-credential.js';
-export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport.js';
-export { createTransport } from './transport.js';
-export type { ResourcePathParts, QueryValue } from './paths.js';
-export { resourcePath, withQuery } from './paths.js';
-export type { RawWatchEvent } from './watch-line.js';
-export { parseWatchLine } from './watch-line.js';
+/**
+ * rxfleet/client: one cluster's typed client and what it is built from: kubeconfig loading,
+ * credentials (tokens, client certificates, exec plugins), the HTTP transport, and the constructors
+ * of the `KubeError` every call returns on failure. Every call returns an `Either`, never throws.
+ *
+ * @example
+ * ```ts
+ * import { createClusterClient } from 'rxfleet/client';
+ * const client = createClusterClient(clusterName('local'), { file: `${process.env['HOME'] ?? ''}/.kube/config` });
+ * if (isRight(client)) {
+ *   const cms = await client.right.list(configMaps, { namespace: 'default' });
+ *   if (isRight(cms)) console.log(cms.right.items.length);
+ * }
+ * ```
+ * @packageDocumentation
+ * @module rxfleet/client
+ */
 export type {
   ApplyOptions,
   ClusterClient,
@@ -24,3 +28,13 @@ export type {
   WriteOptions,
 } from './client.js';
 export { clientOver, createClusterClient } from './client.js';
+export type { KubeConfigSource } from './kubeconfig.js';
+export { loadKubeConfig } from './kubeconfig.js';
+export type { AuthSource, Credentials } from './auth.js';
+export { authFromKubeConfig } from './auth.js';
+export type { ExecPluginConfig } from './exec-credential.js';
+export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport.js';
+export { createTransport } from './transport.js';
+export type { KubeErrorFields, Status, StatusCause } from '../core/errors.js';
+export { fromStatus, fromTransport, kubeError } from '../core/errors.js';
+export { apiVersionOf, resourceId } from '../core/resource.js';

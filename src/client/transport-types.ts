@@ -62,6 +62,7 @@ export interface Transport {
   readonly cluster: ClusterName;
   /** The server URL, without credentials. */
   readonly server: string;
+  /** One request, its body read whole; HTTP errors are `Left` KubeErrors, never thrown. */
   request(req: HttpRequest): Promise<Either<KubeError, HttpResponse>>;
   /**
    * A cold stream of the lines of a response body. Errors (as a {@link KubeError} value) when the

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * throw new ConfigError('controller "baseline": no provider given; pass `provider: clusters([...])`');
+ * throw new ConfigError('controller "baseline": no provider given; pass `provider: clusterListProvider([...])`');
  * ```
  */
 export class ConfigError extends Error {

@@ -37,19 +37,6 @@ export function done(): Action {
 }
 
 /**
- * kube-rs' name for {@link done}: wait for the next change. Same value.
- *
- * @example
- * ```ts
- * const reconciler: Reconciler<ConfigMap> = () => of(awaitChange());
- * ```
- * @returns the `done` action.
- */
-export function awaitChange(): Action {
-  return doneAction;
-}
-
-/**
  * Success, and look again after `ms` milliseconds (polling something outside the cluster, or
  * waiting for a rollout). A change before then runs the key earlier and cancels this requeue.
  *

@@ -9,10 +9,9 @@ import { formatKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { KeyedEvent } from '../streams/events.js';
 import { forgetCluster } from './internal/keys.js';
-import type { LabelSelector } from './internal/selector.js';
-import { matchesSelector } from './internal/selector.js';
+import type { LabelSelector } from '../core/selector.js';
+import { matchesSelector } from '../core/selector.js';
 
-export type { LabelSelector } from './internal/selector.js';
 
 /**
  * What {@link fanOut} emits: the desired object for a target cluster, or the news that a target
@@ -35,7 +34,7 @@ export type FanOutItem<D> =
  * ```ts
  * const config: FanOutConfig<ConfigMap, ConfigMap> = {
  *   fleet: provider,                                   // FleetEvents, or FleetView snapshots
- *   clusters: (cm) => ({ matchLabels: { tier: cm.metadata.labels?.tier ?? 'prod' } }),
+ *   clusterSelector: (cm) => ({ matchLabels: { tier: cm.metadata.labels?.tier ?? 'prod' } }),
  *   desired: (cm) => ({ ...cm, metadata: { name: cm.metadata.name ?? 'settings', namespace: 'fleet' } }),
  * };
  * ```
@@ -44,7 +43,7 @@ export interface FanOutConfig<T extends KubeObject, D> {
   /** The fleet, as lifecycle events or as snapshots; nothing is emitted before its first value. */
   readonly fleet: Observable<FleetEvent | FleetView>;
   /** Which clusters (by their labels; none means `{}`) receive a copy of a source object. */
-  readonly clusters: LabelSelector | ((source: T) => LabelSelector);
+  readonly clusterSelector: LabelSelector | ((source: T) => LabelSelector);
   /** The desired object in a target cluster. */
   readonly desired: (source: T, cluster: Cluster) => D;
 }
@@ -76,7 +75,7 @@ const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Parti
  * @example
  * ```ts
  * fleetWatch(hubFleet, configMaps).pipe(
- *   fanOut({ fleet: provider, clusters: { matchLabels: { env: 'prod' } }, desired: (cm) => copyOf(cm) }),
+ *   fanOut({ fleet: provider, clusterSelector: { matchLabels: { env: 'prod' } }, desired: (cm) => copyOf(cm) }),
  *   mergeMap((item) =>
  *     item.type === 'desired'
  *       ? apply(ctx, { cluster: item.cluster, resource: configMaps, object: item.object })
@@ -88,7 +87,7 @@ const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Parti
  * @returns an operator from source events to fan-out items; completes when the source completes.
  */
 export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): OperatorFunction<KeyedEvent<T>, FanOutItem<D>> {
-  const selectorOf = typeof config.clusters === 'function' ? config.clusters : () => config.clusters as LabelSelector;
+  const selectorOf = typeof config.clusterSelector === 'function' ? config.clusterSelector : () => config.clusterSelector as LabelSelector;
   return (source) =>
     new Observable<FanOutItem<D>>((subscriber) => {
       const sources = new Map<string, Source<T>>();

@@ -1,17 +1,18 @@
-// rxfleet/operators: the pipeline step between keyed events and sinks. One operator per file.
-export type { Action } from './actions.js';
-export { awaitChange, done, error, isAction, requeueAfter, terminal } from './actions.js';
-export type {
-  EnqueueRequest,
-  ObjectEvent,
-  Outcome,
-  OutcomeResult,
-  QueueDepth,
-  ReconcileContext,
-  ReconcileInput,
-  ReconcileRequest,
-  Reconciler,
-} from './types.js';
+/**
+ * rxfleet/operators: the pipeline steps between keyed events and sinks, one operator per file: the
+ * work queue (`reconcile`), predicates on changes, mapping other objects to keys, fan-out across the
+ * fleet, per-key debounce and throttle, and finalizers. The result vocabulary a reconciler answers
+ * with (`done`, `requeueAfter`, `error`, `terminal`) is in the root `rxfleet`.
+ *
+ * @example
+ * ```ts
+ * import { reconcile, generationChanged } from 'rxfleet/operators';
+ * fleetWatch(fleet, configMaps).pipe(generationChanged(), reconcile((req) => done(), { concurrency: 4 })).subscribe();
+ * ```
+ * @packageDocumentation
+ * @module rxfleet/operators
+ */
+export type { EnqueueRequest, ObjectEvent, Outcome, OutcomeResult, QueueDepth, Reconciler } from './types.js';
 export { enqueue } from './types.js';
 export type { ReconcileConfig } from './reconcile.js';
 export { reconcile } from './reconcile.js';
@@ -22,7 +23,7 @@ export { annotationsChanged } from './annotationsChanged.js';
 export { resourceVersionChanged } from './resourceVersionChanged.js';
 export { mapToKeys } from './mapToKeys.js';
 export { mapToOwner } from './mapToOwner.js';
-export type { FanOutConfig, FanOutItem, LabelSelector } from './fanOut.js';
+export type { FanOutConfig, FanOutItem } from './fanOut.js';
 export { fanOut } from './fanOut.js';
 export type { DebounceByKeyConfig } from './debounceByKey.js';
 export { debounceByKey } from './debounceByKey.js';

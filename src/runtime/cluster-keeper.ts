@@ -11,7 +11,8 @@ import type { Cluster } from '../streams/cluster.js';
 import type { Fleet } from '../streams/fleet.js';
 import type { Informers } from '../streams/informers.js';
 import type { WatchHealth } from '../streams/watch-health.js';
-import type { ControllerWatchOptions } from './controller.js';
+import { matchesSelector } from '../core/selector.js';
+import type { ControllerSelection } from './controller.js';
 import type { HealthTracker } from './health.js';
 import { unservedMessage } from './health.js';
 import type { ControllerMetrics } from './metrics.js';
@@ -26,22 +27,24 @@ import type { ControllerMetrics } from './metrics.js';
  */
 export interface WatchSpec {
   readonly resource: ResourceDescriptor;
-  readonly options: ControllerWatchOptions<KubeObject>;
+  readonly options: ControllerSelection<KubeObject>;
 }
 
 /**
- * Whether a declared watch applies to a cluster (its `clusters` selector, default every cluster).
+ * Whether a declared watch applies to a cluster (its `clusterSelector`, default every cluster).
  *
  * @example
  * ```ts
- * selects({ resource: configMaps, options: { clusters: (c: Cluster) => c.labels?.['role'] === 'hub' } }, cluster);
+ * selects({ resource: configMaps, options: { clusterSelector: { matchLabels: { role: 'hub' } } } }, cluster);
  * ```
  * @param spec - the watch.
  * @param cluster - the cluster.
  * @returns true when the watch runs in that cluster.
  */
 export function selects(spec: WatchSpec, cluster: Cluster): boolean {
-  return spec.options.clusters?.(cluster) ?? true;
+  const selector = spec.options.clusterSelector;
+  if (selector === undefined) return true;
+  return typeof selector === 'function' ? selector(cluster) : matchesSelector(selector, cluster.labels ?? {});
 }
 
 /** What the keeper needs from the run. @example `{ fleet, informers, specs, health, metrics, log }` */
@@ -93,8 +96,8 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
           inf.events.pipe(ignoreElements()),
           inf.health.pipe(
             tap((h) => {
-              const before = health.watch(h);
-              metrics.watch(h, before);
+              const before = health.watchHealth(h);
+              metrics.watchHealth(h, before);
               logTransition(clog, h, before);
             }),
             ignoreElements(),

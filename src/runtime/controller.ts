@@ -13,32 +13,45 @@ import type { KeyedEvent } from '../streams/events.js';
 import type { Fleet } from '../streams/fleet.js';
 import type { InformerOptions, Informers, InformersConfig } from '../streams/informers.js';
 import { ConfigError } from '../core/config-error.js';
+import type { LabelSelector } from '../core/selector.js';
+
+/**
+ * Which clusters a watch applies to: a label selector on the cluster's labels (`{}` selects every
+ * cluster), or a predicate on the cluster (its name, identity, labels).
+ *
+ * @example
+ * ```ts
+ * const hubs: ClusterSelector = { matchLabels: { role: 'hub' } };
+ * const notDownstream: ClusterSelector = (c) => c.name !== 'downstream';
+ * ```
+ */
+export type ClusterSelector = LabelSelector | ((cluster: Cluster) => boolean);
 
 /**
  * Which objects of a resource a controller watches, and in which clusters.
  *
  * @example
  * ```ts
- * const hubOnly: ControllerWatchOptions<Rollout> = { namespace: 'default', clusters: (c) => c.labels?.['role'] === 'hub' };
+ * const hubOnly: ControllerSelection<Rollout> = { namespace: 'default', clusterSelector: { matchLabels: { role: 'hub' } } };
  * ```
  */
-export interface ControllerWatchOptions<T extends KubeObject> extends InformerOptions<T> {
-  /** Watch only in the clusters for which this holds (default: every engaged cluster). */
-  readonly clusters?: (cluster: Cluster) => boolean;
+export interface ControllerSelection<T extends KubeObject> extends InformerOptions<T> {
+  /** Watch only in the clusters this selects (default: every engaged cluster). */
+  readonly clusterSelector?: ClusterSelector;
 }
 
 /**
- * Watches a resource across the fleet (or the clusters `options.clusters` selects) through the
+ * Watches a resource across the fleet (or the clusters `options.clusterSelector` selects) through the
  * run's shared informers: its caches count for readiness and its health feeds the metrics.
  *
  * @example
  * ```ts
- * const inputs = ({ watch }: InputContext) => [
- *   watch(configMaps, { namespace: 'default', clusters: (c) => c.labels?.['role'] === 'member' }),
+ * const inputs = ({ fleetWatch }: InputContext) => [
+ *   fleetWatch(configMaps, { namespace: 'default', clusterSelector: { matchLabels: { role: 'member' } } }),
  * ];
  * ```
  */
-export type FleetWatcher = <R extends KubeObject>(resource: ResourceDescriptor<R>, options?: ControllerWatchOptions<R>) => Observable<KeyedEvent<R>>;
+export type FleetWatcher = <R extends KubeObject>(resource: ResourceDescriptor<R>, options?: ControllerSelection<R>) => Observable<KeyedEvent<R>>;
 
 /**
  * What a controller's `inputs` function gets to build extra inputs: a watcher, the live fleet, the
@@ -46,12 +59,12 @@ export type FleetWatcher = <R extends KubeObject>(resource: ResourceDescriptor<R
  *
  * @example
  * ```ts
- * const inputs = ({ watch }: InputContext) => [watch(configMaps).pipe(mapToKeys(rollouts, toRolloutKeys))];
+ * const inputs = ({ fleetWatch }: InputContext) => [fleetWatch(configMaps).pipe(mapToKeys(rollouts, toRolloutKeys))];
  * ```
  */
 export interface InputContext {
   /** Watches another resource across the fleet, counted for readiness and metrics. */
-  readonly watch: FleetWatcher;
+  readonly fleetWatch: FleetWatcher;
   /** The live fleet: `engagements` lets an input react to clusters joining. */
   readonly fleet: Fleet;
   /** The run's shared informers: read another watch's cache (`informer(cluster, resource).store`). */
@@ -114,7 +127,7 @@ export interface ControllerSpec<T extends KubeObject> {
    * Namespace, selectors and clusters of the primary watch. Clusters whose provider keeps a cache
    * (kcp workspaces behind an APIExport, namespaces-as-clusters) serve it from that cache.
    */
-  readonly watch?: ControllerWatchOptions<T>;
+  readonly select?: ControllerSelection<T>;
   /** Between the primary watch and the queue, e.g. `generationChanged()`. Extra inputs skip it. */
   readonly filter?: MonoTypeOperatorFunction<ReconcileInput<T>>;
   /** More inputs, typically other watches mapped to keys of `resource` (`mapToKeys`, `mapToOwner`). */
@@ -148,13 +161,12 @@ export interface Controller<T extends KubeObject> extends ControllerSpec<T> {
  *
  * @example
  * ```ts
- * import { controller, main } from 'rxfleet';
- * import { done } from 'rxfleet/operators';
- * import { clusters } from 'rxfleet/providers/clusters';
+ * import { configMaps, controller, done, main } from 'rxfleet';
+ * import { clusterListProvider } from 'rxfleet/providers/clusters';
  *
  * const c = controller({
  *   name: 'hello',
- *   provider: clusters([{ name: 'local', kubeconfig: { file: `${process.env['HOME'] ?? ''}/.kube/config` } }]),
+ *   provider: clusterListProvider([{ name: 'local', kubeconfig: { file: `${process.env['HOME'] ?? ''}/.kube/config` } }]),
  *   resource: configMaps,
  *   reconcile: (req, ctx) => {
  *     ctx.log.info({ exists: req.object !== undefined }, 'seen');
@@ -174,11 +186,11 @@ export function controller<T extends KubeObject>(spec: ControllerSpec<T>): Contr
   if (name === '') throw new ConfigError('controller: `name` is required (it names logs, metrics and the field manager)');
   const where = `controller "${name}"`;
   if (loose.provider === undefined || typeof (loose.provider as { subscribe?: unknown }).subscribe !== 'function') {
-    throw new ConfigError(`${where}: no provider given; pass \`provider\`, e.g. clusters([...]) from rxfleet/providers/clusters or staticProvider([...])`);
+    throw new ConfigError(`${where}: no provider given; pass \`provider\`, e.g. clusterListProvider([...]) from rxfleet/providers/clusters or staticProvider([...]) from rxfleet/streams`);
   }
   if (loose.resource === undefined) throw new ConfigError(`${where}: no resource given; pass \`resource\`, e.g. configMaps or resource({ group, version, plural, kind, namespaced })`);
   if (typeof loose.reconcile !== 'function') throw new ConfigError(`${where}: \`reconcile\` must be a function (request, context) => Action`);
-  if ('source' in spec) throw new ConfigError(`${where}: \`source\` was removed; a cluster's provider now serves its watches from its own cache (kcp: \`provider: apiExport(...)\` with \`resource\`)`);
+  if ('source' in spec) throw new ConfigError(`${where}: \`source\` was removed; a cluster's provider now serves its watches from its own cache (kcp: \`provider: apiExportProvider(...)\` with \`resource\`)`);
   const fieldManager = spec.fieldManager ?? name;
   if (fieldManager.length > 128) throw new ConfigError(`${where}: field manager must be at most 128 characters; pass a shorter \`fieldManager\``);
   return Object.freeze({ ...spec, name, fieldManager });

@@ -89,7 +89,7 @@ export interface HealthView {
  * ```ts
  * const t = healthTracker();
  * t.engage(clusterName('east'), ['configmaps']);
- * t.watch({ cluster: clusterName('east'), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0 });
+ * t.watchHealth({ cluster: clusterName('east'), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0 });
  * t.phase('running');
  * t.report().ready; // true
  * ```
@@ -104,7 +104,7 @@ export interface HealthTracker extends HealthView {
   /** A cluster left: its health is forgotten. */
   disengage(cluster: ClusterName): void;
   /** Records a watch's health; returns the previous snapshot of that watch. */
-  watch(h: WatchHealth): WatchHealth | undefined;
+  watchHealth(h: WatchHealth): WatchHealth | undefined;
   /** Records a provider report (a problem, or its end). */
   provider(r: ProviderReport): void;
 }
@@ -144,7 +144,7 @@ function clusterHealth(cluster: ClusterName, expected: readonly string[], latest
  * @example
  * ```ts
  * const t = healthTracker();
- * t.changes.subscribe((r) => console.log(r.ready));
+ * t.changes.subscribe((r: HealthReport) => console.log(r.ready));
  * ```
  * @returns the tracker, in phase `starting`.
  */
@@ -184,7 +184,7 @@ export function healthTracker(): HealthTracker {
       latest.delete(cluster);
       publish();
     },
-    watch(h) {
+    watchHealth(h) {
       const perCluster = latest.get(h.cluster);
       if (perCluster === undefined) return undefined; // a late report of a cluster already gone
       const before = perCluster.get(h.resource);

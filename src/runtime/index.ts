@@ -1,20 +1,24 @@
-// The runtime: declare a controller, run it with probes, metrics, logs and a graceful stop.
-// Nothing below the runtime imports it (imports point down the flow).
-export type { Controller, ControllerContext, ControllerReconciler, ControllerSpec, ControllerWatchOptions, FleetWatcher, InputContext } from './controller.js';
-export { controller } from './controller.js';
-export type { RunHandle, RunOptions, RunResult } from './run.js';
-export { run } from './run.js';
-export { main } from './main.js';
-export type { StopReason } from './errors.js';
+/**
+ * rxfleet/runtime: the parts `run` and `main` assemble, for a process that hosts controllers its
+ * own way: the probe and metrics server, the controller metrics, the loggers, stop signals, the
+ * health types `/readyz` serves, and the exit codes. `controller`, `run` and `main` are in the root.
+ *
+ * @example
+ * ```ts
+ * import { exitCodes } from 'rxfleet/runtime';
+ * const result = await main(hello);
+ * if (result.code === exitCodes.config) console.error('fix the configuration:', result.message);
+ * ```
+ * @packageDocumentation
+ * @module rxfleet/runtime
+ */
 export { exitCodes } from './errors.js';
-export type { ClusterHealth, HealthReport, HealthTracker, HealthView, RunPhase } from './health.js';
-export { healthTracker, unservedMessage } from './health.js';
+export type { ClusterHealth, HealthReport, HealthView, RunPhase } from './health.js';
+export type { ProviderIssue } from './provider-issues.js';
 export type { ProbeServer, ProbeServerOptions } from './http.js';
 export { startProbeServer } from './http.js';
 export type { ControllerMetrics } from './metrics.js';
 export { controllerMetrics } from './metrics.js';
-export { controllerLogger, defaultLogger, redactPaths } from './logging.js';
+export { controllerLogger, defaultLogger } from './logging.js';
 export type { SignalTarget } from './signals.js';
 export { onStopSignals } from './signals.js';
-export type { WriteRecorder } from './instrument.js';
-export { instrumentedFleet } from './instrument.js';

@@ -14,7 +14,7 @@ import type { SinkCluster, SinkFleet, WriteClient } from '../sinks/context.js';
  *
  * @example
  * ```ts
- * const record: WriteRecorder = (cluster, verb, result) => metrics.write(cluster, verb, result);
+ * const record: WriteRecorder = (cluster: ClusterName, verb: string, result: string) => metrics.write(cluster, verb, result);
  * ```
  */
 export type WriteRecorder = (cluster: ClusterName, verb: string, result: string) => void;

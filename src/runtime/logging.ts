@@ -42,7 +42,8 @@ export const redactPaths: readonly string[] = Object.freeze([
 
 /**
  * The default root logger: JSON lines to stderr (stdout stays free for the program's own output),
- * level from `LOG_LEVEL` (default `info`), with {@link redactPaths}.
+ * level from `LOG_LEVEL` (default `info`), redacting credentials (Authorization headers, tokens,
+ * passwords, client keys, kubeconfigs, Secret data) wherever they appear in a logged object.
  *
  * @example
  * ```ts

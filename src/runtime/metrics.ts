@@ -38,7 +38,7 @@ export interface ControllerMetrics {
   /** Sets the queue depth gauges. */
   depth(d: QueueDepth): void;
   /** Records a watch's health; relist and reconnect counters advance by the growth since `previous`. */
-  watch(h: WatchHealth, previous: WatchHealth | undefined): void;
+  watchHealth(h: WatchHealth, previous: WatchHealth | undefined): void;
   /** Sets the engaged-clusters gauge. */
   engaged(count: number): void;
   /** Counts one write request and its result (`ok` or an error tag). */
@@ -102,7 +102,7 @@ export function controllerMetrics(controller: string, registry: Registry = new R
       depth.set({ state: 'running' }, d.running);
       depth.set({ state: 'waiting' }, d.waiting);
     },
-    watch(h, previous) {
+    watchHealth(h, previous) {
       const labels = { cluster: h.cluster, resource: h.resource };
       // A new engagement starts counting from 0 again: count the growth, never a negative step.
       const grow = (now: number, before: number | undefined): number => Math.max(0, now - (before === undefined || before > now ? 0 : before));

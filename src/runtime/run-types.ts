@@ -47,7 +47,7 @@ export interface RunOptions {
 export interface RunResult {
   /** Why the run ended. */
   readonly reason: StopReason;
-  /** The process exit code for `reason` (see {@link exitCodes}). */
+  /** The process exit code for `reason` (see `exitCodes` in rxfleet/runtime). */
   readonly code: number;
   /** What happened, in one sentence (also logged). */
   readonly message: string;

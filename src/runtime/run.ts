@@ -16,7 +16,7 @@ import { fleetWatch } from '../streams/fleet-watch.js';
 import { createInformers } from '../streams/informers.js';
 import type { WatchSpec } from './cluster-keeper.js';
 import { keepClusters, selects } from './cluster-keeper.js';
-import type { Controller, ControllerWatchOptions, FleetWatcher } from './controller.js';
+import type { Controller, ControllerSelection, FleetWatcher } from './controller.js';
 import { followReports } from './follow-reports.js';
 import { healthTracker } from './health.js';
 import { instrumentedFleet } from './instrument.js';
@@ -62,23 +62,23 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   const fleet = createFleet(c.provider);
   const informers = createInformers({ ...c.watchConfig, scheduler });
   const specs: WatchSpec[] = [];
-  const watch: FleetWatcher = (resource, opts = {}) => {
-    const spec: WatchSpec = { resource, options: opts as ControllerWatchOptions<KubeObject> };
+  const watchSelected: FleetWatcher = (resource, opts = {}) => {
+    const spec: WatchSpec = { resource, options: opts as ControllerSelection<KubeObject> };
     specs.push(spec);
-    const { clusters: _c, ...selection } = opts;
-    const narrowed = spec.options.clusters === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
+    const { clusterSelector: _c, ...selection } = opts;
+    const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
   const sinks = sinkContext({ ...c.sinks, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
-  const primarySpec: WatchSpec = { resource: c.resource, options: (c.watch ?? {}) as ControllerWatchOptions<KubeObject> };
+  const primarySpec: WatchSpec = { resource: c.resource, options: (c.select ?? {}) as ControllerSelection<KubeObject> };
   // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
-  const primary = watch(c.resource, c.watch ?? {}).pipe(c.filter ?? identity);
-  const extra = c.inputs?.({ watch, fleet, informers, sinks, log }) ?? [];
+  const primary = watchSelected(c.resource, c.select ?? {}).pipe(c.filter ?? identity);
+  const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers, sinks, log }) ?? [];
   const lookup = (key: ObjectKey): T | undefined => {
     const cluster = fleet.get(key.cluster);
     if (cluster === undefined || !selects(primarySpec, cluster)) return undefined;
-    return informers.informer(cluster, c.resource, c.watch ?? {}).store.get(key);
+    return informers.informer(cluster, c.resource, c.select ?? {}).store.get(key);
   };
   const outcomes = new Subject<Outcome>();
 

@@ -10,18 +10,18 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 
-/** The label holding the source's hash; select a source's targets with `<label>=<hash>`. @example `client.list(configMaps, { labelSelector: SOURCE_LABEL })` */
-export const SOURCE_LABEL = 'rxfleet.dev/source';
-/** Annotation: the source's cluster in the fleet. @example `obj.metadata.annotations?.[SOURCE_CLUSTER_ANNOTATION]` */
-export const SOURCE_CLUSTER_ANNOTATION = 'rxfleet.dev/source-cluster';
-/** Annotation: the source's resource (`plural` or `plural.group`). @example `obj.metadata.annotations?.[SOURCE_RESOURCE_ANNOTATION]` */
-export const SOURCE_RESOURCE_ANNOTATION = 'rxfleet.dev/source-resource';
-/** Annotation: the source's namespace (`''` when cluster-scoped). @example `obj.metadata.annotations?.[SOURCE_NAMESPACE_ANNOTATION]` */
-export const SOURCE_NAMESPACE_ANNOTATION = 'rxfleet.dev/source-namespace';
-/** Annotation: the source's name. @example `obj.metadata.annotations?.[SOURCE_NAME_ANNOTATION]` */
-export const SOURCE_NAME_ANNOTATION = 'rxfleet.dev/source-name';
-/** Annotation: the source's uid, which tells a source from a later one with the same name. @example `obj.metadata.annotations?.[SOURCE_UID_ANNOTATION]` */
-export const SOURCE_UID_ANNOTATION = 'rxfleet.dev/source-uid';
+/** The label holding the source's hash; select a source's targets with `<label>=<hash>`. @example `client.list(configMaps, { labelSelector: sourceLabel })` */
+export const sourceLabel = 'rxfleet.dev/source';
+/** Annotation: the source's cluster in the fleet. @example `obj.metadata.annotations?.[sourceClusterAnnotation]` */
+export const sourceClusterAnnotation = 'rxfleet.dev/source-cluster';
+/** Annotation: the source's resource (`plural` or `plural.group`). @example `obj.metadata.annotations?.[sourceResourceAnnotation]` */
+export const sourceResourceAnnotation = 'rxfleet.dev/source-resource';
+/** Annotation: the source's namespace (`''` when cluster-scoped). @example `obj.metadata.annotations?.[sourceNamespaceAnnotation]` */
+export const sourceNamespaceAnnotation = 'rxfleet.dev/source-namespace';
+/** Annotation: the source's name. @example `obj.metadata.annotations?.[sourceNameAnnotation]` */
+export const sourceNameAnnotation = 'rxfleet.dev/source-name';
+/** Annotation: the source's uid, which tells a source from a later one with the same name. @example `obj.metadata.annotations?.[sourceUidAnnotation]` */
+export const sourceUidAnnotation = 'rxfleet.dev/source-uid';
 
 /**
  * Who a target belongs to: one incarnation (uid) of one object in one cluster.
@@ -89,7 +89,7 @@ export function sourceHash(source: SourceIdentity): string {
  * @returns `rxfleet.dev/source=<hash>`.
  */
 export function sourceSelector(source: SourceIdentity): string {
-  return `${SOURCE_LABEL}=${sourceHash(source)}`;
+  return `${sourceLabel}=${sourceHash(source)}`;
 }
 
 /**
@@ -104,13 +104,13 @@ export function sourceSelector(source: SourceIdentity): string {
  */
 export function backReference(source: SourceIdentity): { readonly labels: Readonly<Record<string, string>>; readonly annotations: Readonly<Record<string, string>> } {
   return {
-    labels: { [SOURCE_LABEL]: sourceHash(source) },
+    labels: { [sourceLabel]: sourceHash(source) },
     annotations: {
-      [SOURCE_CLUSTER_ANNOTATION]: source.cluster,
-      [SOURCE_RESOURCE_ANNOTATION]: source.resource,
-      [SOURCE_NAMESPACE_ANNOTATION]: source.namespace,
-      [SOURCE_NAME_ANNOTATION]: source.name,
-      [SOURCE_UID_ANNOTATION]: source.uid,
+      [sourceClusterAnnotation]: source.cluster,
+      [sourceResourceAnnotation]: source.resource,
+      [sourceNamespaceAnnotation]: source.namespace,
+      [sourceNameAnnotation]: source.name,
+      [sourceUidAnnotation]: source.uid,
     },
   };
 }
@@ -149,11 +149,11 @@ export function withBackReference<T extends KubeObject>(target: T, source: Sourc
  */
 export function readBackReference(target: KubeObject): SourceIdentity | undefined {
   const a = target.metadata.annotations ?? {};
-  const cluster = a[SOURCE_CLUSTER_ANNOTATION];
-  const res = a[SOURCE_RESOURCE_ANNOTATION];
-  const namespace = a[SOURCE_NAMESPACE_ANNOTATION];
-  const name = a[SOURCE_NAME_ANNOTATION];
-  const uid = a[SOURCE_UID_ANNOTATION];
+  const cluster = a[sourceClusterAnnotation];
+  const res = a[sourceResourceAnnotation];
+  const namespace = a[sourceNamespaceAnnotation];
+  const name = a[sourceNameAnnotation];
+  const uid = a[sourceUidAnnotation];
   if (cluster === undefined || cluster === '' || res === undefined || namespace === undefined || name === undefined || uid === undefined) return undefined;
   let id: SourceIdentity;
   try {
@@ -161,5 +161,5 @@ export function readBackReference(target: KubeObject): SourceIdentity | undefine
   } catch {
     return undefined;
   }
-  return target.metadata.labels?.[SOURCE_LABEL] === sourceHash(id) ? id : undefined;
+  return target.metadata.labels?.[sourceLabel] === sourceHash(id) ? id : undefined;
 }

@@ -25,12 +25,19 @@ import { checkRateLimit, tokenBucket } from '../streams/token-bucket.js';
  * ```
  */
 export interface WriteClient {
+  /** One object by name. */
   get<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: GetOptions): ObservableInput<Either<KubeError, T>>;
+  /** Every page of a list, as one list. */
   listAll<T extends KubeObject>(r: ResourceDescriptor<T>, opts?: ListOptions): ObservableInput<Either<KubeError, ObjectList<T>>>;
+  /** Creates an object. */
   create<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
+  /** Replaces an object (PUT, with its resourceVersion as precondition). */
   replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
+  /** Server-side apply with the given field manager. */
   apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: ApplyConfiguration<T>, opts: ApplyOptions): ObservableInput<Either<KubeError, T>>;
+  /** Patches an object (status too, with `subresource`). */
   patch<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, patch: unknown, opts: PatchOptions): ObservableInput<Either<KubeError, T>>;
+  /** Deletes an object (preconditions and propagation in `opts`). */
   delete<T extends KubeObject>(r: ResourceDescriptor<T>, name: string, opts?: DeleteOptions): ObservableInput<Either<KubeError, T | Status>>;
 }
 
@@ -57,7 +64,9 @@ export interface SinkCluster {
  * ```
  */
 export interface SinkFleet {
+  /** The engaged cluster of that name, or `undefined` (a write there is refused as not engaged). */
   get(name: ClusterName): SinkCluster | undefined;
+  /** The engaged clusters, in engagement order. */
   clusters(): readonly SinkCluster[];
 }
 
@@ -148,6 +157,7 @@ export interface SinkContext {
   readonly scheduler: SchedulerLike;
   readonly conflictRetry: RetryPolicy;
   readonly retryAfter: RetryPolicy;
+  /** Uniform random numbers in [0, 1) for retry jitter (`Math.random` unless the config gave one). */
   readonly random: () => number;
   /** The rate limiter of a cluster, or `undefined` when rate limiting is off. */
   limiter(cluster: ClusterName): TokenBucket | undefined;

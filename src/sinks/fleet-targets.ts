@@ -9,7 +9,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
-import { DEFAULT_SINK_CONCURRENCY } from './operator.js';
+import { defaultSinkConcurrency } from './operator.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed } from './result.js';
 import { send } from './send.js';
@@ -19,14 +19,14 @@ import { send } from './send.js';
  *
  * @example
  * ```ts
- * const where: TargetSearch = { targets: [configMaps], clusters: [clusterName('east')], concurrency: 8 };
+ * const where: TargetSearch = { targets: [configMaps], clusterNames: [clusterName('east')], concurrency: 8 };
  * ```
  */
 export interface TargetSearch {
   /** The resources targets may be of. */
   readonly targets: readonly ResourceDescriptor[];
   /** Where to look (default: every cluster engaged now). */
-  readonly clusters?: readonly ClusterName[];
+  readonly clusterNames?: readonly ClusterName[];
   /** Requests in flight at once (default 4). */
   readonly concurrency?: number;
 }
@@ -36,7 +36,7 @@ export interface TargetSearch {
  *
  * @example
  * ```ts
- * eachTarget(ctx, write, (r: ResourceDescriptor) => `list ${resourceId(r)} targets`, SOURCE_LABEL, (t: KubeObject, cluster: ClusterName, r: ResourceDescriptor) => decide(t, cluster, r));
+ * eachTarget(ctx, write, (r: ResourceDescriptor) => `list ${resourceId(r)} targets`, sourceLabel, (t: KubeObject, cluster: ClusterName, r: ResourceDescriptor) => decide(t, cluster, r));
  * ```
  * @param ctx - the sink context.
  * @param search - target resources, clusters and concurrency.
@@ -52,8 +52,8 @@ export function eachTarget(
   labelSelector: string,
   onTarget: (target: KubeObject, cluster: ClusterName, r: ResourceDescriptor) => Observable<WriteOutcome>,
 ): Observable<WriteOutcome> {
-  const concurrency = search.concurrency ?? DEFAULT_SINK_CONCURRENCY;
-  const clusters = search.clusters ?? ctx.fleet.clusters().map((c) => c.name);
+  const concurrency = search.concurrency ?? defaultSinkConcurrency;
+  const clusters = search.clusterNames ?? ctx.fleet.clusters().map((c) => c.name);
   const places = clusters.flatMap((cluster) => search.targets.map((r) => ({ cluster, r })));
   return from(places).pipe(
     mergeMap(

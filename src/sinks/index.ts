@@ -1,13 +1,23 @@
-// rxfleet/sinks: safe, typed writes to any cluster of the fleet, each as a function returning an
-// Observable of one outcome and as an operator for the end of a pipeline.
+/**
+ * rxfleet/sinks: safe, typed writes to any cluster of the fleet, each as a function returning an
+ * Observable of one outcome and as an operator (`…Each`) for the end of a pipeline; plus events,
+ * back-references and the cross-cluster ownership writes. A reconciler ends its writes with
+ * `toAction()` from the root.
+ *
+ * @example
+ * ```ts
+ * import { apply } from 'rxfleet/sinks';
+ * const reconcile: ControllerReconciler<ConfigMap> = (req, ctx) =>
+ *   req.object === undefined ? done() : apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: req.object }).pipe(toAction());
+ * ```
+ * @packageDocumentation
+ * @module rxfleet/sinks
+ */
 export type { RetryConfig, RetryPolicy, SinkCluster, SinkConfig, SinkContext, SinkFleet, WriteClient } from './context.js';
 export { sinkContext } from './context.js';
 export type { WriteError, WriteErrorType, WriteOutcome, WriteResult, WriteVerb } from './result.js';
 export type { SinkOperatorConfig } from './operator.js';
-export { DEFAULT_SINK_CONCURRENCY, writeEach } from './operator.js';
-export type { RateLimitConfig, TokenBucket } from '../streams/token-bucket.js';
-export { tokenBucket } from '../streams/token-bucket.js';
-export { actionOf, toAction } from './to-action.js';
+export { defaultSinkConcurrency, writeEach } from './operator.js';
 export { finalizerWrites } from './finalizer-writes.js';
 export type { ApplyWrite } from './apply.js';
 export { apply, applyEach } from './apply.js';
@@ -29,12 +39,12 @@ export type { EventRecord, EventRecorder, EventRecorderConfig, EventReference, K
 export { eventRecorder, eventsV1, referenceTo } from './event-recorder.js';
 export type { SourceIdentity } from './back-reference.js';
 export {
-  SOURCE_CLUSTER_ANNOTATION,
-  SOURCE_LABEL,
-  SOURCE_NAME_ANNOTATION,
-  SOURCE_NAMESPACE_ANNOTATION,
-  SOURCE_RESOURCE_ANNOTATION,
-  SOURCE_UID_ANNOTATION,
+  sourceClusterAnnotation,
+  sourceLabel,
+  sourceNameAnnotation,
+  sourceNamespaceAnnotation,
+  sourceResourceAnnotation,
+  sourceUidAnnotation,
   backReference,
   readBackReference,
   sourceHash,

@@ -19,8 +19,8 @@ export interface SinkOperatorConfig {
   readonly concurrency?: number;
 }
 
-/** The default number of writes in flight. @example `writeEach(run, { concurrency: DEFAULT_SINK_CONCURRENCY })` */
-export const DEFAULT_SINK_CONCURRENCY = 4;
+/** The default number of writes in flight. @example `writeEach(run, { concurrency: defaultSinkConcurrency })` */
+export const defaultSinkConcurrency = 4;
 
 /**
  * Makes an operator from a sink function. Use it for your own composite writes; every built-in
@@ -40,7 +40,7 @@ export function writeEach<W, T extends KubeObject>(
   sink: (write: W) => Observable<WriteOutcome<T>>,
   config: SinkOperatorConfig = {},
 ): OperatorFunction<W, WriteOutcome<T>> {
-  const concurrency = config.concurrency ?? DEFAULT_SINK_CONCURRENCY;
+  const concurrency = config.concurrency ?? defaultSinkConcurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`sink concurrency must be a positive integer, got ${concurrency}`);
   return mergeMap(sink, concurrency);
 }

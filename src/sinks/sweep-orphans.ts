@@ -8,7 +8,7 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
-import { SOURCE_LABEL, readBackReference } from './back-reference.js';
+import { sourceLabel, readBackReference } from './back-reference.js';
 import type { TargetSearch } from './fleet-targets.js';
 import { eachTarget } from './fleet-targets.js';
 import { readOrNull } from './read.js';
@@ -47,7 +47,7 @@ export interface SweepOrphansWrite extends TargetSearch {
  */
 export function sweepOrphans(ctx: SinkContext, write: SweepOrphansWrite): Observable<WriteOutcome> {
   const sourceId = resourceId(write.source);
-  return eachTarget(ctx, write, (r) => `list ${resourceId(r)} targets`, SOURCE_LABEL, (t, cluster, r) => {
+  return eachTarget(ctx, write, (r) => `list ${resourceId(r)} targets`, sourceLabel, (t, cluster, r) => {
     const ref = readBackReference(t);
     if (ref?.resource !== sourceId) return EMPTY;
     const targetKey = objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? '');

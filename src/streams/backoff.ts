@@ -42,7 +42,7 @@ export interface BackoffConfig {
  *
  * @example
  * ```ts
- * watch(cluster, configMaps, { backoff: { maxMs: 10_000 } }); // the rest from defaultBackoff
+ * watchEvents(cluster, configMaps, { backoff: { maxMs: 10_000 } }); // the rest from defaultBackoff
  * ```
  */
 export const defaultBackoff: BackoffConfig = Object.freeze({ initialMs: 800, factor: 2, maxMs: 30_000, resetAfterMs: 120_000, jitter: 1 });
@@ -53,7 +53,7 @@ export const defaultBackoff: BackoffConfig = Object.freeze({ initialMs: 800, fac
  *
  * @example
  * ```ts
- * watch(cluster, configMaps, { authBackoff: { maxMs: 60_000 } }); // the rest from defaultAuthBackoff
+ * watchEvents(cluster, configMaps, { authBackoff: { maxMs: 60_000 } }); // the rest from defaultAuthBackoff
  * ```
  */
 export const defaultAuthBackoff: BackoffConfig = Object.freeze({ initialMs: 10_000, factor: 2, maxMs: 300_000, resetAfterMs: 120_000, jitter: 1 });
@@ -78,7 +78,8 @@ export function backoffCeiling(config: BackoffConfig, attempt: number): number {
 
 /**
  * The delay before attempt `attempt`: uniform in `[ceiling × (1 − jitter), ceiling]` where the
- * ceiling is {@link backoffCeiling}. Not rounded: schedulers take fractional milliseconds.
+ * ceiling is `min(maxMs, initialMs × factor^attempt)`. Not rounded: schedulers take fractional
+ * milliseconds.
  *
  * @example
  * ```ts

@@ -87,7 +87,7 @@ export interface ClusterIdentity {
 
 /**
  * One engaged cluster: its name in the fleet, its own client, its identity, the labels selectors
- * read (fan-out, watch `clusters`, sharding), and optionally a cache that serves its watches.
+ * read (fan-out, `clusterSelector`, sharding), and optionally a cache that serves its watches.
  *
  * @example
  * ```ts
@@ -188,6 +188,7 @@ export function reported(report: ProviderReport): FleetEvent {
  * ```
  */
 export interface FleetView {
+  /** The engaged cluster of that name, or `undefined` when it is not engaged (any more). */
   get(name: ClusterName): Cluster | undefined;
   /** The engaged clusters, in engagement order. */
   clusters(): readonly Cluster[];

@@ -14,7 +14,7 @@ import type { ProviderReport } from './provider-report.js';
  *
  * @example
  * ```ts
- * fleet.engagements.pipe(mergeMap(({ cluster, lifetime }) => watch(cluster, configMaps).pipe(takeUntil(lifetime))));
+ * fleet.engagements.pipe(mergeMap(({ cluster, lifetime }) => watchEvents(cluster, configMaps).pipe(takeUntil(lifetime))));
  * ```
  */
 export interface EngagedCluster {

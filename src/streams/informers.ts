@@ -12,7 +12,7 @@ import { reflect } from './reflect.js';
 import type { Indexer, Store } from './store.js';
 import { createStore } from './store.js';
 import type { WatchHealth } from './watch-health.js';
-import type { WatchedConfig } from './watched.js';
+import type { WatchSettings } from './watched.js';
 import { watched } from './watched.js';
 
 /**
@@ -76,7 +76,7 @@ export interface Informers {
  * createInformers({ lingerMs: 5_000, inactivityTimeoutMs: 150_000 });
  * ```
  */
-export interface InformersConfig extends WatchedConfig {
+export interface InformersConfig extends WatchSettings {
   /**
    * Keep a watch open this long after its last subscriber leaves, so a pipeline that resubscribes
    * at once (a `switchMap`, a restart) does not relist. Default 0: stop at once, which is what a

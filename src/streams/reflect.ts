@@ -17,7 +17,7 @@ import type { StoreWriter } from './store.js';
  * @example
  * ```ts
  * const store = createStore<ConfigMap>();
- * watch(cluster, configMaps).pipe(reflect(store, cluster.name)).subscribe((ev) => {
+ * watchEvents(cluster, configMaps).pipe(reflect(store, cluster.name)).subscribe((ev) => {
  *   if (ev.type === 'deleted') console.log('gone:', ev.object.metadata.name);
  * });
  * ```

@@ -15,7 +15,7 @@ import { scopedStore } from './scoped-store.js';
 import type { WatchHealth } from './watch-health.js';
 
 /**
- * What {@link splitCache} splits: one watch's events (as `watch()` emits them, before any store),
+ * What {@link splitCache} splits: one watch's events (as `watchEvents()` emits them, before any store),
  * its health, and which cluster each object belongs to.
  *
  * @example
@@ -54,16 +54,17 @@ interface Route<T extends KubeObject> {
 }
 
 /**
- * Splits one watch into per-cluster views. A view's events are exactly what an informer of that
- * cluster would emit: at subscription the cluster's cached objects as a listing (or, while the
- * shared watch has not listed yet, the listing when it ends), then its changes; a relist of the
- * shared watch is a relist of every cluster (with the deletes it implies). A cluster with no
+ * Splits one watch you already have into per-cluster views (the building block of
+ * {@link splitWatches}, which makes the watches too). A view's events are exactly what an informer
+ * of that cluster would emit: at subscription the cluster's cached objects as a listing (or, while
+ * the shared watch has not listed yet, the listing when it ends), then its changes; a relist of
+ * the shared watch is a relist of every cluster (with the deletes it implies). A cluster with no
  * objects still gets its (empty) listing, so it counts as synced. The shared watch runs while at
  * least one view is subscribed; when the last leaves, the store is emptied.
  *
  * @example
  * ```ts
- * const split = splitCache({ events: watch(hub, configMaps), health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') });
+ * const split = splitCache({ events: watchEvents(hub, configMaps), health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') });
  * const teamA = split.view(clusterName('team-a'));
  * teamA.events.subscribe(); // starts the one cluster-wide watch
  * teamA.store.list();       // team-a's ConfigMaps only

@@ -9,7 +9,7 @@ import { selectionKey } from './informers.js';
 import type { SplitCache } from './split-cache.js';
 import { splitCache } from './split-cache.js';
 import type { Indexer } from './store.js';
-import type { WatchedConfig } from './watched.js';
+import type { WatchSettings } from './watched.js';
 import { watched } from './watched.js';
 
 /**
@@ -20,17 +20,19 @@ import { watched } from './watched.js';
  * const config: SplitWatchesConfig = { scopeOf: (o: KubeObject) => clusterName(o.metadata.namespace ?? '') };
  * ```
  */
-export interface SplitWatchesConfig extends WatchedConfig {
+export interface SplitWatchesConfig extends WatchSettings {
   /** The cluster an object belongs to; `undefined` ignores it. */
   readonly scopeOf: (object: KubeObject) => ClusterName | undefined;
 }
 
 /**
- * The shared watches of one parent cluster.
+ * The shared watches of one parent cluster: a view per (resource, selection, cluster), each backed
+ * by the one watch of that resource and selection on the parent.
  *
  * @example
  * ```ts
- * const view = shared.view(configMaps, {}, clusterName('team-a'));
+ * const teamA = shared.view(configMaps, { labelSelector: 'app=web' }, clusterName('team-a'));
+ * teamA.events.subscribe(); // starts the parent's one watch of web ConfigMaps, if not running yet
  * ```
  */
 export interface SplitWatches {
@@ -44,18 +46,37 @@ export interface SplitWatches {
 }
 
 /**
- * Makes the shared watches of a parent cluster. Each distinct (resource, selection) is one watch on
- * the parent, split with {@link splitCache}; it runs while any view of it is subscribed. The
- * number of watches is bounded by the selections asked for, not by the number of clusters.
+ * Serves many clusters from one server's watches: what a provider uses when its clusters are parts
+ * of one API server (namespaces of a cluster, workspaces behind one kcp endpoint, tenants selected
+ * by a label), so that N clusters cost one watch per resource and selection instead of N.
+ *
+ * Give each engaged {@link Cluster} a `cache` whose `view` asks `shared.view(resource, selection,
+ * scope)`: informers (and so `controller`, `fleetWatch`, `createInformers`) ask a cluster's cache
+ * before opening a watch of their own, and read the view instead. Each distinct (resource,
+ * selection) is one watch on `parent`, split by `scopeOf` (the cluster an object belongs to) with
+ * {@link splitCache}; it starts when the first cluster's view is subscribed and stops when the last
+ * unsubscribes. A view's events, health and store have the informer's contract: a listing, then
+ * live changes; the shared watch's health under the cluster's name; the cluster's objects only,
+ * keyed with its name. Return `undefined` from `view` for what the shared watches cannot serve
+ * (a selection the parent cannot watch cluster-wide): that cluster then watches on its own.
  *
  * @example
  * ```ts
- * const shared = splitWatches(hub, { scopeOf: (o: KubeObject) => clusterName(o.metadata.namespace ?? '') });
- * const teamA: Cluster = { name: clusterName('team-a'), client, cache: { view: (r, o) => shared.view(r, o, clusterName('team-a')) } };
+ * // A provider of one cluster per tenant label value, all on one server.
+ * const tenantOf = (o: KubeObject) => (o.metadata.labels?.['tenant'] === undefined ? undefined : clusterName(o.metadata.labels['tenant']));
+ * const tenants = (hub: Cluster, names: readonly string[]): Provider => {
+ *   const shared = splitWatches(hub, { scopeOf: tenantOf });
+ *   return from(
+ *     names.map((t) => {
+ *       const name = clusterName(t);
+ *       return engaged({ name, client: hub.client, labels: { tenant: t }, cache: { view: (r, selection) => shared.view(r, selection, name) } });
+ *     }),
+ *   );
+ * };
  * ```
- * @param parent - the cluster the shared watches run against (its client, its name in health before renaming).
- * @param config - watch options and the object → cluster function.
- * @returns the registry.
+ * @param parent - the cluster the shared watches run against (its client; its name in health before a view renames it).
+ * @param config - how to watch (timeouts, backoff, `sourceFor`) and `scopeOf`, the object → cluster function.
+ * @returns the shared watches, made on first use.
  */
 export function splitWatches(parent: Cluster, config: SplitWatchesConfig): SplitWatches {
   const { scopeOf, ...how } = config;

@@ -125,7 +125,7 @@ function view<T extends KubeObject>(state: () => State<T>): StoreView<T> {
  * @example
  * ```ts
  * const store = createStore<ConfigMap>({ indexers: { app: (cm) => [cm.metadata.labels?.['app'] ?? ''] } });
- * watch(cluster, configMaps).pipe(reflect(store, cluster.name)).subscribe();
+ * watchEvents(cluster, configMaps).pipe(reflect(store, cluster.name)).subscribe();
  * ```
  * @param options - custom indexers.
  * @returns the store, with its writer side.

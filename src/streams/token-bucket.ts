@@ -69,7 +69,6 @@ export function checkRateLimit(config: RateLimitConfig, where: string): RateLimi
  *
  * @example
  * ```ts
- * import { tokenBucket } from 'rxfleet/sinks';
  * const bucket = tokenBucket({ qps: 10, burst: 2 }, asyncScheduler);
  * // five takes at once: granted at 0, 0, 100, 200 and 300 ms
  * ```

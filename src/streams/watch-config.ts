@@ -4,7 +4,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { BackoffConfig } from './backoff.js';
 
 /**
- * Options of {@link watch}, {@link watchSignals} and the informers built on them. Every field is
+ * Options of {@link watchEvents}, {@link watchSignals} and the informers built on them. Every field is
  * optional; the defaults meet RELIABILITY.md "Watches".
  *
  * @example

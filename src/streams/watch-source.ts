@@ -24,7 +24,9 @@ import type { Either } from '../internal/fp.js';
  * ```
  */
 export interface WatchSource<T extends KubeObject = KubeObject> {
+  /** One list call (a page, or the streaming list when `opts` asks for it). */
   list(opts: ListOptions): ObservableInput<Either<KubeError, ObjectList<T>>>;
+  /** One watch request: its raw lines, ending when the server ends it. */
   watch(opts: WatchOptions): Observable<string>;
 }
 

@@ -12,14 +12,14 @@ import type { WatchSource } from './watch-source.js';
 import { clusterWatchSource } from './watch-source.js';
 
 /**
- * Options of {@link watch}: the {@link WatchConfig} knobs plus an optional injected source.
+ * Options of {@link watchEvents}: the {@link WatchConfig} knobs plus an optional injected source.
  *
  * @example
  * ```ts
- * const opts: WatchStreamOptions<ConfigMap> = { namespace: 'default', source: fakeSource };
+ * const opts: WatchEventsOptions<ConfigMap> = { namespace: 'default', source: fakeSource };
  * ```
  */
-export interface WatchStreamOptions<T extends KubeObject = KubeObject> extends WatchConfig {
+export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends WatchConfig {
   /** The list/watch calls; default: the cluster's client. */
   readonly source?: WatchSource<T>;
 }
@@ -33,7 +33,7 @@ export interface WatchStreamOptions<T extends KubeObject = KubeObject> extends W
  * @example
  * ```ts
  * import { configMaps } from 'rxfleet';
- * watch(cluster, configMaps, { namespace: 'default' }).subscribe((ev) => {
+ * watchEvents(cluster, configMaps, { namespace: 'default' }).subscribe((ev) => {
  *   if (ev.type === 'applied') console.log(ev.object.metadata.name);
  * });
  * ```
@@ -43,7 +43,7 @@ export interface WatchStreamOptions<T extends KubeObject = KubeObject> extends W
  * @param options - selectors, namespace, timings, injected source.
  * @returns the cold event stream.
  */
-export function watch<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: WatchStreamOptions<T> = {}): Observable<WatchEvent<T>> {
+export function watchEvents<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: WatchEventsOptions<T> = {}): Observable<WatchEvent<T>> {
   const { source, ...config } = options;
   return watchSignals(source ?? clusterWatchSource(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(signalEvents());
 }

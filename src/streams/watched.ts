@@ -14,15 +14,16 @@ import type { WatchSource } from './watch-source.js';
 import { clusterWatchSource } from './watch-source.js';
 
 /**
- * How {@link watched} watches: the {@link WatchConfig} (selection aside) and how list/watch calls
- * are made.
+ * How to watch, whatever is watched: the {@link WatchConfig} without the selection (namespace and
+ * selectors come from whoever asks), and `sourceFor`, which makes the list/watch calls. Informers,
+ * shared watches and every provider's `managementWatch` take it.
  *
  * @example
  * ```ts
- * const how: WatchedConfig = { inactivityTimeoutMs: 150_000 };
+ * const how: WatchSettings = { inactivityTimeoutMs: 150_000 };
  * ```
  */
-export interface WatchedConfig extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+export interface WatchSettings extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
   /** Builds the list/watch calls; default: the cluster's client. */
   readonly sourceFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => WatchSource<T>;
 }
@@ -46,7 +47,7 @@ export function watched<T extends KubeObject>(
   cluster: Cluster,
   resource: ResourceDescriptor<T>,
   selection: Selection,
-  config: WatchedConfig,
+  config: WatchSettings,
 ): { readonly events: Observable<WatchEvent<T>>; readonly health: Observable<WatchHealth> } {
   const { sourceFor = clusterWatchSource, ...watchConfig } = config;
   const health = new BehaviorSubject<WatchHealth | undefined>(undefined);

@@ -36,9 +36,13 @@ export interface KeyedEventBuilder<T extends KubeObject> {
   key(cluster: string, ref: string): ObjectKey;
   /** A frozen object with `apiVersion`, `kind`, name and namespace filled in. */
   object(cluster: string, ref: string, fields?: ObjectFields<T>): T;
+  /** An `applied` event of the object `ref` (`namespace/name`) in `cluster`. */
   applied(cluster: string, ref: string, fields?: ObjectFields<T>): KeyedEvent<T>;
+  /** A `deleted` event of the object `ref` in `cluster`. */
   deleted(cluster: string, ref: string, fields?: ObjectFields<T>): KeyedEvent<T>;
+  /** An enqueue request for the key of `ref` in `cluster`. */
   enqueue(cluster: string, ref: string): EnqueueRequest<T>;
+  /** The `clusterRemoved` event of `cluster`. */
   removed(cluster: string): KeyedEvent<T>;
 }
 

@@ -101,7 +101,12 @@ export interface RecordedRun<T extends KubeObject = KubeObject> {
 export function recorder<T extends KubeObject = KubeObject>(
   inner: Reconciler<T>,
   scheduler: SchedulerLike = asyncScheduler,
-): { readonly reconciler: Reconciler<T>; readonly calls: readonly RecordedRun<T>[]; maxInFlightPerKey(): number } {
+): {
+  readonly reconciler: Reconciler<T>;
+  readonly calls: readonly RecordedRun<T>[];
+  /** The most runs of one key that were in flight at once (1 when the queue never overlapped a key). */
+  maxInFlightPerKey(): number;
+} {
   const calls: RecordedRun<T>[] = [];
   const inFlight = new Map<string, number>();
   let max = 0;

@@ -2,7 +2,9 @@
 // credentials and connection failures give errors that name the cluster and the cause.
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clusterName, createClusterClient, E, namespaces } from '../../src/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import { clusterName, namespaces } from '../../src/index.js';
 import { freePort } from '../support/ports.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 

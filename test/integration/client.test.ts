@@ -2,8 +2,12 @@
 // prefix) and kube-apiserver + etcd.
 import { firstValueFrom, map, takeWhile, toArray, filter, timeout } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigMap, RawWatchEvent } from '../../src/index.js';
-import { configMaps, createClusterClient, E, parseWatchLine } from '../../src/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import type { RawWatchEvent } from '../../src/client/watch-line.js';
+import { parseWatchLine } from '../../src/client/watch-line.js';
+import { E } from '../../src/fp/index.js';
+import type { ConfigMap } from '../../src/index.js';
+import { configMaps } from '../../src/index.js';
 import type { Sandbox } from './targets.js';
 import { randomName, right, targets, widgetsCrd } from './targets.js';
 

@@ -5,9 +5,12 @@
 // The controller names its resource like any other (no kcp-specific source): each workspace's
 // watch is a view of the export's wildcard watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterClient, ConfigMap, KubeObject } from '../../src/index.js';
-import { clusterName, configMaps, E, resource, resourceId } from '../../src/index.js';
-import { SOURCE_CLUSTER_ANNOTATION, SOURCE_NAME_ANNOTATION, SOURCE_NAMESPACE_ANNOTATION, readBackReference } from '../../src/sinks/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { resourceId } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ConfigMap, KubeObject } from '../../src/index.js';
+import { clusterName, configMaps, resource } from '../../src/index.js';
+import { readBackReference, sourceClusterAnnotation, sourceNameAnnotation, sourceNamespaceAnnotation } from '../../src/sinks/index.js';
 import type { MongoDB } from '../../examples/kcp-provider/api.js';
 import { DEFAULT_EXPORT, mongodbs } from '../../examples/kcp-provider/api.js';
 import { FINALIZER, downstreamName } from '../../examples/kcp-provider/controller.js';
@@ -74,9 +77,9 @@ describe('example: kcp-provider', () => {
       const cm = await until(`the projection of ${c.ws.path}/default/orders (output so far:\n${r.output()})`, async () => found<ConfigMap>(downstream, configMaps, name, namespace));
       expect(cm.data).toEqual({ version: c.spec.version, storageGB: String(c.spec.storageGB) });
       expect(readBackReference(cm)).toMatchObject({ cluster: c.ws.logicalCluster, namespace: 'default', name: 'orders', resource: 'mongodbs.databases.example.dev' });
-      expect(cm.metadata.annotations?.[SOURCE_CLUSTER_ANNOTATION]).toBe(c.ws.logicalCluster);
-      expect(cm.metadata.annotations?.[SOURCE_NAMESPACE_ANNOTATION]).toBe('default');
-      expect(cm.metadata.annotations?.[SOURCE_NAME_ANNOTATION]).toBe('orders');
+      expect(cm.metadata.annotations?.[sourceClusterAnnotation]).toBe(c.ws.logicalCluster);
+      expect(cm.metadata.annotations?.[sourceNamespaceAnnotation]).toBe('default');
+      expect(cm.metadata.annotations?.[sourceNameAnnotation]).toBe('orders');
 
       // Its own status, derived from its own projection, in its own workspace.
       const db = await until(`the status of ${c.ws.path}/default/orders`, async () => {

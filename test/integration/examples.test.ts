@@ -1,8 +1,10 @@
 // The examples, built and run with plain `node` against the shared kcp and kube-apiserver, each to
 // its expected end state, then stopped with SIGTERM (exit code 0: nothing was cut).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterClient, ConfigMap, KubeObject } from '../../src/index.js';
-import { configMaps, E, namespaces } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ConfigMap, KubeObject } from '../../src/index.js';
+import { configMaps, namespaces } from '../../src/index.js';
 import { BASELINE, roles } from '../../examples/uniform-baseline/controller.js';
 import { FINALIZER } from '../../examples/fanout-status/controller.js';
 import { SETTINGS } from '../../examples/namespaces-local/controller.js';

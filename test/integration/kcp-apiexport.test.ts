@@ -5,12 +5,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
 import { defer, map, tap } from 'rxjs';
-import type { Cluster, ClusterName, FleetEvent, KeyedEvent, ObjectKey, ProviderReport } from '../../src/index.js';
-import { clusterName, createFleet, createInformers, E, engaged, fleetWatch, formatKey, objectKey } from '../../src/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, ClusterName, KeyedEvent, ObjectKey } from '../../src/index.js';
+import { clusterName, done, formatKey, objectKey } from '../../src/index.js';
 import type { Outcome } from '../../src/operators/index.js';
-import { done, reconcile } from '../../src/operators/index.js';
-import { apiExport, retarget } from '../../src/providers/kcp/index.js';
-import type { Fleet, Informers } from '../../src/streams/index.js';
+import { reconcile } from '../../src/operators/index.js';
+import { apiExportProvider, retarget } from '../../src/providers/kcp/index.js';
+import type { Fleet, FleetEvent, Informers, ProviderReport } from '../../src/streams/index.js';
+import { createFleet, createInformers, engaged, fleetWatch } from '../../src/streams/index.js';
 import type { ApiExportFixture, Widget } from '../support/kcp-apiexport.js';
 import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
@@ -42,7 +44,7 @@ function recordingWatches(cluster: Cluster, into: string[]): Cluster {
 function runController(fx: ApiExportFixture, pathAware = false): Running {
   const fleetEvents: FleetEvent[] = [];
   const ownWatches: string[] = [];
-  const provider = apiExport({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), watch: fastWatch, pathAware }, fx.exportName).pipe(
+  const provider = apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch, pathAware }, fx.exportName).pipe(
     tap((ev) => fleetEvents.push(ev)),
     map((ev) => (ev.type === 'engaged' ? engaged(recordingWatches(ev.cluster, ownWatches)) : ev)),
   );
@@ -116,7 +118,7 @@ async function statusLands(fx: ApiExportFixture, ws: KcpWorkspace, name: string,
   }, 60_000);
 }
 
-describe('apiExport provider on a real kcp', () => {
+describe('apiExportProvider on a real kcp', () => {
   let fx: ApiExportFixture;
   beforeAll(async () => {
     fx = await setupApiExport(sharedKcp().adminKubeconfigPath, { consumers: 3 });

@@ -5,15 +5,18 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { mergeMap } from 'rxjs';
-import type { Cluster, ProviderReport } from '../../src/index.js';
-import { configMaps, createFleet, E, namespaces } from '../../src/index.js';
-import { finishInitialization, initializerLabel, initializingWorkspaces } from '../../src/providers/kcp/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster } from '../../src/index.js';
+import { configMaps, namespaces } from '../../src/index.js';
+import { finishInitialization, initializerLabel, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
+import type { ProviderReport } from '../../src/streams/index.js';
+import { createFleet } from '../../src/streams/index.js';
 import { sharedKcp } from '../support/context.js';
 import { requestJson, stringField } from '../support/http.js';
 import { createKcpWorkspace, kcpClusterKubeConfig } from '../support/kcp.js';
 import { until } from './targets.js';
 
-describe('initializingWorkspaces provider on a real kcp', () => {
+describe('initializingWorkspaceProvider on a real kcp', () => {
   it('initialises new workspaces of a custom WorkspaceType, which then reach Ready', async () => {
     const admin = sharedKcp().adminKubeconfigPath;
     const home = await createKcpWorkspace(admin, `types-${randomBytes(3).toString('hex')}`);
@@ -31,8 +34,8 @@ describe('initializingWorkspaces provider on a real kcp', () => {
     const reports: ProviderReport[] = [];
     const finished: string[] = [];
     const errors: unknown[] = [];
-    const provider = initializingWorkspaces(
-      { kubeconfig: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, watch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } } },
+    const provider = initializingWorkspaceProvider(
+      { kubeconfig: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, managementWatch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } } },
       typeName,
     );
     const fleet = createFleet(provider);

@@ -9,8 +9,10 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
-import { clusterName, createFleet, E, fleetWatch, formatKey, objectKey } from '../../src/index.js';
-import { apiExport } from '../../src/providers/kcp/index.js';
+import { E } from '../../src/fp/index.js';
+import { clusterName, formatKey, objectKey } from '../../src/index.js';
+import { apiExportProvider } from '../../src/providers/kcp/index.js';
+import { createFleet, fleetWatch } from '../../src/streams/index.js';
 import { createIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
 import { until } from './targets.js';
@@ -53,7 +55,7 @@ const atMost = (now: Counts, limit: Counts): boolean => kinds.every((k) => now[k
 const sockets = (c: Counts): number => c.TLSWrap + c.TCPSocketWrap;
 
 
-describe('apiExport across start/stop cycles on a real kcp', () => {
+describe('apiExportProvider across start/stop cycles on a real kcp', () => {
   it('returns sockets and timers to baseline after each cycle of subscribe, engage, watch, read and unsubscribe', async () => {
     const kcp = sharedKcp();
     const port = Number(new URL(kcp.baseUrl).port);
@@ -67,7 +69,7 @@ describe('apiExport across start/stop cycles on a real kcp', () => {
     const figures: { cycle: number; peak: Counts; after: Counts }[] = [];
 
     for (let cycle = 1; cycle <= 3; cycle++) {
-      const fleet = createFleet(apiExport({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), pathAware: true, watch: fastWatch }, fx.exportName));
+      const fleet = createFleet(apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), pathAware: true, managementWatch: fastWatch }, fx.exportName));
       const shared = new Set<string>();
       const own = new Set<string>();
       const subs: Subscription[] = [

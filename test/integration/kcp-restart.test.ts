@@ -5,10 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
 import { defer, map } from 'rxjs';
-import type { ObjectKey, ProviderReport, WatchHealth } from '../../src/index.js';
-import { clusterName, createFleet, createInformers, E, fleetWatch, objectKey } from '../../src/index.js';
-import { done, reconcile } from '../../src/operators/index.js';
-import { apiExport } from '../../src/providers/kcp/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ObjectKey } from '../../src/index.js';
+import { clusterName, done, objectKey } from '../../src/index.js';
+import { reconcile } from '../../src/operators/index.js';
+import { apiExportProvider } from '../../src/providers/kcp/index.js';
+import type { ProviderReport, WatchHealth } from '../../src/streams/index.js';
+import { createFleet, createInformers, fleetWatch } from '../../src/streams/index.js';
 import type { ApiExportFixture, Widget } from '../support/kcp-apiexport.js';
 import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import type { KcpHandle } from '../support/kcp.js';
@@ -18,7 +21,7 @@ import { until } from './targets.js';
 
 const fastWatch = { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 }, authBackoff: { initialMs: 500, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } };
 
-describe('apiExport provider across a kcp restart', () => {
+describe('apiExportProvider across a kcp restart', () => {
   let kcp: KcpHandle;
   let fx: ApiExportFixture;
   beforeAll(async () => {
@@ -45,13 +48,13 @@ describe('apiExport provider across a kcp restart', () => {
     const health: WatchHealth[] = [];
     let reads = 0;
     const fleet = createFleet(
-      apiExport(
+      apiExportProvider(
         {
           kubeconfig: () => {
             reads++;
             return { yaml: fx.providerKubeconfig() };
           },
-          watch: fastWatch,
+          managementWatch: fastWatch,
         },
         fx.exportName,
       ),

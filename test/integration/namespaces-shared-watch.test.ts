@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Cluster, ClusterClient, ConfigMap, ResourceDescriptor, KubeObject } from '../../src/index.js';
-import { clusterName, configMaps, createClusterClient, E, namespaces as namespaceResource } from '../../src/index.js';
-import { done } from '../../src/operators/index.js';
-import { namespaces } from '../../src/providers/namespaces/index.js';
-import type { RunHandle } from '../../src/runtime/index.js';
-import { controller, run } from '../../src/runtime/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, ConfigMap, KubeObject, ResourceDescriptor, RunHandle } from '../../src/index.js';
+import { clusterName, configMaps, controller, done, namespaces as namespaceResource, run } from '../../src/index.js';
+import { namespaceProvider } from '../../src/providers/namespaces/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import { until } from './targets.js';
 
@@ -53,7 +53,7 @@ async function tenants(hub: Cluster, label: string, count: number): Promise<stri
 function start(hub: Cluster, label: string, shareWatches: boolean, seen: Map<string, string>): Promise<RunHandle> {
   const c = controller<ConfigMap>({
     name: `shared-${label}`,
-    provider: namespaces({ cluster: hub, labelSelector: `shared=${label}`, shareWatches }),
+    provider: namespaceProvider({ cluster: hub, labelSelector: `shared=${label}`, shareWatches }),
     resource: configMaps,
     reconcile: (req) => {
       // Every key belongs to its own namespace-cluster, and the cache serves its object.
@@ -64,7 +64,7 @@ function start(hub: Cluster, label: string, shareWatches: boolean, seen: Map<str
   return run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
 }
 
-describe('namespaces provider with shared watches', () => {
+describe('namespaceProvider with shared watches', () => {
   it('serves thirty namespace-clusters from one ConfigMap watch and reconciles each key in its own cluster', async () => {
     const label = suffix();
     const { hub, watches } = countingHub();

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { clusterName, createClusterClient, E, namespaces } from '../../src/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import { clusterName, namespaces } from '../../src/index.js';
 import { kubeApiserverAccess, kubeconfigWith } from './providers-support.js';
 
 /** A plugin in its own directory: `mode` picks the behaviour, `count` and `calls` record runs. */

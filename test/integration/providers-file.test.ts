@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { configMaps, E } from '../../src/index.js';
-import { file } from '../../src/providers/file/index.js';
+import { E } from '../../src/fp/index.js';
+import { configMaps } from '../../src/index.js';
+import { kubeconfigFileProvider } from '../../src/providers/file/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
 import { createConfigMap, engagedAfter, isDisengaged, isEngaged, recorder, seeConfigMap } from './providers-support.js';
@@ -40,7 +41,7 @@ function put(path: string, text: string): void {
   renameSync(`${path}.tmp`, path);
 }
 
-describe('file provider against kcp workspaces and kube-apiserver', () => {
+describe('kubeconfigFileProvider against kcp workspaces and kube-apiserver', () => {
   it('should engage contexts under their names, follow added, edited and removed files, and report a malformed one with its path', async () => {
     const [a, b] = await Promise.all([sharedKcp().createWorkspace(), sharedKcp().createWorkspace()]);
     const kas = sharedKubeApiserver().kubeconfigYaml('admin');
@@ -52,7 +53,7 @@ describe('file provider against kcp workspaces and kube-apiserver', () => {
 
     const rec = recorder();
     // A long rescan interval: changes below are seen through fs.watch.
-    rec.start(file({ paths: [dir], rescanIntervalMs: 60_000, debounceMs: 100 }));
+    rec.start(kubeconfigFileProvider({ paths: [dir], rescanIntervalMs: 60_000, debounceMs: 100 }));
     const ws = await rec.waitEvent('ws engaged', isEngaged('ws'));
     await rec.waitEvent('kas engaged', isEngaged('kas'));
     const skipped = await rec.waitReport('broken skipped', (r) => r.type === 'skipped' && r.candidate === join(dir, 'broken.kubeconfig'));
@@ -97,7 +98,7 @@ describe('file provider against kcp workspaces and kube-apiserver', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rxfleet-rescan-'));
     const rec = recorder();
     const pattern = join(dir, '*.yaml');
-    rec.start(file({ paths: [pattern], watch: false, rescanIntervalMs: 300 }));
+    rec.start(kubeconfigFileProvider({ paths: [pattern], watchDirectories: false, rescanIntervalMs: 300 }));
     // Nothing matches yet: said once, naming the pattern.
     await rec.waitReport('pattern unmatched', (r) => r.type === 'skipped' && r.candidate === pattern && r.reason === `kubeconfig pattern ${pattern} matches no file`);
     await sleep(400);

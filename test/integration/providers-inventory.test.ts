@@ -7,10 +7,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { resourcePath } from '../../src/client/paths.js';
+import { E } from '../../src/fp/index.js';
 import type { Cluster } from '../../src/index.js';
-import { customResourceDefinitions, E, resourcePath, secrets } from '../../src/index.js';
-import { capiClusters, clusterApi } from '../../src/providers/cluster-api/index.js';
-import { clusterProfileResource, clusterProfiles } from '../../src/providers/cluster-profiles/index.js';
+import { customResourceDefinitions, secrets } from '../../src/index.js';
+import { capiClusterResource, clusterApiProvider } from '../../src/providers/cluster-api/index.js';
+import { clusterProfileProvider, clusterProfileResource } from '../../src/providers/cluster-profiles/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
 import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, must, recorder, seeConfigMap } from './providers-support.js';
@@ -41,14 +43,14 @@ beforeAll(async () => {
   const u = kc.getCurrentUser();
   if (c === null || u?.token === undefined) throw new Error('kcp kubeconfig without token');
   ws = { yaml: w.kubeconfigYaml(), cluster: clusterFrom(w.path, w.kubeconfigYaml()), server: c.server, caData: c.caData ?? '', token: u.token };
-  await installCrd('cluster-api-crd.yaml', 'clusters.cluster.x-k8s.io', () => hub.client.list(capiClusters(), { limit: 1 }));
+  await installCrd('cluster-api-crd.yaml', 'clusters.cluster.x-k8s.io', () => hub.client.list(capiClusterResource(), { limit: 1 }));
   await installCrd('cluster-profile-crd.yaml', 'clusterprofiles.multicluster.x-k8s.io', () => hub.client.list(clusterProfileResource, { limit: 1 }));
 });
 
-describe('clusterApi against kube-apiserver (management)', () => {
+describe('clusterApiProvider against kube-apiserver (management)', () => {
   it('should engage a Cluster once its control plane is initialised, re-engage on a rotated kubeconfig Secret or new labels, ignore annotations and disengage on delete', async () => {
     const ns = await sharedKubeApiserver().createNamespace('capi');
-    const capi = capiClusters();
+    const capi = capiClusterResource();
     const kubeconfigSecret = (cluster: string, yaml: string) => ({
       metadata: { name: `${cluster}-kubeconfig`, namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': cluster } },
       data: { value: b64(yaml) },
@@ -57,7 +59,7 @@ describe('clusterApi against kube-apiserver (management)', () => {
     await must('prod secret', hub.client.create(secrets, kubeconfigSecret('prod', ws.yaml)));
 
     const rec = recorder();
-    rec.start(clusterApi({ cluster: hub, namespace: ns }));
+    rec.start(clusterApiProvider({ cluster: hub, namespace: ns }));
     const early = await rec.waitReport('prod skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/prod`);
     expect(early.type === 'skipped' && early.reason).toBe(`Cluster ${ns}/prod: control plane not initialised yet`);
 
@@ -125,7 +127,7 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
   return { command, dir };
 }
 
-describe('clusterProfiles against kube-apiserver (hub)', () => {
+describe('clusterProfileProvider against kube-apiserver (hub)', () => {
   it('should engage healthy profiles through the configured exec plugin with their identity and labels, re-engage when the endpoint changes, and skip the others with reasons', async () => {
     const ns = await sharedKubeApiserver().createNamespace('inventory');
     const kas = kubeApiserverAccess();
@@ -149,7 +151,7 @@ describe('clusterProfiles against kube-apiserver (hub)', () => {
     const plugin = inventoryPlugin();
     const rec = recorder();
     rec.start(
-      clusterProfiles({
+      clusterProfileProvider({
         cluster: hub,
         namespace: ns,
         providers: [{ name: 'test-tokens', execConfig: { command: plugin.command, apiVersion: 'client.authentication.k8s.io/v1', provideClusterInfo: true } }],

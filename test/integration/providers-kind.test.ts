@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kind } from '../../src/providers/kind/index.js';
+import { kindProvider } from '../../src/providers/kind/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
 import { createConfigMap, engagedAfter, isDisengaged, isEngaged, recorder, seeConfigMap } from './providers-support.js';
@@ -33,7 +33,7 @@ esac
   return dir;
 }
 
-describe('kind provider with a stand-in kind executable first on PATH (no container engine here)', () => {
+describe('kindProvider with a stand-in kind executable first on PATH (no container engine here)', () => {
   it('should poll kind, keep clusters with the prefix, re-engage a recreated cluster, skip one without kubeconfig and disengage a deleted one', async () => {
     const dir = fakeKind();
     process.env.PATH = `${dir}${delimiter}${originalPath ?? ''}`;
@@ -43,7 +43,7 @@ describe('kind provider with a stand-in kind executable first on PATH (no contai
     writeFileSync(join(dir, 'clusters'), 'fleet-one\nignored\n');
 
     const rec = recorder();
-    rec.start(kind({ prefix: 'fleet-', intervalMs: 300 }));
+    rec.start(kindProvider({ prefix: 'fleet-', intervalMs: 300 }));
     const one = await rec.waitEvent('fleet-one engaged', isEngaged('fleet-one'), 20_000);
     if (one.type !== 'engaged') throw new Error('unreachable');
     expect(one.cluster.client.server).toBe(clusterFrom('k', kas).client.server);

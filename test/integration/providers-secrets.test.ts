@@ -3,13 +3,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { takeUntil, toArray, firstValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { E } from '../../src/fp/index.js';
 import type { Cluster, Secret } from '../../src/index.js';
-import { configMaps, E, namespaces as namespaceResource, secrets } from '../../src/index.js';
-import { clusters } from '../../src/providers/clusters/index.js';
-import { kubeconfigSecrets, kubeconfigSecretLabel } from '../../src/providers/kubeconfig-secrets/index.js';
-import { multi } from '../../src/providers/multi/index.js';
-import { namespaceLabel, namespaces } from '../../src/providers/namespaces/index.js';
-import { createFleet, watch } from '../../src/streams/index.js';
+import { configMaps, namespaces as namespaceResource, secrets } from '../../src/index.js';
+import { clusterListProvider } from '../../src/providers/clusters/index.js';
+import { kubeconfigSecretLabel, kubeconfigSecretProvider } from '../../src/providers/kubeconfig-secrets/index.js';
+import { multiProvider } from '../../src/providers/multi/index.js';
+import { namespaceLabel, namespaceProvider } from '../../src/providers/namespaces/index.js';
+import { createFleet, watchEvents } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
 import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, must, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
@@ -32,7 +33,7 @@ function kubeconfigSecret(name: string, data: Record<string, string>, labels: Re
   return { metadata: { name, namespace: ns, labels: { [kubeconfigSecretLabel]: 'true', ...labels } }, data };
 }
 
-describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspaces (targets)', () => {
+describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp workspaces (targets)', () => {
   it('should engage, skip broken Secrets naming them, ignore annotations, re-engage on new labels or a new kubeconfig and disengage on delete', async () => {
     await must('east', hub.client.create(secrets, kubeconfigSecret('east', { kubeconfig: b64(wsA.yaml) })));
     await must('nokey', hub.client.create(secrets, kubeconfigSecret('nokey', { other: b64('x') })));
@@ -41,11 +42,11 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     await must('unlabelled', hub.client.create(secrets, { metadata: { name: 'unlabelled', namespace: ns }, data: { kubeconfig: b64(wsB.yaml) } }));
 
     const rec = recorder();
-    const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: ns }));
+    const fleet = createFleet(kubeconfigSecretProvider({ cluster: hub, namespace: ns }));
     const engagements: string[] = [];
     const sub = fleet.engagements.subscribe(({ cluster }) => engagements.push(cluster.name));
     // The fleet subscribes once; record through a second look at its view and the reports.
-    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns }));
+    rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns }));
 
     const east = await rec.waitEvent('east engaged', isEngaged('east'));
     expect(east.type === 'engaged' && east.cluster.client.server).toBe(wsA.cluster.client.server);
@@ -69,7 +70,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     await must('west', hub.client.create(secrets, kubeconfigSecret('west', { kubeconfig: b64(wsB.yaml) })));
     const west = await rec.waitEvent('west engaged', isEngaged('west'));
     if (west.type !== 'engaged') throw new Error('unreachable');
-    const westWatch = firstValueFrom(watch(west.cluster, configMaps, { namespace: 'default' }).pipe(takeUntil(rec.waitEvent('west disengaged', isDisengaged('west'))), toArray()));
+    const westWatch = firstValueFrom(watchEvents(west.cluster, configMaps, { namespace: 'default' }).pipe(takeUntil(rec.waitEvent('west disengaged', isDisengaged('west'))), toArray()));
 
     // Annotations only: nothing happens.
     const before = rec.events.length;
@@ -139,7 +140,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
     await must('dead', hub.client.create(secrets, kubeconfigSecret('dead', { kubeconfig: b64(dead) }, { set: label })));
     await must('alive', hub.client.create(secrets, kubeconfigSecret('alive', { kubeconfig: b64(wsA.yaml) }, { set: label })));
     const rec = recorder();
-    rec.start(kubeconfigSecrets({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeoutMs: 2_000, retryIntervalMs: 60_000 }));
+    rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeoutMs: 2_000, retryIntervalMs: 60_000 }));
     await rec.waitEvent('alive engaged', isEngaged('alive'));
     const waiting = await rec.waitReport('dead waiting', (r) => r.type === 'waiting' && r.cluster === 'dead');
     expect(waiting.type === 'waiting' && waiting.reason).toMatch(/ECONNREFUSED|cannot reach/);
@@ -148,7 +149,7 @@ describe('kubeconfigSecrets against kube-apiserver (management) and kcp workspac
   });
 });
 
-describe('kubeconfigSecrets whose identity may not read Secrets (403)', () => {
+describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', () => {
   it('should report the Forbidden cause once, naming the management cluster and resource, emit no FleetEvent, and not hold back a provider merged with it', async () => {
     const limited = clusterFrom('hub-limited', sharedKubeApiserver().kubeconfigYaml('limited'));
     // The Secret exists: only the identity's missing RBAC keeps it from being discovered.
@@ -161,9 +162,9 @@ describe('kubeconfigSecrets whose identity may not read Secrets (403)', () => {
     // A fast auth backoff, so the watch retries several times within the test.
     const authBackoff = { initialMs: 200, factor: 1, maxMs: 200, resetAfterMs: 600_000 };
     rec.start(
-      multi({
-        secrets: kubeconfigSecrets({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, watch: { authBackoff } }),
-        tenants: namespaces({ cluster: hub, labelSelector: `set=${label}` }),
+      multiProvider({
+        secrets: kubeconfigSecretProvider({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, managementWatch: { authBackoff } }),
+        tenants: namespaceProvider({ cluster: hub, labelSelector: `set=${label}` }),
       }),
     );
     const failing = await rec.waitReport('secrets source failing', (r) => r.type === 'source' && r.state === 'failing');
@@ -185,7 +186,7 @@ describe('kubeconfigSecrets whose identity may not read Secrets (403)', () => {
   });
 });
 
-describe('namespaces against kube-apiserver', () => {
+describe('namespaceProvider against kube-apiserver', () => {
   it('should engage labelled namespaces as clusters scoped to them, and disengage one as its deletion starts', async () => {
     const label = randomName('tenants');
     const mk = (name: string) => must(`ns ${name}`, hub.client.create(namespaceResource, { metadata: { name, labels: { tenants: label } } }));
@@ -193,7 +194,7 @@ describe('namespaces against kube-apiserver', () => {
     const b = randomName('tenant-b');
     await mk(a);
     const rec = recorder();
-    rec.start(namespaces({ cluster: hub, labelSelector: `tenants=${label}` }));
+    rec.start(namespaceProvider({ cluster: hub, labelSelector: `tenants=${label}` }));
     const ea = await rec.waitEvent('a engaged', isEngaged(a));
     if (ea.type !== 'engaged') throw new Error('unreachable');
     expect(ea.cluster.labels).toEqual({ [namespaceLabel]: a });
@@ -217,13 +218,13 @@ describe('namespaces against kube-apiserver', () => {
   });
 });
 
-describe('multi with real clusters', () => {
+describe('multiProvider with real clusters', () => {
   it('should prefix names, take providers added before and after subscription, and disengage a removed provider’s clusters', async () => {
-    const all = multi({ kcp: clusters([{ name: 'a', kubeconfig: { yaml: wsA.yaml } }]) });
+    const all = multiProvider({ kcp: clusterListProvider([{ name: 'a', kubeconfig: { yaml: wsA.yaml } }]) });
     const rec = recorder();
     rec.start(all);
     const a = await rec.waitEvent('kcp#a', isEngaged('kcp#a'));
-    all.add('kas', clusters([{ name: 'hub', kubeconfig: { yaml: sharedKubeApiserver().kubeconfigYaml('admin') } }]));
+    all.add('kas', clusterListProvider([{ name: 'hub', kubeconfig: { yaml: sharedKubeApiserver().kubeconfigYaml('admin') } }]));
     const h = await rec.waitEvent('kas#hub', isEngaged('kas#hub'));
     if (a.type !== 'engaged' || h.type !== 'engaged') throw new Error('unreachable');
     const cm = randomName('multi');

@@ -5,10 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
-import type { Cluster, ClusterClient, FleetEvent, Provider } from '../../src/index.js';
-import { configMaps, E } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, Provider } from '../../src/index.js';
+import { configMaps } from '../../src/index.js';
+import type { FleetEvent } from '../../src/streams/index.js';
+import { watchEvents } from '../../src/streams/index.js';
 import type { ProviderReport } from '../../src/streams/provider-report.js';
-import { watch } from '../../src/streams/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
 
 export interface Recorder {
@@ -87,7 +90,7 @@ export function engagedAfter(rec: Recorder, name: string, count: number): Promis
 /** Sees ConfigMap `name` in `namespace` through a watch of the cluster's own client. */
 export function seeConfigMap(cluster: Cluster, namespace: string, name: string, timeoutMs = 30_000): Promise<string> {
   return firstValueFrom(
-    watch(cluster, configMaps, { namespace }).pipe(
+    watchEvents(cluster, configMaps, { namespace }).pipe(
       filter((ev) => (ev.type === 'initApply' || ev.type === 'applied') && ev.object.metadata.name === name),
       map(() => name),
       timeout(timeoutMs),

@@ -1,7 +1,10 @@
 // Helpers of the runtime and examples integration tests: places to work on the shared servers,
 // clients from kubeconfig text, polling, and HTTP reads of a run's probe server.
-import type { Cluster, ClusterClient, ClusterName } from '../../src/index.js';
-import { clusterName, createClusterClient, E } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, ClusterName } from '../../src/index.js';
+import { clusterName } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 
 export { randomName, right, until } from './targets.js';

@@ -6,12 +6,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { defer } from 'rxjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster, ConfigMap, KubeObject } from '../../src/index.js';
-import { configMaps, customResourceDefinitions, E, resource } from '../../src/index.js';
-import { done } from '../../src/operators/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, ConfigMap, ControllerReconciler, KubeObject, RunHandle } from '../../src/index.js';
+import { configMaps, controller, customResourceDefinitions, done, resource, run } from '../../src/index.js';
 import { staticProvider } from '../../src/streams/index.js';
-import type { ControllerReconciler, RunHandle } from '../../src/runtime/index.js';
-import { controller, run } from '../../src/runtime/index.js';
 import { httpGet, randomName, right, until, workspaceCluster } from './runtime-support.js';
 
 const quiet = pino({ level: process.env.RT_LOG ?? 'silent' });
@@ -21,7 +19,7 @@ afterEach(async () => {
 });
 
 async function start<T extends KubeObject>(clusters: readonly Cluster[], res: typeof configMaps | ReturnType<typeof resource<T>>, reconcile: ControllerReconciler<T>, deadline = 10_000) {
-  const c = controller({ name: randomName('rt'), provider: staticProvider(clusters), resource: res as ReturnType<typeof resource<T>>, reconcile, watch: { namespace: 'default' } });
+  const c = controller({ name: randomName('rt'), provider: staticProvider(clusters), resource: res as ReturnType<typeof resource<T>>, reconcile, select: { namespace: 'default' } });
   const handle = await run(c, { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: deadline });
   handles.push(handle);
   return handle;

@@ -3,11 +3,12 @@
 // removes targets whose source vanished (or was replaced) while the controller was down.
 import { firstValueFrom, lastValueFrom, merge, toArray } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
 import type { ClusterName, ConfigMap } from '../../src/index.js';
-import { clusterName, configMaps, createClusterClient, E, objectKey } from '../../src/index.js';
+import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { SinkContext, SourceIdentity, WriteOutcome } from '../../src/sinks/index.js';
 import {
-  SOURCE_LABEL,
   apply,
   ensureFinalizer,
   readBackReference,
@@ -16,6 +17,7 @@ import {
   removeFinalizer,
   sinkContext,
   sourceIdentity,
+  sourceLabel,
   sourceSelector,
   sweepOrphans,
   withBackReference,
@@ -117,7 +119,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     // A second sweep finds nothing more to do.
     const again = await lastValueFrom(sweepOrphans(ctx, { source: configMaps, targets: [configMaps] }).pipe(toArray()));
     expect(again.filter((o) => E.isLeft(o) || o.right.changed)).toEqual([]);
-    const labelled = right(await firstSpoke.client.list(configMaps, { namespace: 'default', labelSelector: SOURCE_LABEL }));
+    const labelled = right(await firstSpoke.client.list(configMaps, { namespace: 'default', labelSelector: sourceLabel }));
     expect(labelled.items.map((i) => i.metadata.name).sort()).toEqual([`copy-of-${alive}`, unknownTarget].sort());
   });
 

@@ -1,6 +1,6 @@
 // Shared piece of the sinks' integration tests: a FleetView over sandboxes.
-import type { Cluster, FleetView } from '../../src/index.js';
-import type { ClusterClient, ClusterName } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import type { Cluster, ClusterName, FleetView } from '../../src/index.js';
 
 /** A FleetView over fixed clusters: what a provider-driven fleet would show at one moment. */
 export function fixedFleet(clusters: readonly { readonly cluster: ClusterName; readonly client: ClusterClient }[]): FleetView {

@@ -3,8 +3,10 @@
 // finalizers around deletion, typed errors that do not stop other clusters, and Event aggregation.
 import { firstValueFrom, from, lastValueFrom, merge, toArray } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
 import type { ConfigMap } from '../../src/index.js';
-import { clusterName, configMaps, createClusterClient, E, objectKey } from '../../src/index.js';
+import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { ApplyWrite, SinkContext, WriteOutcome } from '../../src/sinks/index.js';
 import {
   apply,

@@ -5,11 +5,13 @@
 import { BehaviorSubject, catchError, defer, firstValueFrom, NEVER, of, switchMap, take, throwError, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { kubeError } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
 import type { Cluster, ConfigMap } from '../../src/index.js';
-import { clusterName, configMaps, E, kubeError } from '../../src/index.js';
+import { clusterName, configMaps } from '../../src/index.js';
+import { kcpClient } from '../../src/providers/kcp/credentials.js';
 import type { BackoffConfig, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
 import { clusterWatchSource, createInformers } from '../../src/streams/index.js';
-import { kcpClient } from '../../src/providers/kcp/index.js';
 import { startKcp } from '../support/kcp.js';
 import type { ProcessControls } from '../support/process.js';
 import { startKubeApiserver } from '../support/kube-apiserver.js';

@@ -1,8 +1,11 @@
 // Helpers of the streams integration tests: clients from kubeconfig text, bulk ConfigMap writes at
 // bounded concurrency, bounded polling, and comparing a store with a fresh list.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Cluster, ClusterClient, ClusterName, ConfigMap } from '../../src/index.js';
-import { clusterName, configMaps, createClusterClient, E } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, ClusterName, ConfigMap } from '../../src/index.js';
+import { clusterName, configMaps } from '../../src/index.js';
 import type { StoreView } from '../../src/streams/index.js';
 import { until } from './targets.js';
 import { pool } from '../support/pool.js';

@@ -4,10 +4,10 @@
 import { Subject, takeUntil } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { Cluster, ConfigMap, FleetEvent } from '../../src/index.js';
-import { configMaps, disengaged, engaged, formatKey } from '../../src/index.js';
-import type { KeyedEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
-import { clusterWatchSource, createFleet, createInformers, fleetWatch, staticProvider } from '../../src/streams/index.js';
+import type { Cluster, ConfigMap } from '../../src/index.js';
+import { configMaps, formatKey } from '../../src/index.js';
+import type { FleetEvent, KeyedEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
+import { clusterWatchSource, createFleet, createInformers, disengaged, engaged, fleetWatch, staticProvider } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom, configMap, listState, must, pool, storeMatchesServer, until } from './streams-support.js';
 

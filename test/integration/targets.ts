@@ -2,8 +2,11 @@
 // isolated place to work (a kcp workspace, or a kube-apiserver namespace) with admin and limited
 // credentials.
 import { randomBytes } from 'node:crypto';
-import type { ClusterClient, ClusterName, KubeObject, ResourceDescriptor } from '../../src/index.js';
-import { clusterName, createClusterClient, customResourceDefinitions, E, resource } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ClusterName, KubeObject, ResourceDescriptor } from '../../src/index.js';
+import { clusterName, customResourceDefinitions, resource } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 
 export interface Sandbox {

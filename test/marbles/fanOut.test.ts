@@ -1,9 +1,9 @@
 import { describe, it } from 'vitest';
-import { disengaged, engaged } from '../../src/streams/cluster.js';
-import type { ConfigMap } from '../../src/core/index.js';
-import { clusterName, configMaps } from '../../src/core/index.js';
+import type { ConfigMap } from '../../src/index.js';
+import { clusterName, configMaps } from '../../src/index.js';
 import type { FanOutItem } from '../../src/operators/index.js';
 import { fanOut } from '../../src/operators/index.js';
+import { disengaged, engaged } from '../../src/streams/cluster.js';
 import type { KeyedEvent } from '../../src/streams/events.js';
 import { fakeCluster, fakeFleet, fleetViews, keyedEvents } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
@@ -26,7 +26,7 @@ describe('fanOut', () => {
         t: ev.applied('hub', 'fleet/settings', { data: { v: '2' } }),
         d: ev.deleted('hub', 'fleet/settings'),
       });
-      const out = source.pipe(fanOut({ fleet, clusters: { matchLabels: { env: 'prod' } }, desired: copy }));
+      const out = source.pipe(fanOut({ fleet, clusterSelector: { matchLabels: { env: 'prod' } }, desired: copy }));
       // 0: east engaged, source seen → east. 10: west engaged → west only. 20: update → both.
       // 30: west leaves → nothing. 40: west back as dev → no copy. 50: delete → removal from east only.
       expectObservable(out).toBe('a 9ms b 9ms (cd) 26ms r', {
@@ -43,7 +43,7 @@ describe('fanOut', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const fleet = hot('a 9ms b', { a: fakeFleet([east, west]), b: fakeFleet([east, westDev]) });
       const source = hot<KeyedEvent<ConfigMap>>('s', { s: ev.applied('hub', 'fleet/settings', { data: { v: '1' } }) });
-      const out = source.pipe(fanOut({ fleet, clusters: () => ({ matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }] }), desired: copy }));
+      const out = source.pipe(fanOut({ fleet, clusterSelector: () => ({ matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }] }), desired: copy }));
       expectObservable(out).toBe('(ab) 6ms r', { a: desired('east', '1@east'), b: desired('west', '1@west'), r: removed('west') });
     });
   });
@@ -52,7 +52,7 @@ describe('fanOut', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const fleet = hot('f 9ms w', { f: engaged(east), w: engaged(west) }).pipe(fleetViews());
       const source = hot<KeyedEvent<ConfigMap>>('s 4ms x', { s: ev.applied('hub', 'fleet/settings', { data: { v: '1' } }), x: ev.removed('hub') });
-      expectObservable(source.pipe(fanOut({ fleet, clusters: {}, desired: copy })), '^ 30ms !').toBe('a', { a: desired('east', '1@east') });
+      expectObservable(source.pipe(fanOut({ fleet, clusterSelector: {}, desired: copy })), '^ 30ms !').toBe('a', { a: desired('east', '1@east') });
     });
   });
 
@@ -60,7 +60,7 @@ describe('fanOut', () => {
     testScheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const fleet = hot('f', { f: engaged(east) });
       const source = cold<KeyedEvent<ConfigMap>>('-s|', { s: ev.applied('hub', 'fleet/settings') });
-      expectObservable(source.pipe(fanOut({ fleet, clusters: {}, desired: copy }))).toBe('-a|', { a: desired('east', '@east') });
+      expectObservable(source.pipe(fanOut({ fleet, clusterSelector: {}, desired: copy }))).toBe('-a|', { a: desired('east', '@east') });
       expectSubscriptions(fleet.subscriptions).toBe('^-!');
     });
   });

@@ -3,10 +3,10 @@
 import type { Observable } from 'rxjs';
 import { takeUntil, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { Cluster, ConfigMap, FleetEvent } from '../../src/index.js';
-import { clusterName, configMaps, disengaged, engaged, formatKey } from '../../src/index.js';
-import type { KeyedEvent, WatchSource } from '../../src/streams/index.js';
-import { createFleet, createInformers, fleetWatch, staticProvider } from '../../src/streams/index.js';
+import type { Cluster, ConfigMap } from '../../src/index.js';
+import { clusterName, configMaps, formatKey } from '../../src/index.js';
+import type { FleetEvent, KeyedEvent, WatchSource } from '../../src/streams/index.js';
+import { createFleet, createInformers, disengaged, engaged, fleetWatch, staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import { cm, err, line, page, testScheduler } from './watch-fixtures.js';
 

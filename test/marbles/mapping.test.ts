@@ -1,9 +1,8 @@
 import { merge } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ConfigMap } from '../../src/core/index.js';
-import { configMaps, namespaces, resource } from '../../src/core/index.js';
-import type { ReconcileInput } from '../../src/operators/index.js';
-import { done, mapToKeys, mapToOwner, reconcile } from '../../src/operators/index.js';
+import type { ConfigMap, ReconcileInput } from '../../src/index.js';
+import { configMaps, done, namespaces, resource } from '../../src/index.js';
+import { mapToKeys, mapToOwner, reconcile } from '../../src/operators/index.js';
 import type { KeyedEvent } from '../../src/streams/events.js';
 import { keyedEvents, toLabels } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';

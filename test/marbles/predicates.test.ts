@@ -1,7 +1,6 @@
 import { describe, it } from 'vitest';
-import type { ConfigMap } from '../../src/core/index.js';
-import { configMaps } from '../../src/core/index.js';
-import type { ReconcileInput } from '../../src/operators/index.js';
+import type { ConfigMap, ReconcileInput } from '../../src/index.js';
+import { configMaps } from '../../src/index.js';
 import { annotationsChanged, generationChanged, labelsChanged, predicate, resourceVersionChanged } from '../../src/operators/index.js';
 import { keyedEvents } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';

@@ -7,16 +7,17 @@ import { describe, expect, it } from 'vitest';
 // Narrow imports: the engine under test, not the barrels around it.
 import { clusterName } from '../../src/core/cluster.js';
 import { E } from '../../src/internal/fp.js';
-import type { Cluster, FleetEvent } from '../../src/streams/cluster.js';
-import { engaged } from '../../src/streams/cluster.js';
-import type { ProviderReport } from '../../src/streams/provider-report.js';
 import type { Candidate, Desired } from '../../src/providers/internal/candidates.js';
 import { changeReason, diffDesired, skipped } from '../../src/providers/internal/candidates.js';
-import type { EngageConfig, Probe } from '../../src/providers/internal/engage.js';
+import type { EngageConfig } from '../../src/providers/internal/engage.js';
 import { engageCandidates } from '../../src/providers/internal/engage.js';
 import { rescanTicks } from '../../src/providers/internal/poll.js';
-import { reporting, reportProblems } from '../../src/providers/internal/report.js';
 import type { ReportInput } from '../../src/providers/internal/report.js';
+import { reporting, reportProblems } from '../../src/providers/internal/report.js';
+import type { Cluster, FleetEvent } from '../../src/streams/cluster.js';
+import { engaged } from '../../src/streams/cluster.js';
+import type { Probe } from '../../src/streams/provider-options.js';
+import type { ProviderReport } from '../../src/streams/provider-report.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 

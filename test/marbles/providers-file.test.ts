@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config-error.js';
+import { kubeconfigFileProvider } from '../../src/providers/file/index.js';
+import { scanKubeconfigFiles } from '../../src/providers/file/scan.js';
 import type { FleetEvent } from '../../src/streams/cluster.js';
-import { file, scanKubeconfigFiles } from '../../src/providers/file/index.js';
 import { testScheduler } from './watch-fixtures.js';
 
 interface Context {
@@ -43,13 +44,13 @@ const show = (ev: FleetEvent): string => {
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'rxfleet-file-marbles-'));
 
-describe('file provider (virtual time, real files)', () => {
+describe('kubeconfigFileProvider (virtual time, real files)', () => {
   it('should report a missing path as skipped, naming the path and the cause, once while it stays missing', () => {
     const dir = tempDir();
     const missing = join(dir, 'nowhere', 'fleet.kubeconfig');
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const provider = file({ paths: [missing], watch: false, rescanIntervalMs: 10, scheduler: ts });
+      const provider = kubeconfigFileProvider({ paths: [missing], watchDirectories: false, rescanIntervalMs: 10, scheduler: ts });
       // Scans at 0, 10 and 20: one report.
       expectObservable(provider.pipe(map(show)), '^ 25ms !').toBe('m', { m: `!skipped ${missing}: kubeconfig path ${missing} does not exist` });
     });
@@ -62,7 +63,7 @@ describe('file provider (virtual time, real files)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const labels = { west: { region: 'us' }, 'b.kubeconfig+east': { tier: 'dev' } };
-      const provider = file({ paths: [dir], watch: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels });
+      const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels });
       expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(dAaBbWw)', {
         d: `!error : context "east" is defined in 2 kubeconfig files (${join(dir, 'a.kubeconfig')}, ${join(dir, 'b.kubeconfig')}): their clusters are named "a.kubeconfig+east", "b.kubeconfig+east"; rename a context to give its cluster a name of its own`,
         A: '+a.kubeconfig+east [context "east" of kubeconfig a.kubeconfig] {"region":"eu","tier":"1"}',
@@ -83,7 +84,7 @@ describe('file provider (virtual time, real files)', () => {
     writeFileSync(join(dir, 'dev', 'kubeconfig.yaml'), kubeconfig({ name: 'admin', port: 2 }));
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const provider = file({ paths: [join(dir, 'prod'), join(dir, 'dev')], watch: false, probe: false, scheduler: ts });
+      const provider = kubeconfigFileProvider({ paths: [join(dir, 'prod'), join(dir, 'dev')], watchDirectories: false, probe: false, scheduler: ts });
       const names = provider.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.name : ev.type)));
       expectObservable(names, '^ 5ms !').toBe('(rdDpP)', { r: 'report', d: 'dev/kubeconfig.yaml+admin', D: 'report', p: 'prod/kubeconfig.yaml+admin', P: 'report' });
     });
@@ -100,7 +101,7 @@ describe('file provider (virtual time, real files)', () => {
     writeFileSync(join(dir, 'good.kubeconfig'), kubeconfig({ name: 'good', port: 1, labels: { nested: { no: 'maps' } } }));
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const provider = file({ paths: [dir], watch: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels: { ghost: { a: 'b' } } });
+      const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels: { ghost: { a: 'b' } } });
       expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(begmlGn)', {
         b: `!skipped ${bare}: kubeconfig ${bare} has no contexts`,
         e: `!skipped ${empty}: kubeconfig ${empty} is empty`,
@@ -131,7 +132,7 @@ describe('file provider (virtual time, real files)', () => {
     const pattern = join(dir, '*.yaml');
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      expectObservable(file({ paths: [dir, pattern], watch: false, scheduler: ts }).pipe(map(show)), '^ 5ms !').toBe('(dp)', {
+      expectObservable(kubeconfigFileProvider({ paths: [dir, pattern], watchDirectories: false, scheduler: ts }).pipe(map(show)), '^ 5ms !').toBe('(dp)', {
         d: `!skipped ${dir}: kubeconfig directory ${dir} has no file named kubeconfig.yaml, kubeconfig.yml, *.kubeconfig, *.kubeconfig.yaml, *.kubeconfig.yml`,
         p: `!skipped ${pattern}: kubeconfig pattern ${pattern} matches no file`,
       });
@@ -139,10 +140,10 @@ describe('file provider (virtual time, real files)', () => {
   });
 
   it('should refuse options that can never work with a ConfigError', () => {
-    expect(() => file({ paths: [] })).toThrow(ConfigError);
-    expect(() => file({ separator: '' })).toThrow(ConfigError);
-    expect(() => file({ rescanIntervalMs: 0 })).toThrow(/file provider: `rescanIntervalMs` must be a positive number of milliseconds, got 0/);
-    expect(() => file({ debounceMs: -1 })).toThrow(ConfigError);
-    expect(() => file({ probeTimeoutMs: Number.POSITIVE_INFINITY })).toThrow(ConfigError);
+    expect(() => kubeconfigFileProvider({ paths: [] })).toThrow(ConfigError);
+    expect(() => kubeconfigFileProvider({ separator: '' })).toThrow(ConfigError);
+    expect(() => kubeconfigFileProvider({ rescanIntervalMs: 0 })).toThrow(/file provider: `rescanIntervalMs` must be a positive number of milliseconds, got 0/);
+    expect(() => kubeconfigFileProvider({ debounceMs: -1 })).toThrow(ConfigError);
+    expect(() => kubeconfigFileProvider({ probeTimeoutMs: Number.POSITIVE_INFINITY })).toThrow(ConfigError);
   });
 });

@@ -4,9 +4,9 @@
 import { map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { clusterName } from '../../src/core/cluster.js';
+import { multiProvider, withPrefix } from '../../src/providers/multi/index.js';
 import type { Cluster, FleetEvent } from '../../src/streams/cluster.js';
 import { disengaged, engaged, reported } from '../../src/streams/cluster.js';
-import { multi, withPrefix } from '../../src/providers/multi/index.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
@@ -53,13 +53,13 @@ describe('withPrefix', () => {
   });
 });
 
-describe('multi', () => {
+describe('multiProvider', () => {
   it('should merge providers added before and after subscription, and disengage a removed provider’s clusters as it unsubscribes from it', () => {
     const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const one = hot<FleetEvent>('-a---b----', { a: engaged(fakeCluster('x')), b: engaged(fakeCluster('y')) });
       const two = cold<FleetEvent>('a', { a: engaged(fakeCluster('x')) });
-      const all = multi({ one }, { scheduler: ts });
+      const all = multiProvider({ one }, { scheduler: ts });
       ts.schedule(() => {
         all.add('two', two);
       }, 3);
@@ -78,7 +78,7 @@ describe('multi', () => {
       expectSubscriptions(one.subscriptions).toBe('^------!');
       expectSubscriptions(two.subscriptions).toBe('---^------!');
     });
-    expect(multi({ a: multi() }).names()).toEqual(['a']);
+    expect(multiProvider({ a: multiProvider() }).names()).toEqual(['a']);
   });
 
   it('should replace a provider added under a name in use, disengaging the old one’s clusters first', () => {
@@ -86,7 +86,7 @@ describe('multi', () => {
     ts.run(({ cold, expectObservable }) => {
       const first = cold<FleetEvent>('a', { a: engaged(fakeCluster('x')) });
       const second = cold<FleetEvent>('a', { a: engaged(fakeCluster('z')) });
-      const all = multi({ p: first }, { separator: '/', scheduler: ts });
+      const all = multiProvider({ p: first }, { separator: '/', scheduler: ts });
       ts.schedule(() => {
         all.add('p', second);
       }, 2);
@@ -103,7 +103,7 @@ describe('multi', () => {
         r: reported({ type: 'engaged', provider: 'kind', cluster: east.name, at: 0 }),
         s: reported({ type: 'skipped', provider: 'kind', candidate: 'west', reason: 'kind get kubeconfig --name west exited with code 1', at: 2 }),
       });
-      expectObservable(multi({ kind }, { scheduler: ts }).pipe(map(show))).toBe('(ar)-s', {
+      expectObservable(multiProvider({ kind }, { scheduler: ts }).pipe(map(show))).toBe('(ar)-s', {
         a: '+kind#east',
         r: '!engaged kind#east (kind @0)',
         s: '!skipped kind#west: kind get kubeconfig --name west exited with code 1 (kind @2)',
@@ -116,7 +116,7 @@ describe('multi', () => {
     ts.run(({ cold, expectObservable }) => {
       const broken = cold<FleetEvent>('a-#', { a: engaged(fakeCluster('x')) }, new Error('boom'));
       const fine = cold<FleetEvent>('-------a', { a: engaged(fakeCluster('y')) });
-      const all = multi({ broken, fine }, { scheduler: ts });
+      const all = multiProvider({ broken, fine }, { scheduler: ts });
       expectObservable(all.pipe(map(show)), '^ 9ms !').toBe('a-(eby)c', {
         a: '+broken#x',
         e: '!error : provider "broken" failed: boom (multi @2)',

@@ -6,11 +6,11 @@ import { filter, map, tap } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config-error.js';
 import { E } from '../../src/internal/fp.js';
-import type { FleetEvent } from '../../src/streams/cluster.js';
-import { clusters } from '../../src/providers/clusters/index.js';
+import { clusterListProvider } from '../../src/providers/clusters/index.js';
 import type { KindRunner } from '../../src/providers/kind/index.js';
-import { kind } from '../../src/providers/kind/index.js';
-import { single } from '../../src/providers/single/index.js';
+import { kindProvider } from '../../src/providers/kind/index.js';
+import { singleClusterProvider } from '../../src/providers/single/index.js';
+import type { FleetEvent } from '../../src/streams/cluster.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
@@ -33,7 +33,7 @@ function kubeconfig(port: number): string {
   });
 }
 
-describe('kind (stand-in runner, virtual time)', () => {
+describe('kindProvider (stand-in runner, virtual time)', () => {
   it('should poll on schedule, keep clusters with the prefix, re-engage a recreated cluster and disengage a deleted one', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
@@ -52,7 +52,7 @@ describe('kind (stand-in runner, virtual time)', () => {
         return cold('(r|)', { r: E.right(kubeconfig(ports[name]?.[i] ?? 9)) });
       };
       const identities: unknown[] = [];
-      const provider = kind({ prefix: 'fleet-', intervalMs: 10, run, scheduler: ts, probe: false }).pipe(
+      const provider = kindProvider({ prefix: 'fleet-', intervalMs: 10, run, scheduler: ts, probe: false }).pipe(
         tap((ev) => ev.type === 'engaged' && identities.push(ev.cluster.identity)),
       );
       expectObservable(provider.pipe(map(show)), '^ 40ms !').toBe('-(aA)------(bB)------(cCdD)----(eE)', {
@@ -89,7 +89,7 @@ describe('kind (stand-in runner, virtual time)', () => {
         const n = poll++;
         return cold('(r|)', { r: n === 1 || n === 2 || n === 4 ? failing : E.right('a\n') });
       };
-      const provider = kind({ intervalMs: 10, run, scheduler: ts, probe: false });
+      const provider = kindProvider({ intervalMs: 10, run, scheduler: ts, probe: false });
       expectObservable(provider.pipe(map(show)), '^ 45ms !').toBe('(aA) 6ms e 29ms e', {
         a: '+a',
         A: '!engaged a',
@@ -103,7 +103,7 @@ describe('kind (stand-in runner, virtual time)', () => {
     ts.run(({ cold, expectObservable }) => {
       const run: KindRunner = (args) =>
         args[1] === 'clusters' ? cold('(r|)', { r: E.right('hung\nok\n') }) : args[3] === 'hung' ? cold('-') : cold('(r|)', { r: E.right(kubeconfig(1)) });
-      const provider = kind({ intervalMs: 100, commandTimeoutMs: 5, run, scheduler: ts, probe: false });
+      const provider = kindProvider({ intervalMs: 100, commandTimeoutMs: 5, run, scheduler: ts, probe: false });
       expectObservable(provider.pipe(map(show)), '^ 20ms !').toBe('-----(sOo)', {
         s: '!skipped hung: kind get kubeconfig --name hung gave no answer within 5 ms',
         O: '+ok',
@@ -113,20 +113,20 @@ describe('kind (stand-in runner, virtual time)', () => {
   });
 
   it('should refuse options that can never work with a ConfigError', () => {
-    expect(() => kind({ intervalMs: 0 })).toThrow(ConfigError);
-    expect(() => kind({ commandTimeoutMs: -1 })).toThrow(/kind provider: `commandTimeoutMs` must be a positive number of milliseconds, got -1/);
-    expect(() => kind({ command: '' })).toThrow(ConfigError);
-    expect(() => kind({ retryIntervalMs: Number.NaN })).toThrow(ConfigError);
+    expect(() => kindProvider({ intervalMs: 0 })).toThrow(ConfigError);
+    expect(() => kindProvider({ commandTimeoutMs: -1 })).toThrow(/kind provider: `commandTimeoutMs` must be a positive number of milliseconds, got -1/);
+    expect(() => kindProvider({ command: '' })).toThrow(ConfigError);
+    expect(() => kindProvider({ retryIntervalMs: Number.NaN })).toThrow(ConfigError);
   });
 });
 
-describe('clusters (programmatic set)', () => {
+describe('clusterListProvider (programmatic set)', () => {
   it('should engage the initial set on subscribe, follow add and remove, and replace a re-added name', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const east = fakeCluster('east');
       const east2 = fakeCluster('east');
-      const set = clusters([east], { scheduler: ts });
+      const set = clusterListProvider([east], { scheduler: ts });
       ts.schedule(() => {
         set.add(fakeCluster('west'));
       }, 2);
@@ -150,7 +150,7 @@ describe('clusters (programmatic set)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const given = { ...fakeCluster('given'), identity: { provider: 'mine', source: 'my registry' } };
-      const set = clusters([fakeCluster('plain'), given, { name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'eu' } }], { scheduler: ts });
+      const set = clusterListProvider([fakeCluster('plain'), given, { name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'eu' } }], { scheduler: ts });
       ts.schedule(() => {
         set.add({ name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'us' } });
       }, 7);
@@ -169,20 +169,20 @@ describe('clusters (programmatic set)', () => {
   it('should name the provider `single` in identities and reports, and refuse duplicate or empty names', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const out = single({ name: 'local', kubeconfig: { yaml: kubeconfig(1), context: 'k' } }, { scheduler: ts });
+      const out = singleClusterProvider({ name: 'local', kubeconfig: { yaml: kubeconfig(1), context: 'k' } }, { scheduler: ts });
       expectObservable(out.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.identity : ev.type === 'report' ? ev.report : ev)))).toBe('(ar)', {
         a: { provider: 'single', source: 'context "k" of kubeconfig text given in code' },
         r: { type: 'engaged', provider: 'single', cluster: 'local', at: 0 },
       });
     });
-    expect(() => clusters([fakeCluster('east'), fakeCluster('east')])).toThrow(/clusters provider: two entries are named "east"/);
-    expect(() => single({ name: '', kubeconfig: { yaml: '' } })).toThrow(ConfigError);
+    expect(() => clusterListProvider([fakeCluster('east'), fakeCluster('east')])).toThrow(/clusters provider: two entries are named "east"/);
+    expect(() => singleClusterProvider({ name: '', kubeconfig: { yaml: '' } })).toThrow(ConfigError);
   });
 
   it('should report a kubeconfig entry that does not load as skipped, naming where it came from', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const set = clusters([{ name: 'broken', kubeconfig: { file: '/nowhere/broken.kubeconfig' } }], { scheduler: ts });
+      const set = clusterListProvider([{ name: 'broken', kubeconfig: { file: '/nowhere/broken.kubeconfig' } }], { scheduler: ts });
       expectObservable(set.pipe(map(show))).toBe('s', { s: '!skipped broken: kubeconfig broken.kubeconfig: invalid kubeconfig /nowhere/broken.kubeconfig: file not found' });
     });
   });

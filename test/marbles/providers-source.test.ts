@@ -11,11 +11,12 @@ import { kubeError } from '../../src/core/errors.js';
 import type { KubeObject, Namespace, ObjectList, Secret } from '../../src/core/object.js';
 import type { Either } from '../../src/internal/fp.js';
 import { E } from '../../src/internal/fp.js';
-import { kubeconfigSecrets } from '../../src/providers/kubeconfig-secrets/index.js';
-import { namespaces } from '../../src/providers/namespaces/index.js';
+import { kubeconfigSecretProvider } from '../../src/providers/kubeconfig-secrets/index.js';
+import { namespaceProvider } from '../../src/providers/namespaces/index.js';
 import type { FleetEvent } from '../../src/streams/cluster.js';
 import type { ProviderReport } from '../../src/streams/provider-report.js';
 import type { WatchSource } from '../../src/streams/watch-source.js';
+import type { WatchSettings } from '../../src/streams/watched.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
@@ -32,20 +33,20 @@ const unreachable = (): KubeError => kubeError('ClusterUnreachable', hub.name, '
 
 type ListResult<T extends KubeObject> = Observable<Either<KubeError, ObjectList<T>>>;
 
-function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: Observable<string>[] = []): { source: WatchSource<T>; lists: ListOptions[] } {
+/** The list/watch calls of the provider's one management watch (`managementWatch.sourceFor`), scripted. */
+function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: Observable<string>[] = []): { sourceFor: NonNullable<WatchSettings['sourceFor']>; lists: ListOptions[] } {
   const calls: ListOptions[] = [];
-  return {
-    lists: calls,
-    source: {
-      list: (o) => {
-        calls.push(o);
-        const next = lists.shift();
-        if (next === undefined) throw new Error('unexpected list call');
-        return next;
-      },
-      watch: () => watches.shift() ?? NEVER,
+  const scripted: WatchSource<T> = {
+    list: (o) => {
+      calls.push(o);
+      const next = lists.shift();
+      if (next === undefined) throw new Error('unexpected list call');
+      return next;
     },
+    watch: () => watches.shift() ?? NEVER,
   };
+  // The provider watches one resource, of the type scripted here.
+  return { lists: calls, sourceFor: <U extends KubeObject>() => scripted as unknown as WatchSource<U> };
 }
 
 const fail = <T extends KubeObject>(e: KubeError): ListResult<T> => of(E.left(e));
@@ -63,19 +64,19 @@ function describeReport(r: ProviderReport): string {
   return r.type === 'source' ? `${r.at} ${r.state}${r.state === 'failing' ? ` ${r.error}` : ''}` : `${r.at} ${r.type}`;
 }
 
-describe('kubeconfigSecrets: the health of its Secret watch', () => {
+describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
   it('should report a repeated 403 once in its stream, engage nothing, and report the recovery once', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const reports: ProviderReport[] = [];
       // Lists at 0, 10, 20, 30 are refused; the one at 40 works (the RBAC was fixed), with no Secret.
       const s = source<Secret>([fail(forbidden()), fail(forbidden()), fail(forbidden()), fail(forbidden()), ok()]);
-      const provider = kubeconfigSecrets({
+      const provider = kubeconfigSecretProvider({
         cluster: hub,
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
-        watch: { source: s.source, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
+        managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
       });
       expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
@@ -108,12 +109,12 @@ describe('kubeconfigSecrets: the health of its Secret watch', () => {
           cold('-a', { a: JSON.stringify({ type: 'ADDED', object: secret }) }),
         ],
       );
-      const provider = kubeconfigSecrets({
+      const provider = kubeconfigSecretProvider({
         cluster: hub,
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
-        watch: { source: s.source, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
+        managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
       });
       expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
@@ -134,7 +135,7 @@ describe('kubeconfigSecrets: the health of its Secret watch', () => {
   });
 });
 
-describe('kubeconfigSecrets: what a Secret becomes', () => {
+describe('kubeconfigSecretProvider: what a Secret becomes', () => {
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
   const kubeconfig = JSON.stringify({
     apiVersion: 'v1',
@@ -156,7 +157,7 @@ describe('kubeconfigSecrets: what a Secret becomes', () => {
     ts.run(({ expectObservable }) => {
       const reports: ProviderReport[] = [];
       const s = source<Secret>([ok([secret('garbage', 'clusters: [ {'), secret('east', kubeconfig, { region: 'eu' })])]);
-      const provider = kubeconfigSecrets({ cluster: hub, namespace: 'fleet', probe: false, scheduler: ts, watch: { source: s.source, scheduler: ts, streamingList: false } });
+      const provider = kubeconfigSecretProvider({ cluster: hub, namespace: 'fleet', probe: false, scheduler: ts, managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false } });
       const engagedAs = (ev: FleetEvent): unknown => (ev.type === 'engaged' ? { name: ev.cluster.name, identity: ev.cluster.identity, labels: ev.cluster.labels } : ev);
       expectObservable(split(provider, reports).pipe(map(engagedAs)), '^ 10ms !').toBe('e', {
         e: {
@@ -173,7 +174,7 @@ describe('kubeconfigSecrets: what a Secret becomes', () => {
   });
 });
 
-describe('namespaces: the health of its Namespace watch', () => {
+describe('namespaceProvider: the health of its Namespace watch', () => {
   it('should report a refused Namespace watch once and its recovery once', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
@@ -181,10 +182,10 @@ describe('namespaces: the health of its Namespace watch', () => {
       const refused = kubeError('Forbidden', hub.name, 'namespaces is forbidden', { code: 403 });
       const ns: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', uid: 'u1', resourceVersion: '3' } };
       const s = source<Namespace>([fail(refused), fail(refused), ok([ns])]);
-      const provider = namespaces({
+      const provider = namespaceProvider({
         cluster: hub,
         scheduler: ts,
-        watch: { source: s.source, scheduler: ts, streamingList: false, authBackoff: fast, random: () => 1 },
+        managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, random: () => 1 },
       });
       expectObservable(split(provider, reports), '^ 100ms !').toBe('--------------------a', { a: expect.objectContaining({ type: 'engaged' }) as unknown });
       ts.flush();

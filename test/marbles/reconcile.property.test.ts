@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { merge, NEVER, map, takeUntil, tap, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ConfigMap } from '../../src/core/index.js';
-import { configMaps, formatKey } from '../../src/core/index.js';
-import type { Action, QueueDepth, ReconcileInput, Reconciler } from '../../src/operators/index.js';
-import { done, error, reconcile, terminal } from '../../src/operators/index.js';
+import type { Action, ConfigMap, ReconcileInput } from '../../src/index.js';
+import { configMaps, done, error, formatKey, terminal } from '../../src/index.js';
+import type { QueueDepth, Reconciler } from '../../src/operators/index.js';
+import { reconcile } from '../../src/operators/index.js';
 import { keyedEvents } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
 

@@ -1,9 +1,9 @@
 import { defer, of, tap, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configMaps } from '../../src/core/index.js';
-import type { ConfigMap } from '../../src/core/index.js';
-import type { Action, Outcome, QueueDepth, ReconcileInput } from '../../src/operators/index.js';
-import { done, error, reconcile, requeueAfter, terminal } from '../../src/operators/index.js';
+import type { Action, ConfigMap, ReconcileInput } from '../../src/index.js';
+import { ConfigError, configMaps, done, error, requeueAfter, terminal } from '../../src/index.js';
+import type { Outcome, QueueDepth } from '../../src/operators/index.js';
+import { reconcile } from '../../src/operators/index.js';
 import { keyedEvents, outcomeLabel, recorder, scripted, takes, toLabels } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
 

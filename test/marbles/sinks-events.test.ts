@@ -4,8 +4,9 @@
 import { defer, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
+import { E } from '../../src/fp/index.js';
 import type { KubeObject } from '../../src/index.js';
-import { clusterName, E } from '../../src/index.js';
+import { clusterName } from '../../src/index.js';
 import type { EventRecord } from '../../src/sinks/index.js';
 import { eventRecorder, sinkContext } from '../../src/sinks/index.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';

@@ -2,8 +2,11 @@
 // a (cold) observable, so every wait the sinks make runs in the TestScheduler's virtual time.
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
-import type { ClusterName, KubeError, KubeObject, ObjectList, ResourceDescriptor, Status } from '../../src/index.js';
-import { clusterName, E, kubeError } from '../../src/index.js';
+import type { Status } from '../../src/client/index.js';
+import { kubeError } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ClusterName, KubeError, KubeObject, ObjectList, ResourceDescriptor } from '../../src/index.js';
+import { clusterName } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
 import type { SinkCluster, SinkFleet, WriteClient } from '../../src/sinks/index.js';
 

@@ -4,11 +4,13 @@ import type { Observable } from 'rxjs';
 import { defer, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
+import { E } from '../../src/fp/index.js';
 import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
-import { clusterName, configMaps, E, objectKey } from '../../src/index.js';
+import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
 import type { ApplyWrite, SinkConfig, WriteClient } from '../../src/sinks/index.js';
-import { apply, applyEach, patchStatus, sinkContext, tokenBucket } from '../../src/sinks/index.js';
+import { apply, applyEach, patchStatus, sinkContext } from '../../src/sinks/index.js';
+import { tokenBucket } from '../../src/streams/token-bucket.js';
 import { err, fakeClient, fakeFleet, throwingClient } from './sinks-fake.js';
 import { testScheduler } from '../support/marbles.js';
 

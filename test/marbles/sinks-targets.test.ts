@@ -2,12 +2,12 @@
 // hand-over from sinks to the work queue (toAction, finalizerWrites with withFinalizer).
 import { of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ConfigMap, KubeObject } from '../../src/index.js';
-import { clusterName, configMaps, E, objectKey } from '../../src/index.js';
-import type { ReconcileInput } from '../../src/operators/index.js';
-import { done, reconcile, withFinalizer } from '../../src/operators/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ConfigMap, KubeObject, ReconcileInput } from '../../src/index.js';
+import { clusterName, configMaps, done, objectKey, toAction } from '../../src/index.js';
+import { reconcile, withFinalizer } from '../../src/operators/index.js';
 import type { WriteClient, WriteOutcome } from '../../src/sinks/index.js';
-import { finalizerWrites, releaseSource, removeTargets, sinkContext, sourceIdentity, sweepOrphans, toAction, withBackReference } from '../../src/sinks/index.js';
+import { finalizerWrites, releaseSource, removeTargets, sinkContext, sourceIdentity, sweepOrphans, withBackReference } from '../../src/sinks/index.js';
 import { keyedEvents, toLabels } from '../../src/testing/index.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
 import { testScheduler } from '../support/marbles.js';
@@ -63,7 +63,7 @@ describe('removeTargets and releaseSource', () => {
         resource: configMaps,
         finalizer,
         targets: [configMaps],
-        clusters: [clusterName('west')],
+        clusterNames: [clusterName('west')],
       }),
     );
     expect(names(ok)).toEqual(['west/copy', 'hub/app']);
@@ -74,7 +74,7 @@ describe('removeTargets and releaseSource', () => {
         resource: configMaps,
         finalizer,
         targets: [configMaps],
-        clusters: [clusterName('west')],
+        clusterNames: [clusterName('west')],
       }),
     );
     expect(names(failing)).toEqual(['Transient west']);
@@ -88,7 +88,7 @@ describe('sweepOrphans', () => {
     const elsewhere = sourceIdentity(clusterName('gone-cluster'), configMaps, source);
     const items = [target('live', 't-1'), target('orphan', 't-2', { ...id, name: 'missing' }), target('replaced', 't-3', { ...id, uid: 'u-0' }), target('unknown', 't-4', elsewhere)];
     const hubClient = fakeClient({ get: (name) => of(name === 'app' ? E.right<never, KubeObject>(source) : E.left(err('NotFound', 'hub', { code: 404 }))) });
-    const out = collect(() => sweepOrphans(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: member(deleted, ...items) }), fieldManager: 'test' }), { source: configMaps, targets: [configMaps], clusters: [clusterName('west')] }));
+    const out = collect(() => sweepOrphans(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: member(deleted, ...items) }), fieldManager: 'test' }), { source: configMaps, targets: [configMaps], clusterNames: [clusterName('west')] }));
     expect(deleted).toEqual(['orphan', 'replaced']);
     expect(names(out)).toEqual(['west/orphan', 'west/replaced']);
   });

@@ -3,8 +3,9 @@
 // stops with the last, and no view sees another cluster's objects.
 import { describe, expect, it } from 'vitest';
 import { NEVER } from 'rxjs';
-import type { ConfigMap, WatchEvent, WatchHealth } from '../../src/index.js';
+import type { ConfigMap } from '../../src/index.js';
 import { clusterName, objectKey } from '../../src/index.js';
+import type { WatchEvent, WatchHealth } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
 import { cm, testScheduler } from './watch-fixtures.js';
 

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 // #region guide
 import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { configMaps } from '../../src/index.js';
-import type { ConfigMap } from '../../src/index.js';
-import type { Outcome, ReconcileInput } from '../../src/operators/index.js';
-import { error, generationChanged, reconcile } from '../../src/operators/index.js';
+import type { ConfigMap, ReconcileInput } from '../../src/index.js';
+import { configMaps, error } from '../../src/index.js';
+import type { Outcome } from '../../src/operators/index.js';
+import { generationChanged, reconcile } from '../../src/operators/index.js';
 import { keyedEvents, recorder, scripted, toLabels } from '../../src/testing/index.js';
 
 // The pipeline under test: reconcile ConfigMaps when their generation changes. The first

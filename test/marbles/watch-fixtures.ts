@@ -3,9 +3,10 @@
 import type { Observable, ObservableInput } from 'rxjs';
 import { NEVER } from 'rxjs';
 import type { ListOptions, WatchOptions } from '../../src/client/index.js';
-import type { ConfigMap, KubeError, ObjectList } from '../../src/index.js';
-import { clusterName, E, kubeError } from '../../src/index.js';
-import type { Either } from '../../src/index.js';
+import { kubeError } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
+import { clusterName } from '../../src/index.js';
 import type { WatchSource } from '../../src/streams/index.js';
 
 export const east = clusterName('east');

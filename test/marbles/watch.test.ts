@@ -4,10 +4,12 @@ import type { Observable } from 'rxjs';
 import { takeUntil, timer } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
+import { E } from '../../src/fp/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
-import { configMaps, E } from '../../src/index.js';
+import { configMaps } from '../../src/index.js';
+import { backoffCeiling } from '../../src/streams/backoff.js';
 import type { WatchHealth, WatchMachineConfig, WatchSignal } from '../../src/streams/index.js';
-import { backoffCeiling, backoffDelay, createStore, defaultBackoff, reflect, signalEvents, watchSignals } from '../../src/streams/index.js';
+import { backoffDelay, createStore, defaultBackoff, reflect, signalEvents, watchSignals } from '../../src/streams/index.js';
 import { bookmark, cm, east, err, gone, label, line, page, scripted, testScheduler } from './watch-fixtures.js';
 
 const base: WatchMachineConfig = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };

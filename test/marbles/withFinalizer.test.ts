@@ -1,11 +1,10 @@
 import { map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ConfigMap, ObjectKey } from '../../src/core/index.js';
-import { clusterName, configMaps, kubeError } from '../../src/core/index.js';
+import { kubeError } from '../../src/client/index.js';
+import type { ConfigMap, ObjectKey, ReconcileInput } from '../../src/index.js';
+import { clusterName, configMaps, done, requeueAfter, toAction } from '../../src/index.js';
 import { E } from '../../src/internal/fp.js';
-import type { ReconcileInput } from '../../src/operators/index.js';
-import { done, reconcile, requeueAfter, withFinalizer } from '../../src/operators/index.js';
-import { toAction } from '../../src/sinks/index.js';
+import { reconcile, withFinalizer } from '../../src/operators/index.js';
 import { keyedEvents, outcomeLabel, takes, toLabels } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
 

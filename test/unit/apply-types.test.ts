@@ -1,7 +1,8 @@
 // Server-side apply takes "the fields I own": inline literals are checked against the resource's
 // type, field by field, and partial intents are accepted.
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { ApplyConfiguration, ClusterClient, ConfigMap, KubeObject } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import type { ApplyConfiguration, ConfigMap, KubeObject } from '../../src/index.js';
 import { configMaps, resource } from '../../src/index.js';
 import type { ApplyWrite } from '../../src/sinks/index.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterName, fromStatus, fromTransport, isRetryable } from '../../src/core/index.js';
+import { fromStatus, fromTransport } from '../../src/client/index.js';
+import { clusterName, isRetryable } from '../../src/index.js';
 
 const east = clusterName('east');
 

@@ -2,12 +2,15 @@
 // and how a provider names its workspaces (logical name, path, or the logical name with an error).
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom } from 'rxjs';
-import type { Cluster, ClusterClient, KubeError } from '../../src/index.js';
-import { clusterName, E, kubeError } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { kubeError } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, KubeError } from '../../src/index.js';
+import { clusterName } from '../../src/index.js';
+import type { ReportInput } from '../../src/providers/internal/report.js';
 import type { LogicalCluster } from '../../src/providers/kcp/index.js';
 import { finishInitialization, pathResolver } from '../../src/providers/kcp/index.js';
 import { workspaceNamer } from '../../src/providers/kcp/paths.js';
-import type { ReportInput } from '../../src/providers/internal/report.js';
 
 const quick = { attempts: 3, backoff: { initialMs: 1, factor: 1, maxMs: 1, resetAfterMs: 1 } };
 const lc = (path: string | undefined, initializers: string[] = [], rv = '1'): LogicalCluster => ({

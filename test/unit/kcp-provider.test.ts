@@ -5,12 +5,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Subscription } from 'rxjs';
 import { of, Subject } from 'rxjs';
-import type { ListOptions } from '../../src/client/index.js';
-import type { Cluster, ClusterClient, KeyedEvent, KubeObject, ProviderReport, ResourceDescriptor } from '../../src/index.js';
-import { clusterName, createFleet, createInformers, E, fleetWatch, formatKey, namespaces, resource } from '../../src/index.js';
-import type { APIBinding, APIExportEndpointSlice, KcpWatchConfig, LogicalCluster } from '../../src/providers/kcp/index.js';
-import { apiExport, initializerLabel, initializingWorkspaces } from '../../src/providers/kcp/index.js';
-import type { WatchSource } from '../../src/streams/index.js';
+import type { ClusterClient, ListOptions } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, KeyedEvent, KubeObject, ResourceDescriptor } from '../../src/index.js';
+import { clusterName, formatKey, namespaces, resource } from '../../src/index.js';
+import type { APIBinding, APIExportEndpointSlice, LogicalCluster } from '../../src/providers/kcp/index.js';
+import { apiExportProvider, initializerLabel, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
+import type { ProviderReport, WatchSource } from '../../src/streams/index.js';
+import { createFleet, createInformers, fleetWatch } from '../../src/streams/index.js';
+import type { WatchSettings } from '../../src/streams/watched.js';
 
 const widgets = resource({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
 const SERVER = 'https://kcp.test:6443';
@@ -76,7 +79,7 @@ class FakeKcp {
     };
   };
 
-  watchConfig(): KcpWatchConfig {
+  watchConfig(): WatchSettings {
     return { streamingList: false, sourceFor: this.sourceFor };
   }
 }
@@ -91,13 +94,13 @@ afterEach(() => {
   for (const s of subs.splice(0)) s.unsubscribe();
 });
 
-describe('apiExport on a fake kcp', () => {
+describe('apiExportProvider on a fake kcp', () => {
   it('engages each bound workspace as an ordinary cluster whose watches are views of one wildcard watch per endpoint', async () => {
     const kcp = new FakeKcp()
       .has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])])
       .has(WILDCARD, 'apibindings', [bound('a'), bound('b')])
       .has(WILDCARD, 'widgets', [inWs('a', 'w', '1'), inWs('b', 'w', '2')]);
-    const fleet = createFleet(apiExport({ kubeconfig, watch: kcp.watchConfig() }, 'widgets'));
+    const fleet = createFleet(apiExportProvider({ kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'));
     const reports: ProviderReport[] = [];
     const seen: KeyedEvent[] = [];
     const informers = createInformers({ streamingList: false, sourceFor: kcp.sourceFor });
@@ -150,7 +153,7 @@ describe('apiExport on a fake kcp', () => {
   it('disengages the workspaces of an endpoint that goes away, then closes that endpoint', async () => {
     const kcp = new FakeKcp().has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])]).has(WILDCARD, 'apibindings', [bound('a')]);
     const events: string[] = [];
-    subs.push(apiExport({ kubeconfig, watch: kcp.watchConfig() }, 'widgets').subscribe((ev) => events.push(ev.type === 'report' ? `report ${ev.report.type}` : ev.type)));
+    subs.push(apiExportProvider({ kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets').subscribe((ev) => events.push(ev.type === 'report' ? `report ${ev.report.type}` : ev.type)));
     await vi.waitFor(() => {
       expect(events).toContain('engaged');
     });
@@ -169,7 +172,7 @@ describe('apiExport on a fake kcp', () => {
         : kcp.sourceFor(cluster, r);
     const reports: ProviderReport[] = [];
     subs.push(
-      apiExport({ kubeconfig, watch: { streamingList: false, sourceFor: failing } }, 'widgets').subscribe((ev) => {
+      apiExportProvider({ kubeconfig, managementWatch: { streamingList: false, sourceFor: failing } }, 'widgets').subscribe((ev) => {
         if (ev.type === 'report') reports.push(ev.report);
       }),
     );
@@ -188,8 +191,8 @@ describe('apiExport on a fake kcp', () => {
   });
 
   it('refuses an empty export name and a backoff that can never work', () => {
-    expect(() => apiExport({ kubeconfig }, '')).toThrow(/APIExport name is empty/);
-    expect(() => apiExport({ kubeconfig, watch: { backoff: { initialMs: 0 } } }, 'widgets')).toThrow(/watch\.backoff\.initialMs/);
+    expect(() => apiExportProvider({ kubeconfig }, '')).toThrow(/APIExport name is empty/);
+    expect(() => apiExportProvider({ kubeconfig, managementWatch: { backoff: { initialMs: 0 } } }, 'widgets')).toThrow(/managementWatch\.backoff\.initialMs/);
   });
 });
 
@@ -203,7 +206,7 @@ describe('initializingWorkspaces on a fake kcp', () => {
     const kcp = new FakeKcp()
       .has('root:prov', 'workspacetypes', [{ metadata: { name: 'tenant', resourceVersion: '1' }, status: { virtualWorkspaces: [{ url: INIT }, { url: `${SERVER}/services/other` }] } }])
       .has(`${INIT}/clusters/*`, 'logicalclusters', [lc('x1', 'root:org:x')]);
-    const fleet = createFleet(initializingWorkspaces({ kubeconfig, pathAware: true, watch: kcp.watchConfig() }, 'tenant'));
+    const fleet = createFleet(initializingWorkspaceProvider({ kubeconfig, pathAware: true, managementWatch: kcp.watchConfig() }, 'tenant'));
     subs.push(fleet.engagements.subscribe());
     const x = await vi.waitFor(() => {
       const c = fleet.get(clusterName('root:org:x'));

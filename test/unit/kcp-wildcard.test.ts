@@ -3,12 +3,18 @@
 // URL sets, the tenant guard and URL helpers.
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
-import type { ClusterClient, KubeObject, WatchEvent } from '../../src/index.js';
-import { clusterName, E, objectKey, resource } from '../../src/index.js';
-import type { APIBinding, APIExportEndpointSlice } from '../../src/providers/kcp/index.js';
-import { clusterUrl, isBoundTo, kcpBase, presenceTracker, retarget, tenantGuard, urlsOf, wildcardUrl } from '../../src/providers/kcp/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { KubeObject } from '../../src/index.js';
+import { clusterName, objectKey, resource } from '../../src/index.js';
+import { kcpBase } from '../../src/providers/kcp/credentials.js';
 import { logicalScope, wildcardServes } from '../../src/providers/kcp/endpoint.js';
+import type { APIBinding, APIExportEndpointSlice } from '../../src/providers/kcp/index.js';
+import { retarget, tenantGuard } from '../../src/providers/kcp/index.js';
+import { isBoundTo, presenceTracker } from '../../src/providers/kcp/presence.js';
 import { workspaceOf } from '../../src/providers/kcp/sources.js';
+import { clusterUrl, urlsOf, wildcardUrl } from '../../src/providers/kcp/urls.js';
+import type { WatchEvent } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
 
 const obj = (cluster: string, name: string, rv = '1'): KubeObject => ({ metadata: { name, namespace: 'default', resourceVersion: rv, annotations: { 'kcp.io/cluster': cluster } } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterName, formatKey, keyOf, objectKey, parseKey } from '../../src/core/index.js';
+import { clusterName, formatKey, keyOf, objectKey, parseKey } from '../../src/index.js';
 
 describe('object keys', () => {
   it('format as cluster://<cluster>/<namespace>/<name>', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clusterName, createClusterClient, E, loadKubeConfig } from '../../src/index.js';
+import { createClusterClient, loadKubeConfig } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import { clusterName } from '../../src/index.js';
 
 const east = clusterName('east');
 const secretToken = 'sup3r-s3cret-t0ken-value';

@@ -1,14 +1,14 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { clusterName, formatKey, objectKey } from '../../src/core/index.js';
+import { matchesSelector } from '../../src/core/selector.js';
+import { clusterName, formatKey, objectKey } from '../../src/index.js';
 import type { Timed } from '../../src/operators/internal/deadline-heap.js';
 import { DeadlineHeap } from '../../src/operators/internal/deadline-heap.js';
 import { FairQueue, Fifo } from '../../src/operators/internal/fair-queue.js';
 import { clusterPrefix, forgetCluster } from '../../src/operators/internal/keys.js';
 import { RateGate } from '../../src/operators/internal/rate-gate.js';
-import { Timers } from '../../src/operators/internal/timers.js';
 import { sameRecord } from '../../src/operators/internal/records.js';
-import { matchesSelector } from '../../src/operators/internal/selector.js';
+import { Timers } from '../../src/operators/internal/timers.js';
 import { backoffDelay } from '../../src/streams/backoff.js';
 import { tokenBucket } from '../../src/streams/token-bucket.js';
 

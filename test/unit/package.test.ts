@@ -32,12 +32,30 @@ describe('the published package', () => {
   });
 
   it.each([
-    ['rxfleet', ['clusterName', 'createClusterClient', 'formatKey', 'configMaps', 'E']],
+    ['rxfleet', ['controller', 'main', 'clusterName', 'formatKey', 'configMaps', 'done', 'toAction', 'isLeft']],
+    ['rxfleet/streams', ['createFleet', 'watchEvents', 'fleetWatch', 'createInformers', 'splitWatches', 'splitCache', 'staticProvider']],
+    ['rxfleet/client', ['createClusterClient', 'loadKubeConfig', 'createTransport', 'kubeError']],
+    ['rxfleet/runtime', ['startProbeServer', 'controllerMetrics', 'exitCodes', 'onStopSignals']],
+    ['rxfleet/fp', ['E']],
     ['rxfleet/sinks', ['apply', 'update', 'ensureFinalizer', 'sweepOrphans']],
     ['rxfleet/operators', ['reconcile', 'mapToKeys', 'fanOut', 'debounceByKey', 'withFinalizer']],
     ['rxfleet/testing', ['keyedEvents', 'fakeFleet', 'takes', 'toLabels']],
   ])('resolves %s to built code with its exports', (specifier, names) => {
     expect(importFresh(specifier)).toEqual(expect.arrayContaining(names));
+  });
+
+  it('keeps the root to at most 40 runtime values, with no fp-ts helper that shadows rxjs', () => {
+    const root = importFresh('rxfleet');
+    expect(root.length).toBeLessThanOrEqual(40);
+    expect(root).not.toEqual(expect.arrayContaining(['pipe']));
+    expect(root).not.toEqual(expect.arrayContaining(['flow']));
+  });
+
+  it('exports each runtime value from one entry point only', () => {
+    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', ...providers.map((p) => `rxfleet/providers/${p}`)];
+    const homes = new Map<string, string[]>();
+    for (const e of entries) for (const name of importFresh(e)) homes.set(name, [...(homes.get(name) ?? []), e]);
+    expect([...homes].filter(([, where]) => where.length > 1)).toEqual([]);
   });
 
   const providers = readdirSync(join(root, 'src', 'providers'), { withFileTypes: true })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resourcePath, withQuery } from '../../src/client/index.js';
-import { configMaps, namespaces, resource } from '../../src/core/index.js';
+import { resourcePath, withQuery } from '../../src/client/paths.js';
+import { configMaps, namespaces, resource } from '../../src/index.js';
 
 const widgets = resource({ group: 'example.com', version: 'v1alpha1', plural: 'widgets', kind: 'Widget', namespaced: true });
 

@@ -1,7 +1,7 @@
 // The exec credential cache on a fake clock: when a plugin runs again.
 import { describe, expect, it } from 'vitest';
-import type { ExecCredentialStatus } from '../../src/index.js';
-import { execCredentialCache } from '../../src/index.js';
+import type { ExecCredentialStatus } from '../../src/client/exec-credential.js';
+import { execCredentialCache } from '../../src/client/exec-credential.js';
 
 function setup(lifetimeMs: number | undefined) {
   let now = 1_000_000;

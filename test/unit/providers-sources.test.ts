@@ -5,16 +5,21 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { E } from '../../src/fp/index.js';
 import type { KubeObject, Secret } from '../../src/index.js';
-import { clusterName, configMaps, E, namespaces as namespaceResource } from '../../src/index.js';
-import { controlPlaneInitialized, desiredFromCapi } from '../../src/providers/cluster-api/index.js';
-import { clusterSetId, controlPlaneHealthy, desiredFromProfiles, profileKubeconfig } from '../../src/providers/cluster-profiles/index.js';
-import { defaultKubeconfigPaths, expandPaths, scanKubeconfigFiles } from '../../src/providers/file/index.js';
+import { clusterName, configMaps, namespaces as namespaceResource } from '../../src/index.js';
+import { desiredFromCapi } from '../../src/providers/cluster-api/desired.js';
+import { controlPlaneInitialized } from '../../src/providers/cluster-api/index.js';
+import { desiredFromProfiles } from '../../src/providers/cluster-profiles/desired.js';
+import { clusterSetId, controlPlaneHealthy } from '../../src/providers/cluster-profiles/index.js';
+import { profileKubeconfig } from '../../src/providers/cluster-profiles/profile.js';
+import { defaultKubeconfigPaths } from '../../src/providers/file/index.js';
 import { contextLabels } from '../../src/providers/file/labels.js';
-import { shortFileNames } from '../../src/providers/file/scan.js';
-import { parseKindClusters } from '../../src/providers/kind/index.js';
-import { secretCandidate } from '../../src/providers/kubeconfig-secrets/index.js';
-import { scopedClient } from '../../src/providers/namespaces/index.js';
+import { expandPaths } from '../../src/providers/file/paths.js';
+import { scanKubeconfigFiles, shortFileNames } from '../../src/providers/file/scan.js';
+import { parseKindClusters } from '../../src/providers/kind/command.js';
+import { secretCandidate } from '../../src/providers/kubeconfig-secrets/candidates.js';
+import { scopedClient } from '../../src/providers/namespaces/scoped-client.js';
 import { stubClient } from '../../src/testing/index.js';
 
 function kubeconfig(contexts: Record<string, { server: string; token: string }>): string {
@@ -31,7 +36,7 @@ function kubeconfig(contexts: Record<string, { server: string; token: string }>)
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
-describe('file provider sources', () => {
+describe('kubeconfigFileProvider sources', () => {
   it('should take kubeconfig-looking files from directories, every match of a glob, and plain files, and say which paths gave nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rxfleet-paths-'));
     mkdirSync(join(dir, 'sub'));

@@ -28,8 +28,7 @@ function imports(code: string): string[] {
   const toPackage = (from: string): string =>
     from
       .replace(/^(\.\.\/)+src\/index\.js$/, 'rxfleet')
-      .replace(/^(\.\.\/)+src\/runtime\/index\.js$/, 'rxfleet')
-      .replace(/^(\.\.\/)+src\/(operators|sinks|testing)\/index\.js$/, 'rxfleet/$2')
+      .replace(/^(\.\.\/)+src\/(streams|client|runtime|fp|operators|sinks|testing)\/index\.js$/, 'rxfleet/$2')
       .replace(/^(\.\.\/)+src\/providers\/([^/]+)\/index\.js$/, 'rxfleet/providers/$2');
   const out: string[] = [];
   for (const m of code.matchAll(/^import (?:type )?\{([^}]*)\} from '([^']+)';$/gm)) {

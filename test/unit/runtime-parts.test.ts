@@ -4,14 +4,13 @@ import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { clusterName, configMaps, kubeError, objectKey } from '../../src/index.js';
-import type { Provider } from '../../src/index.js';
-import { done } from '../../src/operators/index.js';
+import { kubeError } from '../../src/client/index.js';
+import type { ControllerSpec, Provider } from '../../src/index.js';
+import { clusterName, ConfigError, configMaps, controller, done, objectKey } from '../../src/index.js';
+import { healthTracker } from '../../src/runtime/health.js';
+import { controllerLogger, controllerMetrics, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
-import { ConfigError } from '../../src/index.js';
-import { controller, controllerLogger, controllerMetrics, healthTracker, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
-import type { ControllerSpec } from '../../src/runtime/index.js';
 
 const east = clusterName('east');
 const west = clusterName('west');
@@ -52,10 +51,10 @@ describe('healthTracker', () => {
     t.engage(east, ['configmaps']);
     t.engage(west, ['configmaps']);
     expect(t.report().ready).toBe(false);
-    t.watch(h(east, { state: 'listing', synced: false }));
-    t.watch(h(west));
+    t.watchHealth(h(east, { state: 'listing', synced: false }));
+    t.watchHealth(h(west));
     expect(t.report().ready).toBe(false);
-    t.watch(h(east, { state: 'backingOff', synced: false, lastError: kubeError('NotFound', east, 'the server could not find the requested resource', { code: 404 }) }));
+    t.watchHealth(h(east, { state: 'backingOff', synced: false, lastError: kubeError('NotFound', east, 'the server could not find the requested resource', { code: 404 }) }));
     const r = t.report();
     expect(r.ready).toBe(true);
     expect(r.clusters.find((c) => c.cluster === east)).toMatchObject({ state: 'unhealthy', reason: expect.stringMatching(/not served by this cluster.*install its CRD/) as unknown });
@@ -68,7 +67,7 @@ describe('healthTracker', () => {
     t.engage(east, ['configmaps']);
     t.disengage(east);
     expect(t.report().clusters).toEqual([]);
-    expect(t.watch(h(east))).toBeUndefined(); // a late report of a cluster already gone
+    expect(t.watchHealth(h(east))).toBeUndefined(); // a late report of a cluster already gone
     t.phase('stopping');
     expect(t.report().ready).toBe(false);
   });
@@ -79,8 +78,8 @@ describe('controllerMetrics', () => {
     const a = controllerMetrics('one');
     const b = controllerMetrics('two'); // no clash: separate registries
     a.outcome({ key: objectKey(east, 'default', 'x'), cluster: east, result: 'error', attempt: 1, startedAt: 0, durationMs: 12, error: kubeError('Conflict', east, 'x'), retryInMs: 5 });
-    a.watch(h(east, { relists: 2, reconnects: 1 }), undefined);
-    a.watch(h(east, { relists: 3, reconnects: 1 }), h(east, { relists: 2, reconnects: 1 }));
+    a.watchHealth(h(east, { relists: 2, reconnects: 1 }), undefined);
+    a.watchHealth(h(east, { relists: 3, reconnects: 1 }), h(east, { relists: 2, reconnects: 1 }));
     a.write(east, 'apply', 'ok');
     a.engaged(1);
     const text = await a.registry.metrics();

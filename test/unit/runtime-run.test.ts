@@ -7,16 +7,15 @@ import type { Observable } from 'rxjs';
 import { Writable } from 'node:stream';
 import { concat, defer, filter, finalize, firstValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ClusterName, ConfigMap, KubeError, KubeObject, ObjectList, ResourceDescriptor } from '../../src/index.js';
-import { clusterName, configMaps, E, kubeError } from '../../src/index.js';
-import { done } from '../../src/operators/index.js';
+import { kubeError } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { ClusterName, ConfigMap, ControllerReconciler, KubeError, KubeObject, ObjectList, ResourceDescriptor, RunHandle } from '../../src/index.js';
+import { clusterName, ConfigError, configMaps, controller, done, run } from '../../src/index.js';
+import type { HealthReport } from '../../src/runtime/index.js';
 import type { CacheView, Cluster, ProviderReport, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
-import { splitCache } from '../../src/streams/split-cache.js';
 import { reported, staticProvider } from '../../src/streams/index.js';
+import { splitCache } from '../../src/streams/split-cache.js';
 import { fakeCluster } from '../../src/testing/index.js';
-import type { ControllerReconciler, HealthReport, RunHandle } from '../../src/runtime/index.js';
-import { ConfigError } from '../../src/index.js';
-import { controller, run } from '../../src/runtime/index.js';
 
 type ListAnswer = Either404 | Observable<E.Either<KubeError, ObjectList>>;
 type Either404 = 'notFound';
@@ -133,7 +132,7 @@ describe('run', () => {
       provider: staticProvider([fakeCluster('east'), fakeCluster('target')]),
       resource: configMaps,
       reconcile: () => done(),
-      watch: { clusters: (cl) => cl.name !== 'target' },
+      select: { clusterSelector: (cl) => cl.name !== 'target' },
       watchConfig: { streamingList: false, sourceFor: sources({ east: listOf(cm('a')) }) },
     });
     const handle = await run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
@@ -237,7 +236,7 @@ describe('run', () => {
 
     it('opens a watch of its own for a selection the cache does not serve', async () => {
       const { c, opened } = cached();
-      const handle = await run({ ...c, watch: { namespace: 'default' } }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
+      const handle = await run({ ...c, select: { namespace: 'default' } }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
       expect(opened.sort()).toEqual(['east/configmaps', 'west/configmaps']);
       expect((await handle.stop()).reason).toBe('clean');
     });

@@ -3,18 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
-import { SOURCE_LABEL, SOURCE_UID_ANNOTATION, readBackReference, sourceHash, sourceIdentity, sourceSelector, withBackReference } from '../../src/sinks/index.js';
+import { readBackReference, sourceHash, sourceIdentity, sourceLabel, sourceSelector, sourceUidAnnotation, withBackReference } from '../../src/sinks/index.js';
 
 const src = sourceIdentity(clusterName('root:hub'), configMaps, { metadata: { name: 'app', namespace: 'default', uid: 'u-1' } });
 
 describe('back-references', () => {
   it('should put a short hash in a valid label value and the full identity in annotations', () => {
     const target = withBackReference<KubeObject>({ metadata: { name: 't', namespace: 'default', labels: { keep: 'me' } } }, src);
-    const label = target.metadata.labels?.[SOURCE_LABEL] ?? '';
+    const label = target.metadata.labels?.[sourceLabel] ?? '';
     expect(label).toMatch(/^[a-f0-9]{20}$/);
     expect(target.metadata.labels?.keep).toBe('me');
     expect(readBackReference(target)).toEqual(src);
-    expect(sourceSelector(src)).toBe(`${SOURCE_LABEL}=${label}`);
+    expect(sourceSelector(src)).toBe(`${sourceLabel}=${label}`);
   });
 
   it('should give the same source the same hash and another incarnation (uid) another one', () => {
@@ -28,7 +28,7 @@ describe('back-references', () => {
 
   it('should not trust a reference whose annotations were edited away from its label', () => {
     const target = withBackReference<KubeObject>({ metadata: { name: 't', namespace: 'default' } }, src);
-    const edited = { metadata: { ...target.metadata, annotations: { ...target.metadata.annotations, [SOURCE_UID_ANNOTATION]: 'u-9' } } };
+    const edited = { metadata: { ...target.metadata, annotations: { ...target.metadata.annotations, [sourceUidAnnotation]: 'u-9' } } };
     expect(readBackReference(edited)).toBeUndefined();
     expect(readBackReference({ metadata: { name: 'plain' } })).toBeUndefined();
   });

@@ -1,7 +1,8 @@
 // The toolchain promises of the package: tests run on the pinned Node 24, and the public generics
 // type what the client returns.
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { ClusterClient, ConfigMap, Either, KubeError, KubeObject, ObjectList, ResourceDescriptor } from '../../src/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import type { ConfigMap, Either, KubeError, KubeObject, ObjectList, ResourceDescriptor } from '../../src/index.js';
 import { configMaps, resource } from '../../src/index.js';
 
 describe('the toolchain', () => {

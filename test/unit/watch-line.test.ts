@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseWatchLine } from '../../src/client/index.js';
-import { clusterName, E } from '../../src/index.js';
+import { parseWatchLine } from '../../src/client/watch-line.js';
+import { E } from '../../src/fp/index.js';
+import { clusterName } from '../../src/index.js';
 
 const east = clusterName('east');
 

@@ -1,55 +1,54 @@
-// Clusters from Cluster API: each `Cluster` (cluster.x-k8s.io) whose control plane is initialised,
-// reached with the kubeconfig Cluster API writes to Secret `<name>-kubeconfig` (key `value`), named
-// `<namespace>/<name>` as multicluster-runtime's cluster-api provider. Secrets are watched too, so
-// a rotated kubeconfig re-engages the cluster with a new client. The Cluster object's labels are the
-// cluster's labels.
+/**
+ * Clusters from Cluster API: each `Cluster` (cluster.x-k8s.io) whose control plane is initialised,
+ * reached with the kubeconfig Cluster API writes to Secret `<name>-kubeconfig` (key `value`), named
+ * `<namespace>/<name>` as multicluster-runtime's cluster-api provider. Secrets are watched too, so
+ * a rotated kubeconfig re-engages the cluster with a new client. The Cluster object's labels are the
+ * cluster's labels.
+ *
+ * @packageDocumentation
+ * @module rxfleet/providers/cluster-api
+ */
 import { combineLatest, map } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
-import type { ClusterName } from '../../core/cluster.js';
-import { clusterName } from '../../core/cluster.js';
-import type { KubeObject, Secret } from '../../core/object.js';
+import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { resource, secrets } from '../../core/resource.js';
-import type { WatchConfig } from '../../streams/watch-config.js';
-import type { Candidate, Desired } from '../internal/candidates.js';
-import { sha256, skipped } from '../internal/candidates.js';
+import type { WatchSettings } from '../../streams/watched.js';
 import { engageCandidates } from '../internal/engage.js';
-import { kubeconfigCandidate } from '../internal/kubeconfig.js';
 import { managementWatch } from '../internal/management.js';
-import { objectId, snapshots } from '../internal/objects.js';
-import type { ContactOptions } from '../internal/options.js';
+import { snapshots } from '../internal/objects.js';
+import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
+import { desiredFromCapi } from './desired.js';
 import { controlPlaneInitialized } from './readiness.js';
 
 export { controlPlaneInitialized } from './readiness.js';
-export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
-export type { Probe } from '../internal/engage.js';
 
 /**
  * Cluster API `Cluster` objects of a version (default `v1beta2`).
  *
  * @example
  * ```ts
- * capiClusters('v1beta1');
+ * capiClusterResource('v1beta1');
  * ```
  * @param version - the API version to read.
  * @returns the descriptor.
  */
-export function capiClusters(version = 'v1beta2'): ResourceDescriptor {
+export function capiClusterResource(version = 'v1beta2'): ResourceDescriptor {
   return resource({ group: 'cluster.x-k8s.io', version, plural: 'clusters', kind: 'Cluster', namespaced: true });
 }
 
 /**
- * Options of {@link clusterApi}.
+ * Options of {@link clusterApiProvider}.
  *
  * @example
  * ```ts
- * const opts: ClusterApiOptions = { cluster: management, namespace: 'fleet', version: 'v1beta1' };
+ * const opts: ClusterApiProviderOptions = { cluster: management, namespace: 'fleet', version: 'v1beta1' };
  * ```
  */
-export interface ClusterApiOptions extends ContactOptions {
+export interface ClusterApiProviderOptions extends ContactOptions {
   /** The management cluster (its client stays the caller's). */
   readonly cluster: Cluster;
   /** Only this namespace; default all. */
@@ -62,49 +61,8 @@ export interface ClusterApiOptions extends ContactOptions {
   readonly secretLabelSelector?: string;
   /** The Secret data key; default `value`. */
   readonly secretKey?: string;
-  /** Passed to both watches (timings). */
-  readonly watch?: WatchConfig;
-}
-
-/**
- * The desired set from Cluster objects and kubeconfig Secrets, both by `namespace/name`. Each
- * cluster's identity is `Cluster <namespace>/<name>` and its labels the Cluster object's.
- *
- * @example
- * ```ts
- * desiredFromCapi(capiObjects, kubeconfigSecretsByName, controlPlaneInitialized, 'value');
- * ```
- * @param capi - Cluster objects.
- * @param kubeconfigs - Secrets.
- * @param isReady - the readiness test.
- * @param key - the Secret data key.
- * @returns candidates by `<namespace>/<name>`.
- */
-export function desiredFromCapi(
-  capi: ReadonlyMap<string, KubeObject>,
-  kubeconfigs: ReadonlyMap<string, Secret>,
-  isReady: (cluster: KubeObject) => boolean,
-  key: string,
-): Desired {
-  const out = new Map<ClusterName, Candidate>();
-  for (const c of capi.values()) {
-    if (c.metadata.deletionTimestamp !== undefined) continue;
-    const id = objectId(c);
-    const name = clusterName(id);
-    const secretId = `${id}-kubeconfig`;
-    const data = kubeconfigs.get(secretId)?.data?.[key];
-    const yaml = data === undefined ? '' : Buffer.from(data, 'base64').toString('utf8');
-    const facts = { identity: { provider: 'cluster-api', source: `Cluster ${id}` }, labels: c.metadata.labels, origin: `kubeconfig Secret ${secretId} of Cluster ${id}` };
-    const candidate = !isReady(c)
-      ? skipped(name, `Cluster ${id}: control plane not initialised yet`)
-      : !kubeconfigs.has(secretId)
-        ? skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} not found`)
-        : yaml.trim() === ''
-          ? skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} has no "${key}"`)
-          : kubeconfigCandidate(name, { yaml }, sha256(yaml), facts);
-    out.set(name, candidate);
-  }
-  return out;
+  /** How the provider watches its management cluster (both watches): timings, backoff, `sourceFor`. */
+  readonly managementWatch?: WatchSettings;
 }
 
 /**
@@ -117,22 +75,22 @@ export function desiredFromCapi(
  *
  * @example
  * ```ts
- * import { clusterApi } from 'rxfleet/providers/cluster-api';
- * const fleet = createFleet(clusterApi({ cluster: management }));
+ * import { clusterApiProvider } from 'rxfleet/providers/cluster-api';
+ * const fleet = createFleet(clusterApiProvider({ cluster: management }));
  * ```
  * @param options - management cluster, version, readiness, namespace, timing and first contact.
  * @returns the provider.
  * @throws ConfigError when `secretKey` is empty or a duration is not positive.
  */
-export function clusterApi(options: ClusterApiOptions): Provider {
+export function clusterApiProvider(options: ClusterApiProviderOptions): Provider {
   const cfg = engineConfig('cluster-api', options, 'its Cluster was deleted', true);
   const ns = options.namespace === undefined ? {} : { namespace: options.namespace };
   const key = options.secretKey ?? 'value';
   if (key === '') throw new ConfigError('cluster-api provider: `secretKey` must not be empty (it names the Secret data key holding the kubeconfig)');
   return reporting(cfg, (say) =>
     combineLatest([
-      managementWatch(options.cluster, capiClusters(options.version), { ...options.watch, ...ns }, say).pipe(snapshots()),
-      managementWatch(options.cluster, secrets, { ...options.watch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(snapshots()),
+      managementWatch(options.cluster, capiClusterResource(options.version), { ...options.managementWatch, ...ns }, say).pipe(snapshots()),
+      managementWatch(options.cluster, secrets, { ...options.managementWatch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(snapshots()),
     ]).pipe(
       map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, key)),
       engageCandidates(cfg, say),

@@ -1,16 +1,16 @@
-// The programmatic provider: a set of clusters you add to and remove from at run time (tests,
-// demos, and anything that discovers clusters its own way). Same role as multicluster-runtime's
-// `clusters` provider.
-import type { ContactOptions } from '../internal/options.js';
-import type { ClusterEntry, ClustersProvider } from './set.js';
+/**
+ * The programmatic provider: a set of clusters you add to and remove from at run time (tests,
+ * demos, and anything that discovers clusters its own way). Same role as multicluster-runtime's
+ * `clusters` provider.
+ *
+ * @packageDocumentation
+ * @module rxfleet/providers/clusters
+ */
+import type { ContactOptions } from '../../streams/provider-options.js';
+import type { ClusterEntry, ClusterListProvider } from './set.js';
 import { clusterSet } from './set.js';
 
-export { candidateOf } from './set.js';
-export type { ClusterEntry, ClustersProvider, KubeconfigEntry } from './set.js';
-export type { ProviderReport } from '../../streams/provider-report.js';
-export type { ProviderOptions } from '../internal/report.js';
-export type { ContactOptions } from '../internal/options.js';
-export type { Probe } from '../internal/engage.js';
+export type { ClusterEntry, ClusterListProvider, KubeconfigEntry } from './set.js';
 
 /**
  * A provider over a set you change at run time. Cold: each subscription engages the set as it is
@@ -21,8 +21,8 @@ export type { Probe } from '../internal/engage.js';
  *
  * @example
  * ```ts
- * import { clusters } from 'rxfleet/providers/clusters';
- * const set = clusters([east]);
+ * import { clusterListProvider } from 'rxfleet/providers/clusters';
+ * const set = clusterListProvider([east]);
  * const fleet = createFleet(set);
  * set.add({ name: 'west', kubeconfig: { yaml: westYaml } });
  * ```
@@ -31,6 +31,6 @@ export type { Probe } from '../internal/engage.js';
  * @returns the provider, with `add`, `remove` and `names`.
  * @throws ConfigError when two entries share a name or a name is invalid.
  */
-export function clusters(initial: readonly ClusterEntry[] = [], options: ContactOptions = {}): ClustersProvider {
+export function clusterListProvider(initial: readonly ClusterEntry[] = [], options: ContactOptions = {}): ClusterListProvider {
   return clusterSet('clusters', initial, options);
 }

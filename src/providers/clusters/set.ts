@@ -1,5 +1,5 @@
-// The machinery of the programmatic providers (`clusters`, `single`): entries turned into
-// candidates with an identity, and a set that every subscription follows.
+// The machinery of the programmatic providers (`clusterListProvider`, `singleClusterProvider`):
+// entries turned into candidates with an identity, and a set that every subscription follows.
 import { basename } from 'node:path';
 import { BehaviorSubject } from 'rxjs';
 import type { KubeConfigSource } from '../../client/kubeconfig.js';
@@ -12,7 +12,7 @@ import type { Candidate } from '../internal/candidates.js';
 import { sha256 } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
 import { kubeconfigCandidate } from '../internal/kubeconfig.js';
-import type { ContactOptions } from '../internal/options.js';
+import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
 
@@ -52,13 +52,13 @@ export type ClusterEntry = Cluster | KubeconfigEntry;
  *
  * @example
  * ```ts
- * const set = clusters();
+ * const set = clusterListProvider();
  * createFleet(set).engagements.subscribe(({ cluster }) => console.log(cluster.name));
  * set.add({ name: 'east', kubeconfig: { file: 'east.kubeconfig' } });
  * set.remove('east');
  * ```
  */
-export type ClustersProvider = Provider & {
+export type ClusterListProvider = Provider & {
   /** Adds a cluster, or replaces the one of that name (disengaged, then engaged anew) if it differs. */
   add(entry: ClusterEntry): void;
   /** Removes a cluster: every subscriber sees it disengaged. Unknown names are ignored. */
@@ -121,7 +121,7 @@ export function candidateOf(entry: ClusterEntry, provider = 'clusters'): Candida
 }
 
 /**
- * A set of entries as a provider named `provider`: what `clusters` and `single` are.
+ * A set of entries as a provider named `provider`: what `clusterListProvider` and `singleClusterProvider` are.
  *
  * @example
  * ```ts
@@ -133,7 +133,7 @@ export function candidateOf(entry: ClusterEntry, provider = 'clusters'): Candida
  * @returns the provider, with `add`, `remove` and `names`.
  * @throws ConfigError when two initial entries share a name, or a name is invalid.
  */
-export function clusterSet(provider: string, initial: readonly ClusterEntry[], options: ContactOptions): ClustersProvider {
+export function clusterSet(provider: string, initial: readonly ClusterEntry[], options: ContactOptions): ClusterListProvider {
   const first = new Map<ClusterName, Candidate>();
   for (const e of initial) {
     const c = candidateOf(e, provider);

@@ -1,16 +1,20 @@
-// Clusters from kubeconfig files on disk: one per context, named after the context (what a person
-// types with kubectl --context), as multicluster-runtime's file provider discovers them. Files are
-// watched (fs.watch) and rescanned periodically; a context whose server or credentials changed is
-// re-engaged with a new client, a vanished one disengaged. A path that gives no kubeconfig and a file
-// that does not load are reported (in the provider's stream) without stopping the others.
+/**
+ * Clusters from kubeconfig files on disk: one per context, named after the context (what a person
+ * types with kubectl --context), as multicluster-runtime's file provider discovers them. Files are
+ * watched (fs.watch) and rescanned periodically; a context whose server or credentials changed is
+ * re-engaged with a new client, a vanished one disengaged. A path that gives no kubeconfig and a file
+ * that does not load are reported (in the provider's stream) without stopping the others.
+ *
+ * @packageDocumentation
+ * @module rxfleet/providers/file
+ */
 import type { Observable } from 'rxjs';
 import { BehaviorSubject, catchError, defer, distinctUntilChanged, EMPTY, mergeMap, of, switchMap } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
 import type { Provider } from '../../streams/cluster.js';
 import type { Desired } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
-import type { Labels } from '../internal/kubeconfig.js';
-import type { ContactOptions } from '../internal/options.js';
+import type { ContactOptions } from '../../streams/provider-options.js';
 import { durationOption, engineConfig } from '../internal/options.js';
 import { rescanTicks } from '../internal/poll.js';
 import { reportProblems, reporting } from '../internal/report.js';
@@ -18,23 +22,18 @@ import { defaultKubeconfigGlobs, defaultKubeconfigPaths, expandPaths } from './p
 import { scanKubeconfigFiles } from './scan.js';
 import { dirChanges } from './watch-dirs.js';
 
-export { defaultKubeconfigGlobs, defaultKubeconfigPaths, expandPaths } from './paths.js';
-export type { ExpandedPaths, UnmatchedPath } from './paths.js';
-export { scanKubeconfigFiles } from './scan.js';
-export type { FileScan, ScanOptions } from './scan.js';
+export { defaultKubeconfigGlobs, defaultKubeconfigPaths } from './paths.js';
 export { labelsExtension } from './labels.js';
-export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
-export type { Probe } from '../internal/engage.js';
 
 /**
- * Options of {@link file}.
+ * Options of {@link kubeconfigFileProvider}.
  *
  * @example
  * ```ts
- * const opts: FileOptions = { paths: ['/etc/fleet', '~/clusters/*.yaml'], rescanIntervalMs: 30_000, probe: false, labels: { east: { region: 'eu' } } };
+ * const opts: KubeconfigFileProviderOptions = { paths: ['/etc/fleet', '~/clusters/*.yaml'], rescanIntervalMs: 30_000, probe: false, labels: { east: { region: 'eu' } } };
  * ```
  */
-export interface FileOptions extends ContactOptions {
+export interface KubeconfigFileProviderOptions extends ContactOptions {
   /** Files, directories (their files matching `globs`) and glob patterns. Default {@link defaultKubeconfigPaths}. */
   readonly paths?: readonly string[];
   /** File-name patterns taken from directories. Default {@link defaultKubeconfigGlobs}. */
@@ -42,13 +41,13 @@ export interface FileOptions extends ContactOptions {
   /** Between a file's short name and a context's name when a context name is in several files; default `+`. */
   readonly separator?: string;
   /** Labels by cluster name, over those of the context's `rxfleet.dev/labels` extension. */
-  readonly labels?: Readonly<Record<string, Labels>>;
+  readonly labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Periodic rescan, the safety net for missed file-system events; default 10 000. */
   readonly rescanIntervalMs?: number;
   /** Quiet time after file-system events before rescanning; default 200. */
   readonly debounceMs?: number;
   /** Watch directories with fs.watch; default true (false: rescans only). */
-  readonly watch?: boolean;
+  readonly watchDirectories?: boolean;
 }
 
 /**
@@ -72,15 +71,15 @@ export interface FileOptions extends ContactOptions {
  *
  * @example
  * ```ts
- * import { file } from 'rxfleet/providers/file';
- * const fleet = createFleet(file({ paths: ['/etc/fleet'] }));
+ * import { kubeconfigFileProvider } from 'rxfleet/providers/file';
+ * const fleet = createFleet(kubeconfigFileProvider({ paths: ['/etc/fleet'] }));
  * fleet.reports.subscribe((r) => console.log(r.type, 'reason' in r ? r.reason : ''));
  * ```
  * @param options - paths, patterns, labels, timings and first contact.
  * @returns the provider.
  * @throws ConfigError when `paths` is empty, `separator` is empty or a duration is not positive.
  */
-export function file(options: FileOptions = {}): Provider {
+export function kubeconfigFileProvider(options: KubeconfigFileProviderOptions = {}): Provider {
   const cfg = engineConfig('file', options, 'its file or context is gone', true);
   const rescanMs = durationOption('file', 'rescanIntervalMs', options.rescanIntervalMs, 10_000);
   const debounceMs = durationOption('file', 'debounceMs', options.debounceMs, 200, true);
@@ -94,7 +93,7 @@ export function file(options: FileOptions = {}): Provider {
     const problems = reportProblems(say);
     const dirs = new BehaviorSubject<readonly string[]>([]);
     const kicks: Observable<void> =
-      options.watch === false ? EMPTY : dirs.pipe(distinctUntilChanged((a, b) => a.join('\0') === b.join('\0')), switchMap(dirChanges));
+      options.watchDirectories === false ? EMPTY : dirs.pipe(distinctUntilChanged((a, b) => a.join('\0') === b.join('\0')), switchMap(dirChanges));
     const scan = (): Observable<Desired> =>
       defer(() => {
         const found = expandPaths(paths, globs);

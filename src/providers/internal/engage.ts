@@ -3,26 +3,16 @@
 // wait has a timeout, clients it built are closed on disengage and on unsubscribe, and nothing is
 // emitted after unsubscribe (the fleet reads unsubscribe as "disengage everything"). Its reports go
 // through the subscription's reporter (see reporting()), inline with the events they explain.
-import type { Observable, ObservableInput, OperatorFunction, Subscription } from 'rxjs';
+import type { Observable, OperatorFunction, Subscription } from 'rxjs';
 import { catchError, defer, filter, from, map, Observable as RxObservable, of, repeat, take, tap, timeout, timer } from 'rxjs';
 import type { Cluster, FleetEvent } from '../../streams/cluster.js';
 import { disengaged, engaged } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
-import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import type { Candidate, Desired } from './candidates.js';
 import { changeReason, diffDesired } from './candidates.js';
+import type { Probe } from '../../streams/provider-options.js';
 import type { Reporter, ReportScope } from './report.js';
-
-/**
- * First contact with a built cluster: `Right` once it answers, `Left` (why not) otherwise.
- *
- * @example
- * ```ts
- * const probe: Probe = (c) => c.client.raw({ method: 'GET', path: '/version' }).then((r) => (E.isRight(r) ? E.right(true) : E.left(r.left.message)));
- * ```
- */
-export type Probe = (cluster: Cluster) => ObservableInput<Either<string, unknown>>;
 
 /**
  * When to engage and how to retry: the options of {@link engageCandidates}, and the

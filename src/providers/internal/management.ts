@@ -4,7 +4,7 @@
 // stays the watch state machine's (watchSignals); this only reads its health snapshots.
 import type { Observable, OperatorFunction } from 'rxjs';
 import { defer, filter, map, tap } from 'rxjs';
-import type { Cluster } from '../../streams/cluster.js';
+import type { Cluster, Selection } from '../../streams/cluster.js';
 import type { KubeErrorType } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
@@ -12,7 +12,7 @@ import type { WatchEvent } from '../../streams/events.js';
 import type { WatchHealth, WatchSignal } from '../../streams/watch-health.js';
 import { watchSignals } from '../../streams/watch-signals.js';
 import { clusterWatchSource } from '../../streams/watch-source.js';
-import type { WatchStreamOptions } from '../../streams/watch.js';
+import type { WatchSettings } from '../../streams/watched.js';
 import type { Reporter } from './report.js';
 
 /** What to do about a failure, by its tag: appended to the reason so the fix is one read away. */
@@ -91,7 +91,7 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
 
 /**
  * The events of a provider's management watch, its health reported through `say` (see
- * {@link reportManagementHealth}). Same options and behaviour as `watch`: cold, never errors.
+ * {@link reportManagementHealth}). Cold, never errors, like `watchEvents`.
  *
  * @example
  * ```ts
@@ -99,13 +99,13 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
  * ```
  * @param cluster - the management cluster.
  * @param resource - what to watch.
- * @param options - selectors, namespace, timings, injected source.
+ * @param options - the provider's `managementWatch` settings (timings, backoff, `sourceFor`) and the selection.
  * @param say - the provider's reporter.
  * @returns the cold event stream.
  */
-export function managementWatch<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: WatchStreamOptions<T>, say: Reporter): Observable<WatchEvent<T>> {
-  const { source, ...config } = options;
-  return watchSignals(source ?? clusterWatchSource(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(
+export function managementWatch<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: WatchSettings & Selection, say: Reporter): Observable<WatchEvent<T>> {
+  const { sourceFor = clusterWatchSource, ...config } = options;
+  return watchSignals(sourceFor(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(
     reportManagementHealth(say, config.namespace),
     filter((s): s is Extract<WatchSignal<T>, { type: 'event' }> => s.type === 'event'),
     map((s) => s.event),

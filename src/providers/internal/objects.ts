@@ -1,8 +1,11 @@
 // Watch events folded into "every object now", the shape providers compute desired sets from.
 import type { OperatorFunction } from 'rxjs';
 import { filter, map, scan } from 'rxjs';
+import type { ClusterName } from '../../core/cluster.js';
+import { clusterName } from '../../core/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { WatchEvent } from '../../streams/events.js';
+import type { Candidate, Desired } from './candidates.js';
 
 interface Fold<T> {
   readonly ready: Map<string, T>;
@@ -16,13 +19,36 @@ export function objectId(o: KubeObject): string {
 }
 
 /**
+ * The desired set of a snapshot of objects that each describe one cluster (a Cluster API Cluster, a
+ * ClusterProfile): one candidate per object not being deleted, named `<namespace>/<name>`.
+ *
+ * @example
+ * ```ts
+ * desiredByObject(profiles, (p: KubeObject, id: string, name: ClusterName) => skipped(name, `ClusterProfile ${id}: not ready`));
+ * ```
+ * @param objects - the snapshot, by `namespace/name`.
+ * @param candidate - the candidate of one object, given its id and cluster name.
+ * @returns candidates by cluster name.
+ */
+export function desiredByObject<T extends KubeObject>(objects: ReadonlyMap<string, T>, candidate: (o: T, id: string, name: ClusterName) => Candidate): Desired {
+  const out = new Map<ClusterName, Candidate>();
+  for (const o of objects.values()) {
+    if (o.metadata.deletionTimestamp !== undefined) continue;
+    const id = objectId(o);
+    const name = clusterName(id);
+    out.set(name, candidate(o, id, name));
+  }
+  return out;
+}
+
+/**
  * Folds a watch into snapshots of every object, by `namespace/name`: one after each complete
  * listing (so a relist that lost objects removes them) and one after each later change. Nothing is
  * emitted before the first listing is done, so a provider never disengages what it has not seen.
  *
  * @example
  * ```ts
- * watch(management, secrets, { namespace: 'fleet' })
+ * watchEvents(management, secrets, { namespace: 'fleet' })
  *   .pipe(snapshots(), map((all: ReadonlyMap<string, Secret>) => [...all.keys()]))
  *   .subscribe((ids) => console.log(ids)); // ['fleet/east-kubeconfig', ...]: after the listing, then after each change
  * ```

@@ -2,30 +2,9 @@
 // engine's configuration, and the checks that turn impossible values into a ConfigError at once.
 import { asyncScheduler } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
-import type { EngageConfig, Probe } from './engage.js';
+import type { ContactOptions } from '../../streams/provider-options.js';
+import type { EngageConfig } from './engage.js';
 import { contactProbe } from './engage.js';
-import type { ProviderOptions } from './report.js';
-
-/**
- * Timing and first-contact options of a discovering provider.
- *
- * @example
- * ```ts
- * const opts: ContactOptions = { probe: true, probeTimeoutMs: 5_000, retryIntervalMs: 10_000 };
- * ```
- */
-export interface ContactOptions extends ProviderOptions {
-  /**
-   * First contact before engaging: `true` sends `GET /version` (any answer but 401 counts),
-   * `false` engages at once, or pass your own {@link Probe}. A cluster that does not answer is
-   * reported as `waiting` and retried; it never delays the others.
-   */
-  readonly probe?: boolean | Probe;
-  /** How long one probe may take (default 10 000). */
-  readonly probeTimeoutMs?: number;
-  /** How long to wait before probing a silent cluster again (default 30 000). */
-  readonly retryIntervalMs?: number;
-}
 
 /**
  * A duration option, checked: `fallback` when absent, else a finite number above zero (or at

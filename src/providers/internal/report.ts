@@ -8,20 +8,6 @@ import type { FleetEvent, Provider } from '../../streams/cluster.js';
 import { reported } from '../../streams/cluster.js';
 import type { ProviderReport } from '../../streams/provider-report.js';
 
-/**
- * What every provider factory accepts for timing. Reports need no option: they travel in the
- * provider's stream (`createFleet(provider).reports`, logged by `run`/`main`).
- *
- * @example
- * ```ts
- * const opts: ProviderOptions = { scheduler: asyncScheduler };
- * ```
- */
-export interface ProviderOptions {
-  /** Drives every wait, poll and timeout, and stamps reports' `at`; default `asyncScheduler`. */
-  readonly scheduler?: SchedulerLike;
-}
-
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A report before the scope stamps it with `provider` and `at`. @example `{ type: 'error', reason: 'scan failed' }` */

@@ -3,7 +3,7 @@
 // wildcard watch per shard endpoint and resource, so engaging a workspace opens no watch.
 import { ConfigError } from '../../core/config-error.js';
 import type { Provider } from '../../streams/cluster.js';
-import type { KcpProviderConfig } from './config.js';
+import type { KcpProviderOptions } from './config.js';
 import { isBoundTo } from './presence.js';
 import { listedUrls } from './sources.js';
 import { apiBindings, apiExportEndpointSlices } from './types.js';
@@ -35,10 +35,10 @@ import { workspaceProvider } from './workspaces.js';
  *
  * @example
  * ```ts
- * import { apiExport } from 'rxfleet/providers/kcp';
+ * import { apiExportProvider } from 'rxfleet/providers/kcp';
  * const c = controller({
  *   name: 'widgets',
- *   provider: apiExport({ kubeconfig: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com'),
+ *   provider: apiExportProvider({ kubeconfig: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com'),
  *   resource: widgets,
  *   reconcile: (req, ctx) => done(), // req.cluster is the workspace; ctx.fleet.get(req.cluster)?.identity?.id its logical cluster
  * });
@@ -48,8 +48,8 @@ import { workspaceProvider } from './workspaces.js';
  * @returns the provider.
  * @throws ConfigError when `exportName` is empty.
  */
-export function apiExport(config: KcpProviderConfig, exportName: string): Provider {
-  if (exportName === '') throw new ConfigError('apiExport: the APIExport name is empty; pass the name of the APIExport in the provider workspace');
+export function apiExportProvider(config: KcpProviderOptions, exportName: string): Provider {
+  if (exportName === '') throw new ConfigError('apiExportProvider: the APIExport name is empty; pass the name of the APIExport in the provider workspace');
   return workspaceProvider({
     provider: 'kcp-apiexport',
     config,

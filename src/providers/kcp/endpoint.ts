@@ -13,7 +13,7 @@ import { splitWatches } from '../../streams/split-watches.js';
 import type { Indexer } from '../../streams/store.js';
 import { managementWatch } from '../internal/management.js';
 import type { Reporter } from '../internal/report.js';
-import type { KcpProviderConfig } from './config.js';
+import type { KcpProviderOptions } from './config.js';
 import { kcpClient } from './credentials.js';
 import type { PresenceTransition } from './presence.js';
 import { presenceTracker } from './presence.js';
@@ -51,7 +51,7 @@ export function wildcardServes(selection: Selection): boolean {
  * ```
  */
 export interface EndpointSpec<P extends KubeObject> {
-  readonly config: KcpProviderConfig;
+  readonly config: KcpProviderOptions;
   readonly presence: ResourceDescriptor<P>;
   readonly counts: (obj: P) => boolean;
   readonly serveWatches: boolean;
@@ -117,8 +117,7 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
     return { cacheOf: () => undefined, start: () => undefined, drop: () => tracker.drop(), close: () => undefined };
   }
   const parent: Cluster = { name, client: client.right };
-  const watch = { scheduler: spec.config.scheduler ?? asyncScheduler, ...spec.config.watch };
-  const { sourceFor, ...options } = watch;
+  const watch = { scheduler: spec.config.scheduler ?? asyncScheduler, ...spec.config.managementWatch };
   const shared = spec.serveWatches ? splitWatches(parent, { ...watch, scopeOf: logicalScope }) : undefined;
   const sub = new Subscription();
   return {
@@ -131,7 +130,7 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
           },
     start: (onChange) => {
       sub.add(
-        managementWatch(parent, spec.presence, { ...options, ...(sourceFor === undefined ? {} : { source: sourceFor(parent, spec.presence) }) }, say).subscribe((ev) => {
+        managementWatch(parent, spec.presence, watch, say).subscribe((ev) => {
           onChange(tracker.apply(ev));
         }),
       );

@@ -7,7 +7,7 @@ import type { KubeError } from '../../core/errors.js';
 import { kubeError } from '../../core/errors.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
-import type { KcpProviderConfig } from './config.js';
+import type { KcpProviderOptions } from './config.js';
 import { listedUrls } from './sources.js';
 import type { LogicalCluster } from './types.js';
 import { logicalClusters, workspaceTypes } from './types.js';
@@ -44,8 +44,8 @@ function initializerOf(endpoint: string): string {
  *
  * @example
  * ```ts
- * import { finishInitialization, initializerLabel, initializingWorkspaces } from 'rxfleet/providers/kcp';
- * initializingWorkspaces({ kubeconfig: { file: 'provider.kubeconfig' } }, 'tenant').pipe(
+ * import { finishInitialization, initializerLabel, initializingWorkspaceProvider } from 'rxfleet/providers/kcp';
+ * initializingWorkspaceProvider({ kubeconfig: { file: 'provider.kubeconfig' } }, 'tenant').pipe(
  *   filter((ev) => ev.type === 'engaged'),
  *   mergeMap(async ({ cluster }) => {
  *     await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'default' }, data: { hello: 'world' } });
@@ -58,8 +58,8 @@ function initializerOf(endpoint: string): string {
  * @returns the provider.
  * @throws ConfigError when `workspaceTypeName` is empty.
  */
-export function initializingWorkspaces(config: KcpProviderConfig, workspaceTypeName: string): Provider {
-  if (workspaceTypeName === '') throw new ConfigError('initializingWorkspaces: the WorkspaceType name is empty; pass the name of a WorkspaceType with `spec.initializer: true`');
+export function initializingWorkspaceProvider(config: KcpProviderOptions, workspaceTypeName: string): Provider {
+  if (workspaceTypeName === '') throw new ConfigError('initializingWorkspaceProvider: the WorkspaceType name is empty; pass the name of a WorkspaceType with `spec.initializer: true`');
   return workspaceProvider<LogicalCluster>({
     provider: 'kcp-initializing',
     config,

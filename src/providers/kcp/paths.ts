@@ -16,7 +16,7 @@ import { E } from '../../internal/fp.js';
 import type { BackoffConfig } from '../../streams/backoff.js';
 import { backoffDelay, checkBackoff, defaultBackoff } from '../../streams/backoff.js';
 import type { Reporter } from '../internal/report.js';
-import type { KcpProviderConfig } from './config.js';
+import type { KcpProviderOptions } from './config.js';
 import { kcpBase, kcpClient, loadProviderKubeConfig, providerServer } from './credentials.js';
 import type { LogicalCluster } from './types.js';
 import { pathAnnotation } from './types.js';
@@ -121,7 +121,7 @@ export function pathResolver(front: ClusterClient, config: PathResolverConfig = 
  * @param say - the subscription's reporter.
  * @returns the namer and the way to release its client.
  */
-export function workspaceNamer(config: KcpProviderConfig, say: Reporter): { readonly name: (logical: ClusterName, hint: KubeObject) => Observable<string>; close(): void } {
+export function workspaceNamer(config: KcpProviderOptions, say: Reporter): { readonly name: (logical: ClusterName, hint: KubeObject) => Observable<string>; close(): void } {
   if (config.pathAware === undefined || config.pathAware === false) return { name: (logical) => of(logical), close: () => undefined };
   const frontName = clusterName('kcp front door');
   const kc = loadProviderKubeConfig(frontName, config.kubeconfig);

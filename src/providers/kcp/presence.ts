@@ -76,8 +76,8 @@ export interface PresenceTracker<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const tracker = presenceTracker<APIBinding>((b) => isBoundTo(b, 'widgets.example.com'));
- * watch(wildcard, apiBindings).pipe(mergeMap((ev) => tracker.apply(ev)));
+ * const tracker = presenceTracker<APIBinding>((b: APIBinding) => isBoundTo(b, 'widgets.example.com'));
+ * watchEvents(wildcard, apiBindings).pipe(mergeMap((ev) => tracker.apply(ev)));
  * ```
  * @param counts - whether an object makes its cluster present.
  * @returns the tracker: `apply` per event; `present()` lists the clusters present now; `drop()` makes all absent.

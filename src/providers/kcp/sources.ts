@@ -15,7 +15,7 @@ import type { Cluster } from '../../streams/cluster.js';
 import type { WatchEvent } from '../../streams/events.js';
 import { managementWatch } from '../internal/management.js';
 import type { Reporter } from '../internal/report.js';
-import type { KcpProviderConfig } from './config.js';
+import type { KcpProviderOptions } from './config.js';
 import { kcpClient, loadProviderKubeConfig, providerServer } from './credentials.js';
 import { urlsOf } from './urls.js';
 
@@ -77,16 +77,15 @@ function reportAbsence<T extends KubeObject>(say: Reporter, management: ClusterN
  * @returns the cold stream of URL sets; it never errors.
  */
 export function listedUrls<T extends KubeObject>(
-  config: KcpProviderConfig,
+  config: KcpProviderOptions,
   say: Reporter,
   r: ResourceDescriptor<T>,
   objectName: string,
   pick: (obj: T) => readonly string[],
 ): Observable<readonly string[]> {
   const scheduler = config.scheduler ?? asyncScheduler;
-  const { sourceFor, ...options } = config.watch ?? {};
-  const watch = { scheduler, ...options, fieldSelector: `metadata.name=${objectName}` };
-  const backoff = { ...defaultBackoff, ...options.backoff };
+  const watch = { scheduler, ...config.managementWatch, fieldSelector: `metadata.name=${objectName}` };
+  const backoff = { ...defaultBackoff, ...watch.backoff };
   return defer(() => {
     let failed: string | undefined;
     return defer(() => {
@@ -101,7 +100,7 @@ export function listedUrls<T extends KubeObject>(
         return throwError(() => client.left);
       }
       const cluster: Cluster = { name, client: client.right };
-      return managementWatch(cluster, r, { ...watch, ...(sourceFor === undefined ? {} : { source: sourceFor(cluster, r) }) }, say).pipe(
+      return managementWatch(cluster, r, watch, say).pipe(
         tap(reportAbsence(say, name, r, objectName)),
         urlsOf(pick),
         finalize(() => {

@@ -11,8 +11,8 @@ import type { WatchEvent } from '../../streams/events.js';
  *
  * @example
  * ```ts
- * watch(providerCluster, apiExportEndpointSlices, { fieldSelector: 'metadata.name=widgets' })
- *   .pipe(urlsOf((s) => (s.status?.endpoints ?? []).map((e) => e.url)))
+ * watchEvents(providerCluster, apiExportEndpointSlices, { fieldSelector: 'metadata.name=widgets' })
+ *   .pipe(urlsOf((s: APIExportEndpointSlice) => (s.status?.endpoints ?? []).map((e) => e.url)))
  *   .subscribe((urls) => console.log(urls)); // [] until the first binding, then one URL per shard
  * ```
  * @param pick - the URLs one object lists.

@@ -17,7 +17,7 @@ import { engageCandidates } from '../internal/engage.js';
 import { engineConfig } from '../internal/options.js';
 import type { Reporter } from '../internal/report.js';
 import { reporting } from '../internal/report.js';
-import type { KcpProviderConfig } from './config.js';
+import type { KcpProviderOptions } from './config.js';
 import { kcpClient } from './credentials.js';
 import type { Endpoint } from './endpoint.js';
 import { openEndpoint } from './endpoint.js';
@@ -44,7 +44,7 @@ import { clusterUrl } from './urls.js';
 export interface WorkspaceProviderSpec<P extends KubeObject> {
   /** The provider's name in reports and identities. */
   readonly provider: string;
-  readonly config: KcpProviderConfig;
+  readonly config: KcpProviderOptions;
   readonly urls: (say: Reporter) => Observable<readonly string[]>;
   readonly presence: ResourceDescriptor<P>;
   readonly counts: (obj: P) => boolean;
@@ -182,8 +182,8 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
  */
 export function workspaceProvider<P extends KubeObject>(spec: WorkspaceProviderSpec<P>): Provider {
   // Checked now: a backoff that can never work is a configuration error, not a hot retry loop later.
-  checkBackoff({ ...defaultBackoff, ...spec.config.watch?.backoff }, `${spec.provider}: watch.backoff`);
-  checkBackoff({ ...defaultAuthBackoff, ...spec.config.watch?.authBackoff }, `${spec.provider}: watch.authBackoff`);
+  checkBackoff({ ...defaultBackoff, ...spec.config.managementWatch?.backoff }, `${spec.provider}: managementWatch.backoff`);
+  checkBackoff({ ...defaultAuthBackoff, ...spec.config.managementWatch?.authBackoff }, `${spec.provider}: managementWatch.authBackoff`);
   const cfg = engineConfig(spec.provider, { ...(spec.config.scheduler === undefined ? {} : { scheduler: spec.config.scheduler }), probe: false }, spec.removedReason, false);
   return reporting(cfg, (say) =>
     defer(() => {

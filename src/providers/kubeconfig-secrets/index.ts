@@ -1,41 +1,38 @@
-// Clusters from kubeconfig Secrets in a namespace of a management cluster, as multicluster-runtime's
-// kubeconfig provider: Secrets labelled `sigs.k8s.io/multicluster-runtime-kubeconfig=true`, the
-// kubeconfig under key `kubeconfig`, the cluster named after the Secret. Only a change of the
-// kubeconfig itself (or the Secret's labels, which become the cluster's) re-engages; a Secret
-// without a usable kubeconfig is reported as skipped with a reason that names the Secret.
+/**
+ * Clusters from kubeconfig Secrets in a namespace of a management cluster, as multicluster-runtime's
+ * kubeconfig provider: Secrets labelled `sigs.k8s.io/multicluster-runtime-kubeconfig=true`, the
+ * kubeconfig under key `kubeconfig`, the cluster named after the Secret. Only a change of the
+ * kubeconfig itself (or the Secret's labels, which become the cluster's) re-engages; a Secret
+ * without a usable kubeconfig is reported as skipped with a reason that names the Secret.
+ *
+ * @packageDocumentation
+ * @module rxfleet/providers/kubeconfig-secrets
+ */
 import { map } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
-import { clusterName } from '../../core/cluster.js';
-import type { ClusterName } from '../../core/cluster.js';
-import type { Secret } from '../../core/object.js';
 import { secrets } from '../../core/resource.js';
-import type { WatchStreamOptions } from '../../streams/watch.js';
-import type { Candidate, Desired } from '../internal/candidates.js';
-import { sha256, skipped } from '../internal/candidates.js';
+import type { WatchSettings } from '../../streams/watched.js';
 import { engageCandidates } from '../internal/engage.js';
-import { kubeconfigCandidate } from '../internal/kubeconfig.js';
 import { managementWatch } from '../internal/management.js';
 import { snapshots } from '../internal/objects.js';
-import type { ContactOptions } from '../internal/options.js';
+import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
-
-export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
-export type { Probe } from '../internal/engage.js';
+import { desiredFromSecrets } from './candidates.js';
 
 /** The label multicluster-runtime's kubeconfig provider selects Secrets by. @example `{ [kubeconfigSecretLabel]: 'true' }` */
 export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfig';
 
 /**
- * Options of {@link kubeconfigSecrets}.
+ * Options of {@link kubeconfigSecretProvider}.
  *
  * @example
  * ```ts
- * const opts: KubeconfigSecretsOptions = { cluster: hub, namespace: 'fleet', key: 'value' };
+ * const opts: KubeconfigSecretProviderOptions = { cluster: hub, namespace: 'fleet', key: 'value' };
  * ```
  */
-export interface KubeconfigSecretsOptions extends ContactOptions {
+export interface KubeconfigSecretProviderOptions extends ContactOptions {
   /** The management cluster holding the Secrets (its client stays the caller's). */
   readonly cluster: Cluster;
   /** Where the Secrets are; default `default`. */
@@ -44,53 +41,8 @@ export interface KubeconfigSecretsOptions extends ContactOptions {
   readonly labelSelector?: string;
   /** The data key holding the kubeconfig; default `kubeconfig`. */
   readonly key?: string;
-  /** Passed to the Secret watch (timings, injected source for tests). */
-  readonly watch?: WatchStreamOptions<Secret>;
-}
-
-/**
- * The candidate of one Secret: named after it, fingerprinted by the kubeconfig's bytes (its labels
- * become the cluster's, and a change of them re-engages it), skipped when the key is missing, empty
- * or not base64 of a kubeconfig (the reason names the Secret), and absent while the Secret is being
- * deleted. Its identity is `Secret <namespace>/<name>`.
- *
- * @example
- * ```ts
- * secretCandidate(secret, 'kubeconfig');
- * ```
- * @param secret - the Secret.
- * @param key - the data key.
- * @returns the candidate, or undefined for a Secret being deleted.
- */
-export function secretCandidate(secret: Secret, key: string): Candidate | undefined {
-  if (secret.metadata.deletionTimestamp !== undefined) return undefined;
-  const name = clusterName(secret.metadata.name ?? '?');
-  const source = `Secret ${secret.metadata.namespace ?? ''}/${name}`;
-  const data = secret.data?.[key];
-  if (data === undefined) return skipped(name, `${source} has no "${key}" key`);
-  const yaml = Buffer.from(data, 'base64').toString('utf8');
-  if (yaml.trim() === '') return skipped(name, `${source} has an empty "${key}"`);
-  return kubeconfigCandidate(name, { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels });
-}
-
-/**
- * The desired set of a snapshot of Secrets.
- *
- * @example
- * ```ts
- * desiredFromSecrets(new Map([['fleet/east', secret]]), 'kubeconfig');
- * ```
- * @param all - Secrets by `namespace/name`.
- * @param key - the data key.
- * @returns candidates by cluster name.
- */
-export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string): Desired {
-  const out = new Map<ClusterName, Candidate>();
-  for (const s of all.values()) {
-    const c = secretCandidate(s, key);
-    if (c !== undefined) out.set(c.name, c);
-  }
-  return out;
+  /** How the provider watches its management cluster (the Secret watch): timings, backoff, `sourceFor`. */
+  readonly managementWatch?: WatchSettings;
 }
 
 /**
@@ -105,15 +57,15 @@ export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string
  *
  * @example
  * ```ts
- * import { kubeconfigSecrets } from 'rxfleet/providers/kubeconfig-secrets';
- * const fleet = createFleet(kubeconfigSecrets({ cluster: hub, namespace: 'fleet' }));
+ * import { kubeconfigSecretProvider } from 'rxfleet/providers/kubeconfig-secrets';
+ * const fleet = createFleet(kubeconfigSecretProvider({ cluster: hub, namespace: 'fleet' }));
  * fleet.reports.subscribe((r) => console.log(r));
  * ```
  * @param options - the management cluster, namespace, selector, key, timing and first contact.
  * @returns the provider.
  * @throws ConfigError when `key` is empty or a duration is not positive.
  */
-export function kubeconfigSecrets(options: KubeconfigSecretsOptions): Provider {
+export function kubeconfigSecretProvider(options: KubeconfigSecretProviderOptions): Provider {
   const cfg = engineConfig('kubeconfig-secrets', options, 'its Secret was deleted', true);
   const key = options.key ?? 'kubeconfig';
   if (key === '') throw new ConfigError('kubeconfig-secrets provider: `key` must not be empty (it names the Secret data key holding the kubeconfig)');
@@ -122,7 +74,7 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): Provider {
       options.cluster,
       secrets,
       {
-        ...options.watch,
+        ...options.managementWatch,
         namespace: options.namespace ?? 'default',
         labelSelector: options.labelSelector ?? `${kubeconfigSecretLabel}=true`,
       },

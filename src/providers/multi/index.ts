@@ -1,28 +1,33 @@
-// Many providers as one: each provider's clusters are named `<provider>#<cluster>`, and providers
-// can be added and removed while the fleet runs (removing one disengages its clusters). The
-// multicluster-runtime `multi` provider, as an Observable. The providers' reports pass through,
-// their cluster names prefixed like the clusters.
+/**
+ * Many providers as one: each provider's clusters are named `<provider>#<cluster>`, and providers
+ * can be added and removed while the fleet runs (removing one disengages its clusters). The
+ * multicluster-runtime `multi` provider, as an Observable. The providers' reports pass through,
+ * their cluster names prefixed like the clusters.
+ *
+ * @packageDocumentation
+ * @module rxfleet/providers/multi
+ */
 import type { Observable, Subscription } from 'rxjs';
 import { asyncScheduler, BehaviorSubject, Observable as RxObservable } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
 import type { FleetEvent, Provider } from '../../streams/cluster.js';
 import { disengaged } from '../../streams/cluster.js';
-import type { ProviderOptions, Reporter } from '../internal/report.js';
+import type { ProviderOptions } from '../../streams/provider-options.js';
+import type { Reporter } from '../internal/report.js';
 import { reporting } from '../internal/report.js';
 import { withPrefix } from './with-prefix.js';
 
 export { withPrefix } from './with-prefix.js';
-export type { ProviderOptions, ProviderReport } from '../clusters/index.js';
 
 /**
- * Options of {@link multi}.
+ * Options of {@link multiProvider}.
  *
  * @example
  * ```ts
- * const opts: MultiOptions = { separator: '/' };
+ * const opts: MultiProviderOptions = { separator: '/' };
  * ```
  */
-export interface MultiOptions extends ProviderOptions {
+export interface MultiProviderOptions extends ProviderOptions {
   /** Between the provider's name and the cluster's; default `#`. */
   readonly separator?: string;
 }
@@ -33,9 +38,9 @@ export interface MultiOptions extends ProviderOptions {
  *
  * @example
  * ```ts
- * const all = multi({ capi: clusterApi({ cluster: hub }) });
+ * const all = multiProvider({ capi: clusterApiProvider({ cluster: hub }) });
  * createFleet(all);
- * all.add('kind', kind());   // its clusters appear as kind#<name>
+ * all.add('kind', kindProvider());   // its clusters appear as kind#<name>
  * all.remove('capi');        // capi#… clusters are disengaged
  * ```
  */
@@ -106,15 +111,15 @@ function runProviders(registry: BehaviorSubject<ReadonlyMap<string, Provider>>, 
  *
  * @example
  * ```ts
- * import { multi } from 'rxfleet/providers/multi';
- * const all = multi({ east: single(eastEntry) });
- * all.add('west', single(westEntry)); // engaged as west#west
+ * import { multiProvider } from 'rxfleet/providers/multi';
+ * const all = multiProvider({ east: singleClusterProvider(eastEntry) });
+ * all.add('west', singleClusterProvider(westEntry)); // engaged as west#west
  * ```
  * @param initial - providers by name.
  * @param options - separator and scheduler (the clock of multi's own reports).
  * @returns the combined provider, with `add`, `remove` and `names`.
  */
-export function multi(initial: Readonly<Record<string, Provider>> = {}, options: MultiOptions = {}): MultiProvider {
+export function multiProvider(initial: Readonly<Record<string, Provider>> = {}, options: MultiProviderOptions = {}): MultiProvider {
   const separator = options.separator ?? '#';
   const registry = new BehaviorSubject<ReadonlyMap<string, Provider>>(new Map(Object.entries(initial)));
   const provider = reporting({ provider: 'multi', scheduler: options.scheduler ?? asyncScheduler }, (say) => runProviders(registry, separator, say));

@@ -1,4 +1,9 @@
-// The provider of no cluster, for wiring a controller before its discovery is decided.
+/**
+ * The provider of no cluster, for wiring a controller before its discovery is decided.
+ *
+ * @packageDocumentation
+ * @module rxfleet/providers/nop
+ */
 import { NEVER } from 'rxjs';
 import type { Provider } from '../../streams/cluster.js';
 
@@ -8,11 +13,11 @@ import type { Provider } from '../../streams/cluster.js';
  *
  * @example
  * ```ts
- * import { nop } from 'rxfleet/providers/nop';
- * const fleet = createFleet(nop());
+ * import { nopProvider } from 'rxfleet/providers/nop';
+ * const fleet = createFleet(nopProvider());
  * ```
  * @returns the provider.
  */
-export function nop(): Provider {
+export function nopProvider(): Provider {
   return NEVER;
 }

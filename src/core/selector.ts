@@ -1,4 +1,5 @@
-// Kubernetes label selectors, evaluated against cluster labels for fan-out.
+// Kubernetes label selectors (metav1.LabelSelector), evaluated against cluster labels: which clusters a
+// controller watches (`select.clusterSelector`) and which receive a fan-out copy.
 
 /**
  * A Kubernetes label selector (metav1.LabelSelector). Both parts must match; an empty selector

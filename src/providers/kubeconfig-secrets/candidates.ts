@@ -1,0 +1,53 @@
+// What the kubeconfig-secrets provider wants engaged, from a snapshot of the Secrets: a candidate per
+// Secret, fingerprinted by its kubeconfig, or skipped with a reason that names the Secret.
+import type { ClusterName } from '../../core/cluster.js';
+import { clusterName } from '../../core/cluster.js';
+import type { Secret } from '../../core/object.js';
+import type { Candidate, Desired } from '../internal/candidates.js';
+import { sha256, skipped } from '../internal/candidates.js';
+import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+
+/**
+ * The candidate of one Secret: named after it, fingerprinted by the kubeconfig's bytes (its labels
+ * become the cluster's, and a change of them re-engages it), skipped when the key is missing, empty
+ * or not base64 of a kubeconfig (the reason names the Secret), and absent while the Secret is being
+ * deleted. Its identity is `Secret <namespace>/<name>`.
+ *
+ * @example
+ * ```ts
+ * secretCandidate(secret, 'kubeconfig');
+ * ```
+ * @param secret - the Secret.
+ * @param key - the data key.
+ * @returns the candidate, or undefined for a Secret being deleted.
+ */
+export function secretCandidate(secret: Secret, key: string): Candidate | undefined {
+  if (secret.metadata.deletionTimestamp !== undefined) return undefined;
+  const name = clusterName(secret.metadata.name ?? '?');
+  const source = `Secret ${secret.metadata.namespace ?? ''}/${name}`;
+  const data = secret.data?.[key];
+  if (data === undefined) return skipped(name, `${source} has no "${key}" key`);
+  const yaml = Buffer.from(data, 'base64').toString('utf8');
+  if (yaml.trim() === '') return skipped(name, `${source} has an empty "${key}"`);
+  return kubeconfigCandidate(name, { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels });
+}
+
+/**
+ * The desired set of a snapshot of Secrets.
+ *
+ * @example
+ * ```ts
+ * desiredFromSecrets(new Map([['fleet/east', secret]]), 'kubeconfig');
+ * ```
+ * @param all - Secrets by `namespace/name`.
+ * @param key - the data key.
+ * @returns candidates by cluster name.
+ */
+export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string): Desired {
+  const out = new Map<ClusterName, Candidate>();
+  for (const s of all.values()) {
+    const c = secretCandidate(s, key);
+    if (c !== undefined) out.set(c.name, c);
+  }
+  return out;
+}
