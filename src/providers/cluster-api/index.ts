@@ -13,17 +13,19 @@ import type { ResourceDescriptor } from '../../core/resource.js';
 import { resource, secrets } from '../../core/resource.js';
 import type { WatchConfig } from '../../streams/watch-config.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
-import { sha256, skipped } from '../internal/candidates.js';
+import { skipped } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
-import { kubeconfigCandidate } from '../internal/kubeconfig.js';
 import { managementWatch } from '../internal/management.js';
 import { objectId, snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
+import type { KubeconfigTrust } from '../internal/trust.js';
+import { secretKubeconfigCandidate } from '../internal/trust.js';
 import { controlPlaneInitialized } from './readiness.js';
 
 export { controlPlaneInitialized } from './readiness.js';
+export type { KubeconfigTrust } from '../internal/trust.js';
 export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
 export type { Probe } from '../internal/engage.js';
 
@@ -64,11 +66,18 @@ export interface ClusterApiOptions extends ContactOptions {
   readonly secretKey?: string;
   /** Passed to both watches (timings). */
   readonly watch?: WatchConfig;
+  /**
+   * Exec plugins and files the kubeconfig Secrets may use; default none: a kubeconfig that runs a
+   * program or reads a file is skipped, naming the Secret and the field.
+   */
+  readonly trust?: KubeconfigTrust;
 }
 
 /**
  * The desired set from Cluster objects and kubeconfig Secrets, both by `namespace/name`. Each
- * cluster's identity is `Cluster <namespace>/<name>` and its labels the Cluster object's.
+ * cluster's identity is `Cluster <namespace>/<name>` and its labels the Cluster object's. A
+ * kubeconfig that runs a program or reads a file `trust` does not allow is skipped, naming its
+ * Secret and the field.
  *
  * @example
  * ```ts
@@ -78,6 +87,7 @@ export interface ClusterApiOptions extends ContactOptions {
  * @param kubeconfigs - Secrets.
  * @param isReady - the readiness test.
  * @param key - the Secret data key.
+ * @param trust - exec plugins and files the kubeconfigs may use (default none).
  * @returns candidates by `<namespace>/<name>`.
  */
 export function desiredFromCapi(
@@ -85,6 +95,7 @@ export function desiredFromCapi(
   kubeconfigs: ReadonlyMap<string, Secret>,
   isReady: (cluster: KubeObject) => boolean,
   key: string,
+  trust: KubeconfigTrust = {},
 ): Desired {
   const out = new Map<ClusterName, Candidate>();
   for (const c of capi.values()) {
@@ -101,7 +112,7 @@ export function desiredFromCapi(
         ? skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} not found`)
         : yaml.trim() === ''
           ? skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} has no "${key}"`)
-          : kubeconfigCandidate(name, { yaml }, sha256(yaml), facts);
+          : secretKubeconfigCandidate(name, yaml, facts, trust);
     out.set(name, candidate);
   }
   return out;
@@ -111,7 +122,8 @@ export function desiredFromCapi(
  * A provider of Cluster API clusters. A Cluster is engaged once its control plane is initialised
  * and its kubeconfig Secret exists; it is re-engaged when the Secret's kubeconfig changes, and
  * disengaged when the Cluster is deleted (or marked for deletion). Until then it is reported as
- * skipped with the reason (not initialised, Secret missing). Each of the two management watches
+ * skipped with the reason (not initialised, Secret missing, a kubeconfig field `trust` does not
+ * allow: an exec plugin or a local file). Each of the two management watches
  * (Clusters, Secrets) that fails (CRD not installed, RBAC, unreachable server) is reported as
  * `source` failing, once per cause, then recovered. Reports travel in the provider's stream.
  *
@@ -134,7 +146,7 @@ export function clusterApi(options: ClusterApiOptions): Provider {
       managementWatch(options.cluster, capiClusters(options.version), { ...options.watch, ...ns }, say).pipe(snapshots()),
       managementWatch(options.cluster, secrets, { ...options.watch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(snapshots()),
     ]).pipe(
-      map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, key)),
+      map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, key, options.trust)),
       engageCandidates(cfg, say),
     ),
   );

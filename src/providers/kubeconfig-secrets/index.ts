@@ -12,15 +12,17 @@ import type { Secret } from '../../core/object.js';
 import { secrets } from '../../core/resource.js';
 import type { WatchStreamOptions } from '../../streams/watch.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
-import { sha256, skipped } from '../internal/candidates.js';
+import { skipped } from '../internal/candidates.js';
 import { engageCandidates } from '../internal/engage.js';
-import { kubeconfigCandidate } from '../internal/kubeconfig.js';
 import { managementWatch } from '../internal/management.js';
 import { snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../internal/options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
+import type { KubeconfigTrust } from '../internal/trust.js';
+import { secretKubeconfigCandidate } from '../internal/trust.js';
 
+export type { KubeconfigTrust } from '../internal/trust.js';
 export type { ContactOptions, ProviderOptions, ProviderReport } from '../clusters/index.js';
 export type { Probe } from '../internal/engage.js';
 
@@ -33,6 +35,8 @@ export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfi
  * @example
  * ```ts
  * const opts: KubeconfigSecretsOptions = { cluster: hub, namespace: 'fleet', key: 'value' };
+ * // EKS kubeconfigs that get their token from aws-iam-authenticator:
+ * const eks: KubeconfigSecretsOptions = { cluster: hub, namespace: 'eks', trust: { execCommands: ['aws-iam-authenticator'] } };
  * ```
  */
 export interface KubeconfigSecretsOptions extends ContactOptions {
@@ -46,13 +50,19 @@ export interface KubeconfigSecretsOptions extends ContactOptions {
   readonly key?: string;
   /** Passed to the Secret watch (timings, injected source for tests). */
   readonly watch?: WatchStreamOptions<Secret>;
+  /**
+   * Exec plugins and files the Secrets' kubeconfigs may use; default none: a kubeconfig that runs a
+   * program or reads a file is skipped, naming the Secret and the field.
+   */
+  readonly trust?: KubeconfigTrust;
 }
 
 /**
  * The candidate of one Secret: named after it, fingerprinted by the kubeconfig's bytes (its labels
  * become the cluster's, and a change of them re-engages it), skipped when the key is missing, empty
- * or not base64 of a kubeconfig (the reason names the Secret), and absent while the Secret is being
- * deleted. Its identity is `Secret <namespace>/<name>`.
+ * or not base64 of a kubeconfig (the reason names the Secret), skipped too when the kubeconfig runs
+ * a program or reads a file that `trust` does not allow (the reason names the Secret and the field),
+ * and absent while the Secret is being deleted. Its identity is `Secret <namespace>/<name>`.
  *
  * @example
  * ```ts
@@ -60,9 +70,10 @@ export interface KubeconfigSecretsOptions extends ContactOptions {
  * ```
  * @param secret - the Secret.
  * @param key - the data key.
+ * @param trust - exec plugins and files the kubeconfig may use (default none).
  * @returns the candidate, or undefined for a Secret being deleted.
  */
-export function secretCandidate(secret: Secret, key: string): Candidate | undefined {
+export function secretCandidate(secret: Secret, key: string, trust: KubeconfigTrust = {}): Candidate | undefined {
   if (secret.metadata.deletionTimestamp !== undefined) return undefined;
   const name = clusterName(secret.metadata.name ?? '?');
   const source = `Secret ${secret.metadata.namespace ?? ''}/${name}`;
@@ -70,7 +81,7 @@ export function secretCandidate(secret: Secret, key: string): Candidate | undefi
   if (data === undefined) return skipped(name, `${source} has no "${key}" key`);
   const yaml = Buffer.from(data, 'base64').toString('utf8');
   if (yaml.trim() === '') return skipped(name, `${source} has an empty "${key}"`);
-  return kubeconfigCandidate(name, { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels });
+  return secretKubeconfigCandidate(name, yaml, { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels }, trust);
 }
 
 /**
@@ -82,12 +93,13 @@ export function secretCandidate(secret: Secret, key: string): Candidate | undefi
  * ```
  * @param all - Secrets by `namespace/name`.
  * @param key - the data key.
+ * @param trust - exec plugins and files the kubeconfigs may use (default none).
  * @returns candidates by cluster name.
  */
-export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string): Desired {
+export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string, trust: KubeconfigTrust = {}): Desired {
   const out = new Map<ClusterName, Candidate>();
   for (const s of all.values()) {
-    const c = secretCandidate(s, key);
+    const c = secretCandidate(s, key, trust);
     if (c !== undefined) out.set(c.name, c);
   }
   return out;
@@ -99,7 +111,9 @@ export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string
  * it with a new client, and so does changing its labels (the cluster's labels); changing only
  * annotations does nothing. By default a cluster must answer `GET /version` before it is engaged.
  * A Secret whose kubeconfig is missing or does not load is reported as `skipped`, naming the
- * Secret and the cause. When the Secret watch itself fails (RBAC refuses to list Secrets, the
+ * Secret and the cause; so is one whose kubeconfig would run an exec plugin or read a local file
+ * (`token-file`, `client-key`…) that `trust` does not allow: a Secret's author gets neither code
+ * execution nor file reads in the controller's pod. When the Secret watch itself fails (RBAC refuses to list Secrets, the
  * management cluster is unreachable) it is reported as a `source` report (`failing` once per
  * cause, `recovered` once it works again) while the watch retries. Reports travel in the stream.
  *
@@ -129,7 +143,7 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): Provider {
       say,
     ).pipe(
       snapshots(),
-      map((all) => desiredFromSecrets(all, key)),
+      map((all) => desiredFromSecrets(all, key, options.trust)),
       engageCandidates(cfg, say),
     ),
   );
