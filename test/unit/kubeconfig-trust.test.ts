@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { KubeObject, Secret } from '../../src/index.js';
 import { clusterName, E } from '../../src/index.js';
 import { desiredFromCapi } from '../../src/providers/cluster-api/index.js';
+import { desiredFromProfiles, profileKubeconfig } from '../../src/providers/cluster-profiles/index.js';
 import type { KubeconfigTrust } from '../../src/providers/kubeconfig-secrets/index.js';
 import { secretCandidate } from '../../src/providers/kubeconfig-secrets/index.js';
 import { refusedKubeconfigField } from '../../src/providers/internal/trust.js';
@@ -156,5 +157,17 @@ describe('Secret-sourced candidates', () => {
     const ok = desiredFromCapi(capi, secrets, ready, 'value', { execCommands: ['aws'] }).get(clusterName('ns/a'))?.build();
     expect(ok !== undefined && E.isRight(ok)).toBe(true);
     if (ok !== undefined && E.isRight(ok)) ok.right.client.close();
+  });
+
+  it("keeps a ClusterProfile's operator-configured exec plugin, and refuses a CA file path its status publishes", () => {
+    const providers = [{ name: 'tokens', execConfig: { command: '/bin/tokens' } }];
+    const status = (cluster: Record<string, unknown>) => ({ conditions: [{ type: 'ControlPlaneHealthy', status: 'True' }], accessProviders: [{ name: 'tokens', cluster }] });
+    const profile = (cluster: Record<string, unknown>): KubeObject => ({ metadata: { namespace: 'inv', name: 'p1' }, status: status(cluster) });
+    const ok = desiredFromProfiles(new Map([['inv/p1', profile({ server: 'https://10.0.0.1' })]]), providers, () => true, 0).get(clusterName('inv/p1'))?.build();
+    expect(ok !== undefined && E.isRight(ok)).toBe(true);
+    if (ok !== undefined && E.isRight(ok)) ok.right.client.close();
+    expect(profileKubeconfig(profile({ server: 'https://10.0.0.1', 'certificate-authority': '/etc/shadow' }), providers)).toBe(
+      'access provider "tokens" publishes certificate-authority, a file path the controller does not read from a ClusterProfile (publish certificate-authority-data)',
+    );
   });
 });
