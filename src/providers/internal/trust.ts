@@ -91,7 +91,7 @@ function userRefusal(user: Json, at: string, trust: KubeconfigTrust): string | u
 
 /**
  * Why a kubeconfig from a Secret may not be used as it is, or `undefined` when it may: the first
- * field, in file order, that runs a program or reads a file and that `trust` does not allow (see
+ * field (users before clusters) that runs a program or reads a file and that `trust` does not allow (see
  * {@link KubeconfigTrust}), or the reason the YAML does not parse. Every user and cluster entry is
  * checked, whichever context is current, because client-node reads `token-file` of all of them.
  *
