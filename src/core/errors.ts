@@ -2,6 +2,7 @@
 // Kubernetes Status responses or from the transport. They travel as data (Either), never as an
 // RxJS error on a merged stream, and never carry a token, key or Authorization header.
 import type { ClusterName } from './cluster.js';
+import { scrubSecrets } from './scrub.js';
 
 /** The tags of {@link KubeError}. @example `if (e.type === 'Conflict') retry()` */
 export type KubeErrorType =
@@ -66,7 +67,9 @@ export interface StatusCause {
 export type KubeErrorFields = Omit<KubeError, 'type' | 'cluster' | 'message'>;
 
 /**
- * Builds a frozen {@link KubeError}, prefixing the message with the cluster and request.
+ * Builds a frozen {@link KubeError}, prefixing the message with the cluster and request. The detail
+ * is scrubbed of credentials first (see `scrubSecrets`): it often quotes what a server, a gateway or
+ * an exec plugin said, and a message is made to be logged.
  *
  * @example
  * ```ts
@@ -82,7 +85,7 @@ export type KubeErrorFields = Omit<KubeError, 'type' | 'cluster' | 'message'>;
 export function kubeError(tag: KubeErrorType, cluster: ClusterName, detail: string, fields: KubeErrorFields = {}): KubeError {
   const where = fields.request === undefined ? '' : ` ${fields.request}`;
   const code = fields.code === undefined ? '' : ` → ${fields.code}${fields.reason === undefined ? '' : ` ${fields.reason}`}`;
-  return Object.freeze({ ...fields, type: tag, cluster, message: `cluster "${cluster}"${where}${code}: ${detail}` });
+  return Object.freeze({ ...fields, type: tag, cluster, message: `cluster "${cluster}"${where}${code}: ${scrubSecrets(detail)}` });
 }
 
 /** The JSON of a Kubernetes `Status` (metav1.Status), as far as rxfleet reads it. @example `{ kind: 'Status', code: 404, reason: 'NotFound' }` */
@@ -145,6 +148,12 @@ function tagForCode(code: number): KubeErrorType {
   }
 }
 
+// A cause's message can quote the offending value (a token put in the wrong field, say).
+function scrubCause(c: unknown): StatusCause {
+  const cause = c as StatusCause;
+  return typeof c === 'object' && c !== null && typeof cause.message === 'string' ? { ...cause, message: scrubSecrets(cause.message) } : cause;
+}
+
 function isStatus(v: unknown): v is Status {
   return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'Status';
 }
@@ -176,14 +185,21 @@ export function fromStatus(
   const reason = status?.reason;
   const tag = (reason === undefined ? undefined : byReason[reason]) ?? tagForCode(code);
   const retryAfterSeconds = extra.retryAfterSeconds ?? status?.details?.retryAfterSeconds;
+  // A body is scrubbed before the cut to 500 characters, so a token or PEM block the cut would split
+  // is still recognised (kubeError scrubs the detail as well; scrubbing twice changes nothing).
+  const message: unknown = status?.message;
   const detail =
-    status?.message ??
-    (typeof body === 'string' && body.length > 0 ? body.slice(0, 500) : `the server answered HTTP ${httpCode}`);
+    typeof message === 'string'
+      ? message
+      : typeof body === 'string' && body.length > 0
+        ? scrubSecrets(body.slice(0, 4096)).slice(0, 500)
+        : `the server answered HTTP ${httpCode}`;
   const fields: { -readonly [K in keyof KubeErrorFields]: KubeErrorFields[K] } = { code };
   if (reason !== undefined && reason !== '') fields.reason = reason;
   if (extra.request !== undefined) fields.request = extra.request;
   if (retryAfterSeconds !== undefined) fields.retryAfterSeconds = retryAfterSeconds;
-  if (status?.details?.causes !== undefined) fields.causes = status.details.causes;
+  const causes: unknown = status?.details?.causes;
+  if (causes !== undefined) fields.causes = Array.isArray(causes) ? causes.map(scrubCause) : (causes as readonly StatusCause[]);
   return kubeError(tag, cluster, detail, fields);
 }
 

@@ -1,13 +1,16 @@
 // Logging for a running controller: one pino root, a child per controller, per cluster and (in
-// reconcile) per key. rxfleet never logs credentials; the redact paths are defence in depth for
-// what user code might log (a request's headers, a kubeconfig, a Secret).
-import type { Logger } from 'pino';
+// reconcile) per key. rxfleet never logs credentials; redaction at any depth (redact.ts) is defence
+// in depth for what user code might log (a request's headers, a kubeconfig, a Secret in an event).
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { pino } from 'pino';
+import { redactSecrets } from './redact.js';
 
 /**
- * Paths pino replaces with `[Redacted]` in every line of a controller's logger: Authorization
- * headers, bearer tokens, client keys, passwords, kubeconfigs and Secret data, at the top level
- * and one level down (e.g. `{ req: { headers: { authorization } } }`, `{ secret: { data } }`).
+ * Paths for pino's own `redact` option, for a logger rxfleet does not build: Authorization headers,
+ * bearer tokens, client keys, passwords, kubeconfigs and Secret data, at the top level and one
+ * level down (e.g. `{ req: { headers: { authorization } } }`, `{ secret: { data } }`). rxfleet's
+ * loggers ({@link defaultLogger}, {@link controllerLogger}) do not use them: they redact these and
+ * more at any depth, inside arrays too.
  *
  * @example
  * ```ts
@@ -40,10 +43,27 @@ export const redactPaths: readonly string[] = Object.freeze([
   '*.secret.stringData',
 ]);
 
+type LogFormatter = (fields: Record<string, unknown>) => Record<string, unknown>;
+type Formatters = Readonly<{ log?: LogFormatter }>;
+// pino's `child`, without its custom-level generics (which no cast between them satisfies).
+type ChildFn = (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger;
+
+// A child's bindings are serialised once, when the child is made, and pino does not pass its
+// `bindings` formatter on to grandchildren. So `child` itself is wrapped to redact them; every
+// descendant inherits the wrapper, as a pino child is `Object.create(parent)`.
+function redactingChildren(log: Logger): Logger {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with each descendant as `this`, as pino does
+  const child = log.child as unknown as ChildFn;
+  const redactingChild = function (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) {
+    return child.call(this, redactSecrets(bindings), options);
+  };
+  return Object.assign(log, { child: redactingChild as unknown as Logger['child'] });
+}
+
 /**
  * The default root logger: JSON lines to stderr (stdout stays free for the program's own output),
- * level from `LOG_LEVEL` (default `info`), redacting credentials (Authorization headers, tokens,
- * passwords, client keys, kubeconfigs, Secret data) wherever they appear in a logged object.
+ * level from `LOG_LEVEL` (default `info`). Credentials are redacted at any depth from every line
+ * and from the bindings of every child (see `redactSecrets` for what goes).
  *
  * @example
  * ```ts
@@ -53,12 +73,14 @@ export const redactPaths: readonly string[] = Object.freeze([
  * @returns a pino logger writing synchronously to file descriptor 2.
  */
 export function defaultLogger(): Logger {
-  return pino({ level: process.env.LOG_LEVEL ?? 'info', redact: [...redactPaths] }, pino.destination({ fd: 2, sync: true }));
+  return redactingChildren(pino({ level: process.env.LOG_LEVEL ?? 'info', formatters: { log: redactSecrets } }, pino.destination({ fd: 2, sync: true })));
 }
 
 /**
- * The logger of one controller: a child of `root` with `{ controller: name }` and the redact paths
- * added, so an injected logger redacts too.
+ * The logger of one controller: a child of `root` with `{ controller: name }` that redacts
+ * credentials at any depth from every line it and its descendants write, and from the bindings of
+ * its descendants, so an injected logger redacts too. A `formatters.log` of `root` still runs,
+ * before the redaction. Message strings are not redacted: log credentials as fields, if ever.
  *
  * @example
  * ```ts
@@ -70,5 +92,8 @@ export function defaultLogger(): Logger {
  * @returns the child logger.
  */
 export function controllerLogger(root: Logger, name: string): Logger {
-  return root.child({ controller: name }, { redact: [...redactPaths] });
+  // A child's `formatters.log` replaces its parent's; keep the root's (pino exports the symbol).
+  const own = (root as unknown as Record<symbol, Formatters | undefined>)[pino.symbols.formattersSym]?.log;
+  const log = (fields: object): object => redactSecrets(own === undefined ? (fields as Record<string, unknown>) : own(fields as Record<string, unknown>));
+  return redactingChildren(root.child({ controller: name }, { formatters: { log } }));
 }

@@ -1,5 +1,8 @@
 // kubeconfig Secrets, namespaces and multi against real servers: the management cluster is the
 // shared kube-apiserver; the clusters the Secrets point at are kcp workspaces (and kube-apiserver).
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { takeUntil, toArray, firstValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +16,7 @@ import { namespaceLabel, namespaceProvider } from '../../src/providers/namespace
 import { createFleet, watchEvents } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, must, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
+import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, kubeconfigWith, must, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
 
 let hub: Cluster;
@@ -146,6 +149,56 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     expect(waiting.type === 'waiting' && waiting.reason).toMatch(/ECONNREFUSED|cannot reach/);
     expect(rec.events.some(isEngaged('dead'))).toBe(false);
     rec.stop();
+  });
+});
+
+describe('kubeconfigSecretProvider with kubeconfigs that would run a program or read a file', () => {
+  it('should refuse an exec plugin and a token file, naming the Secret and the field, engage a plain Secret next to them, and allow both by trust', async () => {
+    // Both would work if used: the plugin prints the admin token (and leaves a mark), the file holds it.
+    const { server, caData, token } = kubeApiserverAccess();
+    const dir = mkdtempSync(join(tmpdir(), 'rxfleet-trust-'));
+    const mark = join(dir, 'plugin-ran');
+    const plugin = join(dir, 'plugin.sh');
+    writeFileSync(plugin, `#!/bin/sh\ntouch "${mark}"\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${token}"}}'\n`);
+    chmodSync(plugin, 0o755);
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, token);
+    const label = randomName('trust');
+    await must('exec', hub.client.create(secrets, kubeconfigSecret('exec', { kubeconfig: b64(kubeconfigWith(server, caData, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } })) }, { set: label })));
+    await must('tokenfile', hub.client.create(secrets, kubeconfigSecret('tokenfile', { kubeconfig: b64(kubeconfigWith(server, caData, { 'token-file': tokenFile })) }, { set: label })));
+    await must('plain', hub.client.create(secrets, kubeconfigSecret('plain', { kubeconfig: b64(kubeconfigWith(server, caData, { token })) }, { set: label })));
+
+    const rec = recorder();
+    rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}` }));
+    const plain = await rec.waitEvent('plain engaged', isEngaged('plain'));
+    const cm = randomName('trusted');
+    await createConfigMap(hub.client, 'default', cm);
+    if (plain.type !== 'engaged') throw new Error('unreachable');
+    expect(await seeConfigMap(plain.cluster, 'default', cm)).toBe(cm);
+    const execSkipped = await rec.waitReport('exec skipped', (r) => r.type === 'skipped' && r.candidate === 'exec');
+    expect(execSkipped.type === 'skipped' && execSkipped.reason).toBe(
+      `Secret ${ns}/exec: kubeconfig field users[0].user.exec is not allowed from a Secret (it runs ${JSON.stringify(plugin)}; allow the command with trust.execCommands)`,
+    );
+    const fileSkipped = await rec.waitReport('tokenfile skipped', (r) => r.type === 'skipped' && r.candidate === 'tokenfile');
+    expect(fileSkipped.type === 'skipped' && fileSkipped.reason).toBe(
+      `Secret ${ns}/tokenfile: kubeconfig field users[0].user.token-file is not allowed from a Secret (it reads ${JSON.stringify(tokenFile)}; allow the file with trust.files)`,
+    );
+    await sleep(500);
+    expect(rec.events.map(show)).toEqual(['+plain']);
+    expect(existsSync(mark)).toBe(false);
+    rec.stop();
+
+    // The operator allows exactly these: both are engaged and work, and the plugin did run.
+    const trusted = recorder();
+    trusted.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, trust: { execCommands: [plugin], files: [tokenFile] } }));
+    for (const name of ['exec', 'tokenfile']) {
+      const ev = await trusted.waitEvent(`${name} engaged`, isEngaged(name));
+      if (ev.type !== 'engaged') throw new Error('unreachable');
+      expect(await seeConfigMap(ev.cluster, 'default', cm)).toBe(cm);
+    }
+    expect(existsSync(mark)).toBe(true);
+    expect(trusted.reports.filter((r) => r.type === 'skipped')).toEqual([]);
+    trusted.stop();
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromStatus, fromTransport } from '../../src/client/index.js';
+import { fromStatus, fromTransport, kubeError } from '../../src/client/index.js';
+import { scrubSecrets } from '../../src/core/scrub.js';
 import { clusterName, isRetryable } from '../../src/index.js';
 
 const east = clusterName('east');
@@ -62,5 +63,61 @@ describe('the error union', () => {
 
   it('freezes error values', () => {
     expect(Object.isFrozen(fromStatus(east, 404, undefined))).toBe(true);
+  });
+});
+
+// A gateway in front of the API server that answers an error page echoing the request it refused.
+const token = 'eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXRva2Vu.sig';
+const keyLines = ['MIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun', 'VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK'];
+const pemKey = ['-----BEGIN RSA PRIVATE KEY-----', ...keyLines, '-----END RSA PRIVATE KEY-----'].join('\n');
+const gatewayBody = [
+  '<html><body><h1>502 Bad Gateway</h1><pre>',
+  'GET /api/v1/namespaces/default/configmaps HTTP/1.1',
+  `Authorization: Bearer ${token}`,
+  `X-Debug: {"token":"${token}","user":"system:serviceaccount:fleet:controller"}`,
+  'client key on file:',
+  pemKey,
+  `client-key-data: ${Buffer.from(pemKey).toString('base64')}`,
+  '</pre><p>upstream connect error or disconnect/reset before headers</p></body></html>',
+].join('\n');
+
+describe('scrubbing credentials out of error bodies', () => {
+  const leaks = (text: string) => [token, ...keyLines, 'LS0tLS1CRUdJTi'].filter((s) => text.includes(s));
+
+  it('removes Authorization headers, bearer tokens, "token" values and PEM keys, keeping the rest', () => {
+    const out = scrubSecrets(gatewayBody);
+    expect(leaks(out)).toEqual([]);
+    expect(out).toContain('502 Bad Gateway');
+    expect(out).toContain('Authorization: [Redacted]');
+    expect(out).toContain('"token":"[Redacted]","user":"system:serviceaccount:fleet:controller"');
+    expect(out).toContain('[Redacted RSA PRIVATE KEY]');
+    expect(out).toContain('upstream connect error');
+    expect(scrubSecrets(out)).toBe(out);
+  });
+
+  it.each([
+    ['a bearer token in prose', `retry with Bearer ${token} later`, 'retry with Bearer [Redacted] later'],
+    ['a query parameter', `GET /x?access_token=${token}&watch=1`, 'GET /x?access_token=[Redacted]&watch=1'],
+    ['a YAML password', 'password: hunter2\nusername: admin', 'password: [Redacted]\nusername: admin'],
+    ['a camelCase key', `{"serviceAccountToken": "${token}"}`, '{"serviceAccountToken": "[Redacted]"}'],
+    ['a certificate cut short', '-----BEGIN CERTIFICATE-----\nMIIB', '[Redacted CERTIFICATE]'],
+    ['an ordinary Status message', 'configmaps "a" is forbidden: User "x" cannot get resource "configmaps"', 'configmaps "a" is forbidden: User "x" cannot get resource "configmaps"'],
+    ['a file path', 'tokenFile: /var/run/secrets/token', 'tokenFile: /var/run/secrets/token'],
+  ])('handles %s', (_what, text, want) => {
+    expect(scrubSecrets(text)).toBe(want);
+  });
+
+  it('scrubs a plain-text body before it enters a KubeError, even where the 500-character cut would split a key', () => {
+    const e = fromStatus(east, 502, `${'x'.repeat(420)}\n${gatewayBody}`, { request: 'GET /api/v1/configmaps' });
+    expect(leaks(e.message)).toEqual([]);
+    expect(leaks(JSON.stringify(e))).toEqual([]);
+    expect(e.type).toBe('Transient');
+  });
+
+  it('scrubs a Status message and its causes, and any detail given to kubeError', () => {
+    const e = fromStatus(east, 401, { kind: 'Status', reason: 'Unauthorized', message: `token ${token} rejected: Bearer ${token}`, details: { causes: [{ field: 'spec.token', message: `"token":"${token}"` }] } });
+    expect(leaks(JSON.stringify(e))).toEqual([]);
+    expect(e.causes).toEqual([{ field: 'spec.token', message: '"token":"[Redacted]"' }]);
+    expect(leaks(kubeError('Unauthorized', east, `could not obtain credentials: plugin printed Authorization: Bearer ${token}`).message)).toEqual([]);
   });
 });

@@ -2,8 +2,9 @@
 // Cluster object, with its kubeconfig Secret, or skipped with the reason it cannot be engaged yet.
 import type { KubeObject, Secret } from '../../core/object.js';
 import type { Desired } from '../internal/candidates.js';
-import { sha256, skipped } from '../internal/candidates.js';
-import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { skipped } from '../internal/candidates.js';
+import type { KubeconfigTrust } from '../internal/trust.js';
+import { secretKubeconfigCandidate } from '../internal/trust.js';
 import { desiredByObject } from '../internal/objects.js';
 
 /**
@@ -18,6 +19,7 @@ import { desiredByObject } from '../internal/objects.js';
  * @param kubeconfigs - Secrets.
  * @param isReady - the readiness test.
  * @param key - the Secret data key.
+ * @param trust - exec plugins and files the kubeconfigs may use (default none: refused, naming the Secret and the field).
  * @returns candidates by `<namespace>/<name>`.
  */
 export function desiredFromCapi(
@@ -25,6 +27,7 @@ export function desiredFromCapi(
   kubeconfigs: ReadonlyMap<string, Secret>,
   isReady: (cluster: KubeObject) => boolean,
   key: string,
+  trust: KubeconfigTrust = {},
 ): Desired {
   return desiredByObject(capi, (c, id, name) => {
     const secretId = `${id}-kubeconfig`;
@@ -34,6 +37,6 @@ export function desiredFromCapi(
     if (!isReady(c)) return skipped(name, `Cluster ${id}: control plane not initialised yet`);
     if (!kubeconfigs.has(secretId)) return skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} not found`);
     if (yaml.trim() === '') return skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} has no "${key}"`);
-    return kubeconfigCandidate(name, { yaml }, sha256(yaml), facts);
+    return secretKubeconfigCandidate(name, yaml, facts, trust);
   });
 }

@@ -21,10 +21,12 @@ import { snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
+import type { KubeconfigTrust } from '../internal/trust.js';
 import { desiredFromCapi } from './desired.js';
 import { controlPlaneInitialized } from './readiness.js';
 
 export { controlPlaneInitialized } from './readiness.js';
+export type { KubeconfigTrust } from '../internal/trust.js';
 
 /**
  * Cluster API `Cluster` objects of a version (default `v1beta2`).
@@ -63,13 +65,19 @@ export interface ClusterApiProviderOptions extends ContactOptions {
   readonly secretKey?: string;
   /** How the provider watches its management cluster (both watches): timings, backoff, `sourceFor`. */
   readonly managementWatch?: WatchSettings;
+  /**
+   * Exec plugins and files the kubeconfig Secrets may use; default none: a kubeconfig that runs a
+   * program or reads a file is skipped, naming the Secret and the field.
+   */
+  readonly trust?: KubeconfigTrust;
 }
 
 /**
  * A provider of Cluster API clusters. A Cluster is engaged once its control plane is initialised
  * and its kubeconfig Secret exists; it is re-engaged when the Secret's kubeconfig changes, and
  * disengaged when the Cluster is deleted (or marked for deletion). Until then it is reported as
- * skipped with the reason (not initialised, Secret missing). Each of the two management watches
+ * skipped with the reason (not initialised, Secret missing, a kubeconfig field `trust` does not
+ * allow). Each of the two management watches
  * (Clusters, Secrets) that fails (CRD not installed, RBAC, unreachable server) is reported as
  * `source` failing, once per cause, then recovered. Reports travel in the provider's stream.
  *
@@ -92,7 +100,7 @@ export function clusterApiProvider(options: ClusterApiProviderOptions): Provider
       managementWatch(options.cluster, capiClusterResource(options.version), { ...options.managementWatch, ...ns }, say).pipe(snapshots()),
       managementWatch(options.cluster, secrets, { ...options.managementWatch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(snapshots()),
     ]).pipe(
-      map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, key)),
+      map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, key, options.trust)),
       engageCandidates(cfg, say),
     ),
   );

@@ -29,6 +29,8 @@ interface ProfileCluster {
   readonly 'certificate-authority-data'?: string;
   readonly 'insecure-skip-tls-verify'?: boolean;
   readonly 'tls-server-name'?: string;
+  /** A file path: never read from a profile (see profileKubeconfig). */
+  readonly 'certificate-authority'?: unknown;
 }
 
 interface ProfileStatus {
@@ -86,6 +88,8 @@ export function controlPlaneHealthy(profile: KubeObject): boolean {
  * The kubeconfig (as JSON, valid YAML) for a profile: the cluster endpoint published by the first
  * access provider (`status.accessProviders`, or the older `status.credentialProviders`) that has
  * a configured plugin, and that plugin as the user. `Left`-style: a string says why there is none.
+ * The plugin is the operator's, so it runs; the endpoint is whatever the profile's writer
+ * published, so one naming a `certificate-authority` file on the controller's disk is refused.
  *
  * @example
  * ```ts
@@ -113,6 +117,10 @@ export function profileKubeconfig(
     if (plugin === undefined) continue;
     const c = p.cluster ?? {};
     if (c.server === undefined || c.server === '') return `access provider "${p.name ?? ''}" publishes no server`;
+    const caFile = c['certificate-authority'];
+    if (caFile !== undefined && caFile !== null && caFile !== '') {
+      return `access provider "${p.name ?? ''}" publishes certificate-authority, a file path the controller does not read from a ClusterProfile (publish certificate-authority-data)`;
+    }
     const exec = plugin.execConfig;
     const kubeconfig = {
       apiVersion: 'v1',

@@ -4,8 +4,9 @@ import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { Secret } from '../../core/object.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
-import { sha256, skipped } from '../internal/candidates.js';
-import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { skipped } from '../internal/candidates.js';
+import type { KubeconfigTrust } from '../internal/trust.js';
+import { secretKubeconfigCandidate } from '../internal/trust.js';
 
 /**
  * The candidate of one Secret: named after it, fingerprinted by the kubeconfig's bytes (its labels
@@ -19,9 +20,10 @@ import { kubeconfigCandidate } from '../internal/kubeconfig.js';
  * ```
  * @param secret - the Secret.
  * @param key - the data key.
+ * @param trust - exec plugins and files the kubeconfig may use (default none).
  * @returns the candidate, or undefined for a Secret being deleted.
  */
-export function secretCandidate(secret: Secret, key: string): Candidate | undefined {
+export function secretCandidate(secret: Secret, key: string, trust: KubeconfigTrust = {}): Candidate | undefined {
   if (secret.metadata.deletionTimestamp !== undefined) return undefined;
   const name = clusterName(secret.metadata.name ?? '?');
   const source = `Secret ${secret.metadata.namespace ?? ''}/${name}`;
@@ -29,7 +31,7 @@ export function secretCandidate(secret: Secret, key: string): Candidate | undefi
   if (data === undefined) return skipped(name, `${source} has no "${key}" key`);
   const yaml = Buffer.from(data, 'base64').toString('utf8');
   if (yaml.trim() === '') return skipped(name, `${source} has an empty "${key}"`);
-  return kubeconfigCandidate(name, { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels });
+  return secretKubeconfigCandidate(name, yaml, { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels }, trust);
 }
 
 /**
@@ -41,12 +43,13 @@ export function secretCandidate(secret: Secret, key: string): Candidate | undefi
  * ```
  * @param all - Secrets by `namespace/name`.
  * @param key - the data key.
+ * @param trust - exec plugins and files the kubeconfigs may use (default none).
  * @returns candidates by cluster name.
  */
-export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string): Desired {
+export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string, trust: KubeconfigTrust = {}): Desired {
   const out = new Map<ClusterName, Candidate>();
   for (const s of all.values()) {
-    const c = secretCandidate(s, key);
+    const c = secretCandidate(s, key, trust);
     if (c !== undefined) out.set(c.name, c);
   }
   return out;

@@ -19,7 +19,10 @@ import { snapshots } from '../internal/objects.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
+import type { KubeconfigTrust } from '../internal/trust.js';
 import { desiredFromSecrets } from './candidates.js';
+
+export type { KubeconfigTrust } from '../internal/trust.js';
 
 /** The label multicluster-runtime's kubeconfig provider selects Secrets by. @example `{ [kubeconfigSecretLabel]: 'true' }` */
 export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfig';
@@ -30,6 +33,8 @@ export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfi
  * @example
  * ```ts
  * const opts: KubeconfigSecretProviderOptions = { cluster: hub, namespace: 'fleet', key: 'value' };
+ * // EKS kubeconfigs that get their token from aws-iam-authenticator:
+ * const eks: KubeconfigSecretProviderOptions = { cluster: hub, namespace: 'eks', trust: { execCommands: ['aws-iam-authenticator'] } };
  * ```
  */
 export interface KubeconfigSecretProviderOptions extends ContactOptions {
@@ -43,6 +48,11 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
   readonly key?: string;
   /** How the provider watches its management cluster (the Secret watch): timings, backoff, `sourceFor`. */
   readonly managementWatch?: WatchSettings;
+  /**
+   * Exec plugins and files the Secrets' kubeconfigs may use; default none: a kubeconfig that runs a
+   * program or reads a file is skipped, naming the Secret and the field.
+   */
+  readonly trust?: KubeconfigTrust;
 }
 
 /**
@@ -51,7 +61,9 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
  * it with a new client, and so does changing its labels (the cluster's labels); changing only
  * annotations does nothing. By default a cluster must answer `GET /version` before it is engaged.
  * A Secret whose kubeconfig is missing or does not load is reported as `skipped`, naming the
- * Secret and the cause. When the Secret watch itself fails (RBAC refuses to list Secrets, the
+ * Secret and the cause; so is one whose kubeconfig would run an exec plugin or read a local file
+ * (`token-file`, `client-key`…) that `trust` does not allow: a Secret's author gets neither code
+ * execution nor file reads in the controller's pod. When the Secret watch itself fails (RBAC refuses to list Secrets, the
  * management cluster is unreachable) it is reported as a `source` report (`failing` once per
  * cause, `recovered` once it works again) while the watch retries. Reports travel in the stream.
  *
@@ -81,7 +93,7 @@ export function kubeconfigSecretProvider(options: KubeconfigSecretProviderOption
       say,
     ).pipe(
       snapshots(),
-      map((all) => desiredFromSecrets(all, key)),
+      map((all) => desiredFromSecrets(all, key, options.trust)),
       engageCandidates(cfg, say),
     ),
   );

@@ -1,0 +1,149 @@
+// The controller's loggers redact credentials at any depth: Secrets nested in events, lists and
+// arrays, kubeconfigs, Authorization headers, tokens in strings and errors, and child bindings.
+import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { controllerLogger, defaultLogger } from '../../src/runtime/index.js';
+import { redactSecrets } from '../../src/runtime/redact.js';
+
+// Every value below that must never reach a log line.
+const secrets = {
+  data: 'cGFzc3dvcmQtZGF0YQ==',
+  stringData: 'plain-string-data',
+  listed: 'bGlzdGVkLWRhdGE=',
+  token: 'kc-token-0123456789',
+  key: 'LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUVrZXk=',
+  password: 'kc-password-hunter2',
+  execEnv: 'aws-secret-access-key-value',
+  idToken: 'oidc-id-token-value',
+  refresh: 'oidc-refresh-token-value',
+  bearer: 'header-bearer-value',
+  jwt: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjb250cm9sbGVyIn0.c2lnbmF0dXJl',
+  errHeader: 'error-attached-header-value',
+  binding: 'bound-secret-value',
+} as const;
+const leaked = (out: string) => Object.entries(secrets).filter(([, v]) => out.includes(v)).map(([k]) => k);
+
+const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'fleet' }, type: 'Opaque', data: { password: secrets.data }, stringData: { extra: secrets.stringData } });
+const kubeconfig = {
+  apiVersion: 'v1',
+  kind: 'Config',
+  clusters: [{ name: 'east', cluster: { server: 'https://east.example:6443', 'certificate-authority-data': 'Q0EtREFUQQ==' } }],
+  users: [
+    { name: 'token', user: { token: secrets.token } },
+    { name: 'cert', user: { 'client-certificate-data': 'Q0VSVC1EQVRB', 'client-key-data': secrets.key } },
+    { name: 'basic', user: { username: 'admin', password: secrets.password } },
+    { name: 'exec', user: { exec: { command: 'aws', args: ['eks', 'get-token'], env: [{ name: 'AWS_SECRET_ACCESS_KEY', value: secrets.execEnv }] } } },
+    { name: 'oidc', user: { 'auth-provider': { name: 'oidc', config: { 'id-token': secrets.idToken, 'refresh-token': secrets.refresh, 'client-id': 'fleet' } } } },
+  ],
+  contexts: [{ name: 'east', context: { cluster: 'east', user: 'token' } }],
+};
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+// Logged fields that hold every credential above somewhere, three levels deep and inside arrays.
+function fields(): Record<string, unknown> {
+  const err = Object.assign(new Error(`gateway refused Authorization: Bearer ${secrets.jwt}`), { config: { headers: { Authorization: `Bearer ${secrets.errHeader}` } } });
+  return {
+    cluster: 'east',
+    a: { b: { c: { object: secret('three-deep') } } },
+    events: [[{ type: 'ADDED', object: secret('in-an-array') }]],
+    list: { kind: 'SecretList', items: [{ metadata: { name: 'listed' }, type: 'Opaque', data: { v: secrets.listed } }] },
+    config: { fleet: [{ kubeconfig: undefined, loaded: kubeconfig }] },
+    req: { method: 'GET', headers: { authorization: `Bearer ${secrets.bearer}`, accept: 'application/json' }, rawHeaders: ['Authorization', `Bearer ${secrets.bearer}`] },
+    note: `retrying with ${secrets.jwt}`,
+    err,
+  };
+}
+
+// What must still be there: the line is still useful.
+const kept = ['"cluster":"east"', '"name":"three-deep"', '"name":"in-an-array"', '"name":"listed"', 'https://east.example:6443', 'Q0VSVC1EQVRB', '"command":"aws"', '"client-id":"fleet"', '"accept":"application/json"', 'gateway refused'];
+
+function lines(): { stream: Writable; text: () => string } {
+  const out: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      out.push(chunk.toString());
+      cb();
+    },
+  });
+  return { stream, text: () => out.join('') };
+}
+
+describe('log redaction at any depth', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('keeps every credential of Secrets, kubeconfigs, headers and errors out of a controller logger on an injected root, and keeps ordinary fields', () => {
+    const { stream, text } = lines();
+    const log = controllerLogger(pino(stream), 'c');
+    log.info(fields(), 'hello');
+    log.child({ cluster: 'west' }).child({ key: 'fleet/x' }).warn(fields(), 'again');
+    expect(leaked(text())).toEqual([]);
+    for (const k of kept) expect(text()).toContain(k);
+    expect(text()).toContain('"controller":"c"');
+    expect(text()).toContain('"key":"fleet/x"');
+    // pino's err serializer still sees an Error: type and message are kept, the token is not.
+    expect(text()).toContain('"type":"Error"');
+  });
+
+  it('redacts in the default logger too (stderr)', () => {
+    const written: string[] = [];
+    vi.spyOn(fs, 'writeSync').mockImplementation((_fd, data: unknown) => {
+      written.push(String(data));
+      return String(data).length;
+    });
+    const log = defaultLogger();
+    log.info(fields(), 'hello');
+    log.child({ cluster: 'west' }).info({ deeper: fields() });
+    vi.restoreAllMocks();
+    const out = written.join('');
+    expect(out).toContain('"cluster":"west"');
+    expect(leaked(out)).toEqual([]);
+    for (const k of kept) expect(out).toContain(k);
+  });
+
+  it("redacts the bindings of children and grandchildren, and runs the root's own log formatter first", () => {
+    const { stream, text } = lines();
+    const root = pino({ formatters: { log: (o) => ({ ...o, traced: 'yes' }) } }, stream);
+    const log = controllerLogger(root, 'c');
+    log.child({ watched: { objects: [secret('bound')] } }).child({ req: { options: { headers: { Authorization: `Bearer ${secrets.binding}` } } } }).info('bound');
+    log.child({ cluster: 'east' }).child({ user: { name: 'u', password: secrets.binding } }).info('bound again');
+    expect(leaked(text())).toEqual([]);
+    expect(text()).toContain('"name":"bound"');
+    expect(text()).toContain('"traced":"yes"');
+  });
+
+  it('never changes what the caller logged', () => {
+    const input = deepFreeze(fields());
+    const before = JSON.stringify(input);
+    const out = redactSecrets(input);
+    expect(JSON.stringify(input)).toBe(before);
+    expect(out).not.toBe(input);
+    expect(leaked(JSON.stringify(out))).toEqual([]);
+  });
+
+  it('returns an ordinary line as it is, without copying it', () => {
+    const line = deepFreeze({ cluster: 'east', key: 'cluster://east/default/a', attempts: 3, object: { kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } } });
+    expect(redactSecrets(line)).toBe(line);
+  });
+
+  it('survives cycles and fails closed past its depth bound', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop', token: secrets.token };
+    cyclic.self = cyclic;
+    let deep: Record<string, unknown> = { password: secrets.password, kind: 'Secret', data: { x: secrets.data } };
+    for (let i = 0; i < 60; i++) deep = { next: deep };
+    const out = JSON.stringify(redactSecrets({ cyclic, deep }));
+    expect(out).toContain('[Circular]');
+    expect(out).toContain('[Truncated]');
+    expect(leaked(out)).toEqual([]);
+  });
+});
