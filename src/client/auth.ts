@@ -15,11 +15,17 @@ import { execCredentialCache, runExecPlugin } from './exec-credential.js';
  * ```
  */
 export interface Credentials {
+  /** Headers to add to each request (e.g. `Authorization`); empty when the cluster uses client certificates only. */
   readonly headers: Readonly<Record<string, string>>;
+  /** PEM CA bundle to verify the server with; absent means Node's default trusted roots. */
   readonly ca?: Buffer | string;
+  /** PEM client certificate for mutual TLS; absent without certificate authentication. */
   readonly cert?: Buffer | string;
+  /** PEM private key of `cert`; absent without certificate authentication. */
   readonly key?: Buffer | string;
+  /** Server name (SNI) to verify instead of the URL's host, from the kubeconfig's `tls-server-name`; absent when not set. */
   readonly servername?: string;
+  /** Whether the server certificate is verified; false only with the kubeconfig's `insecure-skip-tls-verify`. */
   readonly rejectUnauthorized: boolean;
 }
 

@@ -15,68 +15,9 @@ import { loadKubeConfig } from './kubeconfig.js';
 import { resourcePath, withQuery } from './paths.js';
 import type { HttpRequest, Transport, TransportOptions } from './transport.js';
 import { createTransport } from './transport.js';
+import type { ApplyOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType, WatchOptions, WriteOptions } from './call-options.js';
 
-/** Options of `get`. @example `{ namespace: 'default' }` */
-export interface GetOptions {
-  readonly namespace?: string;
-  readonly subresource?: string;
-}
-
-/** Options of `list` and `listAll`. @example `{ namespace: 'default', labelSelector: 'app=web', limit: 500 }` */
-export interface ListOptions {
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly limit?: number;
-  readonly continue?: string;
-  readonly resourceVersion?: string;
-  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
-}
-
-/** Options of `watch`. Bookmarks are asked for unless `allowWatchBookmarks: false`. @example `{ resourceVersion: '42', timeoutSeconds: 300 }` */
-export interface WatchOptions {
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly resourceVersion?: string;
-  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
-  readonly allowWatchBookmarks?: boolean;
-  readonly sendInitialEvents?: boolean;
-  readonly timeoutSeconds?: number;
-}
-
-/** Options common to writes. @example `{ fieldManager: 'my-controller', dryRun: true }` */
-export interface WriteOptions {
-  readonly fieldManager?: string;
-  readonly dryRun?: boolean;
-  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
-  /** Namespace when the object does not carry one. */
-  readonly namespace?: string;
-  readonly subresource?: string;
-}
-
-/** Options of server-side apply: a field manager is required. @example `{ fieldManager: 'my-controller', force: true }` */
-export interface ApplyOptions extends WriteOptions {
-  readonly fieldManager: string;
-  readonly force?: boolean;
-}
-
-/** The patch formats Kubernetes accepts. @example `'merge'` */
-export type PatchType = 'merge' | 'json' | 'strategic';
-
-/** Options of `patch`. @example `{ type: 'merge', namespace: 'default', subresource: 'status' }` */
-export interface PatchOptions extends WriteOptions {
-  readonly type: PatchType;
-}
-
-/** Options of `delete`. @example `{ namespace: 'default', preconditions: { uid }, propagationPolicy: 'Foreground' }` */
-export interface DeleteOptions {
-  readonly namespace?: string;
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
-  readonly gracePeriodSeconds?: number;
-  readonly dryRun?: boolean;
-}
+export type { ApplyOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType, WatchOptions, WriteOptions } from './call-options.js';
 
 /**
  * A client of one cluster. Built from one KubeConfig, with one HTTP agent; credentials never cross
@@ -91,6 +32,7 @@ export interface DeleteOptions {
  * ```
  */
 export interface ClusterClient {
+  /** The fleet cluster this client talks to (named in every error). */
   readonly cluster: ClusterName;
   /** The server URL (with any path prefix), without credentials. */
   readonly server: string;

@@ -14,10 +14,20 @@ import { execFile } from 'node:child_process';
  * ```
  */
 export interface ExecPluginConfig {
+  /** Program to run: a path, or a name looked up in `PATH`. */
   readonly command: string;
+  /** Arguments passed to the program; none when absent or null. */
   readonly args?: readonly string[] | null;
-  readonly env?: readonly { readonly name: string; readonly value: string }[] | null;
+  /** Variables added to (or overriding) the environment rxfleet passes on to the plugin; none when absent or null. */
+  readonly env?: readonly {
+    /** Name of the environment variable to set. */
+    readonly name: string;
+    /** Value to set it to. */
+    readonly value: string;
+  }[] | null;
+  /** ExecCredential version the plugin speaks; default `client.authentication.k8s.io/v1`. */
   readonly apiVersion?: string;
+  /** Whether the plugin gets the cluster's server and TLS settings in `KUBERNETES_EXEC_INFO`; default false. */
   readonly provideClusterInfo?: boolean;
 }
 

@@ -17,9 +17,24 @@ import { E } from '../internal/fp.js';
  * ```
  */
 export type KubeConfigSource =
-  | { readonly yaml: string; readonly context?: string }
-  | { readonly file: string; readonly context?: string }
-  | { readonly kubeConfig: KubeConfig; readonly context?: string };
+  | {
+      /** The kubeconfig as YAML text. */
+      readonly yaml: string;
+      /** Context to use; default the kubeconfig's `current-context`. */
+      readonly context?: string;
+    }
+  | {
+      /** Path of a kubeconfig file, read when the client is created. */
+      readonly file: string;
+      /** Context to use; default the kubeconfig's `current-context`. */
+      readonly context?: string;
+    }
+  | {
+      /** An already loaded KubeConfig; it is copied, never shared. */
+      readonly kubeConfig: KubeConfig;
+      /** Context to use; default the kubeconfig's `current-context`. */
+      readonly context?: string;
+    };
 
 function describe(err: unknown): string {
   // js-yaml errors carry `reason` and `mark` with a snippet of the input; keep only the reason and position.

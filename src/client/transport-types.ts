@@ -14,13 +14,17 @@ import type { Either } from '../internal/fp.js';
  * ```
  */
 export interface HttpRequest {
+  /** HTTP verb; a PATCH needs the `contentType` of its patch format. */
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path and query, appended to the server URL's own path. */
   readonly path: string;
+  /** Request body, already serialized; absent sends none. */
   readonly body?: string;
+  /** Content-Type of `body`; default `application/json`, unused without a body. */
   readonly contentType?: string;
   /** Socket idle timeout; default 60 s. Streams have none (the watch layer runs its own inactivity timer). */
   readonly timeoutMs?: number;
+  /** Aborts the request when signalled; the call then ends with a KubeError. */
   readonly signal?: AbortSignal;
 }
 
@@ -33,7 +37,9 @@ export interface HttpRequest {
  * ```
  */
 export interface HttpResponse {
+  /** HTTP status code, always 2xx (other codes come back as KubeErrors). */
   readonly status: number;
+  /** The body parsed as JSON when it looks like JSON, else the raw text; `undefined` when empty. */
   readonly body: unknown;
 }
 
@@ -46,7 +52,9 @@ export interface HttpResponse {
  * ```
  */
 export interface TransportOptions {
+  /** User-Agent header of every request; default `rxfleet`. */
   readonly userAgent?: string;
+  /** Socket idle timeout of buffered requests, in ms, when the request sets none; default 60 000. Streams have none. */
   readonly timeoutMs?: number;
 }
 
@@ -59,6 +67,7 @@ export interface TransportOptions {
  * ```
  */
 export interface Transport {
+  /** The fleet cluster this transport talks to (named in its errors). */
   readonly cluster: ClusterName;
   /** The server URL, without credentials. */
   readonly server: string;

@@ -12,7 +12,10 @@ declare const clusterNameBrand: unique symbol;
  * const east = clusterName('east');
  * ```
  */
-export type ClusterName = string & { readonly [clusterNameBrand]: true };
+export type ClusterName = string & {
+  /** Compile-time brand only: no such property exists at run time. */
+  readonly [clusterNameBrand]: true;
+};
 
 /**
  * Makes a {@link ClusterName}, refusing names that cannot identify a cluster: empty strings and

@@ -37,6 +37,7 @@ export type KubeErrorType =
  * ```
  */
 export interface KubeError {
+  /** What kind of failure this is: the tag to branch on (see {@link isRetryable}). */
   readonly type: KubeErrorType;
   /** The cluster the request was for. */
   readonly cluster: ClusterName;
@@ -58,8 +59,11 @@ export interface KubeError {
 
 /** One `details.causes[]` entry of a Status. @example `{ reason: 'FieldValueInvalid', field: 'metadata.name' }` */
 export interface StatusCause {
+  /** Machine-readable cause, e.g. `FieldValueInvalid` or `FieldValueRequired`. */
   readonly reason?: string;
+  /** Human-readable explanation of the cause. */
   readonly message?: string;
+  /** Path of the offending field, e.g. `metadata.name` or `spec.ports[0].port`; absent when no single field is at fault. */
   readonly field?: string;
 }
 
@@ -90,15 +94,25 @@ export function kubeError(tag: KubeErrorType, cluster: ClusterName, detail: stri
 
 /** The JSON of a Kubernetes `Status` (metav1.Status), as far as rxfleet reads it. @example `{ kind: 'Status', code: 404, reason: 'NotFound' }` */
 export interface Status {
+  /** Always `Status` for a Status object. */
   readonly kind?: string;
+  /** Outcome of the operation: `Success` or `Failure`. */
   readonly status?: string;
+  /** Human-readable description of the outcome. */
   readonly message?: string;
+  /** Machine-readable reason of a failure (`NotFound`, `AlreadyExists`, `Expired`…); absent or `''` when none applies. */
   readonly reason?: string;
+  /** Suggested HTTP status code; absent or 0 when not set. */
   readonly code?: number;
+  /** Extra data about the failure, depending on `reason`; absent when there is none. */
   readonly details?: {
+    /** Name of the object the failure is about, when there is one. */
     readonly name?: string;
+    /** Kind of the object the failure is about (it may differ from the requested resource). */
     readonly kind?: string;
+    /** Per-field causes of an `Invalid` or `Conflict` failure. */
     readonly causes?: readonly StatusCause[];
+    /** Seconds to wait before retrying, when the server suggests it. */
     readonly retryAfterSeconds?: number;
   };
 }

@@ -12,8 +12,11 @@ import type { KubeObject } from './object.js';
  * ```
  */
 export interface ObjectKey {
+  /** The fleet cluster the object lives in. */
   readonly cluster: ClusterName;
+  /** Namespace of the object; `''` for cluster-scoped objects. */
   readonly namespace: string;
+  /** The object's `metadata.name`. */
   readonly name: string;
 }
 

@@ -16,10 +16,13 @@ import type { ConfigMap, KubeObject, Namespace, Secret } from './object.js';
 export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
   /** API group; `''` for the core group (`/api/v1`). */
   readonly group: string;
+  /** API version within the group, e.g. `v1` or `v1beta1`. */
   readonly version: string;
   /** Lower-case plural used in URLs, e.g. `configmaps`. */
   readonly plural: string;
+  /** Kind of the objects, e.g. `ConfigMap`; sent as the `kind` of written objects. */
   readonly kind: string;
+  /** True when objects live in a namespace, false when the resource is cluster-scoped. */
   readonly namespaced: boolean;
   /** Phantom: never set at run time, only carries `T`. */
   readonly __object?: T;

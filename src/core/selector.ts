@@ -11,10 +11,15 @@
  * ```
  */
 export interface LabelSelector {
+  /** Labels that must be present with exactly these values. */
   readonly matchLabels?: Readonly<Record<string, string>>;
+  /** Requirements on labels, all of which must hold. */
   readonly matchExpressions?: readonly {
+    /** The label key the requirement is about. */
     readonly key: string;
+    /** `In` / `NotIn`: the label's value is (not) one of `values` (a missing label passes `NotIn`); `Exists` / `DoesNotExist`: the key is (not) present. */
     readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    /** Values for `In` and `NotIn`; ignored by `Exists` and `DoesNotExist`. */
     readonly values?: readonly string[];
   }[];
 }

@@ -17,9 +17,26 @@
  * ```
  */
 export type Action =
-  | { readonly type: 'done' }
-  | { readonly type: 'requeue'; readonly afterMs: number }
-  | { readonly type: 'error'; readonly cause: unknown; readonly terminal: boolean; readonly retryAfterMs?: number };
+  | {
+      /** The object is as desired: run again only when something changes. */
+      readonly type: 'done';
+    }
+  | {
+      /** The object is as desired for now: run again after `afterMs` (a success: resets the backoff). */
+      readonly type: 'requeue';
+      /** Delay before the next run, in ms (≥ 0); a change to the object runs it sooner. */
+      readonly afterMs: number;
+    }
+  | {
+      /** The reconcile failed: retried with backoff unless `terminal`. */
+      readonly type: 'error';
+      /** What went wrong (a KubeError, an Error…), passed on as the outcome's `error`. */
+      readonly cause: unknown;
+      /** True when retrying cannot help: never retried, only the next change runs the key again. */
+      readonly terminal: boolean;
+      /** Delay before the retry, in ms, replacing the backoff delay once (e.g. a 429's Retry-After); absent uses the backoff. */
+      readonly retryAfterMs?: number;
+    };
 
 const doneAction: Action = Object.freeze({ type: 'done' });
 

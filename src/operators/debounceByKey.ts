@@ -21,6 +21,7 @@ import type { ReconcileInput } from './types.js';
 export interface DebounceByKeyConfig {
   /** Longest a key's window stays open after its first value. Default 10 × `dueTime`. */
   readonly maxWaitMs?: number;
+  /** Drives the debounce timers. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
 

@@ -24,8 +24,24 @@ import { matchesSelector } from '../core/selector.js';
  * ```
  */
 export type FanOutItem<D> =
-  | { readonly type: 'desired'; readonly cluster: ClusterName; readonly source: ObjectKey; readonly object: D }
-  | { readonly type: 'removed'; readonly cluster: ClusterName; readonly source: ObjectKey };
+  | {
+      /** The cluster matches: write `object` there (apply it). */
+      readonly type: 'desired';
+      /** The fleet name of the target cluster. */
+      readonly cluster: ClusterName;
+      /** The key of the source object the copy is made from. */
+      readonly source: ObjectKey;
+      /** The desired copy for that cluster, as built by the config's `desired`. */
+      readonly object: D;
+    }
+  | {
+      /** The cluster, still engaged, no longer matches (or the source was deleted): remove the copy there. */
+      readonly type: 'removed';
+      /** The fleet name of the cluster to remove the copy from. */
+      readonly cluster: ClusterName;
+      /** The key of the source object whose copy goes. */
+      readonly source: ObjectKey;
+    };
 
 /**
  * Options of {@link fanOut}.

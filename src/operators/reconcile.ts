@@ -33,7 +33,12 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
    * `maxWaitMs` (default 10 × `waitMs`) after the first change of the window, so an object that
    * changes constantly is still reconciled. Off by default (and with `waitMs: 0`).
    */
-  readonly debounce?: { readonly waitMs: number; readonly maxWaitMs?: number };
+  readonly debounce?: {
+    /** Quiet time after a key's last change before it runs, in ms; 0 turns the debounce off. */
+    readonly waitMs: number;
+    /** Longest a key waits after the first change of its window, in ms; default 10 × `waitMs`. */
+    readonly maxWaitMs?: number;
+  };
   /**
    * Per-key exponential backoff on error, laid over controller-runtime's defaults: `initialMs` 5,
    * `factor` 2, capped at `maxMs` 1 000 000 (1000 s), `jitter` 0. No jitter by default: keys fail

@@ -20,8 +20,11 @@ import type { Action } from './actions.js';
  * ```
  */
 export interface EnqueueRequest<T extends KubeObject = KubeObject> {
+  /** Tells an enqueue request apart from the keyed events `reconcile` also consumes. */
   readonly type: 'enqueue';
+  /** The object to reconcile: its cluster, namespace and name (it need not exist). */
   readonly key: ObjectKey;
+  /** The resource (group, version, kind) of the object to reconcile. */
   readonly resource: ResourceDescriptor<T>;
 }
 
@@ -61,9 +64,13 @@ export function enqueue<T extends KubeObject>(key: ObjectKey, resource: Resource
  * ```
  */
 export interface ReconcileRequest<T extends KubeObject = KubeObject> {
+  /** The fleet name of the key's cluster (the same as `key.cluster`). */
   readonly cluster: ClusterName;
+  /** The object to reconcile: its cluster, namespace and name. */
   readonly key: ObjectKey;
+  /** The resource (group, version, kind) of the object. */
   readonly resource: ResourceDescriptor<T>;
+  /** Its latest known state when the reconcile starts; `undefined` after a delete, or when nothing is known of the key (a plain enqueue, a lookup miss). */
   readonly object: T | undefined;
 }
 
@@ -84,6 +91,7 @@ export interface ReconcileContext {
   readonly fleet: FleetView | undefined;
   /** A child of the configured logger with `{ cluster, key }`. */
   readonly log: Logger;
+  /** Aborted when the key's cluster leaves the fleet (the run is then reported as `dropped`) or the pipeline is unsubscribed. */
   readonly signal: AbortSignal;
   /** 1 for the first try after a success, n for the n-th consecutive try after failures. */
   readonly attempt: number;
@@ -125,12 +133,17 @@ export type OutcomeResult = 'done' | 'requeue' | 'error' | 'terminal' | 'dropped
  * ```
  */
 export interface Outcome {
+  /** The object reconciled: its cluster, namespace and name. */
   readonly key: ObjectKey;
+  /** The fleet name of the key's cluster, for per-cluster metrics. */
   readonly cluster: ClusterName;
+  /** How the reconcile ended: `done`, `requeue`, `error`, `terminal` or `dropped`. */
   readonly result: OutcomeResult;
   /** 1 for the first try after a success, n for the n-th consecutive try. */
   readonly attempt: number;
+  /** When the reconcile started, as the scheduler's `now()` in ms. */
   readonly startedAt: number;
+  /** How long the reconcile ran, in scheduler ms. */
   readonly durationMs: number;
   /** The cause, for `error` and `terminal`. */
   readonly error: unknown;
@@ -152,7 +165,9 @@ export interface Outcome {
 export interface QueueDepth {
   /** Keys with any state held: ready, running, debouncing or waiting for a retry. */
   readonly keys: number;
+  /** Keys ready to run and waiting for a free concurrency slot (or the rate limit). */
   readonly ready: number;
+  /** Reconciles running now (at most the configured `concurrency`). */
   readonly running: number;
   /** Keys waiting on a timer (debounce, backoff or requeue). */
   readonly waiting: number;
@@ -166,4 +181,10 @@ export interface QueueDepth {
  * const toKeys = (ev: ObjectEvent<Secret>) => [objectKey(hub, 'fleet', ev.key.name)];
  * ```
  */
-export type ObjectEvent<T extends KubeObject = KubeObject> = Extract<KeyedEvent<T>, { readonly object: T }>;
+export type ObjectEvent<T extends KubeObject = KubeObject> = Extract<
+  KeyedEvent<T>,
+  {
+    /** The object applied (latest state) or deleted (last known state). */
+    readonly object: T;
+  }
+>;

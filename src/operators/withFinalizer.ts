@@ -43,6 +43,7 @@ export interface FinalizerWrites<T extends KubeObject> {
  * ```
  */
 export interface FinalizerConfig<T extends KubeObject> {
+  /** The finalizer's name in `metadata.finalizers`, qualified by a domain you own, e.g. `example.com/cleanup`. */
   readonly finalizer: string;
   /** How the finalizer is added and removed. */
   readonly writes: FinalizerWrites<T>;

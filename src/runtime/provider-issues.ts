@@ -14,10 +14,13 @@ import type { ProviderReport } from '../streams/provider-report.js';
  * ```
  */
 export interface ProviderIssue {
+  /** The name of the provider that reported it, e.g. `file`, `kubeconfig-secrets`. */
   readonly provider: string;
+  /** `skipped`: a candidate cannot be a cluster; `waiting`: a cluster does not answer; `error`: the provider's own discovery failed; `failing`: a discovery source's watch is failing. */
   readonly type: 'skipped' | 'waiting' | 'error' | 'failing';
   /** The candidate, cluster or discovery source concerned (a path, `Secret ns/name`, a workspace, `secrets on hub`). */
   readonly subject: string;
+  /** Why, in one line for a person (the report's `reason`). */
   readonly reason: string;
   /** When it was reported (scheduler ms). */
   readonly at: number;

@@ -25,6 +25,7 @@ import { send } from './send.js';
 export interface ApplyWrite<T extends KubeObject = KubeObject> {
   /** The cluster to write to: not necessarily the one the event came from (fan-out). */
   readonly cluster: ClusterName;
+  /** The resource (group, version, kind) of the object. */
   readonly resource: ResourceDescriptor<T>;
   /** The fields this controller wants set, with `metadata.name` (and namespace when namespaced). */
   readonly object: ApplyConfiguration<T>;

@@ -32,11 +32,15 @@ export const sourceUidAnnotation = 'rxfleet.dev/source-uid';
  * ```
  */
 export interface SourceIdentity {
+  /** The fleet name of the cluster the source lives in. */
   readonly cluster: ClusterName;
   /** `resourceId` of the source's resource. */
   readonly resource: string;
+  /** The source's namespace; `''` when its resource is cluster-scoped. */
   readonly namespace: string;
+  /** The source's `metadata.name`. */
   readonly name: string;
+  /** The source's `metadata.uid`, which tells it apart from a later object of the same name. */
   readonly uid: string;
 }
 
@@ -102,7 +106,12 @@ export function sourceSelector(source: SourceIdentity): string {
  * @param source - the source.
  * @returns the label and annotation maps.
  */
-export function backReference(source: SourceIdentity): { readonly labels: Readonly<Record<string, string>>; readonly annotations: Readonly<Record<string, string>> } {
+export function backReference(source: SourceIdentity): {
+  /** The `rxfleet.dev/source` label with the source's hash. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The five `rxfleet.dev/source-*` annotations holding the full identity. */
+  readonly annotations: Readonly<Record<string, string>>;
+} {
   return {
     labels: { [sourceLabel]: sourceHash(source) },
     annotations: {

@@ -23,9 +23,22 @@ import { send } from './send.js';
  * ```
  */
 export type Mutation<T extends KubeObject> =
-  | { readonly type: 'write'; readonly object: T }
-  | { readonly type: 'unchanged' }
-  | { readonly type: 'refuse'; readonly error: Omit<WriteError, 'verb' | 'key' | 'attempts'> };
+  | {
+      /** Replace the object with `object` (sent with the resourceVersion just read). */
+      readonly type: 'write';
+      /** The new object. */
+      readonly object: T;
+    }
+  | {
+      /** Already as wanted: write nothing, report success with `changed: false`. */
+      readonly type: 'unchanged';
+    }
+  | {
+      /** Give up without writing: the outcome is a Left with `error`. */
+      readonly type: 'refuse';
+      /** Why; the sink adds the verb, the key and the attempts. */
+      readonly error: Omit<WriteError, 'verb' | 'key' | 'attempts'>;
+    };
 
 /**
  * Settings of one read-modify-write.
@@ -38,7 +51,9 @@ export type Mutation<T extends KubeObject> =
 export interface ReadModifyWriteOptions {
   /** What a missing object means: an error (default) or nothing to do. */
   readonly missing?: 'fail' | 'unchanged';
+  /** Validate the PUT on the server without persisting it (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
+  /** `status` to replace the status subresource; absent replaces the object itself. */
   readonly subresource?: 'status';
 }
 

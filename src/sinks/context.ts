@@ -50,7 +50,9 @@ export interface WriteClient {
  * ```
  */
 export interface SinkCluster {
+  /** The cluster's fleet name, as writes name it. */
   readonly name: ClusterName;
+  /** The client the sinks send this cluster's requests with. */
   readonly client: WriteClient;
 }
 
@@ -97,7 +99,9 @@ export interface RetryConfig {
  * ```
  */
 export interface RetryPolicy {
+  /** Total attempts of one write, the first included (1: no retry). */
   readonly attempts: number;
+  /** The wait between attempts, with every default filled in. */
   readonly backoff: BackoffConfig;
 }
 
@@ -116,6 +120,7 @@ const retryAfterDefaults: BackoffConfig = { initialMs: 1000, factor: 1, maxMs: 3
  * ```
  */
 export interface SinkConfig {
+  /** Where the sinks find each cluster's client, read at every write (a `FleetView` will do). */
   readonly fleet: SinkFleet;
   /** The controller's one stable field manager (1–128 characters): server-side apply tracks ownership by it. */
   readonly fieldManager: string;
@@ -152,10 +157,15 @@ export interface SinkConfig {
  * ```
  */
 export interface SinkContext {
+  /** Where the sinks find each cluster's client, read at every write. */
   readonly fleet: SinkFleet;
+  /** The controller's field manager, sent with every create, update, patch and apply. */
   readonly fieldManager: string;
+  /** Drives every wait (retry spacing, Retry-After, rate limits): the config's, else `asyncScheduler`. */
   readonly scheduler: SchedulerLike;
+  /** How a 409 Conflict is retried (default 5 attempts, 10 ms apart with 10% jitter). */
   readonly conflictRetry: RetryPolicy;
+  /** How a 429 Too Many Requests is retried (default 4 attempts, Retry-After capped at 30 s, 1 s without one). */
   readonly retryAfter: RetryPolicy;
   /** Uniform random numbers in [0, 1) for retry jitter (`Math.random` unless the config gave one). */
   readonly random: () => number;

@@ -23,10 +23,13 @@ import { send } from './send.js';
  * ```
  */
 export interface CreateWrite<T extends KubeObject = KubeObject> {
+  /** The cluster to create the object in: not necessarily the one the event came from (fan-out). */
   readonly cluster: ClusterName;
+  /** The resource (group, version, kind) of the object. */
   readonly resource: ResourceDescriptor<T>;
   /** The object; `metadata.generateName` may stand in for `metadata.name`. */
   readonly object: T;
+  /** Validate on the server and report what would change, persisting nothing (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
 }
 

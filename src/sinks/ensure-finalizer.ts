@@ -22,9 +22,11 @@ import { refusal } from './result.js';
 export interface FinalizerWrite<T extends KubeObject = KubeObject> {
   /** The object, with the cluster to write to. */
   readonly key: ObjectKey;
+  /** The resource (group, version, kind) of the object. */
   readonly resource: ResourceDescriptor<T>;
   /** A qualified name, e.g. `example.com/cleanup`. */
   readonly finalizer: string;
+  /** Validate on the server and report what would change, persisting nothing (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
 }
 

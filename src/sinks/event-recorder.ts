@@ -5,9 +5,6 @@ import type { OperatorFunction, Subscription } from 'rxjs';
 import { concatMap, defer, finalize, map, Observable, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import { objectKey } from '../core/key.js';
-import type { KubeObject } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import { apiVersionOf, resource } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
 import type { SinkOperatorConfig } from './operator.js';
@@ -15,70 +12,8 @@ import { writeEach } from './operator.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed, written } from './result.js';
 import { send } from './send.js';
-
-/**
- * A reference to the object an Event is about.
- *
- * @example
- * ```ts
- * const ref: EventReference = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a', uid: 'u-1' };
- * ```
- */
-export interface EventReference {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-}
-
-/**
- * An `events.k8s.io/v1` Event.
- *
- * @example
- * ```ts
- * const count = (event: KubeEvent) => event.series?.count ?? 1;
- * ```
- */
-export interface KubeEvent extends KubeObject {
-  readonly eventTime: string;
-  readonly series?: { readonly count: number; readonly lastObservedTime: string };
-  readonly reportingController: string;
-  readonly reportingInstance: string;
-  readonly action: string;
-  readonly reason: string;
-  readonly note?: string;
-  readonly type: 'Normal' | 'Warning';
-  readonly regarding: EventReference;
-  readonly related?: EventReference;
-}
-
-/** The `events.k8s.io/v1` Event resource. @example `client.list(eventsV1, { namespace: 'default' })` */
-export const eventsV1: ResourceDescriptor<KubeEvent> = resource<KubeEvent>({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true });
-
-/**
- * The reference to put in `regarding` for an object of a resource.
- *
- * @example
- * ```ts
- * referenceTo(configMaps, cm); // { apiVersion: 'v1', kind: 'ConfigMap', namespace, name, uid, resourceVersion }
- * ```
- * @param r - the object's resource.
- * @param obj - the object.
- * @returns the reference.
- */
-export function referenceTo(r: ResourceDescriptor, obj: KubeObject): EventReference {
-  const m = obj.metadata;
-  return {
-    apiVersion: apiVersionOf(r),
-    kind: r.kind,
-    name: m.name ?? '',
-    ...(r.namespaced && m.namespace !== undefined ? { namespace: m.namespace } : {}),
-    ...(m.uid === undefined ? {} : { uid: m.uid }),
-    ...(m.resourceVersion === undefined ? {} : { resourceVersion: m.resourceVersion }),
-  };
-}
+import type { EventReference, KubeEvent } from './kube-event.js';
+import { eventsV1 } from './kube-event.js';
 
 /**
  * One occurrence to record.
@@ -91,8 +26,11 @@ export function referenceTo(r: ResourceDescriptor, obj: KubeObject): EventRefere
 export interface EventRecord {
   /** The cluster the Event is written to: the cluster of the object it is about. */
   readonly cluster: ClusterName;
+  /** The object the Event is about, e.g. from {@link referenceTo}; its namespace is the Event's (`default` for a cluster-scoped one). */
   readonly regarding: EventReference;
+  /** A second object involved (e.g. the Node a Pod was scheduled to); none when absent. */
   readonly related?: EventReference;
+  /** `Warning` for something a person should look at, `Normal` otherwise. */
   readonly type: 'Normal' | 'Warning';
   /** Why, in UpperCamelCase (≤ 128 characters). */
   readonly reason: string;

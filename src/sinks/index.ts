@@ -35,8 +35,10 @@ export { remove, removeEach } from './remove.js';
 export type { FinalizerWrite } from './ensure-finalizer.js';
 export { ensureFinalizer, ensureFinalizerEach } from './ensure-finalizer.js';
 export { removeFinalizer, removeFinalizerEach } from './remove-finalizer.js';
-export type { EventRecord, EventRecorder, EventRecorderConfig, EventReference, KubeEvent } from './event-recorder.js';
-export { eventRecorder, eventsV1, referenceTo } from './event-recorder.js';
+export type { EventRecord, EventRecorder, EventRecorderConfig } from './event-recorder.js';
+export { eventRecorder } from './event-recorder.js';
+export type { EventReference, KubeEvent } from './kube-event.js';
+export { eventsV1, referenceTo } from './kube-event.js';
 export type { SourceIdentity } from './back-reference.js';
 export {
   sourceClusterAnnotation,

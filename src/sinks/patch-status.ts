@@ -25,11 +25,13 @@ import { send } from './send.js';
 export interface PatchStatusWrite<T extends KubeObject = KubeObject> {
   /** The object, with the cluster to write to. */
   readonly key: ObjectKey;
+  /** The resource (group, version, kind) of the object. */
   readonly resource: ResourceDescriptor<T>;
   /** Merged into `status` (JSON merge patch: `null` removes a field). */
   readonly status: unknown;
   /** The object as last seen, to skip the read that decides `changed` (see `apply`). */
   readonly current?: T;
+  /** Validate on the server and report what would change, persisting nothing (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
 }
 

@@ -25,6 +25,7 @@ import type { WriteOutcome } from './result.js';
  * ```
  */
 export interface RemoveTargetsWrite extends TargetSearch {
+  /** The source whose targets go: only objects whose back-reference names this uid are deleted. */
   readonly source: SourceIdentity;
 }
 

@@ -26,13 +26,22 @@ import { send } from './send.js';
 export interface RemoveWrite<T extends KubeObject = KubeObject> {
   /** The object, with the cluster to delete it from. */
   readonly key: ObjectKey;
+  /** The resource (group, version, kind) of the object. */
   readonly resource: ResourceDescriptor<T>;
   /** Delete only this incarnation (uid) or this version; a mismatch is a Conflict. */
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly preconditions?: {
+    /** Expected `metadata.uid`: a recreated object of the same name is left alone. */
+    readonly uid?: string;
+    /** Expected `metadata.resourceVersion`: an object changed since it was read is left alone. */
+    readonly resourceVersion?: string;
+  };
+  /** How dependents are garbage-collected: before the object (`Foreground`), after it (`Background`), or not at all (`Orphan`); absent uses the resource's default, usually `Background`. */
   readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  /** Seconds the object gets to terminate before it is removed (0: at once); absent uses the object's own default. */
   readonly gracePeriodSeconds?: number;
   /** Whether an already-missing object is success with `changed: false` (default true). */
   readonly notFoundIsSuccess?: boolean;
+  /** Validate the deletion on the server without deleting anything (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
 }
 

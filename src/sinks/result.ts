@@ -56,8 +56,11 @@ export type WriteErrorType = KubeErrorType | 'NoStatusSubresource' | 'Terminatin
  * ```
  */
 export interface WriteError extends Omit<KubeError, 'type'> {
+  /** What kind of failure: a {@link KubeErrorType} from the server or client, or a sink's own refusal. */
   readonly type: WriteErrorType;
+  /** The sink whose write failed. */
   readonly verb: WriteVerb;
+  /** The object the write was for (a failed listing names only the cluster, with an empty name). */
   readonly key: ObjectKey;
   /** How many times the write request was sent (0 when the sink refused before sending). */
   readonly attempts: number;
@@ -72,8 +75,11 @@ export interface WriteError extends Omit<KubeError, 'type'> {
  * ```
  */
 export interface WriteResult<T extends KubeObject = KubeObject> {
+  /** The fleet name of the cluster written to (the same as `key.cluster`). */
   readonly cluster: ClusterName;
+  /** The object written (with the server-chosen name after a `generateName` create). */
   readonly key: ObjectKey;
+  /** The sink that made the write. */
   readonly verb: WriteVerb;
   /** Whether the object in the cluster changed (for dry runs: whether it would have). */
   readonly changed: boolean;

@@ -37,10 +37,13 @@ export type UpdateRecipe<T extends KubeObject> = (draft: Draft<T>) => void;
 export interface UpdateWrite<T extends KubeObject = KubeObject> {
   /** The object, with the cluster to write to. */
   readonly key: ObjectKey;
+  /** The resource (group, version, kind) of the object. */
   readonly resource: ResourceDescriptor<T>;
+  /** The change, made to a draft of the latest object; run again on a fresh read after each Conflict. */
   readonly recipe: UpdateRecipe<T>;
   /** Write through the status subresource (a PUT of status). */
   readonly subresource?: 'status';
+  /** Validate on the server and report what would change, persisting nothing (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
 }
 

@@ -21,8 +21,11 @@ import type { WatchHealth } from './watch-health.js';
  * ```
  */
 export interface Selection {
+  /** Only objects of this namespace; all namespaces when absent (and for cluster-scoped resources). */
   readonly namespace?: string;
+  /** A Kubernetes label selector, e.g. `app=web,tier!=db`; no label filter when absent. */
   readonly labelSelector?: string;
+  /** A Kubernetes field selector, e.g. `metadata.name=settings`; no field filter when absent. */
   readonly fieldSelector?: string;
 }
 
@@ -119,9 +122,26 @@ export interface Cluster {
  * ```
  */
 export type FleetEvent =
-  | { readonly type: 'engaged'; readonly cluster: Cluster }
-  | { readonly type: 'disengaged'; readonly name: ClusterName; readonly reason?: string }
-  | { readonly type: 'report'; readonly report: ProviderReport };
+  | {
+      /** A cluster joined the fleet (a changed credential comes back this way, after `disengaged`). */
+      readonly type: 'engaged';
+      /** The cluster now engaged, with its own client. */
+      readonly cluster: Cluster;
+    }
+  | {
+      /** A cluster left the fleet: everything built on it stops. */
+      readonly type: 'disengaged';
+      /** The fleet name of the cluster leaving. */
+      readonly name: ClusterName;
+      /** Why it left, for logs and health; absent when the provider does not say. */
+      readonly reason?: string;
+    }
+  | {
+      /** A provider report: the fleet itself is unchanged. */
+      readonly type: 'report';
+      /** What the provider saw (a skipped candidate, a failing source, a lifecycle change). */
+      readonly report: ProviderReport;
+    };
 
 /**
  * A source of clusters. Cold: subscribing starts discovery, unsubscribing stops it and disengages

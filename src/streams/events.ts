@@ -23,11 +23,32 @@ import type { ResourceDescriptor } from '../core/resource.js';
  * ```
  */
 export type WatchEvent<T extends KubeObject = KubeObject> =
-  | { readonly type: 'initStarted' }
-  | { readonly type: 'initApply'; readonly object: T }
-  | { readonly type: 'initDone' }
-  | { readonly type: 'applied'; readonly object: T }
-  | { readonly type: 'deleted'; readonly object: T };
+  | {
+      /** A (re)list begins: consumers that rebuild state start a fresh buffer. */
+      readonly type: 'initStarted';
+    }
+  | {
+      /** One object of the listing in progress. */
+      readonly type: 'initApply';
+      /** The listed object (frozen). */
+      readonly object: T;
+    }
+  | {
+      /** The listing is complete: the objects since `initStarted` are the whole state. */
+      readonly type: 'initDone';
+    }
+  | {
+      /** An object was added or modified after the listing. */
+      readonly type: 'applied';
+      /** Its new state (frozen). */
+      readonly object: T;
+    }
+  | {
+      /** An object was deleted after the listing. */
+      readonly type: 'deleted';
+      /** Its last known state (frozen). */
+      readonly object: T;
+    };
 
 /**
  * One change to one object somewhere in the fleet, or the removal of a whole cluster. The key
@@ -44,6 +65,29 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
  * ```
  */
 export type KeyedEvent<T extends KubeObject = KubeObject> =
-  | { readonly type: 'applied'; readonly key: ObjectKey; readonly resource: ResourceDescriptor<T>; readonly object: T }
-  | { readonly type: 'deleted'; readonly key: ObjectKey; readonly resource: ResourceDescriptor<T>; readonly object: T }
-  | { readonly type: 'clusterRemoved'; readonly cluster: ClusterName };
+  | {
+      /** An object was listed, added or modified. */
+      readonly type: 'applied';
+      /** The object's cluster, namespace and name. */
+      readonly key: ObjectKey;
+      /** The resource (group, version, kind) the object belongs to. */
+      readonly resource: ResourceDescriptor<T>;
+      /** Its latest state (frozen). */
+      readonly object: T;
+    }
+  | {
+      /** An object was deleted (or vanished in a relist). */
+      readonly type: 'deleted';
+      /** The object's cluster, namespace and name. */
+      readonly key: ObjectKey;
+      /** The resource (group, version, kind) the object belongs to. */
+      readonly resource: ResourceDescriptor<T>;
+      /** Its last known state (frozen). */
+      readonly object: T;
+    }
+  | {
+      /** The cluster left the fleet: every key of it is gone at once, with no per-object deletes. */
+      readonly type: 'clusterRemoved';
+      /** The fleet name of the cluster removed. */
+      readonly cluster: ClusterName;
+    };

@@ -18,7 +18,9 @@ import type { ProviderReport } from './provider-report.js';
  * ```
  */
 export interface EngagedCluster {
+  /** The engaged cluster: its name, client, labels and identity. */
   readonly cluster: Cluster;
+  /** Emits once, then completes, when this engagement ends; at once if it already has. */
   readonly lifetime: Observable<void>;
 }
 

@@ -41,7 +41,9 @@ export interface InformerOptions<T extends KubeObject> extends Selection {
  * ```
  */
 export interface Informer<T extends KubeObject> {
+  /** The cluster watched; a re-engaged cluster (a new `Cluster`) gets informers of its own. */
   readonly cluster: Cluster;
+  /** The resource (group, version, kind) whose objects are watched and cached. */
   readonly resource: ResourceDescriptor<T>;
   /** The cached state as `initStarted`/`initApply`…/`initDone`, then live events (deletes of relists included). Subscribing keeps the watch open. */
   readonly events: Observable<WatchEvent<T>>;

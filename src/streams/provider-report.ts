@@ -34,29 +34,106 @@ import type { KubeErrorType } from '../core/errors.js';
  * ```
  */
 export type ProviderReport =
-  | { readonly type: 'engaged'; readonly provider: string; readonly cluster: ClusterName; readonly at: number }
-  | { readonly type: 'reengaged'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
-  | { readonly type: 'disengaged'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
-  | { readonly type: 'skipped'; readonly provider: string; readonly candidate: string; readonly reason: string; readonly at: number }
-  | { readonly type: 'waiting'; readonly provider: string; readonly cluster: ClusterName; readonly reason: string; readonly at: number }
-  | { readonly type: 'error'; readonly provider: string; readonly reason: string; readonly at: number }
   | {
-      readonly type: 'source';
+      /** A cluster joined the fleet. */
+      readonly type: 'engaged';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
       readonly provider: string;
-      readonly state: 'failing';
-      readonly management: ClusterName;
-      readonly resource: string;
-      readonly error: KubeErrorType;
-      readonly reason: string;
+      /** The fleet name of the cluster engaged. */
+      readonly cluster: ClusterName;
+      /** When it was reported, on the scheduler's clock (ms). */
       readonly at: number;
     }
   | {
-      readonly type: 'source';
+      /** A cluster was replaced by a new engagement (new client); a `disengaged` FleetEvent preceded it. */
+      readonly type: 'reengaged';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
       readonly provider: string;
-      readonly state: 'recovered';
-      readonly management: ClusterName;
-      readonly resource: string;
+      /** The fleet name of the cluster replaced. */
+      readonly cluster: ClusterName;
+      /** Why it was replaced, e.g. its credentials or server changed. */
       readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
+      readonly at: number;
+    }
+  | {
+      /** A cluster left the fleet. */
+      readonly type: 'disengaged';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
+      readonly provider: string;
+      /** The fleet name of the cluster that left. */
+      readonly cluster: ClusterName;
+      /** Why it left, e.g. its kubeconfig Secret was deleted. */
+      readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
+      readonly at: number;
+    }
+  | {
+      /** A candidate cannot be a cluster; reported once per distinct reason. */
+      readonly type: 'skipped';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
+      readonly provider: string;
+      /** What was considered, as a person would name it: a kubeconfig path, a Secret, a workspace. */
+      readonly candidate: string;
+      /** Why it cannot be a cluster, e.g. an invalid kubeconfig or a missing Secret key. */
+      readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
+      readonly at: number;
+    }
+  | {
+      /** A candidate that looks fine does not answer; retried on the provider's schedule. */
+      readonly type: 'waiting';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
+      readonly provider: string;
+      /** The fleet name the cluster will have once it answers. */
+      readonly cluster: ClusterName;
+      /** Why it is not answering yet (the first contact's failure or timeout) and when it is retried. */
+      readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
+      readonly at: number;
+    }
+  | {
+      /** The provider's own source has a problem, e.g. a kind command or a scan failed. */
+      readonly type: 'error';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
+      readonly provider: string;
+      /** What failed, in one line. */
+      readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
+      readonly at: number;
+    }
+  | {
+      /** The watch of a discovery source on the management cluster changed health. */
+      readonly type: 'source';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
+      readonly provider: string;
+      /** The watch backs off with an error (its first list included); said once per distinct error while it keeps failing. */
+      readonly state: 'failing';
+      /** The management cluster the provider discovers from. */
+      readonly management: ClusterName;
+      /** The watched resource's `resourceId`, e.g. `secrets`. */
+      readonly resource: string;
+      /** The kind of failure: `Forbidden` when RBAC refuses, `ClusterUnreachable`, `Unauthorized`… */
+      readonly error: KubeErrorType;
+      /** The failure in one line, for logs and `/readyz`. */
+      readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
+      readonly at: number;
+    }
+  | {
+      /** The watch of a discovery source on the management cluster changed health. */
+      readonly type: 'source';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
+      readonly provider: string;
+      /** Data flows again (a list completed, an event or a line arrived); said once per failure episode. */
+      readonly state: 'recovered';
+      /** The management cluster the provider discovers from. */
+      readonly management: ClusterName;
+      /** The watched resource's `resourceId`, e.g. `secrets`. */
+      readonly resource: string;
+      /** What works again, in one line. */
+      readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
       readonly at: number;
     };
 

@@ -27,6 +27,7 @@ export type Indexer<T extends KubeObject> = (obj: T) => readonly string[];
  * ```
  */
 export interface StoreOptions<T extends KubeObject> {
+  /** Custom indexes by name, read with {@link StoreView.byIndex}; only the built-in ones when absent. */
   readonly indexers?: Readonly<Record<string, Indexer<T>>>;
 }
 

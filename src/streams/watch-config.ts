@@ -15,7 +15,9 @@ import type { BackoffConfig } from './backoff.js';
 export interface WatchConfig {
   /** Only this namespace; all namespaces when omitted. */
   readonly namespace?: string;
+  /** A Kubernetes label selector, e.g. `app=web,tier!=db`; no label filter when omitted. */
   readonly labelSelector?: string;
+  /** A Kubernetes field selector, e.g. `metadata.name=settings`; no field filter when omitted. */
   readonly fieldSelector?: string;
   /**
    * Use streaming lists (`sendInitialEvents=true`) where the server supports them; a refusal falls
@@ -39,7 +41,12 @@ export interface WatchConfig {
    */
   readonly inactivityTimeoutMs?: number;
   /** Range of the random `timeoutSeconds` asked of the server per watch request. Default 300–600 s. */
-  readonly serverTimeoutSeconds?: { readonly min: number; readonly max: number };
+  readonly serverTimeoutSeconds?: {
+    /** Shortest `timeoutSeconds` asked of the server, in seconds (default 300). */
+    readonly min: number;
+    /** Longest `timeoutSeconds` asked of the server, in seconds (default 600). */
+    readonly max: number;
+  };
   /** Reconnect backoff; what is given is laid over {@link defaultBackoff}. */
   readonly backoff?: Partial<BackoffConfig>;
   /** Backoff after 401/403; what is given is laid over {@link defaultAuthBackoff}. */

@@ -33,9 +33,11 @@ export type WatchState = 'listing' | 'relisting' | 'connected' | 'backingOff';
  * ```
  */
 export interface WatchHealth {
+  /** The fleet name of the watched cluster. */
   readonly cluster: ClusterName;
   /** `resourceId` of the watched resource, e.g. `configmaps`. */
   readonly resource: string;
+  /** Where the watch stands now: `listing`, `relisting`, `connected` or `backingOff`. */
   readonly state: WatchState;
   /** True once a full list has been delivered; stays true across reconnects and relists. */
   readonly synced: boolean;
@@ -61,5 +63,15 @@ export interface WatchHealth {
  * ```
  */
 export type WatchSignal<T extends KubeObject = KubeObject> =
-  | { readonly type: 'event'; readonly event: WatchEvent<T> }
-  | { readonly type: 'health'; readonly health: WatchHealth };
+  | {
+      /** A watch event of the contract in events.ts. */
+      readonly type: 'event';
+      /** The event itself (`initStarted`, `initApply`, `initDone`, `applied` or `deleted`). */
+      readonly event: WatchEvent<T>;
+    }
+  | {
+      /** The watch's health changed. */
+      readonly type: 'health';
+      /** The new health snapshot. */
+      readonly health: WatchHealth;
+    };

@@ -31,7 +31,9 @@ import type { WatchSource } from './watch-source.js';
  * ```
  */
 export interface WatchMachineConfig extends WatchConfig {
+  /** The fleet name of the watched cluster, reported in health and errors. */
   readonly cluster: ClusterName;
+  /** The resource watched; health names it by its `resourceId`. */
   readonly resource: ResourceDescriptor;
 }
 

@@ -19,7 +19,10 @@ import type { KeyedEvent } from '../streams/events.js';
  * const fields: ObjectFields<ConfigMap> = { metadata: { generation: 2, labels: { app: 'web' } }, data: { k: 'v' } };
  * ```
  */
-export type ObjectFields<T extends KubeObject> = Omit<Partial<T>, 'metadata'> & { readonly metadata?: ObjectMeta };
+export type ObjectFields<T extends KubeObject> = Omit<Partial<T>, 'metadata'> & {
+  /** Metadata of the object (labels, generation…); its name and namespace always come from the ref. */
+  readonly metadata?: ObjectMeta;
+};
 
 /**
  * Builds keyed events of one resource. A `ref` is `'namespace/name'`, or `'name'` for a

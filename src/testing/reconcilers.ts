@@ -16,7 +16,9 @@ import type { ReconcileContext, ReconcileRequest, Reconciler } from '../operator
  * ```
  */
 export interface Step {
+  /** How long the run takes, in frames (ms) of scheduler time; 0 or less answers synchronously. */
   readonly frames: number;
+  /** What the run answers when it ends; default `done()`. */
   readonly action?: Action;
 }
 
@@ -74,11 +76,17 @@ export function scripted<T extends KubeObject = KubeObject>(
  * ```
  */
 export interface RecordedRun<T extends KubeObject = KubeObject> {
+  /** The key the run reconciled. */
   readonly key: ObjectKey;
+  /** The object the run was given; `undefined` after a delete or for a key with nothing known. */
   readonly object: T | undefined;
+  /** The run's `context.attempt`: 1 after a success, n for the n-th consecutive try after failures. */
   readonly attempt: number;
+  /** When the run started, in scheduler time (ms). */
   readonly start: number;
+  /** When the run completed or errored, in scheduler time (ms); `undefined` while running or when cut short. */
   end: number | undefined;
+  /** The run's `context.signal`: `aborted` tells whether the queue aborted it (cluster removed, unsubscribed). */
   readonly signal: AbortSignal;
 }
 
@@ -102,7 +110,9 @@ export function recorder<T extends KubeObject = KubeObject>(
   inner: Reconciler<T>,
   scheduler: SchedulerLike = asyncScheduler,
 ): {
+  /** The wrapped reconciler to hand to `reconcile`: it runs `inner` and records each run. */
   readonly reconciler: Reconciler<T>;
+  /** Every run so far, in start order (updated live as runs end). */
   readonly calls: readonly RecordedRun<T>[];
   /** The most runs of one key that were in flight at once (1 when the queue never overlapped a key). */
   maxInFlightPerKey(): number;
