@@ -14,7 +14,7 @@ import type { WatchHealth } from '../streams/watch-health.js';
 import { matchesSelector } from '../core/selector.js';
 import type { ControllerSelection } from './controller.js';
 import type { HealthTracker } from './health.js';
-import { unservedMessage } from './health.js';
+import { failingReason, unservedMessage } from './health.js';
 import type { ControllerMetrics } from './metrics.js';
 
 /**
@@ -58,8 +58,19 @@ export interface KeeperParts {
   readonly log: Logger;
 }
 
-// One line per real change of a watch's state, never one per retry.
-function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined): void {
+/**
+ * Logs a watch's health change: one line per real change of its state, never one per retry (a
+ * watch turning degraded is logged once, however many retries follow).
+ *
+ * @example
+ * ```ts
+ * logTransition(log.child({ cluster: 'east' }), h, tracker.watchHealth(h)); // tracker: the run's HealthTracker
+ * ```
+ * @param clog - the cluster's logger.
+ * @param h - the new snapshot.
+ * @param before - the previous snapshot of the same watch, if any.
+ */
+export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined): void {
   if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
   if (h.state === 'backingOff' && before?.state !== 'backingOff') {
     const err = h.lastError;
@@ -67,6 +78,11 @@ function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undef
     else clog.warn({ resource: h.resource, error: err?.type, reason: err?.message }, 'watch failing, retrying with backoff');
   }
   if (h.state === 'connected' && before?.state === 'backingOff') clog.info({ resource: h.resource }, 'watch recovered');
+  // Degraded is its own, slower transition: once when it starts, once when it ends.
+  if (h.degraded === true && before?.degraded !== true) {
+    clog.error({ resource: h.resource, error: h.lastError?.type, failingSince: h.failingSince }, `cluster unhealthy: ${failingReason(h)}`);
+  }
+  if (h.degraded !== true && before?.degraded === true) clog.info({ resource: h.resource }, 'watch no longer degraded: a list or event came through');
 }
 
 /**

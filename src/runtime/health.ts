@@ -26,8 +26,9 @@ export type RunPhase = 'starting' | 'running' | 'stopping' | 'stopped';
  *
  * - `syncing`: some watch has not delivered its first full list yet.
  * - `synced`: every watch is synced and none is failing.
- * - `unhealthy`: some watch is backing off after a failure; `reason` says why (the API server's
- *   message, or what to fix when the resource is not served there).
+ * - `unhealthy`: some watch is backing off after a failure, or is degraded (failing for its
+ *   `degradedAfterMs` without a successful list or event, even between retries); `reason` says
+ *   why (the API server's message, or what to fix when the resource is not served there).
  *
  * @example
  * ```ts
@@ -123,17 +124,34 @@ export function unservedMessage(resource: string): string {
   return `resource ${resource} is not served by this cluster (list answered 404): install its CRD (or bind its APIExport in kcp), or check the group, version and plural of the descriptor`;
 }
 
+/**
+ * Why a failing watch makes its cluster unhealthy, in one sentence: what to fix when the resource
+ * is not served, else the last error; a degraded watch says since when it has been failing.
+ *
+ * @example
+ * ```ts
+ * failingReason(h); // 'degraded: the configmaps watch has been failing since 2026-11-23T12:00:00.000Z ...'
+ * ```
+ * @param h - a watch that is backing off or degraded.
+ * @returns the reason.
+ */
+export function failingReason(h: WatchHealth): string {
+  const err = h.lastError;
+  const why = err?.type === 'NotFound' && !h.synced ? unservedMessage(h.resource) : (err?.message ?? 'watch backing off');
+  if (h.degraded !== true) return why;
+  // Health times are epoch milliseconds with the default scheduler: an operator reads a date.
+  const since = h.failingSince === undefined ? '' : ` since ${new Date(h.failingSince).toISOString()}`;
+  return `degraded: the ${h.resource} watch has been failing${since} without a successful list or event; last error: ${why}`;
+}
+
 function clusterHealth(cluster: ClusterName, expected: readonly string[], latest: ReadonlyMap<string, WatchHealth>): ClusterHealth {
   const watches = expected.flatMap((id) => {
     const h = latest.get(id);
     return h === undefined ? [] : [h];
   });
-  const failing = watches.find((h) => h.state === 'backingOff');
-  if (failing !== undefined) {
-    const err = failing.lastError;
-    const reason = err?.type === 'NotFound' && !failing.synced ? unservedMessage(failing.resource) : (err?.message ?? 'watch backing off');
-    return { cluster, state: 'unhealthy', reason, watches };
-  }
+  // A degraded watch first: it stays unhealthy between retries, when its state is briefly `connected`.
+  const failing = watches.find((h) => h.degraded === true) ?? watches.find((h) => h.state === 'backingOff');
+  if (failing !== undefined) return { cluster, state: 'unhealthy', reason: failingReason(failing), watches };
   const synced = watches.length === expected.length && watches.every((h) => h.synced);
   return { cluster, state: synced ? 'synced' : 'syncing', watches };
 }

@@ -1,6 +1,8 @@
 // The knobs of a watch, with the defaults RELIABILITY.md asks for. Kept apart from the state
 // machine so the informer registry and the fleet can pass them through without importing it.
 import type { SchedulerLike } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { ResourceDescriptor } from '../core/resource.js';
 import type { BackoffConfig } from './backoff.js';
 
 /**
@@ -47,6 +49,19 @@ export interface WatchConfig {
     /** Longest `timeoutSeconds` asked of the server, in seconds (default 600). */
     readonly max: number;
   };
+  /**
+   * The longest a watch waits for a server's `Retry-After` (429): a gateway answering
+   * `Retry-After: 3600` must not stall a watch for an hour. The wait is the larger of the backoff
+   * and the capped `Retry-After`; health shows it in `nextAttemptAt`. Default 30 000 ms, like the
+   * sinks' cap.
+   */
+  readonly maxRetryAfterMs?: number;
+  /**
+   * A watch failing for this long without a successful list or a line from the server (an event
+   * or a bookmark) is degraded: its health says `degraded: true` until it works again, and the
+   * runtime reports its cluster unhealthy and logs it once. Default 120 000 ms.
+   */
+  readonly degradedAfterMs?: number;
   /** Reconnect backoff; what is given is laid over {@link defaultBackoff}. */
   readonly backoff?: Partial<BackoffConfig>;
   /** Backoff after 401/403; what is given is laid over {@link defaultAuthBackoff}. */
@@ -55,6 +70,21 @@ export interface WatchConfig {
   readonly random?: () => number;
   /** Drives every timer (backoff, inactivity) and every timestamp. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * {@link WatchConfig} plus what the state machine cannot infer from an injected source.
+ *
+ * @example
+ * ```ts
+ * const config: WatchMachineConfig = { cluster: clusterName('east'), resource: configMaps, namespace: 'default' };
+ * ```
+ */
+export interface WatchMachineConfig extends WatchConfig {
+  /** The fleet name of the watched cluster, reported in health and errors. */
+  readonly cluster: ClusterName;
+  /** The resource watched; health names it by its `resourceId`. */
+  readonly resource: ResourceDescriptor;
 }
 
 /**

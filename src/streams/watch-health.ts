@@ -45,6 +45,17 @@ export interface WatchHealth {
   readonly nextAttemptAt?: number;
   /** The last failure, kept after recovery so a flapping watch can be diagnosed. */
   readonly lastError?: KubeError;
+  /**
+   * When the current run of failures began: the first failure since the last successful list or
+   * line from the server. Absent while the watch works.
+   */
+  readonly failingSince?: number;
+  /**
+   * True once the watch has failed for `degradedAfterMs` (an option of `WatchConfig`, default
+   * 2 min) without a successful list or a line from the server; absent otherwise. The runtime
+   * reports its cluster unhealthy while it is set, and logs it once.
+   */
+  readonly degraded?: boolean;
   /** When a line last arrived (events and bookmarks), refreshed at most every few seconds. */
   readonly lastEventAt?: number;
   /** Lists made after the first successful one (each follows a 410 Gone). */

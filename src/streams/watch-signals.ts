@@ -4,11 +4,9 @@
 // wait out the backoff → list if the cache needs it → watch until the stream ends.
 import type { Observable } from 'rxjs';
 import { asyncScheduler, catchError, concat, concatMap, defer, EMPTY, ignoreElements, of, repeat, throwError, timeout, timer } from 'rxjs';
-import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
 import type { KubeObject, ObjectList } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
 import { apiVersionOf, resourceId } from '../core/resource.js';
 import type { WatchOptions } from '../client/client.js';
 import { parseWatchLine } from '../client/watch-line.js';
@@ -17,35 +15,20 @@ import { backoffDelay, defaultAuthBackoff, defaultBackoff } from './backoff.js';
 import type { WatchEvent } from './events.js';
 import { defaultPageSize, listPages } from './list-pages.js';
 import { preparedObject } from './prepared-object.js';
-import type { WatchConfig } from './watch-config.js';
+import type { WatchMachineConfig } from './watch-config.js';
 import { initialEventsEndAnnotation } from './watch-config.js';
+import { failingFields, isKubeError, retryDelayMs, watchLimits } from './watch-failing.js';
 import type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
 import type { WatchSource } from './watch-source.js';
 
-/**
- * {@link WatchConfig} plus what the state machine cannot infer from an injected source.
- *
- * @example
- * ```ts
- * const config: WatchMachineConfig = { cluster: clusterName('east'), resource: configMaps, namespace: 'default' };
- * ```
- */
-export interface WatchMachineConfig extends WatchConfig {
-  /** The fleet name of the watched cluster, reported in health and errors. */
-  readonly cluster: ClusterName;
-  /** The resource watched; health names it by its `resourceId`. */
-  readonly resource: ResourceDescriptor;
-}
+// Declared beside WatchConfig (this file is the state machine alone); exported from here as before.
+export type { WatchMachineConfig } from './watch-config.js';
 
 // A watch that ends cleanly this fast without a single line is a server refusing in disguise;
 // resuming at once would spin, so it counts as a failure.
 const SHORT_WATCH_MS = 1_000;
 // lastEventAt is refreshed in health at most this often, so health does not double the traffic.
 const HEALTH_REFRESH_MS = 5_000;
-
-function isKubeError(e: unknown): e is KubeError {
-  return typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' && typeof (e as { message?: unknown }).message === 'string';
-}
 
 function isLastPage(list: ObjectList): boolean {
   return list.metadata.continue === undefined || list.metadata.continue === '';
@@ -58,9 +41,10 @@ function isLastPage(list: ObjectList): boolean {
  *
  * Recovery rules: a clean server close resumes from the last resourceVersion at once (no relist);
  * 410 Gone relists (emitting `initStarted` … `initDone`; a store computes the deletes); 429 waits
- * at least `Retry-After` and never relists; 401/403 retry on a slow backoff; everything else
- * (network, 5xx, cut streams, undecodable lines, inactivity) resumes from the last resourceVersion
- * after a jittered exponential backoff.
+ * at least `Retry-After`, capped at `maxRetryAfterMs`, and never relists; 401/403 retry on a slow
+ * backoff; everything else (network, 5xx, cut streams, undecodable lines, inactivity) resumes from
+ * the last resourceVersion after a jittered exponential backoff. A watch failing for `degradedAfterMs` without a successful
+ * list or a line from the server says `degraded` in its health until it works again.
  *
  * @example
  * ```ts
@@ -80,6 +64,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
   const inactivityMs = config.inactivityTimeoutMs ?? 120_000;
   const serverTimeout = config.serverTimeoutSeconds ?? { min: 300, max: 600 };
   const keep = config.keepManagedFields ?? false;
+  const { maxRetryAfterMs, degradedAfterMs } = watchLimits(config);
   const typeMeta = { apiVersion: apiVersionOf(config.resource), kind: config.resource.kind };
   const selectors = {
     ...(config.namespace === undefined ? {} : { namespace: config.namespace }),
@@ -100,14 +85,17 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
     let attemptStartedAt = scheduler.now();
     let watchesSinceList = 0;
     let lastHealthAt = -Infinity;
+    // When the current run of failures began; undefined while the watch works (see watch-failing.ts).
+    let failingSince: number | undefined;
     let health: WatchHealth = { cluster, resource: resourceId(config.resource), state: 'listing', synced: false, relists: 0, reconnects: 0 };
 
     const toKubeError = (e: unknown): KubeError => (isKubeError(e) ? e : kubeError('Unknown', cluster, `request failed: ${e instanceof Error ? e.message : String(e)}`));
     const ev = (event: WatchEvent<T>): WatchSignal<T> => ({ type: 'event', event });
     const report = (state: WatchState, extra: { nextAttemptAt?: number; lastError?: KubeError; lastEventAt?: number } = {}): WatchSignal<T> => {
-      const { nextAttemptAt: _n, ...rest } = health;
-      health = Object.freeze({ ...rest, ...extra, state });
-      lastHealthAt = scheduler.now();
+      const { nextAttemptAt: _n, failingSince: _f, degraded: _d, ...rest } = health;
+      const now = scheduler.now();
+      health = Object.freeze({ ...rest, ...failingFields(failingSince, now, degradedAfterMs), ...extra, state });
+      lastHealthAt = now;
       return { type: 'health', health };
     };
     const prepare = (obj: T): T => {
@@ -119,6 +107,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
       rv = resumeFrom;
       needsList = false;
       listRv = '';
+      failingSince = undefined;
       health = { ...health, synced: true };
     };
 
@@ -129,23 +118,28 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
         authFailures = 0;
       }
       health = { ...health, lastError: err };
+      failingSince ??= scheduler.now();
       if (err.type === 'Unauthorized' || err.type === 'Forbidden') {
         delayMs = Math.max(1, backoffDelay(authBackoff, authFailures++, random));
         return;
       }
-      const base = backoffDelay(backoff, failures++, random);
-      // 429: the server said how long; never relist, the cache is still good.
-      delayMs = Math.max(1, err.type === 'TooManyRequests' ? Math.max(base, (err.retryAfterSeconds ?? 0) * 1000) : base);
+      // 429: the server said how long (within the cap); never relist, the cache is still good.
+      delayMs = retryDelayMs(err, backoffDelay(backoff, failures++, random), maxRetryAfterMs);
     };
 
     const waitOut = (): Observable<WatchSignal<T>> => {
       const wait = delayMs;
       delayMs = 0;
       if (wait === 0) return EMPTY;
-      const until = scheduler.now() + wait;
+      const now = scheduler.now();
+      const until = now + wait;
+      // A watch that turns degraded during the wait says so then, not at its next failure.
+      const degradeAt = failingSince === undefined ? Infinity : failingSince + degradedAfterMs;
+      const split = degradeAt > now && degradeAt < until ? degradeAt - now : 0;
       return concat(
         of(report('backingOff', { nextAttemptAt: until })),
-        timer(wait, scheduler).pipe(ignoreElements()),
+        split === 0 ? EMPTY : concat(timer(split, scheduler).pipe(ignoreElements()), defer(() => of(report('backingOff', { nextAttemptAt: until })))),
+        timer(wait - split, scheduler).pipe(ignoreElements()),
         defer(() => {
           attemptStartedAt = scheduler.now();
           return EMPTY;
@@ -211,7 +205,10 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
         const { type, object } = parsed.right;
         const out: WatchSignal<T>[] = [];
         const now = scheduler.now();
-        if (now - lastHealthAt >= HEALTH_REFRESH_MS) out.push(report(health.state, { lastEventAt: now }));
+        // A line from the server ends a run of failures; health says so at once.
+        const recovered = failingSince !== undefined;
+        failingSince = undefined;
+        if (recovered || now - lastHealthAt >= HEALTH_REFRESH_MS) out.push(report(health.state, { lastEventAt: now }));
         else health = { ...health, lastEventAt: now };
         if (initial && needsList && !initStarted) {
           initStarted = true;

@@ -1,13 +1,14 @@
 // Shared pieces of the streams marble tests: objects, watch lines and a scripted WatchSource whose
 // calls hand out the cold observables a test prepared, recording the options each call received.
 import type { Observable, ObservableInput } from 'rxjs';
-import { NEVER } from 'rxjs';
+import { NEVER, takeUntil, timer } from 'rxjs';
+import type { TestScheduler } from 'rxjs/testing';
 import type { ListOptions, WatchOptions } from '../../src/client/index.js';
 import { kubeError } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
-import type { WatchSource } from '../../src/streams/index.js';
+import type { WatchHealth, WatchSignal, WatchSource } from '../../src/streams/index.js';
 
 export const east = clusterName('east');
 
@@ -69,4 +70,20 @@ export function scripted(lists: ObservableInput<Either<KubeError, ObjectList<Con
 /** A readable label of a watch event, for recorded timelines. */
 export function label(ev: { type: string; object?: ConfigMap }): string {
   return ev.object === undefined ? ev.type : `${ev.type} ${ev.object.metadata.name ?? ''}`;
+}
+
+/** What {@link record} saw: `frame label` per event, and every health snapshot. */
+export interface Timeline {
+  readonly events: string[];
+  readonly health: WatchHealth[];
+}
+
+/** Subscribes for `untilMs` of virtual time and records `frame label` for each event and every health snapshot. */
+export function record(ts: TestScheduler, signals: Observable<WatchSignal<ConfigMap>>, untilMs: number): Timeline {
+  const t: Timeline = { events: [], health: [] };
+  signals.pipe(takeUntil(timer(untilMs, ts))).subscribe((s) => {
+    if (s.type === 'event') t.events.push(`${ts.now()} ${label(s.event)}`);
+    else t.health.push(s.health);
+  });
+  return t;
 }

@@ -1,33 +1,16 @@
 // The watch state machine in virtual time: list → watch, resume points, backoff and every recovery
 // rule of RELIABILITY.md "Watches", driven through a scripted WatchSource.
-import type { Observable } from 'rxjs';
 import { takeUntil, timer } from 'rxjs';
-import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import { backoffCeiling } from '../../src/streams/backoff.js';
-import type { WatchHealth, WatchMachineConfig, WatchSignal } from '../../src/streams/index.js';
+import type { WatchMachineConfig } from '../../src/streams/index.js';
 import { backoffDelay, createStore, defaultBackoff, reflect, signalEvents, watchSignals } from '../../src/streams/index.js';
-import { bookmark, cm, east, err, gone, label, line, page, scripted, testScheduler } from './watch-fixtures.js';
+import { bookmark, cm, east, err, gone, label, line, page, record, scripted, testScheduler } from './watch-fixtures.js';
 
 const base: WatchMachineConfig = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
-
-interface Timeline {
-  readonly events: string[];
-  readonly health: WatchHealth[];
-}
-
-/** Subscribes for `untilMs` of virtual time and records `frame label` for each event and every health snapshot. */
-function record(ts: TestScheduler, signals: Observable<WatchSignal<ConfigMap>>, untilMs: number): Timeline {
-  const t: Timeline = { events: [], health: [] };
-  signals.pipe(takeUntil(timer(untilMs, ts))).subscribe((s) => {
-    if (s.type === 'event') t.events.push(`${ts.now()} ${label(s.event)}`);
-    else t.health.push(s.health);
-  });
-  return t;
-}
 
 describe('backoff', () => {
   it('should keep full jitter within [0, ceiling] and cap at 30 s', () => {
@@ -185,6 +168,22 @@ describe('watch state machine', () => {
       ts.flush();
       expect(s.lists).toHaveLength(1);
       expect(s.watches[1]?.resourceVersion).toBe('11');
+    });
+  });
+
+  it('should wait at most maxRetryAfterMs (30 s by default) when a 429 asks for an hour, and show that wait in health', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectSubscriptions }) => {
+      const hour = () => cold('-a-#', { a: line('ADDED', cm('a', '11')) }, err('TooManyRequests', { code: 429, retryAfterSeconds: 3600 }));
+      const [w1, w2, v1, v2] = [hour(), cold('-'), hour(), cold('-')];
+      const s = scripted([cold('(a|)', { a: page('10', []) })], [w1, w2]);
+      const t = record(ts, watchSignals(s.source, { ...base, scheduler: ts }), 40_000);
+      expectSubscriptions(w2.subscriptions).toBe('3ms 30000ms ^ 9996ms !');
+      const c = scripted([cold('(a|)', { a: page('10', []) })], [v1, v2]);
+      record(ts, watchSignals(c.source, { ...base, maxRetryAfterMs: 5_000, scheduler: ts }), 6_000);
+      expectSubscriptions(v2.subscriptions).toBe('3ms 5000ms ^ 996ms !');
+      ts.flush();
+      expect(t.health.find((h) => h.state === 'backingOff')).toMatchObject({ nextAttemptAt: 30_003, lastError: { type: 'TooManyRequests' } });
     });
   });
 

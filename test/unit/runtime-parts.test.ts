@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
 import type { ControllerSpec, Provider } from '../../src/index.js';
 import { clusterName, ConfigError, configMaps, controller, done, objectKey } from '../../src/index.js';
+import { logTransition } from '../../src/runtime/cluster-keeper.js';
 import { healthTracker } from '../../src/runtime/health.js';
 import { controllerLogger, controllerMetrics, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
@@ -59,6 +60,49 @@ describe('healthTracker', () => {
     expect(r.ready).toBe(true);
     expect(r.clusters.find((c) => c.cluster === east)).toMatchObject({ state: 'unhealthy', reason: expect.stringMatching(/not served by this cluster.*install its CRD/) as unknown });
     expect(r.clusters.find((c) => c.cluster === west)?.state).toBe('synced');
+  });
+
+  it('should mark a cluster unhealthy, saying since when, while a watch is degraded, even between retries', () => {
+    const t = healthTracker();
+    t.phase('running');
+    t.engage(east, ['configmaps']);
+    const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
+    // A retry opened a request (`connected`) but nothing came through: the watch is still degraded.
+    t.watchHealth(h(east, { state: 'connected', degraded: true, failingSince: 0, lastError }));
+    expect(t.report().clusters[0]).toMatchObject({
+      state: 'unhealthy',
+      reason: `degraded: the configmaps watch has been failing since 1970-01-01T00:00:00.000Z without a successful list or event; last error: ${lastError.message}`,
+    });
+    t.watchHealth(h(east, { state: 'connected', lastError }));
+    expect(t.report().clusters[0]?.state).toBe('synced');
+  });
+
+  it('should log a watch turning degraded once, however many retries follow, and once when it recovers', () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const log = pino(sink);
+    const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
+    const failing = { lastError, failingSince: 0 };
+    const seq = [
+      h(east, { ...failing, state: 'backingOff', nextAttemptAt: 12_000 }),
+      h(east, { ...failing, state: 'backingOff', nextAttemptAt: 12_000, degraded: true }),
+      h(east, { ...failing, state: 'connected', degraded: true }),
+      h(east, { ...failing, state: 'backingOff', nextAttemptAt: 24_800, degraded: true }),
+      h(east, { ...failing, state: 'connected', degraded: true }),
+      h(east, { state: 'connected', lastError, lastEventAt: 30_000 }),
+    ];
+    seq.forEach((now, i) => {
+      logTransition(log, now, seq[i - 1]);
+    });
+    const degraded = lines.filter((l) => l.includes('degraded: the configmaps watch has been failing'));
+    expect(degraded).toHaveLength(1);
+    expect(degraded[0]).toContain('"level":50');
+    expect(lines.filter((l) => l.includes('watch no longer degraded'))).toHaveLength(1);
   });
 
   it('should not be ready while stopping, and forget disengaged clusters', () => {
