@@ -7,7 +7,7 @@ import type { Fleet } from '../streams/fleet.js';
 import type { StopReason } from './errors.js';
 import type { HealthView } from './health.js';
 import type { ProbeServerOptions } from './http.js';
-import type { ControllerMetrics } from './metrics.js';
+import type { ControllerMetrics, ControllerMetricsOptions } from './metrics.js';
 import type { SignalTarget } from './signals.js';
 
 /**
@@ -31,6 +31,8 @@ export interface RunOptions {
   readonly scheduler?: SchedulerLike;
   /** Register the metrics here instead of on a fresh registry (to serve several controllers). */
   readonly registry?: Registry;
+  /** Cardinality of the metrics, e.g. `{ perClusterHistograms: true }` (default: none per cluster). */
+  readonly metrics?: ControllerMetricsOptions;
   /** Called with every finished reconcile from the very first (before `run` resolves). Must not throw. */
   readonly onOutcome?: (outcome: Outcome) => void;
 }

@@ -54,7 +54,7 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
 export async function run<T extends KubeObject>(c: Controller<T>, options: RunOptions = {}): Promise<RunHandle> {
   const scheduler = options.scheduler ?? asyncScheduler;
   const log = controllerLogger(options.logger ?? defaultLogger(), c.name);
-  const metrics = controllerMetrics(c.name, options.registry);
+  const metrics = controllerMetrics(c.name, options.registry, options.metrics);
   const health = healthTracker();
   const server = await probeServer(c.name, options.http, health, metrics);
   const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? 30_000, release: () => server?.close() ?? Promise.resolve() });
