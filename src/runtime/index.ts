@@ -18,6 +18,7 @@ export type { ProviderIssue } from './provider-issues.js';
 export type { ProbeServer, ProbeServerOptions } from './http.js';
 export { startProbeServer } from './http.js';
 export type { ControllerMetrics, ControllerMetricsOptions } from './metrics.js';
+export { registerProcessMetrics } from './process-metrics.js';
 export { controllerMetrics } from './metrics.js';
 export { controllerLogger, defaultLogger } from './logging.js';
 export type { SignalTarget } from './signals.js';

@@ -26,6 +26,12 @@ export interface ControllerMetricsOptions {
    * Turn it on for small fleets where per-cluster latency matters more than the scrape's size.
    */
   readonly perClusterHistograms?: boolean;
+  /**
+   * Serve prom-client's default process and runtime metrics (`process_*`, `nodejs_*`: CPU, RSS,
+   * heap, event-loop lag, GC) beside the controller's. Default `true` in `run`/`main`; a registry
+   * shared by several controllers gets them once. Read by `run`, not by `controllerMetrics`.
+   */
+  readonly processMetrics?: boolean;
 }
 
 /**

@@ -23,6 +23,7 @@ import { instrumentedFleet } from './instrument.js';
 import { lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
 import { controllerMetrics } from './metrics.js';
+import { registerProcessMetrics } from './process-metrics.js';
 import { controllerReconciler, describeCause, logOutcome, probeServer } from './run-parts.js';
 import type { RunHandle, RunOptions } from './run-types.js';
 
@@ -55,6 +56,7 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   const scheduler = options.scheduler ?? asyncScheduler;
   const log = controllerLogger(options.logger ?? defaultLogger(), c.name);
   const metrics = controllerMetrics(c.name, options.registry, options.metrics);
+  if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
   const health = healthTracker();
   const server = await probeServer(c.name, options.http, health, metrics);
   const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? 30_000, release: () => server?.close() ?? Promise.resolve() });

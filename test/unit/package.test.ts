@@ -97,4 +97,10 @@ describe('the published package', () => {
       expect(target.types, `${path} has types`).toMatch(/\.d\.ts$/);
     }
   });
+
+  it('takes rxjs as a peer dependency, so a user\'s operators and rxfleet\'s share one copy', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies?: Record<string, string> };
+    expect(pkg.peerDependencies?.rxjs).toMatch(/^\^7\./);
+    expect(pkg.dependencies).not.toHaveProperty('rxjs');
+  });
 });

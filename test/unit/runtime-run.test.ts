@@ -12,6 +12,8 @@ import { E } from '../../src/fp/index.js';
 import type { ClusterName, ConfigMap, ControllerReconciler, KubeError, KubeObject, ObjectList, ResourceDescriptor, RunHandle } from '../../src/index.js';
 import { clusterName, ConfigError, configMaps, controller, done, run } from '../../src/index.js';
 import type { HealthReport } from '../../src/runtime/index.js';
+import { registerProcessMetrics } from '../../src/runtime/index.js';
+import { Registry } from 'prom-client';
 import type { CacheView, Cluster, ProviderReport, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
 import { reported, staticProvider } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
@@ -270,5 +272,32 @@ describe('provider reports in a run', () => {
     const metrics = await fetch(`${handle.url ?? ''}/metrics`).then((r) => r.text());
     expect(metrics).toContain('rxfleet_provider_reports_total{provider="file",type="skipped",controller="reports"} 1');
     expect((await handle.stop()).reason).toBe('clean');
+  });
+});
+
+describe('process metrics in a run', () => {
+  const plain = () => controller({ name: 'procs', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, sourceFor: sources({}) } });
+
+  it('serves the process and Node runtime metrics by default, and not when turned off', async () => {
+    const on = await run(plain(), { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });
+    const served = await fetch(`${on.url ?? ''}/metrics`).then((r) => r.text());
+    expect(served).toContain('process_cpu_user_seconds_total');
+    expect(served).toContain('process_resident_memory_bytes');
+    expect(served).toContain('nodejs_eventloop_lag_seconds');
+    expect(served).toContain('nodejs_heap_size_used_bytes');
+    await on.stop();
+    const off = await run(plain(), { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000, metrics: { processMetrics: false } });
+    const bare = await fetch(`${off.url ?? ''}/metrics`).then((r) => r.text());
+    expect(bare).not.toContain('process_cpu_user_seconds_total');
+    expect(bare).toContain('rxfleet_engaged_clusters');
+    await off.stop();
+  });
+
+  it('registers them once on a registry, however often asked', async () => {
+    const registry = new Registry();
+    const a = await run(plain(), { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000, registry });
+    expect(registerProcessMetrics(registry)).toBe(false);
+    expect((await registry.metrics()).match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);
+    await a.stop();
   });
 });
