@@ -53,6 +53,15 @@ export interface KubeError {
   readonly retryAfterSeconds?: number;
   /** Per-field causes of an Invalid or Conflict Status. */
   readonly causes?: readonly StatusCause[];
+  /** The object the Status is about, when named; nested so it never reads as JavaScript's `Error.name`. */
+  readonly details?: {
+    /** Name of the object, e.g. `a` in `configmaps "a" not found`. */
+    readonly name?: string;
+    /** Kind (or resource) of the object as the server named it; it may differ from the request's. */
+    readonly kind?: string;
+    /** API group of the object; absent for the core group. */
+    readonly group?: string;
+  };
   /** Transport-level cause (e.g. `ECONNREFUSED`, `DEPTH_ZERO_SELF_SIGNED_CERT`). */
   readonly cause?: string;
 }
@@ -110,6 +119,8 @@ export interface Status {
     readonly name?: string;
     /** Kind of the object the failure is about (it may differ from the requested resource). */
     readonly kind?: string;
+    /** API group of the object the failure is about; absent or `''` for the core group. */
+    readonly group?: string;
     /** Per-field causes of an `Invalid` or `Conflict` failure. */
     readonly causes?: readonly StatusCause[];
     /** Seconds to wait before retrying, when the server suggests it. */
@@ -168,6 +179,15 @@ function scrubCause(c: unknown): StatusCause {
   return typeof c === 'object' && c !== null && typeof cause.message === 'string' ? { ...cause, message: scrubSecrets(cause.message) } : cause;
 }
 
+// Only string values are kept: a Status is the server's (or a gateway's) JSON, not checked by types.
+function statusDetails(status: Status | undefined): KubeError['details'] {
+  const d: unknown = status?.details;
+  if (typeof d !== 'object' || d === null) return undefined;
+  const src = d as Record<string, unknown>;
+  const out = Object.fromEntries((['name', 'kind', 'group'] as const).flatMap((k) => (typeof src[k] === 'string' && src[k] !== '' ? [[k, src[k]]] : [])));
+  return Object.keys(out).length === 0 ? undefined : Object.freeze(out);
+}
+
 function isStatus(v: unknown): v is Status {
   return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'Status';
 }
@@ -213,6 +233,8 @@ export function fromStatus(
   if (extra.request !== undefined) fields.request = extra.request;
   if (retryAfterSeconds !== undefined) fields.retryAfterSeconds = retryAfterSeconds;
   const causes: unknown = status?.details?.causes;
+  const details = statusDetails(status);
+  if (details !== undefined) fields.details = details;
   if (causes !== undefined) fields.causes = Array.isArray(causes) ? causes.map(scrubCause) : (causes as readonly StatusCause[]);
   return kubeError(tag, cluster, detail, fields);
 }

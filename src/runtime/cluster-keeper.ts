@@ -58,9 +58,18 @@ export interface KeeperParts {
   readonly log: Logger;
 }
 
+// A failure episode runs from the first failure to the next list or line from the server
+// (`failingSince`); a retry that merely opens a request is still inside it. `backingOff` without
+// `failingSince` counts too, for snapshots that do not carry it.
+function failing(h: WatchHealth | undefined): boolean {
+  return h !== undefined && (h.failingSince !== undefined || h.state === 'backingOff');
+}
+
 /**
- * Logs a watch's health change: one line per real change of its state, never one per retry (a
- * watch turning degraded is logged once, however many retries follow).
+ * Logs a watch's health change: one line per real change of its state, never one per retry. A
+ * watch is "failing" once per failure episode, and "recovered" only once data flows again (a list
+ * synced or a line arrived, which clears `failingSince`), not when a retry merely opens a request;
+ * the recovery line says how long it failed (`failedForMs`). Degraded is logged once each way.
  *
  * @example
  * ```ts
@@ -69,15 +78,22 @@ export interface KeeperParts {
  * @param clog - the cluster's logger.
  * @param h - the new snapshot.
  * @param before - the previous snapshot of the same watch, if any.
+ * @param now - the clock `failingSince` was read on, in ms (default `Date.now`, the watches' default scheduler).
  */
-export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined): void {
+export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined, now: () => number = Date.now): void {
   if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
-  if (h.state === 'backingOff' && before?.state !== 'backingOff') {
+  // A new episode also when failingSince changed: a recovery in between was not seen.
+  const newEpisode = failing(h) && (!failing(before) || (h.failingSince !== undefined && before?.failingSince !== undefined && h.failingSince !== before.failingSince));
+  if (newEpisode) {
     const err = h.lastError;
     if (err?.type === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource)}`);
     else clog.warn({ resource: h.resource, error: err?.type, reason: err?.message }, 'watch failing, retrying with backoff');
   }
-  if (h.state === 'connected' && before?.state === 'backingOff') clog.info({ resource: h.resource }, 'watch recovered');
+  if (failing(before) && !failing(h)) {
+    const since = before?.failingSince;
+    const failedForMs = since === undefined ? undefined : Math.max(0, now() - since);
+    clog.info({ resource: h.resource, failedForMs }, failedForMs === undefined ? 'watch recovered' : `watch recovered after failing for ${Math.round(failedForMs / 1000)} s`);
+  }
   // Degraded is its own, slower transition: once when it starts, once when it ends.
   if (h.degraded === true && before?.degraded !== true) {
     clog.error({ resource: h.resource, error: h.lastError?.type, failingSince: h.failingSince }, `cluster unhealthy: ${failingReason(h)}`);

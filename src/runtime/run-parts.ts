@@ -11,6 +11,8 @@ import type { Controller, ControllerContext } from './controller.js';
 import type { HealthView } from './health.js';
 import type { ProbeServer, ProbeServerOptions } from './http.js';
 import { startProbeServer } from './http.js';
+import type { LogLimiter } from './log-limiter.js';
+import { createLogLimiter } from './log-limiter.js';
 import type { ControllerMetrics } from './metrics.js';
 
 /**
@@ -79,8 +81,19 @@ export function controllerReconciler<T extends KubeObject>(c: Controller<T>, fle
   };
 }
 
+// The kind of a failure, for the rate limit's key: a KubeError's tag, else the Error's name.
+function errorType(cause: unknown): string {
+  if (typeof cause === 'object' && cause !== null && 'type' in cause && typeof cause.type === 'string') return cause.type;
+  return cause instanceof Error ? cause.name : typeof cause;
+}
+
+// One limiter per controller logger, so `run` needs no extra wiring and controllers do not share counts.
+const limiters = new WeakMap<Logger, LogLimiter>();
+
 /**
- * Logs one finished reconcile: warn on error, error on terminal, debug otherwise.
+ * Logs one finished reconcile: warn on error, error on terminal, debug otherwise. Identical
+ * failures (same cluster, result, error type and message) are rate-limited: the first is logged,
+ * then at most one line per 30 s, carrying `repeated`: how many were suppressed since the last line.
  *
  * @example
  * ```ts
@@ -88,10 +101,23 @@ export function controllerReconciler<T extends KubeObject>(c: Controller<T>, fle
  * ```
  * @param log - the controller's logger.
  * @param o - the outcome.
+ * @param limiter - the rate limit for failures (default: one per logger, 30 s window, 1,000 keys).
  */
-export function logOutcome(log: Logger, o: Outcome): void {
+export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void {
   const fields = { cluster: o.cluster, key: formatKey(o.key), result: o.result, attempt: o.attempt, durationMs: o.durationMs };
-  if (o.result === 'error') log.warn({ ...fields, retryInMs: o.retryInMs, reason: describeCause(o.error) }, 'reconcile failed');
-  else if (o.result === 'terminal') log.error({ ...fields, reason: describeCause(o.error) }, 'reconcile failed for good (terminal)');
-  else log.debug(fields, 'reconciled');
+  if (o.result !== 'error' && o.result !== 'terminal') {
+    log.debug(fields, 'reconciled');
+    return;
+  }
+  const reason = describeCause(o.error);
+  let lim = limiter ?? limiters.get(log);
+  if (lim === undefined) {
+    lim = createLogLimiter();
+    limiters.set(log, lim);
+  }
+  const d = lim.admit(JSON.stringify([o.cluster, o.result, errorType(o.error), reason]));
+  if (d.type === 'suppress') return;
+  const repeated = d.repeated > 0 ? { repeated: d.repeated } : {};
+  if (o.result === 'error') log.warn({ ...fields, retryInMs: o.retryInMs, reason, ...repeated }, 'reconcile failed');
+  else log.error({ ...fields, reason, ...repeated }, 'reconcile failed for good (terminal)');
 }

@@ -39,6 +39,25 @@ describe('the error union', () => {
     expect(e.message).toBe('cluster "east" GET /api/v1/configmaps → 403 Forbidden: configmaps is forbidden');
   });
 
+  it('keeps the name, kind and group of the object a Status is about, and its causes', () => {
+    const body = {
+      kind: 'Status',
+      code: 422,
+      reason: 'Invalid',
+      message: 'Widget.example.com "w" is invalid',
+      details: { name: 'w', kind: 'Widget', group: 'example.com', causes: [{ reason: 'FieldValueInvalid', field: 'spec.size', message: 'too big' }] },
+    };
+    const e = fromStatus(east, 422, body);
+    expect(e.details).toEqual({ name: 'w', kind: 'Widget', group: 'example.com' });
+    expect(e.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'spec.size', message: 'too big' }]);
+    expect(Object.isFrozen(e.details)).toBe(true);
+  });
+
+  it('leaves details out when the Status names no object, and ignores non-string values', () => {
+    expect(fromStatus(east, 404, { kind: 'Status', reason: 'NotFound', details: { retryAfterSeconds: 1 } }).details).toBeUndefined();
+    expect(fromStatus(east, 404, { kind: 'Status', details: { name: 'a', kind: 7, group: '' } }).details).toEqual({ name: 'a' });
+  });
+
   it('keeps Retry-After and per-field causes', () => {
     const e = fromStatus(east, 429, { kind: 'Status', details: { causes: [{ field: 'x' }] } }, { retryAfterSeconds: 3 });
     expect(e.retryAfterSeconds).toBe(3);

@@ -2,18 +2,33 @@
 // metrics labels, signal handling, log redaction and the probe server.
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
 import type { ControllerSpec, Provider } from '../../src/index.js';
+import type { Outcome } from '../../src/operators/index.js';
 import { clusterName, ConfigError, configMaps, controller, done, objectKey } from '../../src/index.js';
 import { logTransition } from '../../src/runtime/cluster-keeper.js';
 import { healthTracker } from '../../src/runtime/health.js';
+import { createLogLimiter } from '../../src/runtime/log-limiter.js';
+import { logOutcome } from '../../src/runtime/run-parts.js';
 import { controllerLogger, controllerMetrics, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 
 const east = clusterName('east');
+// A logger whose lines are kept, one JSON string each.
+const capture = (): { log: Logger; lines: string[] } => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  return { log: pino(sink), lines };
+};
 const west = clusterName('west');
 const h = (cluster: typeof east, fields: Partial<WatchHealth> = {}): WatchHealth => ({
   cluster,
@@ -105,6 +120,45 @@ describe('healthTracker', () => {
     expect(lines.filter((l) => l.includes('watch no longer degraded'))).toHaveLength(1);
   });
 
+  it('should log one "failing" for a watch retrying 5 times and one "recovered", with how long, once data flows', () => {
+    const { log, lines } = capture();
+    const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
+    const failing = { lastError, failingSince: 1_000 };
+    const seq: WatchHealth[] = [h(east)];
+    // Each retry: backing off, then a request opened (`connected` or `listing`) that fails again.
+    for (let i = 0; i < 5; i++) seq.push(h(east, { ...failing, state: 'backingOff', nextAttemptAt: 2_000 * i }), h(east, { ...failing, state: i % 2 === 0 ? 'connected' : 'listing' }));
+    seq.push(h(east, { state: 'connected', lastError, lastEventAt: 13_000 })); // a line came through
+    seq.forEach((now, i) => {
+      logTransition(log, now, seq[i - 1], () => 13_000);
+    });
+    expect(lines.filter((l) => l.includes('watch failing'))).toHaveLength(1);
+    const recovered = lines.filter((l) => l.includes('watch recovered'));
+    expect(recovered).toHaveLength(1);
+    expect(recovered[0]).toContain('"failedForMs":12000');
+    expect(recovered[0]).toContain('watch recovered after failing for 12 s');
+  });
+
+  it('should log nothing for a retry that opens a request and fails again', () => {
+    const { log, lines } = capture();
+    const failing = { lastError: kubeError('Transient', east, 'reset', { code: 500 }), failingSince: 0 };
+    const backingOff = h(east, { ...failing, state: 'backingOff', nextAttemptAt: 1_000 });
+    const opened = h(east, { ...failing, state: 'connected' });
+    logTransition(log, opened, backingOff);
+    logTransition(log, backingOff, opened);
+    expect(lines).toEqual([]);
+  });
+
+  it('should log a new failure episode again after a recovery', () => {
+    const { log, lines } = capture();
+    const lastError = kubeError('Transient', east, 'reset', { code: 500 });
+    const seq = [h(east), h(east, { lastError, failingSince: 0, state: 'backingOff' }), h(east, { lastError }), h(east, { lastError, failingSince: 5_000, state: 'backingOff' })];
+    seq.forEach((now, i) => {
+      logTransition(log, now, seq[i - 1], () => 4_000);
+    });
+    expect(lines.filter((l) => l.includes('watch failing'))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes('watch recovered'))).toHaveLength(1);
+  });
+
   it('should not be ready while stopping, and forget disengaged clusters', () => {
     const t = healthTracker();
     t.phase('running');
@@ -133,6 +187,39 @@ describe('controllerMetrics', () => {
     expect(text).toContain('rxfleet_write_requests_total{cluster="east",verb="apply",result="ok",controller="one"} 1');
     expect(text).toContain('rxfleet_engaged_clusters{controller="one"} 1');
     expect(await b.registry.metrics()).not.toContain('cluster="east"');
+  });
+});
+
+describe('logOutcome', () => {
+  const failure = (cluster: typeof east, error: unknown, startedAt: number): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'error', attempt: 1, startedAt, durationMs: 1, error, retryInMs: 5 });
+
+  it('logs 6 identical failures in 20 s once, then the next window says how many were suppressed', () => {
+    const { log, lines } = capture();
+    let t = 0;
+    const limiter = createLogLimiter({ now: () => t });
+    const notFound = kubeError('NotFound', east, 'configmaps "a" not found', { code: 404 });
+    for (const at of [0, 4_000, 8_000, 12_000, 16_000, 20_000]) {
+      t = at;
+      logOutcome(log, failure(east, notFound, at), limiter);
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('repeated');
+    t = 30_000;
+    logOutcome(log, failure(east, notFound, t), limiter);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('"repeated":5');
+  });
+
+  it('does not merge failures of another cluster, type or message', () => {
+    const { log, lines } = capture();
+    const limiter = createLogLimiter({ now: () => 0 });
+    logOutcome(log, failure(east, kubeError('NotFound', east, 'a'), 0), limiter);
+    logOutcome(log, failure(west, kubeError('NotFound', west, 'a'), 0), limiter);
+    logOutcome(log, failure(east, kubeError('Conflict', east, 'a'), 0), limiter);
+    logOutcome(log, failure(east, new Error('boom'), 0), limiter);
+    logOutcome(log, failure(east, new Error('bang'), 0), limiter);
+    logOutcome(log, failure(east, new Error('bang'), 0), limiter);
+    expect(lines).toHaveLength(5);
   });
 });
 
