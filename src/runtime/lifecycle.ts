@@ -47,7 +47,7 @@ export interface Lifecycle {
   finish(reason: StopReason, message: string, aborted?: number): void;
   /** Asks for a graceful stop; `deadlineMs` 0 stops at once. */
   stop(options?: { readonly deadlineMs?: number }): Promise<RunResult>;
-  /** Stops on the target's SIGTERM/SIGINT (twice: at once); returns the uninstaller. */
+  /** Stops on the target's SIGTERM/SIGINT (twice: at once); the handlers are removed when the run ends. */
   listen(target: SignalTarget): void;
 }
 

@@ -73,14 +73,15 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   };
   const sinks = sinkContext({ ...c.sinks, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
-  const primarySpec: WatchSpec = { resource: c.resource, options: (c.select ?? {}) as ControllerSelection<KubeObject> };
+  const selection = c.select ?? {};
+  const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
   // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
-  const primary = watchSelected(c.resource, c.select ?? {}).pipe(c.filter ?? identity);
+  const primary = watchSelected(c.resource, selection).pipe(c.filter ?? identity);
   const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers, sinks, log }) ?? [];
   const lookup = (key: ObjectKey): T | undefined => {
     const cluster = fleet.get(key.cluster);
     if (cluster === undefined || !selects(primarySpec, cluster)) return undefined;
-    return informers.informer(cluster, c.resource, c.select ?? {}).store.get(key);
+    return informers.informer(cluster, c.resource, selection).store.get(key);
   };
   const outcomes = new Subject<Outcome>();
 
