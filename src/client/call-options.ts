@@ -1,10 +1,14 @@
 // The options of the per-cluster client's calls: reads, watches, writes, patches and deletes.
+import type { KubeError } from '../core/errors.js';
+
 /** Options of `get`. @example `{ namespace: 'default' }` */
 export interface GetOptions {
   /** Namespace of the object; needed for namespaced resources, ignored for cluster-scoped ones. */
   readonly namespace?: string;
   /** Subresource to read instead of the object itself, e.g. `status` or `scale`. */
   readonly subresource?: string;
+  /** Gives up after this long without an answer (socket idle time); default the client's (60 s). */
+  readonly timeoutMs?: number;
 }
 
 /** Options of `list` and `listAll`. @example `{ namespace: 'default', labelSelector: 'app=web', limit: 500 }` */
@@ -57,6 +61,15 @@ export interface WriteOptions {
   readonly namespace?: string;
   /** Subresource to write instead of the object, e.g. `status` or `scale`; ignored by `create`. */
   readonly subresource?: string;
+  /** Gives up after this long without an answer (socket idle time); default the client's (60 s). */
+  readonly timeoutMs?: number;
+  /**
+   * Asked synchronously right before the request is sent (and again when it gets its socket): a
+   * `KubeError` returned is the call's result and nothing is sent. The runtime sets it on every
+   * write of a replica under leader election or sharding, so that a replica that lost its lease
+   * or its cluster never writes (`Fenced`).
+   */
+  readonly fence?: () => KubeError | undefined;
 }
 
 /** Options of server-side apply: a field manager is required. @example `{ fieldManager: 'my-controller', force: true }` */
@@ -93,4 +106,13 @@ export interface DeleteOptions {
   readonly gracePeriodSeconds?: number;
   /** Validate the deletion without deleting anything (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
+  /** Gives up after this long without an answer (socket idle time); default the client's (60 s). */
+  readonly timeoutMs?: number;
+  /**
+   * Asked synchronously right before the request is sent (and again when it gets its socket): a
+   * `KubeError` returned is the call's result and nothing is sent. The runtime sets it on every
+   * write of a replica under leader election or sharding, so that a replica that lost its lease
+   * or its cluster never writes (`Fenced`).
+   */
+  readonly fence?: () => KubeError | undefined;
 }

@@ -86,6 +86,11 @@ function nameOf(cluster: ClusterName, obj: KubeObject, verb: string): Either<Kub
   return name === undefined || name === '' ? E.left(kubeError('Invalid', cluster, `${verb} needs metadata.name`)) : E.right(name);
 }
 
+// The per-call timeout and write fence, passed through to the request only when set.
+function callLimits(opts: { readonly timeoutMs?: number; readonly fence?: () => KubeError | undefined } | undefined): Pick<HttpRequest, 'timeoutMs' | 'fence'> {
+  return { ...(opts?.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts?.fence === undefined ? {} : { fence: opts.fence }) };
+}
+
 /**
  * Builds a client from a transport; use {@link createClusterClient} unless you bring your own.
  *
@@ -109,7 +114,7 @@ export function clientOver(t: Transport): ClusterClient {
     cluster,
     server: t.server,
     get(r, name, opts) {
-      return json({ method: 'GET', path: resourcePath(r, { namespace: nsFor(r, undefined, opts), name, subresource: opts?.subresource }) });
+      return json({ method: 'GET', path: resourcePath(r, { namespace: nsFor(r, undefined, opts), name, subresource: opts?.subresource }), ...callLimits(opts) });
     },
     list(r, opts) {
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts) }), {
@@ -154,13 +159,13 @@ export function clientOver(t: Transport): ClusterClient {
     },
     create(r, obj, opts) {
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts) }), writeQuery(opts));
-      return json({ method: 'POST', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }) });
+      return json({ method: 'POST', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }), ...callLimits(opts) });
     },
     async replace(r, obj, opts) {
       const name = nameOf(cluster, obj, 'replace');
       if (E.isLeft(name)) return name;
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts), name: name.right, subresource: opts?.subresource }), writeQuery(opts));
-      return json({ method: 'PUT', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }) });
+      return json({ method: 'PUT', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }), ...callLimits(opts) });
     },
     async apply(r, obj, opts) {
       const name = nameOf(cluster, obj, 'apply');
@@ -172,11 +177,11 @@ export function clientOver(t: Transport): ClusterClient {
       // managedFields must not be sent with an apply; resourceVersion would turn it into a precondition.
       const { managedFields: _mf, ...metadata } = obj.metadata;
       const body = { ...obj, apiVersion: apiVersionOf(r), kind: r.kind, metadata };
-      return json({ method: 'PATCH', path, body: JSON.stringify(body), contentType: 'application/apply-patch+yaml' });
+      return json({ method: 'PATCH', path, body: JSON.stringify(body), contentType: 'application/apply-patch+yaml', ...callLimits(opts) });
     },
     patch(r, name, patch, opts) {
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts), name, subresource: opts.subresource }), writeQuery(opts));
-      return json({ method: 'PATCH', path, body: JSON.stringify(patch), contentType: patchContentTypes[opts.type] });
+      return json({ method: 'PATCH', path, body: JSON.stringify(patch), contentType: patchContentTypes[opts.type], ...callLimits(opts) });
     },
     delete(r, name, opts) {
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts), name }), {
@@ -189,7 +194,7 @@ export function clientOver(t: Transport): ClusterClient {
         ...(opts?.propagationPolicy === undefined ? {} : { propagationPolicy: opts.propagationPolicy }),
         ...(opts?.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: opts.gracePeriodSeconds }),
       };
-      return json({ method: 'DELETE', path, body: JSON.stringify(body) });
+      return json({ method: 'DELETE', path, body: JSON.stringify(body), ...callLimits(opts) });
     },
     raw(req) {
       return json(req);

@@ -26,6 +26,12 @@ export interface HttpRequest {
   readonly timeoutMs?: number;
   /** Aborts the request when signalled; the call then ends with a KubeError. */
   readonly signal?: AbortSignal;
+  /**
+   * Asked synchronously right before the request is handed to a socket (and again when it gets
+   * one): an error returned here is the call's result and not one byte is sent. Leader election
+   * and sharding use it so that a replica that lost its lease never writes; see `WriteOptions.fence`.
+   */
+  readonly fence?: () => KubeError | undefined;
 }
 
 /**

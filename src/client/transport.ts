@@ -107,6 +107,10 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
       headers['Content-Type'] = req.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(req.body));
     }
+    // Checked after the credentials' await, so that no pause between the check and the send is
+    // longer than one synchronous turn (a write fenced here never reaches the server).
+    const refused = req.fence?.();
+    if (refused !== undefined) return E.left(refused);
     const r = lib.request({
       protocol: base.protocol,
       hostname: base.hostname.replace(/^\[|\]$/g, ''),
@@ -125,11 +129,21 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
     if (E.isLeft(opened)) return opened;
     const r = opened.right;
     return new Promise((resolve) => {
+      let fenced: KubeError | undefined;
+      if (req.fence !== undefined) {
+        const fence = req.fence;
+        // An agent may hand out the socket a tick later: the headers are flushed right after
+        // 'socket', so a second look here closes that gap.
+        r.once('socket', () => {
+          fenced = fence();
+          if (fenced !== undefined) r.destroy(new Error(fenced.message));
+        });
+      }
       r.setTimeout(req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
         r.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }));
       });
       r.on('error', (err) => {
-        resolve(E.left(fromTransport(cluster, err, describe(req))));
+        resolve(E.left(fenced ?? fromTransport(cluster, err, describe(req))));
       });
       r.on('response', (res) => {
         const chunks: Buffer[] = [];

@@ -22,6 +22,7 @@ export type KubeErrorType =
   | 'Tls'
   | 'InvalidConfig'
   | 'NotEngaged'
+  | 'Fenced'
   | 'Decode'
   | 'Unknown';
 

@@ -2,7 +2,7 @@
 // prefix) and kube-apiserver + etcd.
 import { firstValueFrom, map, takeWhile, toArray, filter, timeout } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClusterClient } from '../../src/client/index.js';
+import { createClusterClient, kubeError } from '../../src/client/index.js';
 import type { RawWatchEvent } from '../../src/client/watch-line.js';
 import { parseWatchLine } from '../../src/client/watch-line.js';
 import { E } from '../../src/fp/index.js';
@@ -169,5 +169,21 @@ describe.each(targets)('the cluster client against $name', (target) => {
     );
     expect(watchError?.type).toBe('Forbidden');
     limited.close();
+  });
+
+  it('sends nothing when a write is fenced, and the fence is asked right before the request leaves', async () => {
+    const name = randomName('fenced');
+    let asked = 0;
+    const refusal = kubeError('Fenced', sb.cluster, 'replica r-1 may not write: it has not renewed its lease');
+    const refused = await sb.client.apply(configMaps, { metadata: { name, namespace: sb.namespace }, data: { a: '1' } }, { fieldManager: 'fence-test', fence: () => (asked++, refusal) });
+    expect(E.isLeft(refused) && refused.left).toBe(refusal);
+    const deleted = await sb.client.delete(configMaps, name, { namespace: sb.namespace, fence: () => refusal });
+    expect(E.isLeft(deleted) && deleted.left.type).toBe('Fenced');
+    const gone = await sb.client.get(configMaps, name, { namespace: sb.namespace });
+    expect(E.isLeft(gone) && gone.left.type).toBe('NotFound');
+    // An open fence is asked before the request and again when it gets its socket.
+    const allowed = right(await sb.client.apply(configMaps, { metadata: { name, namespace: sb.namespace }, data: { a: '2' } }, { fieldManager: 'fence-test', fence: () => (asked++, undefined) }));
+    expect(allowed.data).toEqual({ a: '2' });
+    expect(asked).toBe(3);
   });
 });
