@@ -63,13 +63,15 @@ export function baselineController(options: BaselineOptions): Controller<ConfigM
       const cluster = req.cluster;
       const writes: Observable<WriteOutcome>[] = [
         apply(ctx.sinks, { cluster, resource: namespaces, object: { metadata: { name: namespace } } }),
-        apply(ctx.sinks, { cluster, resource: configMaps, object: want.configMap }),
+        // The cached ConfigMap is what was there: `changed` is then known for it (one request each,
+        // no read; the other two report changed: 'unknown').
+        apply(ctx.sinks, { cluster, resource: configMaps, object: want.configMap, current: req.object ?? null }),
         apply(ctx.sinks, { cluster, resource: roles, object: want.role }),
       ];
       return concat(...writes).pipe(
         toArray(),
         map((outcomes) => {
-          const changed = outcomes.flatMap((o) => (isRight(o) && o.right.changed ? [`${o.right.key.name} (${o.right.verb})`] : []));
+          const changed = outcomes.flatMap((o) => (isRight(o) && o.right.changed === true ? [`${o.right.key.name} (${o.right.verb})`] : []));
           if (changed.length > 0) ctx.log.info({ changed }, 'baseline restored');
           return firstFailure(outcomes);
         }),

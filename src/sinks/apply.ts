@@ -1,7 +1,8 @@
 // Server-side apply: the controller states the fields it wants, under its one field manager, and
-// the server merges and tracks ownership. Idempotent; a repeat that changes nothing says so.
+// the server merges and tracks ownership. Idempotent. One request per apply: whether it changed
+// anything is told from what the caller knew before, never from a read of its own.
 import type { Observable, OperatorFunction } from 'rxjs';
-import { concatMap, map, of } from 'rxjs';
+import { concatMap, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ApplyConfiguration, KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
@@ -9,7 +10,7 @@ import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
 import type { SinkOperatorConfig } from './operator.js';
 import { writeEach } from './operator.js';
-import { describe, explainStatus404, hasChanged, keyFor, readOrNull } from './read.js';
+import { changeOf, describe, explainStatus404, keyFor, known } from './read.js';
 import type { WriteOutcome } from './result.js';
 import { refusal, writeFailed, written } from './result.js';
 import { send } from './send.js';
@@ -30,10 +31,16 @@ export interface ApplyWrite<T extends KubeObject = KubeObject> {
   /** The fields this controller wants set, with `metadata.name` (and namespace when namespaced). */
   readonly object: ApplyConfiguration<T>;
   /**
-   * The object as last seen (e.g. from a store), or `null` when known to be absent. Saves the read
-   * the sink otherwise makes to tell whether the apply changed anything.
+   * The object as last seen (e.g. from a cache), or `null` when known to be absent: `changed` is
+   * then told by comparing the answer with it. Without it (and without `readFirst`), `changed` is
+   * `'unknown'`.
    */
-  readonly current?: T | null;
+  readonly current?: T | null | undefined;
+  /**
+   * Read the object (one GET) before applying when `current` is not given, so `changed` is always
+   * true or false: two requests instead of one. Default false.
+   */
+  readonly readFirst?: boolean;
   /** Take ownership of fields another manager owns (default true: a controller owns its desired state). */
   readonly force?: boolean;
   /** Validate and report what would change, persist nothing. */
@@ -64,7 +71,7 @@ export function serverSideApply<T extends KubeObject>(
     return of(writeFailed<T>(verb, key, refusal('Invalid', key, `${verb} needs metadata.name${w.resource.namespaced ? ' and metadata.namespace' : ''}`), 0));
   }
   const dryRun = w.dryRun ?? false;
-  const before = w.current === undefined ? readOrNull(ctx, w.resource, key) : of(E.right(w.current));
+  const before = known(ctx, w.resource, key, w.current, w.readFirst);
   return before.pipe(
     concatMap((b) => {
       if (E.isLeft(b)) return of(writeFailed<T>(verb, key, b.left, 0));
@@ -76,10 +83,8 @@ export function serverSideApply<T extends KubeObject>(
       };
       return send(ctx, key.cluster, `${verb} ${describe(w.resource, key)}`, (c) => c.apply(w.resource, w.object, opts)).pipe(
         concatMap(({ result, attempts }) => {
-          if (E.isRight(result)) return of(written(verb, key, { changed: hasChanged(b.right, result.right, dryRun), object: result.right, attempts, dryRun }));
-          if (subresource === 'status' && result.left.type === 'NotFound') {
-            return explainStatus404(ctx, w.resource, key, result.left).pipe(map((e) => writeFailed<T>(verb, key, e, attempts)));
-          }
+          if (E.isRight(result)) return of(written(verb, key, { changed: changeOf(b.right, result.right, dryRun), object: result.right, attempts, dryRun }));
+          if (subresource === 'status' && result.left.type === 'NotFound') return of(writeFailed<T>(verb, key, explainStatus404(w.resource, key, result.left), attempts));
           return of(writeFailed<T>(verb, key, result.left, attempts));
         }),
       );
@@ -91,9 +96,11 @@ export function serverSideApply<T extends KubeObject>(
  * Server-side applies an object to a cluster of the fleet under the context's field manager,
  * forcing ownership of the fields it states unless `force: false`.
  *
- * To report `changed`, the sink compares resourceVersions before and after (the server does not
- * bump it for an apply that changes nothing). The "before" comes from `current` when given, else
- * from one GET: that read is the cost of knowing, so pass `current` from a store when you have it.
+ * It sends one PATCH (429 retries aside), nothing else. `changed` compares the answer with what
+ * was there before (the server does not bump the resourceVersion for an apply that changes
+ * nothing), so it is known only when the caller says what was there: `current`, e.g. the cached
+ * target, or `null` when known absent. Without it `changed` is `'unknown'`, unless `readFirst:
+ * true` asks for a GET first (two requests per apply).
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
-// The read-modify-write loop behind `update` and the finalizer sinks: read, compute the new object,
-// PUT it with the resourceVersion just read, and on 409 Conflict wait, read again and recompute
-// (client-go's retry.RetryOnConflict). Waits follow the context's conflict backoff, on its scheduler.
+// The read-modify-write loop behind `update` and the finalizer sinks: read (or start from the
+// caller's `current`), compute the new object, PUT it with the resourceVersion it came with, and on
+// 409 Conflict wait, read again and recompute (client-go's retry.RetryOnConflict). Waits follow the context's conflict backoff, on its scheduler.
 import type { Observable } from 'rxjs';
 import { concatMap, of, timer } from 'rxjs';
 import type { ObjectKey } from '../core/key.js';
@@ -45,10 +45,16 @@ export type Mutation<T extends KubeObject> =
  *
  * @example
  * ```ts
- * const o: ReadModifyWriteOptions = { missing: 'unchanged', dryRun: false };
+ * const o: ReadModifyWriteOptions<ConfigMap> = { missing: 'unchanged', dryRun: false, current: cached };
  * ```
  */
-export interface ReadModifyWriteOptions {
+export interface ReadModifyWriteOptions<T extends KubeObject = KubeObject> {
+  /**
+   * The object as last seen (e.g. from a cache): the first round starts from it instead of a GET,
+   * so a write that goes through costs one PUT. A stale one is safe: the PUT carries its
+   * resourceVersion, so the server refuses it (409) and the next round reads the latest.
+   */
+  readonly current?: T | undefined;
   /** What a missing object means: an error (default) or nothing to do. */
   readonly missing?: 'fail' | 'unchanged';
   /** Validate the PUT on the server without persisting it (`dryRun=All`); default false. */
@@ -59,7 +65,8 @@ export interface ReadModifyWriteOptions {
 
 /**
  * Reads, mutates and replaces one object, retrying on Conflict up to the context's attempts.
- * `attempts` in the outcome counts PUTs sent (429 retries included); a step that decides
+ * Requests: a GET then a PUT per round; with `options.current`, the first round sends only the
+ * PUT. `attempts` in the outcome counts PUTs sent (429 retries included); a step that decides
  * `unchanged` writes nothing.
  *
  * @example
@@ -80,7 +87,7 @@ export function readModifyWrite<T extends KubeObject>(
   r: ResourceDescriptor<T>,
   key: ObjectKey,
   step: (current: T) => Mutation<T>,
-  options: ReadModifyWriteOptions = {},
+  options: ReadModifyWriteOptions<T> = {},
 ): Observable<WriteOutcome<T>> {
   const dryRun = options.dryRun ?? false;
   const writeOpts = {
@@ -89,8 +96,9 @@ export function readModifyWrite<T extends KubeObject>(
     ...(r.namespaced ? { namespace: key.namespace } : {}),
     ...(options.subresource === undefined ? {} : { subresource: options.subresource }),
   };
+  const { current: first } = options;
   const round = (n: number, sent: number): Observable<WriteOutcome<T>> =>
-    readOrNull(ctx, r, key).pipe(
+    (n === 1 && first !== undefined ? of(E.right(first)) : readOrNull(ctx, r, key)).pipe(
       concatMap((read) => {
         if (E.isLeft(read)) return of(writeFailed<T>(verb, key, read.left, sent));
         const current = read.right;
@@ -104,7 +112,7 @@ export function readModifyWrite<T extends KubeObject>(
         const m = step(current);
         if (m.type === 'refuse') return of(writeFailed<T>(verb, key, m.error, sent));
         if (m.type === 'unchanged') return of(written(verb, key, { changed: false, object: current, attempts: sent, dryRun }));
-        // The PUT carries the resourceVersion just read: the server refuses it if anyone wrote since.
+        // The PUT carries the resourceVersion read (or given): the server refuses it if anyone wrote since.
         const next: T = { ...m.object, metadata: { ...m.object.metadata, resourceVersion: current.metadata.resourceVersion } };
         return send(ctx, key.cluster, `${verb} ${describe(r, key)}`, (c) => c.replace(r, next, writeOpts)).pipe(
           concatMap(({ result, attempts }) => {

@@ -26,6 +26,11 @@ export interface FinalizerWrite<T extends KubeObject = KubeObject> {
   readonly resource: ResourceDescriptor<T>;
   /** A qualified name, e.g. `example.com/cleanup`. */
   readonly finalizer: string;
+  /**
+   * The object as last seen (e.g. from a cache): decided on first, saving the GET, so adding a
+   * finalizer costs one PUT (none when it is there). A stale one gets a 409 and a fresh read.
+   */
+  readonly current?: T | undefined;
   /** Validate on the server and report what would change, persisting nothing (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
 }
@@ -35,11 +40,12 @@ export interface FinalizerWrite<T extends KubeObject = KubeObject> {
  * `deletionTimestamp` is refused with a `Terminating` error; the check is repeated on every read of
  * the conflict-retry loop, and the PUT carries the read resourceVersion, so a deletion that starts
  * between the read and the write makes the write conflict instead of slipping the finalizer in.
+ * Requests: GET then PUT, or the PUT alone when `current` is given.
  *
  * @example
  * ```ts
  * import { ensureFinalizer } from 'rxfleet/sinks';
- * ensureFinalizer(ctx, { key, resource: rollouts, finalizer: 'rollouts.demo.rxfleet.dev/cleanup' })
+ * ensureFinalizer(ctx, { key, resource: rollouts, finalizer: 'rollouts.demo.rxfleet.dev/cleanup', current: req.object })
  *   .subscribe((o) => E.isLeft(o) && o.left.type === 'Terminating' && cleanUpNow());
  * ```
  * @param ctx - the sink context.
@@ -64,7 +70,7 @@ export function ensureFinalizer<T extends KubeObject>(ctx: SinkContext, write: F
       }
       return { type: 'write', object: { ...current, metadata: { ...current.metadata, finalizers: [...finalizers, finalizer] } } };
     },
-    write.dryRun === undefined ? {} : { dryRun: write.dryRun },
+    { ...(write.dryRun === undefined ? {} : { dryRun: write.dryRun }), current: write.current },
   );
 }
 

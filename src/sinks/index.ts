@@ -15,7 +15,7 @@
  */
 export type { RetryConfig, RetryPolicy, SinkCluster, SinkConfig, SinkContext, SinkFleet, WriteClient } from './context.js';
 export { sinkContext } from './context.js';
-export type { WriteError, WriteErrorType, WriteOutcome, WriteResult, WriteVerb } from './result.js';
+export type { WriteChange, WriteError, WriteErrorType, WriteOutcome, WriteResult, WriteVerb } from './result.js';
 export type { SinkOperatorConfig } from './operator.js';
 export { defaultSinkConcurrency, writeEach } from './operator.js';
 export { finalizerWrites } from './finalizer-writes.js';

@@ -1,7 +1,7 @@
-// Reading what is there before a write, so sinks can say whether a write changed anything and tell
-// "no status subresource" from "no such object". Internal to the sinks.
+// What sinks know about an object around a write: its key, whether a write changed it, and what a
+// 404 from a status write means; plus the one read the read-modify-write sinks make. Internal.
 import type { Observable } from 'rxjs';
-import { map } from 'rxjs';
+import { map, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import type { ObjectKey } from '../core/key.js';
@@ -13,7 +13,7 @@ import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
 import { refusal } from './result.js';
-import type { WriteError } from './result.js';
+import type { WriteChange, WriteError } from './result.js';
 import { send } from './send.js';
 
 /**
@@ -67,23 +67,51 @@ export function readOrNull<T extends KubeObject>(ctx: SinkContext, r: ResourceDe
 }
 
 /**
- * Whether a write changed the object: its content, meaning everything but `resourceVersion` and
- * `managedFields`. An unchanged resourceVersion settles it cheaply (the server does not bump it for
- * a write that changes nothing). A changed one is not proof: kcp rewrites an object on the first
- * identical apply after its creation (new resourceVersion, same content), and a `before` taken from
- * a store may lack managedFields; so the content is compared. Dry runs never bump the
- * resourceVersion, so they always compare content.
+ * What is known of an object before a write: the caller's `current` when given, else a read when
+ * asked for (`readFirst`), else nothing (`undefined`: the write's `changed` will be `'unknown'`).
  *
  * @example
  * ```ts
- * hasChanged(before, after, false);
+ * known(ctx, configMaps, key, undefined, false); // emits E.right(undefined), sends nothing
  * ```
- * @param before - the object before the write (`null`: it did not exist).
+ * @param ctx - the sink context.
+ * @param r - the resource.
+ * @param key - the object.
+ * @param current - the caller's view of the object (`null`: absent).
+ * @param readFirst - whether to read it when `current` is not given.
+ * @returns the object, `null` (absent), `undefined` (unknown), or the read's error.
+ */
+export function known<T extends KubeObject>(
+  ctx: SinkContext,
+  r: ResourceDescriptor<T>,
+  key: ObjectKey,
+  current: T | null | undefined,
+  readFirst: boolean | undefined,
+): Observable<Either<KubeError, T | null | undefined>> {
+  if (current !== undefined || readFirst !== true) return of(E.right(current));
+  return readOrNull(ctx, r, key);
+}
+
+/**
+ * Whether a write changed the object, from what was known before it: its content, meaning
+ * everything but `resourceVersion` and `managedFields`. An unchanged resourceVersion settles it
+ * cheaply (the server does not bump it for a write that changes nothing). A changed one is not
+ * proof: kcp rewrites an object on the first identical apply after its creation (new
+ * resourceVersion, same content), and a `before` taken from a store may lack managedFields or be
+ * older than the last write; so the content is compared. Dry runs never bump the resourceVersion,
+ * so they always compare content. With nothing known before, the answer alone cannot tell.
+ *
+ * @example
+ * ```ts
+ * changeOf(before, after, false); // true, false, or 'unknown' when before is undefined
+ * ```
+ * @param before - the object before the write (`null`: it did not exist; `undefined`: not known).
  * @param after - the server's answer.
  * @param dryRun - whether the write was a dry run.
- * @returns true when something changed (or would have).
+ * @returns true when something changed (or would have), false when not, else 'unknown'.
  */
-export function hasChanged(before: KubeObject | null, after: KubeObject, dryRun: boolean): boolean {
+export function changeOf(before: KubeObject | null | undefined, after: KubeObject, dryRun: boolean): WriteChange {
+  if (before === undefined) return 'unknown';
   if (before === null) return true;
   if (!dryRun && before.metadata.resourceVersion === after.metadata.resourceVersion) return false;
   return canonical(comparable(before)) !== canonical(comparable(after));
@@ -103,35 +131,25 @@ function canonical(v: unknown): string {
 }
 
 /**
- * Explains a 404 from a status write. The server answers 404 both when the object is missing and
- * when the resource has no status subresource; one read of the object tells them apart (it costs a
- * request only on this failure path).
+ * Explains a 404 from a status write without another request. The server answers 404 both when
+ * the object is missing and when the resource has no status subresource; only the first names the
+ * object (its Status carries `details.name`), the second is the router's generic "the server could
+ * not find the requested resource", which names nothing.
  *
  * @example
  * ```ts
- * explainStatus404(ctx, widgets, key, err).subscribe((e: Pick<WriteError, 'type'>) => console.log(e.type)); // 'NoStatusSubresource' or 'NotFound'
+ * explainStatus404(widgets, key, err).type; // 'NoStatusSubresource' or 'NotFound'
  * ```
- * @param ctx - the sink context.
  * @param r - the resource.
  * @param key - the object.
  * @param err - the 404 of the status write.
  * @returns the error to report.
  */
-export function explainStatus404(
-  ctx: SinkContext,
-  r: ResourceDescriptor,
-  key: ObjectKey,
-  err: KubeError,
-): Observable<KubeError | Omit<WriteError, 'verb' | 'key' | 'attempts'>> {
-  return readOrNull(ctx, r, key).pipe(
-    map((found) => {
-      if (E.isLeft(found)) return err;
-      if (found.right === null) return err;
-      return {
-        ...refusal('NoStatusSubresource', key, `${resourceId(r)} has no status subresource (the object exists, its /status endpoint does not)`),
-        ...(err.code === undefined ? {} : { code: err.code }),
-        ...(err.request === undefined ? {} : { request: err.request }),
-      };
-    }),
-  );
+export function explainStatus404(r: ResourceDescriptor, key: ObjectKey, err: KubeError): KubeError | Omit<WriteError, 'verb' | 'key' | 'attempts'> {
+  if (err.details?.name === key.name) return err;
+  return {
+    ...refusal('NoStatusSubresource', key, `${resourceId(r)} has no status subresource (the server has no /status endpoint for it: ${err.message})`),
+    ...(err.code === undefined ? {} : { code: err.code }),
+    ...(err.request === undefined ? {} : { request: err.request }),
+  };
 }

@@ -12,6 +12,7 @@ import type { WriteOutcome } from './result.js';
 /**
  * Removes a finalizer from an object. Unlike a JSON patch by index, the conflict-retry loop
  * removes it by name from the latest object, so other controllers' finalizers are never touched.
+ * Requests: GET then PUT, or the PUT alone when `current` is given.
  *
  * @example
  * ```ts
@@ -34,7 +35,7 @@ export function removeFinalizer<T extends KubeObject>(ctx: SinkContext, write: F
       if (!finalizers.includes(finalizer)) return { type: 'unchanged' };
       return { type: 'write', object: { ...current, metadata: { ...current.metadata, finalizers: finalizers.filter((f) => f !== finalizer) } } };
     },
-    { missing: 'unchanged', ...(write.dryRun === undefined ? {} : { dryRun: write.dryRun }) },
+    { missing: 'unchanged', ...(write.dryRun === undefined ? {} : { dryRun: write.dryRun }), current: write.current },
   );
 }
 

@@ -67,11 +67,25 @@ export interface WriteError extends Omit<KubeError, 'type'> {
 }
 
 /**
+ * Whether a write changed the object in the cluster: `true`, `false`, or `'unknown'` when nothing
+ * the sink knew could tell. Sinks send no request just to find out: a server-side apply answers
+ * with the object whether it changed or not, so `apply` knows only when told what was there before
+ * (`current`, e.g. from a cache) or asked to read it first (`readFirst`).
+ *
+ * @example
+ * ```ts
+ * const c: WriteChange = outcome.right.changed;
+ * if (c === 'unknown') log.debug('applied'); else if (c) log.info('changed');
+ * ```
+ */
+export type WriteChange = boolean | 'unknown';
+
+/**
  * A successful write.
  *
  * @example
  * ```ts
- * if (E.isRight(outcome) && !outcome.right.changed) metrics.noop.inc({ cluster: outcome.right.cluster });
+ * if (E.isRight(outcome) && outcome.right.changed === false) metrics.noop.inc({ cluster: outcome.right.cluster });
  * ```
  */
 export interface WriteResult<T extends KubeObject = KubeObject> {
@@ -81,8 +95,11 @@ export interface WriteResult<T extends KubeObject = KubeObject> {
   readonly key: ObjectKey;
   /** The sink that made the write. */
   readonly verb: WriteVerb;
-  /** Whether the object in the cluster changed (for dry runs: whether it would have). */
-  readonly changed: boolean;
+  /**
+   * Whether the object in the cluster changed (for dry runs: whether it would have), or
+   * `'unknown'` when the sink had nothing to compare the answer with (see {@link WriteChange}).
+   */
+  readonly changed: WriteChange;
   /** The object as the server returned it; `undefined` when it is gone (a finished delete). */
   readonly object: T | undefined;
   /** How many times the write request was sent; 0 when nothing needed writing. */
@@ -154,7 +171,7 @@ export function refusal(tag: WriteErrorType, key: ObjectKey, detail: string): Om
 export function written<T extends KubeObject>(
   verb: WriteVerb,
   key: ObjectKey,
-  r: { readonly changed: boolean; readonly object: T | undefined; readonly attempts: number; readonly dryRun?: boolean },
+  r: { readonly changed: WriteChange; readonly object: T | undefined; readonly attempts: number; readonly dryRun?: boolean },
 ): WriteOutcome<T> {
   return E.right(Object.freeze({ cluster: key.cluster, key, verb, changed: r.changed, object: r.object, attempts: r.attempts, dryRun: r.dryRun ?? false }));
 }

@@ -41,6 +41,11 @@ export interface UpdateWrite<T extends KubeObject = KubeObject> {
   readonly resource: ResourceDescriptor<T>;
   /** The change, made to a draft of the latest object; run again on a fresh read after each Conflict. */
   readonly recipe: UpdateRecipe<T>;
+  /**
+   * The object as last seen (e.g. from a cache): the recipe first runs on it, saving the GET; a
+   * stale one costs a 409 and a fresh read, never a lost write. Without it: GET, then PUT.
+   */
+  readonly current?: T | undefined;
   /** Write through the status subresource (a PUT of status). */
   readonly subresource?: 'status';
   /** Validate on the server and report what would change, persisting nothing (`dryRun=All`); default false. */
@@ -74,7 +79,8 @@ export function recipeStep<T extends KubeObject>(key: ObjectKey, recipe: UpdateR
 
 /**
  * Updates an object with a recipe, retrying on Conflict as the context says (default: client-go's
- * `retry.DefaultRetry`, 5 attempts 10 ms apart with 10% jitter). The outcome reports the attempts;
+ * `retry.DefaultRetry`, 5 attempts 10 ms apart with 10% jitter). Requests: GET then PUT, or the PUT
+ * alone when `current` is given; each Conflict adds a GET and a PUT. The outcome reports the attempts;
  * a recipe that changes nothing writes nothing and reports `changed: false`. A missing object is
  * `NotFound`; create it with `apply` or `create` instead.
  *
@@ -95,6 +101,7 @@ export function update<T extends KubeObject>(ctx: SinkContext, write: UpdateWrit
   return readModifyWrite(ctx, 'update', write.resource, write.key, recipeStep(write.key, write.recipe), {
     ...(write.dryRun === undefined ? {} : { dryRun: write.dryRun }),
     ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
+    current: write.current,
   });
 }
 

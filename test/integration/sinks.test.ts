@@ -50,10 +50,11 @@ describe.each(targets)('sinks against $name', (target) => {
 
   it('applies, and a second identical apply reports no change', async () => {
     const name = randomName('apply');
-    const first = ok(await firstValueFrom(apply(ctx, cm(name, { a: '1' }))));
+    const first = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '1' }), readFirst: true })));
     expect(first).toMatchObject({ changed: true, attempts: 1, verb: 'apply', cluster: sb.cluster, dryRun: false });
-    // Read-first detection (no `current` given), and then from the last known object.
-    const second = ok(await firstValueFrom(apply(ctx, cm(name, { a: '1' }))));
+    // Nothing known: 'unknown'; read first when asked; then from the last known object.
+    expect(ok(await firstValueFrom(apply(ctx, cm(name, { a: '1' })))).changed).toBe('unknown');
+    const second = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '1' }), readFirst: true })));
     expect(second.changed).toBe(false);
     const third = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '1' }), current: second.object ?? null })));
     expect(third.changed).toBe(false);
@@ -65,10 +66,10 @@ describe.each(targets)('sinks against $name', (target) => {
   it('reports what a dry run would change without persisting it', async () => {
     const name = randomName('dry');
     ok(await firstValueFrom(apply(ctx, cm(name, { a: '1' }))));
-    const dry = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '2' }), dryRun: true })));
+    const dry = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '2' }), dryRun: true, readFirst: true })));
     expect(dry).toMatchObject({ changed: true, dryRun: true });
     expect(dry.object?.data).toEqual({ a: '2' });
-    const same = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '1' }), dryRun: true })));
+    const same = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '1' }), dryRun: true, readFirst: true })));
     expect(same.changed).toBe(false);
     expect(right(await sb.client.get(configMaps, name, { namespace: sb.namespace })).data).toEqual({ a: '1' });
   });
@@ -79,7 +80,7 @@ describe.each(targets)('sinks against $name', (target) => {
     const rival = sinkContext({ fleet: fixedFleet([sb]), fieldManager: 'rxfleet-rival' });
     const refused = await firstValueFrom(apply(rival, { ...cm(name, { owner: 'second' }), force: false }));
     expect(E.isLeft(refused) && refused.left).toMatchObject({ type: 'Conflict', code: 409, verb: 'apply', cluster: sb.cluster, attempts: 1 });
-    const forced = ok(await firstValueFrom(apply(rival, cm(name, { owner: 'second' }))));
+    const forced = ok(await firstValueFrom(apply(rival, { ...cm(name, { owner: 'second' }), readFirst: true })));
     expect(forced.changed).toBe(true);
     expect(forced.object?.data).toEqual({ owner: 'second' });
   });
@@ -123,9 +124,9 @@ describe.each(targets)('sinks against $name', (target) => {
     right(await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } }));
     const key = objectKey(sb.cluster, sb.namespace, name);
 
-    const patched = ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true } })));
+    const patched = ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true }, readFirst: true })));
     expect(patched).toMatchObject({ changed: true, verb: 'patchStatus', object: { spec: { size: 3 }, status: { ready: true } } });
-    const again = ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true } })));
+    const again = ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true }, current: patched.object })));
     expect(again.changed).toBe(false);
 
     // Spec in a status apply is ignored by the server: status writers cannot change desired state.
@@ -201,7 +202,7 @@ describe.each(targets)('sinks against $name', (target) => {
     const outcomes = await lastValueFrom(from(writes).pipe(applyEach(fleetCtx, { concurrency: 3 }), toArray()));
     expect(outcomes).toHaveLength(6);
     const byCluster = (c: string) => outcomes.filter((o) => (E.isLeft(o) ? o.left.cluster : o.right.cluster) === c);
-    expect(byCluster(sb.cluster).every((o) => E.isRight(o) && o.right.changed)).toBe(true);
+    expect(byCluster(sb.cluster).every((o) => E.isRight(o) && o.right.changed === 'unknown')).toBe(true);
     expect(byCluster(sb.cluster)).toHaveLength(3);
     for (const o of byCluster(limitedName)) {
       expect(E.isLeft(o) && o.left).toMatchObject({ type: 'Forbidden', code: 403, cluster: limitedName });

@@ -52,7 +52,7 @@ export function fakeFleet(clients: Readonly<Record<string, WriteClient>>): SinkF
   return { get: (name: ClusterName) => all.find((c) => c.name === name), clusters: () => all };
 }
 
-export function err(tag: KubeError['type'], cluster: string, fields: { code?: number; retryAfterSeconds?: number } = {}): KubeError {
+export function err(tag: KubeError['type'], cluster: string, fields: Pick<KubeError, 'code' | 'retryAfterSeconds' | 'details'> = {}): KubeError {
   return kubeError(tag, clusterName(cluster), `fake ${tag}`, fields);
 }
 

@@ -216,7 +216,7 @@ describe('apply and status results', () => {
     });
   });
 
-  it('should read first when `current` is not given', () => {
+  it('should report no change only from what it knew: `current`, or a read asked for with `readFirst`', () => {
     const ts = testScheduler();
     const calls: string[] = [];
     ts.run(({ expectObservable }) => {
@@ -225,22 +225,24 @@ describe('apply and status results', () => {
         apply: () => (calls.push('apply'), of(E.right<KubeError, KubeObject>(obj('x', '7')))),
       });
       const { current: _c, ...w } = write('a', 'x');
-      expectObservable(apply(ctxOf(ts, { a: client }), w)).toBe('(x|)', { x: E.right(expect.objectContaining({ changed: false })) });
+      expectObservable(apply(ctxOf(ts, { a: client }), w)).toBe('(x|)', { x: E.right(expect.objectContaining({ changed: 'unknown' })) });
+      expectObservable(apply(ctxOf(ts, { a: client }), { ...w, readFirst: true })).toBe('(x|)', { x: E.right(expect.objectContaining({ changed: false })) });
     });
-    expect(calls).toEqual(['get', 'apply']);
+    expect(calls).toEqual(['apply', 'get', 'apply']);
   });
 
-  it('should tell a missing status subresource from a missing object', () => {
+  it('should tell a missing status subresource from a missing object by the 404 alone', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const key = objectKey(clusterName('a'), 'default', 'x');
-      const noSubresource = fakeClient({ get: () => of(E.right<KubeError, KubeObject>(obj('x'))), patch: () => of(E.left(err('NotFound', 'a', { code: 404 }))) });
-      const missing = fakeClient({ get: () => of(E.left(err('NotFound', 'a', { code: 404 }))) });
+      // The router's 404 names nothing; a missing object's Status names it (details.name).
+      const noSubresource = fakeClient({ patch: () => of(E.left(err('NotFound', 'a', { code: 404 }))) });
+      const missing = fakeClient({ patch: () => of(E.left(err('NotFound', 'a', { code: 404, details: { name: 'x', kind: 'configmaps' } }))) });
       expectObservable(patchStatus(ctxOf(ts, { a: noSubresource }), { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', {
         x: E.left(expect.objectContaining({ type: 'NoStatusSubresource', code: 404, message: expect.stringContaining('configmaps has no status subresource') as unknown })),
       });
       expectObservable(patchStatus(ctxOf(ts, { a: missing }), { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', {
-        x: E.left(expect.objectContaining({ type: 'NotFound' })),
+        x: E.left(expect.objectContaining({ type: 'NotFound', attempts: 1 })),
       });
     });
   });
