@@ -34,8 +34,8 @@ export type { StopReason } from './runtime/errors.js';
 export { ConfigError } from './core/config-error.js';
 // Resources, cluster names and object keys.
 export type { ResourceDescriptor } from './core/resource.js';
-export { configMaps, customResourceDefinitions, namespaces, resource, secrets } from './core/resource.js';
-export type { ApplyConfiguration, ConfigMap, DeepPartial, KubeObject, Namespace, ObjectList, ObjectMeta, OwnerReference, Secret } from './core/object.js';
+export { configMaps, customResourceDefinitions, leases, namespaces, resource, secrets } from './core/resource.js';
+export type { ApplyConfiguration, ConfigMap, DeepPartial, KubeObject, Lease, Namespace, ObjectList, ObjectMeta, OwnerReference, Secret } from './core/object.js';
 export type { ClusterName } from './core/cluster.js';
 export { clusterName } from './core/cluster.js';
 export type { ObjectKey } from './core/key.js';

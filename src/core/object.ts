@@ -162,6 +162,35 @@ export interface Namespace extends KubeObject {
 }
 
 /**
+ * A Lease (coordination.k8s.io/v1): who holds a named lock, and until when. rxfleet's leader
+ * election and sharding hold Leases on a home cluster. Times are MicroTime strings (RFC 3339 with
+ * microseconds, e.g. `2026-11-23T10:00:00.000000Z`).
+ *
+ * @example
+ * ```ts
+ * const lease: Lease = {
+ *   metadata: { name: 'my-controller', namespace: 'ops' },
+ *   spec: { holderIdentity: 'pod-a-1f2e3d', leaseDurationSeconds: 15, renewTime: '2026-11-23T10:00:00.000000Z', leaseTransitions: 0 },
+ * };
+ * ```
+ */
+export interface Lease extends KubeObject {
+  /** Who holds the Lease and for how long; every field is optional on the wire. */
+  readonly spec?: {
+    /** Identity of the current holder; absent or `''` when nobody holds it (released). */
+    readonly holderIdentity?: string;
+    /** Seconds a holder's claim lasts after its last renew; others wait this long (by their own clocks) before taking over. */
+    readonly leaseDurationSeconds?: number;
+    /** When the current holder acquired the Lease (MicroTime). */
+    readonly acquireTime?: string;
+    /** When the current holder last renewed the Lease (MicroTime). */
+    readonly renewTime?: string;
+    /** How many times the holder changed. */
+    readonly leaseTransitions?: number;
+  };
+}
+
+/**
  * Every field optional, all the way down: the shape of "the fields I own" in a server-side apply.
  *
  * @example

@@ -1,6 +1,6 @@
 // Resource descriptors: how rxfleet names "a kind of object" without discovery.
 // Discovery through kcp virtual workspaces can be partial, so callers describe resources up front.
-import type { ConfigMap, KubeObject, Namespace, Secret } from './object.js';
+import type { ConfigMap, KubeObject, Lease, Namespace, Secret } from './object.js';
 
 /**
  * Describes one API resource: enough to build its URLs and to key its objects. The type parameter is
@@ -85,6 +85,8 @@ export const configMaps = resource<ConfigMap>({ group: '', version: 'v1', plural
 export const secrets = resource<Secret>({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true });
 /** Namespaces (core/v1, cluster-scoped). @example `client.list(namespaces)` */
 export const namespaces = resource<Namespace>({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false });
+/** Leases (coordination.k8s.io/v1), the lock of leader election and sharding. @example `client.get(leases, 'my-controller', { namespace: 'ops' })` */
+export const leases = resource<Lease>({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true });
 /** CustomResourceDefinitions (apiextensions.k8s.io/v1). @example `client.apply(customResourceDefinitions, crd, { fieldManager: 'me' })` */
 export const customResourceDefinitions = resource({
   group: 'apiextensions.k8s.io',

@@ -1,0 +1,268 @@
+// Holds one Lease this replica wants: the shared leader Lease, or its own membership Lease. It is
+// client-go's leaderelection loop with its safety rule made synchronous: `valid()` goes false the
+// moment the renew deadline (counted from when the last successful renew was SENT, by a monotonic
+// clock) passes, so a paused process that wakes up late refuses writes before it learns anything.
+import { asyncScheduler, catchError, defer, EMPTY, exhaustMap, finalize, from, merge, mergeMap, Observable, of, ReplaySubject, share, Subject, take, tap, timeout, timer } from 'rxjs';
+import type { ObservableInput, Subscriber, Subscription } from 'rxjs';
+import type { KubeError } from '../../core/errors.js';
+import { kubeError } from '../../core/errors.js';
+import type { Lease } from '../../core/object.js';
+import type { Either } from '../../internal/fp.js';
+import { E } from '../../internal/fp.js';
+import { leaseApi } from './lease-api.js';
+import { claimedLease, readLease, releasedLease } from './lease-record.js';
+import type { LeaseKeeper, LeaseKeeperOptions, LeaseState } from './lease-keeper-types.js';
+
+export type { LeaseKeeper, LeaseKeeperCommon, LeaseKeeperOptions, LeaseState } from './lease-keeper-types.js';
+
+type Result<T> = Either<KubeError, T>;
+
+/** One running loop: its output and its timers, each in one slot so none piles up. */
+interface Run {
+  readonly out: Subscriber<LeaseState>;
+  readonly wake: Subject<void>;
+  loop?: Subscription;
+  deadline?: Subscription;
+  expiry?: Subscription;
+  soon?: Subscription;
+  inFlight: boolean;
+  again: boolean;
+}
+
+/**
+ * Makes the keeper of one Lease; nothing happens until `states` is subscribed. Every retry period
+ * it renews (held: one PUT on the Lease it last wrote) or reads the Lease and claims it when it is
+ * absent, ours, released, or expired. Another holder counts as fresh until leaseDuration after we
+ * last saw its Lease change, by our own clock (client-go's rule: no cross-machine clock
+ * comparison). Every claim is a PUT with the read resourceVersion, so of two racers one gets 409.
+ *
+ * @example
+ * ```ts
+ * const keeper = leaseKeeper({ api: leaseApi(home.client), namespace: 'ops', name: 'ctl', identity, timing: leaseTiming(), mode: 'leader' });
+ * const fence = () => (keeper.valid() ? undefined : fencedError());
+ * ```
+ * @param opts - the Lease, our identity, the timing and the injected clock and scheduler.
+ * @returns the keeper.
+ */
+export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
+  const { namespace, name, identity, timing, mode } = opts;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? timing.retryPeriodMs;
+  const api = opts.api ?? leaseApi(opts.client, { timeoutMs: requestTimeoutMs });
+  const clock = opts.clock ?? (() => performance.now());
+  const wall = opts.wallClock ?? Date.now;
+  const scheduler = opts.scheduler ?? asyncScheduler;
+  const where = `Lease ${namespace}/${name} on cluster "${api.cluster}"`;
+
+  let run: Run | undefined;
+  let last: LeaseState = { type: 'acquiring' };
+  let held = false;
+  let epoch = 0;
+  let renewSentAt = 0;
+  let ours: Lease | undefined; // the Lease as we last wrote it: renewed directly while held
+  let claimed = false; // we wrote it at least once, so release has something to give up
+  let observed: { readonly rv: string; readonly at: number } | undefined;
+  let lastError: KubeError | undefined;
+  let annotations: Readonly<Record<string, string>> = { ...opts.annotations };
+  let annotationsVersion = 0;
+  let released = false;
+  let releasing: Promise<void> | undefined;
+
+  const emit = (s: LeaseState): void => {
+    last = s;
+    run?.out.next(s);
+  };
+  const acquiring = (holder: string | undefined): void => {
+    if (last.type === 'acquiring' && last.holder === holder) return;
+    emit(holder === undefined ? { type: 'acquiring' } : { type: 'acquiring', holder });
+  };
+  const lose = (reason: string): void => {
+    if (!held) return;
+    held = false;
+    run?.deadline?.unsubscribe();
+    emit({ type: 'lost', reason: `${where}: ${reason}` });
+  };
+  // The same comparison as valid(), so a deadline timer that fires never disagrees with it.
+  const deadlinePassed = (): boolean => renewSentAt + timing.renewDeadlineMs <= clock();
+  const checkDeadline = (): void => {
+    if (!held || !deadlinePassed()) return;
+    const ago = Math.round(clock() - renewSentAt);
+    lose(`not renewed within the renew deadline of ${timing.renewDeadlineMs} ms (last successful renew sent ${ago} ms ago)${lastError === undefined ? '' : `; last error: ${lastError.message}`}`);
+  };
+  const armDeadline = (): void => {
+    const r = run;
+    r?.deadline?.unsubscribe();
+    if (r === undefined || !held) return;
+    // A timer may fire a little early by the monotonic clock: check, and re-arm if not yet due.
+    r.deadline = scheduler.schedule(() => {
+      checkDeadline();
+      armDeadline();
+    }, Math.max(0, renewSentAt + timing.renewDeadlineMs - clock()));
+  };
+  const soon = (delay: number): void => {
+    const r = run;
+    if (r === undefined) return;
+    r.soon?.unsubscribe();
+    r.soon = scheduler.schedule(() => {
+      r.wake.next();
+    }, delay);
+  };
+  // An extra attempt: now if idle, else right after the one in flight (exhaustMap would drop it).
+  const poke = (): void => {
+    if (run === undefined) return;
+    if (run.inFlight) run.again = true;
+    else soon(0);
+  };
+
+  const call = <T>(input: ObservableInput<Result<T>>): Observable<Result<T>> =>
+    from(input).pipe(
+      take(1),
+      timeout({ first: requestTimeoutMs, scheduler, with: () => of(E.left(kubeError('Timeout', api.cluster, `${where}: no answer within ${requestTimeoutMs} ms`))) }),
+      // The API promises Eithers; a thrown error must still not end the loop.
+      catchError((err: unknown) => of(E.left(kubeError('Unknown', api.cluster, `${where}: ${err instanceof Error ? err.message : String(err)}`)))),
+    );
+
+  const onWrite = (res: Result<Lease>, sentAt: number, published: number): void => {
+    checkDeadline();
+    if (E.isLeft(res)) {
+      lastError = res.left;
+      // Someone else wrote (or deleted) it: read it again before the next write, and at once if
+      // we hold it, to stop writing as soon as it turns out to be taken rather than a tick later.
+      if (res.left.type === 'Conflict' || res.left.type === 'AlreadyExists' || res.left.type === 'NotFound') {
+        ours = undefined;
+        if (held) poke();
+      }
+      return;
+    }
+    ours = res.right;
+    claimed = true;
+    lastError = undefined;
+    observed = { rv: res.right.metadata.resourceVersion ?? '', at: clock() };
+    // An answer that took longer than the deadline proves nothing about now: the next renew will.
+    if (clock() - sentAt >= timing.renewDeadlineMs) return;
+    renewSentAt = sentAt;
+    if (!held) {
+      held = true;
+      epoch += 1;
+      emit({ type: 'held', epoch });
+    }
+    armDeadline();
+    if (annotationsVersion > published) poke();
+  };
+
+  const write = (current: Lease | undefined): Observable<unknown> =>
+    defer(() => {
+      const published = annotationsVersion;
+      const next = claimedLease(current, { namespace, name, identity, leaseDurationMs: timing.leaseDurationMs, nowMs: wall(), ...(opts.labels === undefined ? {} : { labels: opts.labels }), annotations });
+      const sentAt = clock();
+      return call(current === undefined ? api.create(next) : api.replace(next)).pipe(tap((res) => { onWrite(res, sentAt, published); }));
+    });
+
+  const onRead = (res: Result<Lease>): Observable<unknown> => {
+    checkDeadline();
+    if (E.isLeft(res)) {
+      if (res.left.type !== 'NotFound') {
+        lastError = res.left;
+        return EMPTY;
+      }
+      observed = undefined;
+      ours = undefined;
+      lose('the Lease was deleted');
+      return write(undefined);
+    }
+    const rec = readLease(res.right);
+    const now = clock();
+    const seen = observed !== undefined && observed.rv === rec.resourceVersion ? observed : { rv: rec.resourceVersion ?? '', at: now };
+    observed = seen;
+    if (rec.holder === identity) return write(res.right);
+    ours = undefined;
+    lose(rec.holder === '' ? 'the Lease was released by someone else' : `the Lease is held by "${rec.holder}"`);
+    const expiresAt = seen.at + rec.durationMs;
+    if (rec.holder !== '' && now < expiresAt) {
+      acquiring(rec.holder);
+      run?.expiry?.unsubscribe();
+      // Come back exactly when it expires rather than up to a retry period later.
+      if (run !== undefined) run.expiry = scheduler.schedule(() => { poke(); }, expiresAt - now);
+      return EMPTY;
+    }
+    return write(res.right);
+  };
+
+  const attempt = (): Observable<unknown> =>
+    defer(() => {
+      checkDeadline(); // a late wake-up says 'lost' before anything else happens
+      if (released) return EMPTY;
+      return held && ours !== undefined ? write(ours) : call(api.get(namespace, name)).pipe(mergeMap(onRead));
+    });
+
+  const core = new Observable<LeaseState>((out) => {
+    if (released) {
+      out.next(last);
+      out.complete();
+      return undefined;
+    }
+    const r: Run = { out, wake: new Subject<void>(), inFlight: false, again: false };
+    run = r;
+    last = { type: 'acquiring' };
+    out.next(last);
+    r.loop = merge(timer(0, timing.retryPeriodMs, scheduler), r.wake)
+      .pipe(
+        exhaustMap(() => {
+          r.inFlight = true;
+          return attempt().pipe(
+            finalize(() => {
+              r.inFlight = false;
+              if (r.again && run === r) {
+                r.again = false;
+                soon(0);
+              }
+            }),
+          );
+        }),
+      )
+      .subscribe();
+    return () => {
+      for (const s of [r.loop, r.deadline, r.expiry, r.soon]) s?.unsubscribe();
+      if (run === r) run = undefined;
+      // Not renewing any more: whoever subscribes next starts from 'acquiring'.
+      held = false;
+    };
+  });
+
+  const releaseOnce = (lease: Lease): Observable<Result<unknown>> =>
+    mode === 'leader'
+      ? call(api.replace(releasedLease(lease, wall())))
+      : call(api.delete(namespace, name, lease.metadata.uid === undefined ? {} : { uid: lease.metadata.uid }));
+  // Only while the Lease still names us: a read, then the release with what it returned.
+  const viaRead = (): Observable<unknown> =>
+    call(api.get(namespace, name)).pipe(mergeMap((got) => (E.isRight(got) && readLease(got.right).holder === identity ? releaseOnce(got.right) : EMPTY)));
+  // First with the Lease we last wrote; if it changed meanwhile (a renew we stopped waiting for
+  // landed anyway), read it once and try once more.
+  const giveUp = (): Observable<unknown> =>
+    ours === undefined ? viaRead() : releaseOnce(ours).pipe(mergeMap((res) => (E.isLeft(res) && res.left.type === 'Conflict' ? viaRead() : EMPTY)));
+
+  return {
+    states: core.pipe(share({ connector: () => new ReplaySubject<LeaseState>(1) })),
+    valid: () => run !== undefined && !released && held && !deadlinePassed(),
+    annotate(a) {
+      annotations = { ...annotations, ...a };
+      annotationsVersion += 1;
+      if (held) poke();
+    },
+    release() {
+      releasing ??= new Promise<void>((resolve) => {
+        released = true;
+        const r = run;
+        // Stop renewing first (aborting a renew in flight), so nothing we send races the release.
+        for (const s of [r?.loop, r?.deadline, r?.expiry, r?.soon]) s?.unsubscribe();
+        lose('released');
+        const done = (): void => {
+          r?.out.complete();
+          resolve();
+        };
+        if (!claimed) done();
+        else giveUp().subscribe({ complete: done, error: done });
+      });
+      return releasing;
+    },
+  };
+}
