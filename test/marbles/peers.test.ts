@@ -1,7 +1,7 @@
 // observePeers in virtual time, against a scripted Lease API: members appear, renew and expire
 // exactly leaseDuration after their last observed change (not at a poll), ack and weight changes
-// are emitted, a failing or hung LIST never extends liveness, and Leases expired for more than
-// 2 x leaseDuration are deleted with a resourceVersion precondition (self's never).
+// are emitted, a failing or hung LIST never extends liveness, and expired Leases are deleted at
+// the first LIST after they expire, with a resourceVersion precondition (self's never).
 import type { Observable } from 'rxjs';
 import { map, NEVER, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
@@ -69,14 +69,20 @@ describe('observePeers (virtual time)', () => {
   it('should list by the replica label, show peers as they appear, and expire each leaseDuration after its last change', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const { api, lists, selectors } = fakeApi(ts, {
-        // a renews once (seen at 3), b appears at 6; neither changes again.
-        list: (t) => E.right([lease('ctl-a', 'a', t < 3 ? '1' : '2'), ...(t >= 6 ? [lease('ctl-b', 'b', '10')] : [])]),
+      const gone = new Set<string>();
+      const { api, lists, selectors, deletes } = fakeApi(ts, {
+        // a renews once (seen at 3), b appears at 6; neither changes again, and each is deleted once expired.
+        list: (t) => E.right([lease('ctl-a', 'a', t < 3 ? '1' : '2'), ...(t >= 6 ? [lease('ctl-b', 'b', '10')] : [])].filter((l) => !gone.has(l.metadata.name ?? ''))),
+        delete: (_t, name) => {
+          gone.add(name);
+          return E.right({});
+        },
       });
       // a: 0; a,b: 6; a expires 3 + 10 = 13; b expires 6 + 10 = 16.
       expectObservable(peers(ts, api), '^ 30ms !').toBe('a 5ms b 6ms c 2ms d', { a: 'a', b: 'a,b', c: 'b', d: '' });
       ts.flush();
       expect(lists).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
+      expect(deletes).toEqual(['15 ops/ctl-a@2', '18 ops/ctl-b@10']);
       expect([...selectors]).toEqual(['ops rxfleet.io/replicas=ctl']);
     });
   });
@@ -125,7 +131,7 @@ describe('observePeers (virtual time)', () => {
     });
   });
 
-  it('should delete a Lease expired for more than 2 x leaseDuration, with its resourceVersion, and never its own', () => {
+  it('should delete an expired Lease at the next LIST, with its resourceVersion, and never its own', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const self = memberLeaseName('ctl', 's');
@@ -137,10 +143,10 @@ describe('observePeers (virtual time)', () => {
           return E.right({});
         },
       });
-      // Both expire at 10; x is deleted at the first LIST after 0 + 3 x 10 = 30, i.e. at 33.
+      // Both expire at 10; x is deleted at the first LIST after that, at 12 (s, our own, never).
       expectObservable(peers(ts, api, { self: 's' }), '^ 60ms !').toBe('a 9ms b', { a: 's,x', b: '' });
       ts.flush();
-      expect(deletes).toEqual(['33 ops/ctl-x@1']);
+      expect(deletes).toEqual(['12 ops/ctl-x@1']);
     });
   });
 
@@ -148,14 +154,14 @@ describe('observePeers (virtual time)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const { api, deletes } = fakeApi(ts, {
-        list: (t) => E.right([...(t < 39 ? [lease('ctl-x', 'x', '1')] : []), ...(t < 3 ? [lease('ctl-y', 'y', '2')] : [])]),
-        delete: (t) => E.left(fail(t === 33 ? 'Forbidden' : 'NotFound')),
+        list: (t) => E.right([...(t < 18 ? [lease('ctl-x', 'x', '1')] : []), ...(t < 3 ? [lease('ctl-y', 'y', '2')] : [])]),
+        delete: (t) => E.left(fail(t === 12 ? 'Forbidden' : 'NotFound')),
       });
-      // y first seen at 0 and vanished at 3: forgotten, never deleted. x: 403 at 33 (reported),
-      // 404 at 36 (gone: forgotten, the report with it).
-      expectObservable(peers(ts, api), '^ 45ms !').toBe('a 2ms b 6ms c 22ms d 2ms e', { a: 'x,y', b: 'x', c: '', d: ' !gc ctl-x Forbidden', e: '' });
+      // y first seen at 0 and vanished at 3: forgotten, never deleted. x expires at 10: 403 at 12
+      // (reported), 404 at 15 (gone: forgotten, the report with it).
+      expectObservable(peers(ts, api), '^ 45ms !').toBe('a 2ms b 6ms c 1ms d 2ms e', { a: 'x,y', b: 'x', c: '', d: ' !gc ctl-x Forbidden', e: '' });
       ts.flush();
-      expect(deletes).toEqual(['33 ops/ctl-x@1', '36 ops/ctl-x@1']);
+      expect(deletes).toEqual(['12 ops/ctl-x@1', '15 ops/ctl-x@1']);
     });
   });
 
@@ -170,10 +176,11 @@ describe('observePeers (virtual time)', () => {
           return E.left(fail('Conflict'));
         },
       });
-      // Expired at 10, delete refused at 33 (renewed meanwhile), seen changed at 36.
-      expectObservable(peers(ts, api), '^ 40ms !').toBe('a 9ms b 25ms c', { a: 'y', b: '', c: 'y' });
+      // Expired at 10, delete refused at 12 (renewed meanwhile), seen changed at 15, expired again
+      // at 25 and refused again at 27 (the fake answers Conflict to every delete).
+      expectObservable(peers(ts, api), '^ 28ms !').toBe('a 9ms b 4ms c 9ms d', { a: 'y', b: '', c: 'y', d: '' });
       ts.flush();
-      expect(deletes).toEqual(['33 ops/ctl-y@1']);
+      expect(deletes).toEqual(['12 ops/ctl-y@1', '27 ops/ctl-y@2']);
     });
   });
 });

@@ -3,8 +3,10 @@
 // leaseDuration after we last saw its resourceVersion CHANGE, never by reading its renewTime
 // against our wall clock. Nothing extends liveness without evidence: a failed or hung LIST keeps
 // the last observation, and its members still expire on time. Leases expired (by our observation)
-// for more than 2 x leaseDuration are deleted, with a resourceVersion precondition, so replica
-// churn leaves nothing behind; Leases that disappear are forgotten, so memory follows the live set.
+// are deleted at the next LIST, with a resourceVersion precondition, so replica churn leaves
+// nothing behind and a replica joining after a crash does not wait out the dead member's Lease
+// (seen for the first time, it would count as fresh for a whole lease duration); Leases that
+// disappear are forgotten, so memory follows the live set.
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 import { asyncScheduler, catchError, concat, defaultIfEmpty, defer, distinctUntilChanged, exhaustMap, map, merge, mergeMap, of, switchMap, take, timeout, timer } from 'rxjs';
 import type { ClusterClient } from '../../client/client.js';
@@ -212,7 +214,7 @@ export function observePeers(opts: ObservePeersOptions): Observable<PeerSet> {
 
     const collect = (now: number): Observable<void>[] =>
       [...book.values()]
-        .filter((s) => !s.deleting && s.name !== selfLease && s.identity !== opts.self && now > s.changedAt + 3 * leaseMs)
+        .filter((s) => !s.deleting && s.name !== selfLease && s.identity !== opts.self && now >= s.changedAt + leaseMs)
         .map((s) => {
           s.deleting = true;
           return ask(() => api.delete(namespace, s.name, s.rv), `DELETE leases/${s.name} in namespace ${namespace}`).pipe(
