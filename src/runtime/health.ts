@@ -3,6 +3,7 @@
 // cluster's caches have synced or been reported unhealthy (a cluster that cannot serve the
 // resource must not hold back the others).
 import { BehaviorSubject } from 'rxjs';
+import type { ReplicaState } from './ha/replicas.js';
 import type { Observable } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ProviderReport } from '../streams/provider-report.js';
@@ -66,6 +67,8 @@ export interface HealthReport {
   readonly clusters: readonly ClusterHealth[];
   /** Current discovery problems reported by the provider (skipped candidates, failing sources). */
   readonly providers: readonly ProviderIssue[];
+  /** This replica's part under leader election or sharding (standby, leading, its share, fenced); absent for a single replica. */
+  readonly replica?: ReplicaState;
 }
 
 /**
@@ -108,6 +111,8 @@ export interface HealthTracker extends HealthView {
   watchHealth(h: WatchHealth): WatchHealth | undefined;
   /** Records a provider report (a problem, or its end). */
   provider(r: ProviderReport): void;
+  /** Records this replica's state under leader election or sharding (a standby stays alive and ready). */
+  replica(s: ReplicaState): void;
 }
 
 /**
@@ -172,10 +177,11 @@ export function healthTracker(): HealthTracker {
   const expected = new Map<ClusterName, readonly string[]>();
   const latest = new Map<ClusterName, Map<string, WatchHealth>>();
   const issues = providerIssues();
+  let replica: ReplicaState | undefined;
   const build = (): HealthReport => {
     const clusters = [...expected].map(([c, ids]) => clusterHealth(c, ids, latest.get(c) ?? new Map()));
     const ready = alive && phase === 'running' && clusters.every((c) => c.state !== 'syncing');
-    return Object.freeze({ phase, alive, ready, clusters, providers: issues.list() });
+    return Object.freeze({ phase, alive, ready, clusters, providers: issues.list(), ...(replica === undefined ? {} : { replica }) });
   };
   const subject = new BehaviorSubject<HealthReport>(build());
   const publish = (): void => {
@@ -212,6 +218,10 @@ export function healthTracker(): HealthTracker {
     },
     provider(r) {
       if (issues.apply(r)) publish();
+    },
+    replica(s) {
+      replica = s;
+      publish();
     },
   };
 }

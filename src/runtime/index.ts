@@ -1,7 +1,8 @@
 /**
  * rxfleet/runtime: the parts `run` and `main` assemble, for a process that hosts controllers its
  * own way: the probe and metrics server, the controller metrics, the loggers, stop signals, the
- * health types `/readyz` serves, and the exit codes. `controller`, `run` and `main` are in the root.
+ * health types `/readyz` serves, the exit codes, and the types of running as several replicas
+ * (leader election, sharding). `controller`, `run` and `main` are in the root.
  *
  * @example
  * ```ts
@@ -23,3 +24,7 @@ export { controllerMetrics } from './metrics.js';
 export { controllerLogger, defaultLogger } from './logging.js';
 export type { SignalTarget } from './signals.js';
 export { onStopSignals } from './signals.js';
+export type { LeaseTiming } from './ha/lease-timing.js';
+export { defaultLeaseTiming } from './ha/lease-timing.js';
+export type { ReplicaLeaseOptions, Replicas, ReplicaState, ReplicaView } from './ha/replicas.js';
+export { replicaIdentity } from './ha/replicas.js';

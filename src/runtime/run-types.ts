@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Outcome } from '../operators/types.js';
 import type { Fleet } from '../streams/fleet.js';
+import type { Replicas, ReplicaView } from './ha/replicas.js';
 import type { StopReason } from './errors.js';
 import type { HealthView } from './health.js';
 import type { ProbeServerOptions } from './http.js';
@@ -35,6 +36,12 @@ export interface RunOptions {
   readonly metrics?: ControllerMetricsOptions;
   /** Called with every finished reconcile from the very first (before `run` resolves). Must not throw. */
   readonly onOutcome?: (outcome: Outcome) => void;
+  /**
+   * Run as one of several replicas: leader election (one runs every cluster) or sharding (each
+   * runs its share), on Leases in a namespace of a home cluster. Absent: this process runs
+   * everything, unguarded.
+   */
+  readonly replicas?: Replicas;
 }
 
 /**
@@ -78,8 +85,10 @@ export interface RunHandle {
   readonly metrics: ControllerMetrics;
   /** Every finished reconcile from now on (hot: see `RunOptions.onOutcome` for all of them). Completes at the end. */
   readonly outcomes: Observable<Outcome>;
-  /** The live fleet. */
+  /** The live fleet (under leader election or sharding: the clusters this replica runs). */
   readonly fleet: Fleet;
+  /** This replica's identity and state, when `RunOptions.replicas` is set. */
+  readonly replica?: ReplicaView;
   /** Stops taking new work, lets running reconciles finish within the deadline, then tears down. */
   stop(options?: { readonly deadlineMs?: number }): Promise<RunResult>;
   /** Resolves when the run has ended and everything is released. Never rejects. */

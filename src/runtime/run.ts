@@ -24,6 +24,7 @@ import { lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
 import { controllerMetrics } from './metrics.js';
 import { registerProcessMetrics } from './process-metrics.js';
+import { replicaRuntime } from './ha/replica-runtime.js';
 import { controllerReconciler, describeCause, logOutcome, probeServer } from './run-parts.js';
 import type { RunHandle, RunOptions } from './run-types.js';
 
@@ -58,10 +59,16 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   const metrics = controllerMetrics(c.name, options.registry, options.metrics);
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
   const health = healthTracker();
+  // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
+  const replica = options.replicas === undefined ? undefined : await replicaRuntime(options.replicas, c.name, { log, health, registry: metrics.registry, scheduler });
   const server = await probeServer(c.name, options.http, health, metrics);
-  const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? 30_000, release: () => server?.close() ?? Promise.resolve() });
+  const release = async (): Promise<void> => {
+    await replica?.release();
+    await server?.close();
+  };
+  const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? 30_000, release });
 
-  const fleet = createFleet(c.provider);
+  const fleet = createFleet(replica === undefined ? c.provider : replica.provider(c.provider));
   const informers = createInformers({ ...c.watchConfig, scheduler });
   const specs: WatchSpec[] = [];
   const watchSelected: FleetWatcher = (resource, opts = {}) => {
@@ -71,7 +78,7 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...c.sinks, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({ ...c.sinks, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }, replica?.fence), fieldManager: c.fieldManager, scheduler });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
@@ -134,5 +141,5 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   if (signals !== false) life.listen(signals === true ? process : signals);
   log.info({ url: server?.url, fieldManager: c.fieldManager, resource: resourceId(c.resource) }, 'controller running');
 
-  return { name: c.name, url: server?.url, health, metrics, outcomes: outcomes.asObservable(), fleet, stop: (opts) => life.stop(opts), done: life.done };
+  return { name: c.name, url: server?.url, health, metrics, outcomes: outcomes.asObservable(), fleet, ...(replica === undefined ? {} : { replica: replica.view }), stop: (opts) => life.stop(opts), done: life.done };
 }

@@ -1,0 +1,106 @@
+// The write gate of a replica under leader election or sharding: every write the sinks send asks
+// it, synchronously and right before the request leaves (WriteOptions.fence), whether this replica
+// may still write to that cluster. It also counts the writes in flight per cluster, so a hand-over
+// waits until the clusters given away have no write left on the wire.
+import type { Observable } from 'rxjs';
+import { defer, filter, finalize, map, merge, of, Subject, take, timer } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import type { ClusterName } from '../../core/cluster.js';
+import type { KubeError } from '../../core/errors.js';
+import { kubeError } from '../../core/errors.js';
+
+/**
+ * What the gate consults: whether this replica's lease is valid now (monotonic clock, renew
+ * deadline) and whether it runs that cluster now.
+ *
+ * @example
+ * ```ts
+ * const basis: FenceBasis = { leaseValid: () => keeper.valid(), runs: (c: ClusterName) => running.has(c), identity: 'web-0-1a2b3c' };
+ * ```
+ */
+export interface FenceBasis {
+  /** True only while this replica's lease is held and renewed within the renew deadline. */
+  readonly leaseValid: () => boolean;
+  /** True while this replica runs `cluster` (owns it and has started it). */
+  readonly runs: (cluster: ClusterName) => boolean;
+  /** This replica's identity, for the error message. */
+  readonly identity: string;
+}
+
+/**
+ * A replica's write gate.
+ *
+ * @example
+ * ```ts
+ * const fence = writeFence(basis);
+ * client.apply(configMaps, obj, { fieldManager: 'me', fence: () => fence.check(cluster) });
+ * ```
+ */
+export interface WriteFence {
+  /** The `Fenced` error for a write to `cluster` now, or `undefined` when it may be sent. */
+  check(cluster: ClusterName): KubeError | undefined;
+  /** Runs `call` counted as one write in flight to `cluster` until it answers or is cancelled. */
+  track<R>(cluster: ClusterName, call: () => Observable<R>): Observable<R>;
+  /**
+   * Emits once (then completes) when no write is in flight to a cluster this replica does not
+   * run, or after `maxWaitMs` with `false` (a request stuck that long is past its own timeout).
+   */
+  settled(maxWaitMs: number, scheduler?: SchedulerLike): Observable<boolean>;
+  /** Writes in flight now, per cluster (for tests and metrics). */
+  inFlight(): ReadonlyMap<ClusterName, number>;
+}
+
+/**
+ * Makes the write gate over `basis`.
+ *
+ * @example
+ * ```ts
+ * const fence = writeFence({ leaseValid: () => keeper.valid(), runs: (c: ClusterName) => running.has(c), identity });
+ * fence.check(clusterName('east')); // undefined while leading, a Fenced KubeError otherwise
+ * ```
+ * @param basis - the lease's validity and the clusters this replica runs.
+ * @returns the gate.
+ */
+export function writeFence(basis: FenceBasis): WriteFence {
+  const counts = new Map<ClusterName, number>();
+  const changed = new Subject<void>();
+  const quiet = (): boolean => [...counts.keys()].every((c) => basis.runs(c));
+  return {
+    check(cluster) {
+      if (!basis.leaseValid()) {
+        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it has not renewed its lease within the renew deadline (another replica may lead or own the cluster now)`);
+      }
+      if (!basis.runs(cluster)) {
+        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it does not run this cluster now (another replica owns it or it is being handed over)`);
+      }
+      return undefined;
+    },
+    track(cluster, call) {
+      return defer(() => {
+        counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+        return call().pipe(
+          finalize(() => {
+            const n = (counts.get(cluster) ?? 1) - 1;
+            if (n <= 0) counts.delete(cluster);
+            else counts.set(cluster, n);
+            changed.next();
+          }),
+        );
+      });
+    },
+    settled(maxWaitMs, scheduler) {
+      return defer(() =>
+        quiet()
+          ? of(true)
+          : merge(
+              changed.pipe(
+                filter(quiet),
+                map(() => true),
+              ),
+              timer(maxWaitMs, scheduler).pipe(map(() => false)),
+            ).pipe(take(1)),
+      );
+    },
+    inFlight: () => counts,
+  };
+}

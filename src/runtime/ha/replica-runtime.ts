@@ -1,0 +1,139 @@
+// What `run` adds for a controller with several replicas: a start-up check of the Lease namespace
+// and rights, the provider filtered to this replica's clusters, the write fence, one log line per
+// replica state change, the replica's gauges and counters, and its state in /readyz.
+import type { Logger } from 'pino';
+import { Counter, Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, Observable, tap } from 'rxjs';
+import type { FleetEvent, Provider } from '../../streams/cluster.js';
+import type { HealthTracker } from '../health.js';
+import { coordination } from './coordination.js';
+import type { WriteFence } from './fence.js';
+import { checkLeaseAccess } from './lease-access.js';
+import { ownedFleet } from './owned-fleet.js';
+import type { Replicas, ReplicaState, ReplicaView } from './replicas.js';
+import { memberLeaseName } from './shard-view.js';
+
+/**
+ * The replica side of a run.
+ *
+ * @example
+ * ```ts
+ * const r = await replicaRuntime(options.replicas, c.name, { log, health, registry, scheduler });
+ * const fleet = createFleet(r.provider(c.provider));
+ * ```
+ */
+export interface ReplicaRuntime {
+  /** The provider's events narrowed to the clusters this replica runs. */
+  provider(p: Provider): Provider;
+  /** The write gate for the sinks. */
+  readonly fence: WriteFence;
+  /** Identity and states, for the run handle. */
+  readonly view: ReplicaView;
+  /** Gives the lease up at the end of the run (bounded, never rejects). */
+  release(): Promise<void>;
+}
+
+/** What the replica side reports to. @example `{ log, health, registry: metrics.registry, scheduler }` */
+export interface ReplicaRuntimeParts {
+  /** The controller's logger. */
+  readonly log: Logger;
+  /** The run's health, for `/readyz`. */
+  readonly health: HealthTracker;
+  /** The controller's metrics registry. */
+  readonly registry: Registry;
+  /** Timers; with a virtual scheduler its clock is used too. */
+  readonly scheduler: SchedulerLike;
+}
+
+/**
+ * Checks the Lease namespace and rights on the home cluster, then builds the replica side.
+ *
+ * @example
+ * ```ts
+ * const r = await replicaRuntime({ type: 'leader-election', home: hub, namespace: 'ops' }, 'web', parts);
+ * ```
+ * @param replicas - the user's option.
+ * @param controller - the controller's name.
+ * @param parts - logger, health, metrics registry, scheduler.
+ * @returns the replica side.
+ * @throws ConfigError (as a rejection) when the namespace is missing, Leases are forbidden there, the home cluster cannot be reached, or the timing is invalid.
+ */
+export async function replicaRuntime(replicas: Replicas, controller: string, parts: ReplicaRuntimeParts): Promise<ReplicaRuntime> {
+  const virtual = parts.scheduler !== asyncScheduler;
+  const co = coordination(replicas, controller, { scheduler: parts.scheduler, ...(virtual ? { clock: () => parts.scheduler.now() } : {}) });
+  const leaseName = replicas.type === 'leader-election' ? (replicas.name ?? controller) : memberLeaseName(replicas.name ?? controller, co.identity);
+  // Sharding also lists its peers' Leases and deletes long-expired ones.
+  await checkLeaseAccess(replicas.home, replicas.namespace, leaseName, replicas.type === 'sharding' ? { verbs: ['get', 'list', 'create', 'update', 'delete'] } : {});
+  const metrics = replicaMetrics(parts.registry, () => co.running.size);
+  let previous: ReplicaState | undefined;
+  const states = co.states.pipe(
+    tap((s) => {
+      parts.health.replica(s);
+      metrics.observe(s);
+      if (previous === undefined || transition(previous, s)) parts.log.info({ replica: s }, `replica ${s.type}`);
+      previous = s;
+    }),
+  );
+  return {
+    provider: (p) =>
+      new Observable<FleetEvent>((subscriber) => {
+        const watching = states.subscribe();
+        const events = p
+          .pipe(
+            ownedFleet(co.ownership, co.running, (o, moves) => {
+              co.applied(o);
+              metrics.moved(moves.taken, moves.given);
+            }),
+          )
+          .subscribe(subscriber);
+        return () => {
+          events.unsubscribe();
+          watching.unsubscribe();
+        };
+      }),
+    fence: co.fence,
+    view: { identity: co.identity, states: co.states },
+    release: () => co.release(),
+  };
+}
+
+// A log line per real change: the kind of state, the leader, the view or its confirmation; not every owned count.
+function transition(a: ReplicaState, b: ReplicaState): boolean {
+  if (a.type !== b.type) return true;
+  if (a.type === 'standby' && b.type === 'standby') return a.holder !== b.holder;
+  if (a.type === 'sharing' && b.type === 'sharing') return a.view !== b.view || a.confirmed !== b.confirmed;
+  return false;
+}
+
+interface ReplicaMetrics {
+  observe(s: ReplicaState): void;
+  moved(taken: number, given: number): void;
+}
+
+function replicaMetrics(registry: Registry, running: () => number): ReplicaMetrics {
+  const registers = [registry];
+  const leading = new Gauge({ name: 'rxfleet_replica_leading', help: '1 while this replica leads (leader election) or is a confirmed member (sharding), else 0.', registers });
+  const owned = new Gauge({ name: 'rxfleet_replica_owned_clusters', help: 'Clusters this replica runs.', registers });
+  const members = new Gauge({ name: 'rxfleet_replica_members', help: 'Live members of the replica set, as this replica sees them (sharding).', registers });
+  const transitions = new Counter({ name: 'rxfleet_replica_transitions_total', help: 'Replica state changes by new state (standby, leading, sharing, fenced).', labelNames: ['state'], registers });
+  const handovers = new Counter({ name: 'rxfleet_replica_handovers_total', help: 'Clusters this replica took over (in) or gave up (out) on ownership changes.', labelNames: ['direction'], registers });
+  leading.set(0);
+  owned.set(0);
+  let last: string | undefined;
+  return {
+    observe(s) {
+      leading.set(s.type === 'leading' || (s.type === 'sharing' && s.confirmed) ? 1 : 0);
+      owned.set(running());
+      if (s.type === 'sharing') members.set(s.members.length);
+      if (s.type !== last) transitions.inc({ state: s.type });
+      last = s.type;
+    },
+    moved(taken, given) {
+      owned.set(running());
+      if (taken > 0) handovers.inc({ direction: 'in' }, taken);
+      if (given > 0) handovers.inc({ direction: 'out' }, given);
+    },
+  };
+}
