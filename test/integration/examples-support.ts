@@ -1,12 +1,13 @@
 // Running a built example as the user would: `node dist-demo/examples/<name>/main.js ...`, with its
 // output captured and its exit awaited. The examples are compiled once per test file.
 import { spawn, execFile } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../support/binaries.js';
+import type { Running } from '../support/captured.js';
+import { captured } from '../support/captured.js';
 
 const exec = promisify(execFile);
 
@@ -23,13 +24,7 @@ export function kubeconfigFile(yaml: string): string {
   return path;
 }
 
-export interface Running {
-  readonly child: ChildProcess;
-  /** stdout + stderr so far. */
-  output(): string;
-  /** Resolves with the exit code (or 128 + signal number style name) once the process has exited. */
-  readonly exited: Promise<number | string>;
-}
+export type { Running } from '../support/captured.js';
 
 /** Starts `node dist-demo/examples/<example>/main.js ...args`. */
 export function startExample(example: string, args: readonly string[], env: Record<string, string> = {}): Running {
@@ -38,16 +33,9 @@ export function startExample(example: string, args: readonly string[], env: Reco
     env: { ...process.env, LOG_LEVEL: 'info', PROBE_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | string>((resolve) => {
-    child.on('exit', (code, signal) => {
-      resolve(code ?? signal ?? 'unknown');
-    });
-  });
-  return { child, output: () => out, exited };
+  return captured(child);
 }
+
 
 /** Sends SIGTERM and waits for the exit (kills it after `ms` so a hung example fails the test, not the run). */
 export async function terminate(r: Running, ms = 30_000): Promise<number | string> {

@@ -1,0 +1,134 @@
+// HA benchmark: examples/ha as separate processes over BENCH_CLUSTERS (default 300) namespace-
+// clusters of a private kube-apiserver, at the runtime's default Lease timings (15 s / 10 s / 2 s).
+// Namespaces, not kcp workspaces: kcp creates workspaces at ~2.3 s each on this machine (see
+// "kcp scale"), 10+ minutes of set-up for 300, and sharding is the same filter on the fleet for
+// every provider. Measures, for sharding across 3 replicas: start to full ownership and to every
+// cluster reconciled; the fraction moved when one leaves (SIGTERM) and when one joins; the time
+// for a SIGKILLed member's clusters to be running elsewhere. For leader election: the take-over
+// after kill -9. Ownership is read from the replicas' engage/disengage logs (same clock).
+// Run: npm run bench:ha  (node --import ./bench/register.ts bench/ha.ts)
+import { configMaps } from '../src/index.js';
+import { createClusterClient } from '../src/client/index.js';
+import { clusterName, isLeft } from '../src/index.js';
+import { startKubeApiserver } from '../test/support/kube-apiserver.js';
+import { engagements, ownersNow, recordOnServer } from '../test/support/replica-audit.js';
+import { buildReplicaExample } from '../test/support/replica-build.js';
+import type { ReplicaProcess, ReplicaSpec } from '../test/support/replica-process.js';
+import { eventually, startReplica, states, stopAll, tails } from '../test/support/replica-process.js';
+import { createTenants, putInputs } from '../test/support/replica-tenants.js';
+
+const N = Number(process.env.BENCH_CLUSTERS ?? 300);
+const TIMEOUT_MS = 180_000;
+const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const pct = (n: number): string => `${n}/${N} (${((100 * n) / N).toFixed(1)}%)`;
+
+const kas = await startKubeApiserver();
+const build = await buildReplicaExample();
+const started: ReplicaProcess[] = [];
+try {
+  const made = createClusterClient(clusterName('bench'), { file: kas.kubeconfigPath('admin') });
+  if (isLeft(made)) throw new Error(made.left.message);
+  const client = made.right;
+  const setupAt = Date.now();
+  const tenants = await createTenants(client, N, 'bench');
+  await putInputs(client, tenants.names, 'settings', 0);
+  const setupMs = Date.now() - setupAt;
+  const outputs = recordOnServer(client, configMaps, { labelSelector: 'rxfleet.io/ha-role=output' });
+  await outputs.ready;
+
+  const launch = (spec: Omit<ReplicaSpec, 'kubeconfigPath' | 'tenantSelector'>): ReplicaProcess => {
+    const r = startReplica(build, { ...spec, kubeconfigPath: kas.kubeconfigPath('admin'), tenantSelector: tenants.selector });
+    started.push(r);
+    return r;
+  };
+  const live = (): ReplicaProcess[] => started.filter((r) => r.exitedAt() === undefined);
+
+  /** Waits until `rs` are the live members, confirmed, each cluster engaged exactly once; returns the owners. */
+  const settled = (rs: readonly ReplicaProcess[]): Promise<Map<string, string>> => {
+    const members = rs.map((r) => r.identity).sort().join();
+    return eventually(
+      `${members} settled`,
+      () => {
+        const agreed = rs.every((r) => {
+          const st = states(r).at(-1);
+          return st?.type === 'sharing' && st.confirmed !== false && [...(st.members ?? [])].sort().join() === members;
+        });
+        const owners = ownersNow(rs);
+        const once = owners.size === N && [...owners.values()].every((o) => o.length === 1);
+        return agreed && once ? new Map([...owners].map(([c, [o]]) => [c, o ?? ''])) : undefined;
+      },
+      TIMEOUT_MS,
+      () => tails(rs, 10),
+      200,
+    );
+  };
+  const moved = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): string[] => tenants.names.filter((n) => a.get(n) !== b.get(n));
+  /** When the last of `clusters` was engaged by one of `rs` at or after `since` (log time). */
+  const lastEngaged = (rs: readonly ReplicaProcess[], clusters: readonly string[], since: number): number =>
+    Math.max(...clusters.map((c) => Math.min(...rs.flatMap((r) => engagements(r).filter((e) => e.cluster === c && e.from >= since).map((e) => e.from)))));
+
+  // Sharding: three replicas from cold.
+  const shard = { mode: 'shard', leaseNamespace: await kas.createNamespace('bench-shard'), leaseName: 'ha-copy' } as const;
+  const startAt = Date.now();
+  const [a, b, c] = ['a', 'b', 'c'].map((id) => launch({ ...shard, identity: `shard-${id}` })) as [ReplicaProcess, ReplicaProcess, ReplicaProcess];
+  const three = await settled([a, b, c]);
+  const ownedMs = lastEngaged([a, b, c], tenants.names, startAt) - startAt;
+  const writerOf = new Map<string, string>();
+  await eventually('every cluster reconciled', () => {
+    for (const e of outputs.events()) writerOf.set(e.object.metadata.namespace ?? '', e.object.metadata.annotations?.['rxfleet.io/written-by'] ?? '');
+    return tenants.names.every((n) => writerOf.get(n) === three.get(n)) ? true : undefined;
+  }, TIMEOUT_MS, () => '', 200);
+  const reconciledMs = Date.now() - startAt;
+
+  // Leave: SIGTERM c (it stops its clusters and deletes its membership Lease).
+  const leaveAt = c.signal('SIGTERM');
+  await c.exited;
+  const two = await settled([a, b]);
+  const left = moved(three, two);
+  const leaveMs = lastEngaged([a, b], left, leaveAt) - leaveAt;
+
+  // Join: a new replica d.
+  const joinAt = Date.now();
+  const d = launch({ ...shard, identity: 'shard-d' });
+  const rejoined = await settled([a, b, d]);
+  const joined = moved(two, rejoined);
+  const joinMs = lastEngaged([d], joined, joinAt) - joinAt;
+  const onlyToNewcomer = joined.every((n) => rejoined.get(n) === d.identity);
+
+  // kill -9 d: its clusters wait for its Lease to expire.
+  const killAt = d.signal('SIGKILL');
+  await d.exited;
+  const after = await settled([a, b]);
+  const orphaned = moved(rejoined, after);
+  const killMs = lastEngaged([a, b], orphaned, killAt) - killAt;
+  await stopAll(live());
+
+  // Leader election: two replicas, kill -9 the leader.
+  const lead = { mode: 'leader', leaseNamespace: await kas.createNamespace('bench-lead'), leaseName: 'ha-copy' } as const;
+  const pair = [launch({ ...lead, identity: 'lead-a' }), launch({ ...lead, identity: 'lead-b' })];
+  const leader = await eventually('a leader', () => pair.find((r) => states(r).at(-1)?.type === 'leading'), TIMEOUT_MS, () => tails(pair, 10), 100);
+  const standby = pair.find((r) => r !== leader) ?? leader;
+  await eventually('the leader running every cluster', () => (ownersNow([leader]).size === N ? true : undefined), TIMEOUT_MS, () => tails([leader], 10), 200);
+  const leaderKillAt = leader.signal('SIGKILL');
+  const leading = await eventually('the standby leading', () => states(standby).find((st) => st.type === 'leading'), TIMEOUT_MS, () => tails([standby], 10), 100);
+  await eventually('the new leader running every cluster', () => (ownersNow([standby]).size === N ? true : undefined), TIMEOUT_MS, () => tails([standby], 10), 200);
+  const allAgainMs = lastEngaged([standby], tenants.names, leaderKillAt) - leaderKillAt;
+
+  console.log(`\nHA, ${N} namespace-clusters on one kube-apiserver, default timings (lease 15 s, renew 10 s, retry 2 s); set-up ${s(setupMs)}\n`);
+  console.log('| measure | value |');
+  console.log('| --- | ---: |');
+  console.log(`| sharding, 3 replicas from cold: every cluster owned (engaged once) | ${s(ownedMs)} |`);
+  console.log(`| sharding, 3 replicas from cold: every cluster reconciled by its owner | ${s(reconciledMs)} |`);
+  console.log(`| leave (SIGTERM, 3 → 2): clusters moved | ${pct(left.length)} |`);
+  console.log(`| leave (SIGTERM): last moved cluster running elsewhere | ${s(leaveMs)} |`);
+  console.log(`| join (2 → 3): clusters moved${onlyToNewcomer ? ', all to the newcomer' : ' (NOT all to the newcomer)'} | ${pct(joined.length)} |`);
+  console.log(`| join: last moved cluster running on the newcomer (process start included) | ${s(joinMs)} |`);
+  console.log(`| kill -9 (3 → 2): the dead member's ${orphaned.length} clusters running elsewhere | ${s(killMs)} |`);
+  console.log(`| leader election, kill -9: standby leading | ${s(leading.time - leaderKillAt)} |`);
+  console.log(`| leader election, kill -9: every cluster running on the new leader | ${s(allAgainMs)} |`);
+  outputs.stop();
+} finally {
+  await stopAll(started);
+  build.remove();
+  await kas.stop();
+}
