@@ -1,0 +1,108 @@
+// Losing the home cluster (the one holding the Leases) must fence a leader, not leave it writing
+// blind: a replica that cannot renew stops writing at its renew deadline and disengages its
+// clusters, and leads again once the home cluster answers. Here the home cluster is a private
+// kube-apiserver frozen with SIGSTOP (it holds its sockets and answers nothing), the fleet a
+// namespace of the shared kube-apiserver, which stays up the whole time.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
+import type { Subscription } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClusterClient } from '../../src/client/index.js';
+import type { ClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, ConfigMap, RunHandle } from '../../src/index.js';
+import { clusterName, configMaps, controller, done, namespaces, run, toAction } from '../../src/index.js';
+import { namespaceProvider } from '../../src/providers/namespaces/index.js';
+import type { ReplicaState } from '../../src/runtime/index.js';
+import { apply } from '../../src/sinks/index.js';
+import { sharedKubeApiserver } from '../support/context.js';
+import type { KubeApiserverHandle } from '../support/kube-apiserver.js';
+import { startKubeApiserver } from '../support/kube-apiserver.js';
+import { until } from './targets.js';
+
+const timing = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
+const tag = randomBytes(3).toString('hex');
+
+function clientOf(name: string, yaml: string): ClusterClient {
+  const made = createClusterClient(clusterName(name), { yaml });
+  if (E.isLeft(made)) throw new Error(made.left.message);
+  return made.right;
+}
+
+async function must<T>(what: string, p: Promise<E.Either<{ readonly message: string }, T>>): Promise<T> {
+  const r = await p;
+  if (E.isLeft(r)) throw new Error(`${what}: ${r.left.message}`);
+  return r.right;
+}
+
+describe('leader election when the home cluster is lost', () => {
+  let home: KubeApiserverHandle;
+  let homeCluster: Cluster;
+  let fleetClient: ClusterClient;
+  const ns = `home-loss-${tag}`;
+
+  beforeAll(async () => {
+    home = await startKubeApiserver();
+    homeCluster = { name: clusterName('home'), client: clientOf('home', readFileSync(home.kubeconfigPath('admin'), 'utf8')) };
+    await must('lease namespace', homeCluster.client.create(namespaces, { metadata: { name: 'rxfleet-system' } }));
+    fleetClient = clientOf('hub', sharedKubeApiserver().kubeconfigYaml('admin'));
+    await must('tenant namespace', fleetClient.create(namespaces, { metadata: { name: ns, labels: { [`home-loss-${tag}`]: 'true' } } }));
+  }, 120_000);
+
+  afterAll(async () => {
+    home.resume();
+    await home.stop();
+    await fleetClient.delete(namespaces, ns);
+  });
+
+  it('fences the leader while the home cluster does not answer: its clusters leave and nothing is written; it leads again when the home cluster returns', async () => {
+    const hub: Cluster = { name: clusterName('hub'), client: fleetClient };
+    const copier = controller<ConfigMap>({
+      name: `home-loss-${tag}`,
+      provider: namespaceProvider({ cluster: hub, labelSelector: `home-loss-${tag}=true` }),
+      resource: configMaps,
+      select: { labelSelector: 'role=input' },
+      reconcile: (req, ctx) =>
+        req.object === undefined
+          ? done()
+          : apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: { metadata: { name: 'out', namespace: ns }, data: { ...req.object.data } } }).pipe(toAction()),
+    });
+    const states: string[] = [];
+    const handle: RunHandle = await run(copier, {
+      logger: pino({ level: 'silent' }),
+      http: false,
+      signals: false,
+      replicas: { type: 'leader-election', home: homeCluster, namespace: 'rxfleet-system', timing },
+    });
+    let sub: Subscription | undefined;
+    try {
+      sub = handle.replica?.states.subscribe((s: ReplicaState) => states.push(s.type));
+      const output = async (): Promise<string | undefined> => {
+        const got = await fleetClient.get(configMaps, 'out', { namespace: ns });
+        return E.isRight(got) ? got.right.data?.v : undefined;
+      };
+      await must('input', fleetClient.create(configMaps, { metadata: { name: 'in', namespace: ns, labels: { role: 'input' } }, data: { v: '1' } }));
+      await until('the leader copies the input', async () => ((await output()) === '1' ? true : undefined), 30_000);
+      expect(states).toContain('leading');
+
+      home.pause();
+      await until('the leader is fenced', () => (states.at(-1) === 'fenced' ? true : undefined), 10_000);
+      expect(handle.fleet.clusters()).toEqual([]); // its clusters are disengaged: nothing reconciles
+      await must('input change', fleetClient.patch(configMaps, 'in', { data: { v: '2' } }, { type: 'merge', namespace: ns }));
+      // Past the lease duration and a few retries: no write may have landed while fenced.
+      await new Promise((r) => setTimeout(r, timing.leaseDurationMs + 4 * timing.retryPeriodMs));
+      expect(await output()).toBe('1');
+      expect(handle.health.report().replica?.type).toBe('fenced');
+
+      home.resume();
+      await until('the replica leads again', () => (states.at(-1) === 'leading' ? true : undefined), 30_000);
+      await until('the change made while fenced is copied', async () => ((await output()) === '2' ? true : undefined), 30_000);
+      // A standby between fenced and leading is allowed (it may find its own old Lease still fresh).
+      expect(states.slice(states.indexOf('fenced'))).toContain('leading');
+    } finally {
+      sub?.unsubscribe();
+      await handle.stop();
+    }
+  }, 120_000);
+});
