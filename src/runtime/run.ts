@@ -17,8 +17,9 @@ import { createInformers } from '../streams/informers.js';
 import type { WatchSpec } from './cluster-keeper.js';
 import { keepClusters, selects } from './cluster-keeper.js';
 import type { Controller, ControllerSelection, FleetWatcher } from './controller.js';
+import { countClusters, emptyFleetFailure, firstPass, fleetSettings } from './first-pass.js';
 import { followReports } from './follow-reports.js';
-import { healthTracker } from './health.js';
+import { healthTracker } from './health-tracker.js';
 import { instrumentedFleet } from './instrument.js';
 import { lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
@@ -36,7 +37,10 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
  * informers) and a child logger, and keys flow into `reconcile` (the primary ones from the
  * cluster's cache when its provider keeps one, with `req.object` from the informer's store).
  * A cluster whose watch fails (no route, 401/403, the resource not served there) is reported
- * unhealthy with what to fix; the others keep working. On stop: the input ends, running and ready keys finish (retries are dropped), and
+ * unhealthy with what to fix; the others keep working. Ready (`/readyz`) once the provider's first
+ * discovery pass is over and at least `fleet.minClusters` clusters are discovered and synced; a
+ * first pass that finds no cluster and reports problems ends the run with reason `config` (exit
+ * code 2) unless `fleet.allowEmpty`. On stop: the input ends, running and ready keys finish (retries are dropped), and
  * after `shutdownDeadlineMs` whatever still runs is aborted; then the watches, the provider (which
  * disengages every cluster) and the server are released.
  *
@@ -51,14 +55,15 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
  * @param c - the controller.
  * @param options - logger, probe server, signals, shutdown deadline, scheduler.
  * @returns the handle once the server listens and the pipeline is subscribed.
- * @throws ConfigError (as a rejection) when the probe server's port cannot be bound.
+ * @throws ConfigError (as a rejection) when the probe server's port cannot be bound or `fleet` options can never work.
  */
 export async function run<T extends KubeObject>(c: Controller<T>, options: RunOptions = {}): Promise<RunHandle> {
   const scheduler = options.scheduler ?? asyncScheduler;
   const log = controllerLogger(options.logger ?? defaultLogger(), c.name);
   const metrics = controllerMetrics(c.name, options.registry, options.metrics);
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
-  const health = healthTracker();
+  const fleetOptions = fleetSettings(options.fleet);
+  const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
   const replica = options.replicas === undefined ? undefined : await replicaRuntime(options.replicas, c.name, { log, health, registry: metrics.registry, scheduler });
   const server = await probeServer(c.name, options.http, health, metrics);
@@ -68,7 +73,13 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   };
   const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? 30_000, release });
 
-  const fleet = createFleet(replica === undefined ? c.provider : replica.provider(c.provider));
+  // Counted before leader election or sharding narrows the events: readiness and the empty-fleet check read what the provider found.
+  const discovered = c.provider.pipe(
+    countClusters((n) => {
+      health.discovered(n);
+    }),
+  );
+  const fleet = createFleet(replica === undefined ? discovered : replica.provider(discovered));
   const informers = createInformers({ ...c.watchConfig, scheduler });
   const specs: WatchSpec[] = [];
   const watchSelected: FleetWatcher = (resource, opts = {}) => {
@@ -78,7 +89,7 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...c.sinks, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }, replica?.fence), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({ ...c.sinks, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
@@ -93,6 +104,14 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   const outcomes = new Subject<Outcome>();
 
   life.own(followReports(fleet.reports, { log, health, metrics }).subscribe());
+  life.own(
+    firstPass(fleet.reports, fleetOptions.firstPassTimeoutMs, scheduler).subscribe((end) => {
+      if (end.type === 'timedOut') log.warn({ firstPassTimeoutMs: end.afterMs, clusters: health.report().discovery.clusters }, 'provider did not finish its first discovery pass in time; judging the fleet as it stands');
+      health.firstPassDone();
+      const failure = emptyFleetFailure(health.report(), end, fleetOptions.allowEmpty);
+      if (failure !== undefined) life.finish('config', failure);
+    }),
+  );
   life.own(
     keepClusters({ fleet, informers, specs, health, metrics, log }).subscribe({
       error: (err: unknown) => {

@@ -85,10 +85,15 @@ describe('leader election when the home cluster is lost', () => {
       await must('input', fleetClient.create(configMaps, { metadata: { name: 'in', namespace: ns, labels: { role: 'input' } }, data: { v: '1' } }));
       await until('the leader copies the input', async () => ((await output()) === '1' ? true : undefined), 30_000);
       expect(states).toContain('leading');
+      // A client a reconciler kept from ctx.fleet while leading: its writes are fenced too.
+      const kept = handle.fleet.clusters()[0];
+      expect(kept).toBeDefined();
 
       home.pause();
       await until('the leader is fenced', () => (states.at(-1) === 'fenced' ? true : undefined), 10_000);
       expect(handle.fleet.clusters()).toEqual([]); // its clusters are disengaged: nothing reconciles
+      const direct = await kept?.client.apply(configMaps, { metadata: { name: 'out', namespace: ns }, data: { v: 'direct' } }, { fieldManager: 'direct', force: true });
+      expect(direct !== undefined && E.isLeft(direct) && direct.left.type).toBe('Fenced');
       await must('input change', fleetClient.patch(configMaps, 'in', { data: { v: '2' } }, { type: 'merge', namespace: ns }));
       // Past the lease duration and a few retries: no write may have landed while fenced.
       await new Promise((r) => setTimeout(r, timing.leaseDurationMs + 4 * timing.retryPeriodMs));

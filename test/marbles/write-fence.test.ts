@@ -30,12 +30,31 @@ describe('writeFence', () => {
     const running = new Set<ClusterName>([east, west]);
     const fence = writeFence({ leaseValid: () => true, runs: (c) => running.has(c), identity: 'r' });
     testScheduler().run(({ cold, expectObservable }) => {
-      fence.track(west, () => cold('-----a|')).subscribe(); // answers at frame 5
-      fence.track(east, () => cold('---------------a|')).subscribe(); // still running: does not hold the hand-over
+      cold('-----a').subscribe(fence.enter(west)); // answers at frame 5
+      cold('---------------a').subscribe(fence.enter(east)); // still running: does not hold the hand-over
       running.delete(west);
-      expectObservable(fence.settled(100)).toBe('------(t|)', { t: true });
+      expectObservable(fence.settled(100)).toBe('-----(t|)', { t: true });
     });
-    expect(fence.inFlight().size).toBe(0);
+    expect(fence.inFlight()).toEqual(new Map());
+  });
+
+  it('should count a tracked write until its promise settles, whether it succeeds or fails', async () => {
+    const fence = writeFence({ leaseValid: () => true, runs: () => true, identity: 'r' });
+    let finish: (ok: boolean) => void = () => undefined;
+    const write = fence.track(
+      east,
+      () =>
+        new Promise<string>((resolve, reject) => {
+          finish = (ok) => {
+            if (ok) resolve('done');
+            else reject(new Error('cut'));
+          };
+        }),
+    );
+    expect(fence.inFlight().get(east)).toBe(1);
+    finish(false);
+    await expect(write).rejects.toThrow('cut');
+    expect(fence.inFlight().has(east)).toBe(false);
   });
 
   it('should settle at once with nothing in flight, and give up after the bound with false', () => {
@@ -44,8 +63,8 @@ describe('writeFence', () => {
     testScheduler().run(({ expectObservable }) => {
       expectObservable(fence.settled(100)).toBe('(t|)', { t: true });
     });
-    testScheduler().run(({ cold, expectObservable }) => {
-      fence.track(east, () => cold('-')).subscribe(); // never answers
+    testScheduler().run(({ expectObservable }) => {
+      fence.enter(east); // never answers
       running.clear();
       expectObservable(fence.settled(10)).toBe('10ms (f|)', { f: false });
     });

@@ -1,11 +1,13 @@
-// The write gate of a replica under leader election or sharding: every write the sinks send asks
-// it, synchronously and right before the request leaves (WriteOptions.fence), whether this replica
-// may still write to that cluster. It also counts the writes in flight per cluster, so a hand-over
-// waits until the clusters given away have no write left on the wire.
+// The write gate of a replica under leader election or sharding: every write of an engaged
+// cluster's client (the sinks' and a reconciler's own, through ctx.fleet) asks it, synchronously
+// and right before the request leaves (WriteOptions.fence), whether this replica may still write
+// to that cluster. It also counts the writes in flight per cluster, so a hand-over waits until the
+// clusters given away have no write left on the wire.
 import type { Observable } from 'rxjs';
-import { defer, filter, finalize, map, merge, of, Subject, take, timer } from 'rxjs';
+import { defer, filter, map, merge, of, Subject, take, timer } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
+import type { ClusterClient } from '../../client/client.js';
 import type { KubeError } from '../../core/errors.js';
 import { kubeError } from '../../core/errors.js';
 
@@ -39,8 +41,10 @@ export interface FenceBasis {
 export interface WriteFence {
   /** The `Fenced` error for a write to `cluster` now, or `undefined` when it may be sent. */
   check(cluster: ClusterName): KubeError | undefined;
-  /** Runs `call` counted as one write in flight to `cluster` until it answers or is cancelled. */
-  track<R>(cluster: ClusterName, call: () => Observable<R>): Observable<R>;
+  /** Counts one write in flight to `cluster`; the function returned ends it (call it once). */
+  enter(cluster: ClusterName): () => void;
+  /** Runs `call` counted as one write in flight to `cluster` until it settles. */
+  track<R>(cluster: ClusterName, call: () => Promise<R>): Promise<R>;
   /**
    * Emits once (then completes) when no write is in flight to a cluster this replica does not
    * run, or after `maxWaitMs` with `false` (a request stuck that long is past its own timeout).
@@ -75,18 +79,21 @@ export function writeFence(basis: FenceBasis): WriteFence {
       }
       return undefined;
     },
+    enter(cluster) {
+      counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+      let left = false;
+      return () => {
+        if (left) return;
+        left = true;
+        const n = (counts.get(cluster) ?? 1) - 1;
+        if (n <= 0) counts.delete(cluster);
+        else counts.set(cluster, n);
+        changed.next();
+      };
+    },
     track(cluster, call) {
-      return defer(() => {
-        counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
-        return call().pipe(
-          finalize(() => {
-            const n = (counts.get(cluster) ?? 1) - 1;
-            if (n <= 0) counts.delete(cluster);
-            else counts.set(cluster, n);
-            changed.next();
-          }),
-        );
-      });
+      const leave = this.enter(cluster);
+      return call().finally(leave);
     },
     settled(maxWaitMs, scheduler) {
       return defer(() =>
@@ -102,5 +109,38 @@ export function writeFence(basis: FenceBasis): WriteFence {
       );
     },
     inFlight: () => counts,
+  };
+}
+
+/**
+ * The client of an engaged cluster as a replica hands it out: every write carries the fence and
+ * is counted in flight until it answers; reads and watches pass through.
+ *
+ * @example
+ * ```ts
+ * const guarded: Cluster = { ...cluster, client: fencedClient(cluster.name, cluster.client, fence) };
+ * ```
+ * @param cluster - the cluster's fleet name (the name the fence knows).
+ * @param client - its client.
+ * @param fence - the replica's write gate.
+ * @returns the fenced client.
+ */
+export function fencedClient(cluster: ClusterName, client: ClusterClient, fence: WriteFence): ClusterClient {
+  const gate = (): KubeError | undefined => fence.check(cluster);
+  return {
+    ...client,
+    get: (r, name, opts) => client.get(r, name, opts),
+    list: (r, opts) => client.list(r, opts),
+    listAll: (r, opts) => client.listAll(r, opts),
+    watch: (r, opts) => client.watch(r, opts),
+    create: (r, obj, opts) => fence.track(cluster, () => client.create(r, obj, { ...opts, fence: gate })),
+    replace: (r, obj, opts) => fence.track(cluster, () => client.replace(r, obj, { ...opts, fence: gate })),
+    apply: (r, obj, opts) => fence.track(cluster, () => client.apply(r, obj, { ...opts, fence: gate })),
+    patch: (r, name, p, opts) => fence.track(cluster, () => client.patch(r, name, p, { ...opts, fence: gate })),
+    delete: (r, name, opts) => fence.track(cluster, () => client.delete(r, name, { ...opts, fence: gate })),
+    raw: (req) => (req.method === 'GET' ? client.raw(req) : fence.track(cluster, () => client.raw({ ...req, fence: gate }))),
+    close: () => {
+      client.close();
+    },
   };
 }

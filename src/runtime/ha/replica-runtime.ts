@@ -5,11 +5,13 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { SchedulerLike } from 'rxjs';
-import { asyncScheduler, Observable, tap } from 'rxjs';
+import { asyncScheduler, map, Observable, tap } from 'rxjs';
 import type { FleetEvent, Provider } from '../../streams/cluster.js';
+import { engaged } from '../../streams/cluster.js';
 import type { HealthTracker } from '../health.js';
 import { coordination } from './coordination.js';
 import type { WriteFence } from './fence.js';
+import { fencedClient } from './fence.js';
 import { checkLeaseAccess } from './lease-access.js';
 import { ownedFleet } from './owned-fleet.js';
 import type { Replicas, ReplicaState, ReplicaView } from './replicas.js';
@@ -27,7 +29,7 @@ import { memberLeaseName } from './shard-view.js';
 export interface ReplicaRuntime {
   /** The provider's events narrowed to the clusters this replica runs. */
   provider(p: Provider): Provider;
-  /** The write gate for the sinks. */
+  /** The write gate every engaged cluster's client asks. */
   readonly fence: WriteFence;
   /** Identity and states, for the run handle. */
   readonly view: ReplicaView;
@@ -86,6 +88,8 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
               co.applied(o);
               metrics.moved(moves.taken, moves.given);
             }),
+            // Every write of an engaged cluster's client is fenced: the sinks' and a reconciler's own.
+            map((e) => (e.type === 'engaged' ? engaged({ ...e.cluster, client: fencedClient(e.cluster.name, e.cluster.client, co.fence) }) : e)),
           )
           .subscribe(subscriber);
         return () => {
