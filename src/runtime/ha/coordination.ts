@@ -84,6 +84,7 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
   let keeper: LeaseKeeper | undefined;
   const fence = writeFence({ leaseValid: () => keeper?.valid() ?? false, runs: (c) => running.has(c), identity });
   let members: readonly string[] = [];
+  let problems: readonly string[] = [];
   const appliedOwnership = new Subject<Ownership>();
   let ownership: Observable<Ownership>;
 
@@ -122,6 +123,12 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
       map(([s, p]) => {
         const share = shardOwnership(identity, weight, s, p);
         members = share.members;
+        const seen = p.problems.map((x) => (x.type === 'gc-failed' ? `deleting the expired Lease ${x.lease}: ${x.error.message}` : `listing the membership Leases: ${x.error.message}`));
+        if (seen.join('\n') !== problems.join('\n')) {
+          problems = seen;
+          const cur = states.value;
+          if (cur.type === 'sharing') states.next(withProblems({ ...cur, members }, problems));
+        }
         if (share.ownership.type === 'none') states.next(s.type === 'lost' ? { type: 'fenced', identity, reason: s.reason } : { type: 'standby', identity });
         return share.ownership;
       }),
@@ -139,7 +146,7 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
 
   const applied = (o: Ownership): void => {
     if (replicas.type !== 'sharding') return;
-    if (o.type === 'shard') states.next({ type: 'sharing', identity, view: o.view, members, owned: running.size, confirmed: o.confirmed });
+    if (o.type === 'shard') states.next(withProblems({ type: 'sharing', identity, view: o.view, members, owned: running.size, confirmed: o.confirmed }, problems));
     appliedOwnership.next(o);
   };
   return {
@@ -152,6 +159,11 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
     states: states.pipe(distinctUntilChanged()),
     release: () => keeper.release(),
   };
+}
+
+function withProblems(s: Extract<ReplicaState, { type: 'sharing' }>, problems: readonly string[]): ReplicaState {
+  const { problems: _old, ...rest } = s;
+  return problems.length === 0 ? rest : { ...rest, problems };
 }
 
 function leaderState(identity: string, s: LeaseState): ReplicaState {

@@ -74,7 +74,10 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
     tap((s) => {
       parts.health.replica(s);
       metrics.observe(s);
-      if (previous === undefined || transition(previous, s)) parts.log.info({ replica: s }, `replica ${s.type}`);
+      if (previous === undefined || transition(previous, s)) {
+        const trouble = s.type === 'fenced' || (s.type === 'sharing' && s.problems !== undefined);
+        parts.log[trouble ? 'warn' : 'info']({ replica: s }, `replica ${s.type}`);
+      }
       previous = s;
     }),
   );
@@ -103,11 +106,11 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
   };
 }
 
-// A log line per real change: the kind of state, the leader, the view or its confirmation; not every owned count.
+// A log line per real change: the kind of state, the leader, the view, its confirmation or its problems; not every owned count.
 function transition(a: ReplicaState, b: ReplicaState): boolean {
   if (a.type !== b.type) return true;
   if (a.type === 'standby' && b.type === 'standby') return a.holder !== b.holder;
-  if (a.type === 'sharing' && b.type === 'sharing') return a.view !== b.view || a.confirmed !== b.confirmed;
+  if (a.type === 'sharing' && b.type === 'sharing') return a.view !== b.view || a.confirmed !== b.confirmed || (a.problems ?? []).join('\n') !== (b.problems ?? []).join('\n');
   return false;
 }
 

@@ -78,6 +78,8 @@ export type ReplicaState =
       readonly owned: number;
       /** Whether every live member acknowledged the view (until then, no cluster starts anywhere). */
       readonly confirmed: boolean;
+      /** What keeps the view from being current: a failing LIST of the membership Leases, an expired Lease that cannot be deleted. Absent when none. */
+      readonly problems?: readonly string[];
     }
   | {
       /** The lease was not renewed within the renew deadline (home cluster lost, paused process): no writes, no clusters. */
