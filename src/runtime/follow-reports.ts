@@ -35,6 +35,8 @@ export function describeReport(r: ProviderReport): { readonly level: 'debug' | '
         : { level: 'info', fields: { ...base, management: r.management, resource: r.resource, reason: r.reason }, message: 'provider: source recovered' };
     case 'engaged':
       return { level: 'debug', fields: { ...base, cluster: r.cluster }, message: 'provider: engaged' };
+    case 'discovered':
+      return { level: 'info', fields: { ...base, clusters: r.clusters, candidates: r.candidates }, message: `provider: first discovery pass done, ${r.clusters} cluster(s) engaged of ${r.candidates} candidate(s)` };
     case 'reengaged':
     case 'disengaged':
       return { level: 'info', fields: { ...base, cluster: r.cluster, reason: r.reason }, message: `provider: ${r.type}` };

@@ -1,15 +1,16 @@
 // Readiness as data: the latest WatchHealth of every watch of every engaged cluster, folded into
-// one report that /readyz, the run handle and tests read. A controller is ready once every engaged
-// cluster's caches have synced or been reported unhealthy (a cluster that cannot serve the
-// resource must not hold back the others).
-import { BehaviorSubject } from 'rxjs';
+// one report that /readyz, the run handle and tests read. A controller is ready once the provider's
+// first discovery pass is over, it discovered at least `minClusters`, and every engaged cluster's
+// caches have synced or been reported unhealthy (a cluster that cannot serve the resource must not
+// hold back the others). Per change the work is O(watches of that cluster): each cluster's health
+// and the counts behind `ready` are kept up to date, the report is built only when read, and
+// `changes` is coalesced (health-tracker-state.ts).
 import type { ReplicaState } from './ha/replicas.js';
-import type { Observable } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ProviderReport } from '../streams/provider-report.js';
 import type { WatchHealth } from '../streams/watch-health.js';
 import type { ProviderIssue } from './provider-issues.js';
-import { providerIssues } from './provider-issues.js';
 
 /**
  * Where a run stands: `starting` (before the provider is subscribed), `running`, `stopping`
@@ -67,12 +68,37 @@ export interface HealthReport {
   readonly clusters: readonly ClusterHealth[];
   /** Current discovery problems reported by the provider (skipped candidates, failing sources). */
   readonly providers: readonly ProviderIssue[];
+  /** What the provider discovered, against what readiness asks for. */
+  readonly discovery: DiscoveryHealth;
+  /** Why the run is not ready, in one sentence; absent when ready. */
+  readonly notReady?: string;
   /** This replica's part under leader election or sharding (standby, leading, its share, fenced); absent for a single replica. */
   readonly replica?: ReplicaState;
 }
 
 /**
- * The health of a run as it changes. `report()` is the latest; `changes` replays it then follows.
+ * The provider's side of readiness: whether its first discovery pass is over, how many clusters it
+ * discovered (before leader election or sharding picks this replica's share) and how many are
+ * needed.
+ *
+ * @example
+ * ```ts
+ * const d: DiscoveryHealth = handle.health.report().discovery; // { firstPassDone: true, clusters: 3, minClusters: 1 }
+ * ```
+ */
+export interface DiscoveryHealth {
+  /** The provider said `discovered`, or the first-pass timeout passed. */
+  readonly firstPassDone: boolean;
+  /** Clusters the provider has engaged now, every replica's share included. */
+  readonly clusters: number;
+  /** Clusters needed (discovered, and engaged and synced here up to what this replica runs). */
+  readonly minClusters: number;
+}
+
+/**
+ * The health of a run as it changes. `report()` is the latest; `changes` replays it then follows,
+ * coalesced: at most one report per `coalesceMs` while clusters' watches change (the latest state
+ * is always emitted), phase changes at once.
  *
  * @example
  * ```ts
@@ -82,7 +108,7 @@ export interface HealthReport {
 export interface HealthView {
   /** The latest report. */
   report(): HealthReport;
-  /** The latest report, then every change. */
+  /** The latest report, then its changes (coalesced, see above). */
   readonly changes: Observable<HealthReport>;
 }
 
@@ -113,6 +139,30 @@ export interface HealthTracker extends HealthView {
   provider(r: ProviderReport): void;
   /** Records this replica's state under leader election or sharding (a standby stays alive and ready). */
   replica(s: ReplicaState): void;
+  /** How many clusters the provider has engaged now, before any ownership filter. */
+  discovered(clusters: number): void;
+  /** The provider's first discovery pass is over (its `discovered` report, or the first-pass timeout). */
+  firstPassDone(): void;
+}
+
+/**
+ * Options of {@link healthTracker}. The defaults keep a bare tracker's old meaning (an empty fleet
+ * is ready); `run` asks for the first discovery pass and at least one cluster.
+ *
+ * @example
+ * ```ts
+ * const t = healthTracker({ minClusters: 1, awaitFirstPass: true, scheduler: asyncScheduler });
+ * ```
+ */
+export interface HealthTrackerOptions {
+  /** Clusters the provider must have discovered, and this replica synced up to what it runs. Default 0. */
+  readonly minClusters?: number;
+  /** Not ready until {@link HealthTracker.firstPassDone}. Default false. */
+  readonly awaitFirstPass?: boolean;
+  /** Drives the coalescing of `changes`. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /** At most one report per this many ms on `changes` while watches change. Default 100. */
+  readonly coalesceMs?: number;
 }
 
 /**
@@ -149,79 +199,3 @@ export function failingReason(h: WatchHealth): string {
   return `degraded: the ${h.resource} watch has been failing${since} without a successful list or event; last error: ${why}`;
 }
 
-function clusterHealth(cluster: ClusterName, expected: readonly string[], latest: ReadonlyMap<string, WatchHealth>): ClusterHealth {
-  const watches = expected.flatMap((id) => {
-    const h = latest.get(id);
-    return h === undefined ? [] : [h];
-  });
-  // A degraded watch first: it stays unhealthy between retries, when its state is briefly `connected`.
-  const failing = watches.find((h) => h.degraded === true) ?? watches.find((h) => h.state === 'backingOff');
-  if (failing !== undefined) return { cluster, state: 'unhealthy', reason: failingReason(failing), watches };
-  const synced = watches.length === expected.length && watches.every((h) => h.synced);
-  return { cluster, state: synced ? 'synced' : 'syncing', watches };
-}
-
-/**
- * Makes a {@link HealthTracker}.
- *
- * @example
- * ```ts
- * const t = healthTracker();
- * t.changes.subscribe((r: HealthReport) => console.log(r.ready));
- * ```
- * @returns the tracker, in phase `starting`.
- */
-export function healthTracker(): HealthTracker {
-  let phase: RunPhase = 'starting';
-  let alive = true;
-  const expected = new Map<ClusterName, readonly string[]>();
-  const latest = new Map<ClusterName, Map<string, WatchHealth>>();
-  const issues = providerIssues();
-  let replica: ReplicaState | undefined;
-  const build = (): HealthReport => {
-    const clusters = [...expected].map(([c, ids]) => clusterHealth(c, ids, latest.get(c) ?? new Map()));
-    const ready = alive && phase === 'running' && clusters.every((c) => c.state !== 'syncing');
-    return Object.freeze({ phase, alive, ready, clusters, providers: issues.list(), ...(replica === undefined ? {} : { replica }) });
-  };
-  const subject = new BehaviorSubject<HealthReport>(build());
-  const publish = (): void => {
-    subject.next(build());
-  };
-  return {
-    report: () => subject.value,
-    changes: subject.asObservable(),
-    phase(p) {
-      phase = p;
-      publish();
-    },
-    broken() {
-      alive = false;
-      publish();
-    },
-    engage(cluster, watches) {
-      expected.set(cluster, watches);
-      latest.set(cluster, new Map());
-      publish();
-    },
-    disengage(cluster) {
-      expected.delete(cluster);
-      latest.delete(cluster);
-      publish();
-    },
-    watchHealth(h) {
-      const perCluster = latest.get(h.cluster);
-      if (perCluster === undefined) return undefined; // a late report of a cluster already gone
-      const before = perCluster.get(h.resource);
-      perCluster.set(h.resource, h);
-      publish();
-      return before;
-    },
-    provider(r) {
-      if (issues.apply(r)) publish();
-    },
-    replica(s) {
-      replica = s;
-      publish();
-    },
-  };
-}

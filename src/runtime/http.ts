@@ -37,8 +37,11 @@ export interface ProbeServer {
 
 function readyText(health: HealthView): string {
   const r = health.report();
+  const d = r.discovery;
   const lines = [
     `phase: ${r.phase}`,
+    ...(r.notReady === undefined ? [] : [`why: ${r.notReady}`]),
+    `discovery: first pass ${d.firstPassDone ? 'done' : 'pending'}, ${d.clusters} cluster(s) discovered, at least ${d.minClusters} needed`,
     ...r.clusters.map((c) => `cluster ${c.cluster}: ${c.state}${c.reason === undefined ? '' : ` (${c.reason})`}`),
     ...r.providers.map((p) => `provider ${p.provider}: ${p.type} ${p.subject} (${p.reason})`),
   ];

@@ -29,6 +29,8 @@ export async function main<T extends KubeObject>(make: Controller<T> | (() => Co
     const c = typeof make === 'function' ? make() : make;
     const handle = await run(c, options);
     result = await handle.done;
+    // A configuration that failed once running (an empty first discovery pass) is said like one thrown.
+    if (result.reason === 'config') process.stderr.write(`configuration error: ${result.message}\n`);
   } catch (err) {
     const config = err instanceof ConfigError;
     const message = err instanceof Error ? err.message : String(err);

@@ -67,6 +67,8 @@ export function providerIssues(limit = 100): { apply(r: ProviderReport): boolean
         case 'reengaged':
         case 'disengaged':
           return clear(r.provider, r.cluster);
+        case 'discovered':
+          return false;
       }
     },
     list: () => [...issues.values()],

@@ -12,6 +12,37 @@ import type { ControllerMetrics, ControllerMetricsOptions } from './metrics.js';
 import type { SignalTarget } from './signals.js';
 
 /**
+ * What a run asks of its fleet at start and for readiness.
+ *
+ * @example
+ * ```ts
+ * const fleet: FleetOptions = { minClusters: 3, firstPassTimeoutMs: 60_000 };
+ * const sandbox: FleetOptions = { allowEmpty: true }; // an empty fleet is fine, and ready
+ * ```
+ */
+export interface FleetOptions {
+  /**
+   * Readiness needs at least this many clusters discovered by the provider (before leader
+   * election or sharding picks this replica's share), and synced here up to the number this
+   * replica runs (a standby runs none and stays ready). Default 1, or 0 with `allowEmpty`.
+   */
+  readonly minClusters?: number;
+  /**
+   * Run on even when the provider's first discovery pass found no cluster and reported problems
+   * (a missing kubeconfig path, an unreadable file, a failing source). Default false: such a start
+   * ends the run with reason `config` (exit code 2) and a message naming the provider, the source
+   * and the cause.
+   */
+  readonly allowEmpty?: boolean;
+  /**
+   * How long the provider's first discovery pass may take (from its `discovered` report). Past it
+   * the pass is judged as it stands (a provider that never says `discovered` is then taken as done,
+   * with a warning). Default 30 000 ms.
+   */
+  readonly firstPassTimeoutMs?: number;
+}
+
+/**
  * Options of {@link run}.
  *
  * @example
@@ -42,6 +73,8 @@ export interface RunOptions {
    * everything, unguarded.
    */
   readonly replicas?: Replicas;
+  /** What the fleet must be at start and for readiness (see {@link FleetOptions}). */
+  readonly fleet?: FleetOptions;
 }
 
 /**

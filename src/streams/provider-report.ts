@@ -26,6 +26,10 @@ import type { KubeErrorType } from '../core/errors.js';
  *   all in one line. Reported once per distinct tag while it keeps failing, not on every retry
  *   (the watch retries on its own backoff). `state: 'recovered'` once data flows again (a list
  *   completed, an event or a line arrived), once per failure episode.
+ * - `discovered`: the provider's first discovery pass is over: every candidate of its first look
+ *   at its source was engaged, skipped or found not answering (`waiting`), or the source failed
+ *   before giving any. Said once per subscription; `clusters` is how many that pass engaged. The
+ *   runtime's readiness waits for it, and an empty first pass with problems fails the start.
  *
  * @example
  * ```ts
@@ -133,6 +137,18 @@ export type ProviderReport =
       readonly resource: string;
       /** What works again, in one line. */
       readonly reason: string;
+      /** When it was reported, on the scheduler's clock (ms). */
+      readonly at: number;
+    }
+  | {
+      /** The first discovery pass is over (said once per subscription). */
+      readonly type: 'discovered';
+      /** The provider's name, e.g. `file`, `kubeconfig-secrets`. */
+      readonly provider: string;
+      /** How many clusters were engaged when the pass ended. */
+      readonly clusters: number;
+      /** How many candidates the first look found (engaged, skipped or not answering). */
+      readonly candidates: number;
       /** When it was reported, on the scheduler's clock (ms). */
       readonly at: number;
     };

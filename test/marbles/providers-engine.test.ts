@@ -51,6 +51,7 @@ function describeEv(ev: FleetEvent): string {
   if (ev.type === 'engaged') return `+${ev.cluster.name}`;
   if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
   const r = ev.report;
+  if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
   const subject = 'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : '';
   return `!${r.type} ${subject}${'reason' in r ? `: ${r.reason}` : ''}`;
 }
@@ -101,9 +102,10 @@ describe('engageCandidates', () => {
       });
       const out = engine(source, config(ts)).pipe(tap((ev) => ev.type === 'report' && reports.push(ev.report)));
       // Each lifecycle event is followed at once by its report, in the same stream.
-      expectObservable(out.pipe(map(describeEv))).toBe('-(aA) 6ms (bB) 6ms (cCdD) 4ms (eE)', {
+      expectObservable(out.pipe(map(describeEv))).toBe('-(aAP) 5ms (bB) 6ms (cCdD) 4ms (eE)', {
         a: '+a',
         A: '!engaged a',
+        P: '!discovered 1/1',
         b: '+b',
         B: '!engaged b',
         c: '-a (credentials or server changed)',
@@ -115,7 +117,7 @@ describe('engageCandidates', () => {
       });
       ts.flush();
       expect(closed).toEqual(['a@1', 'b@1']);
-      expect(reports.map((r) => `${r.at} ${r.type} ${r.provider}`)).toEqual(['1 engaged test', '11 engaged test', '21 disengaged test', '21 reengaged test', '31 disengaged test']);
+      expect(reports.map((r) => `${r.at} ${r.type} ${r.provider}`)).toEqual(['1 engaged test', '1 discovered test', '11 engaged test', '21 disengaged test', '21 reengaged test', '31 disengaged test']);
     });
   });
 
@@ -125,9 +127,10 @@ describe('engageCandidates', () => {
       const a = candidate('a', '1');
       const bad = skipped(clusterName('a'), 'kubeconfig is malformed');
       const source = hot<Desired>('-x 9ms y 9ms y 9ms x', { x: desired(a.candidate), y: desired(bad) });
-      expectObservable(engine(source, config(ts)).pipe(map(describeEv))).toBe('-(aA) 6ms (bBS) 15ms (cC)', {
+      expectObservable(engine(source, config(ts)).pipe(map(describeEv))).toBe('-(aAP) 5ms (bBS) 15ms (cC)', {
         a: '+a',
         A: '!engaged a',
+        P: '!discovered 1/1',
         b: '-a (skipped: kubeconfig is malformed)',
         B: '!disengaged a: skipped: kubeconfig is malformed',
         S: '!skipped a: kubeconfig is malformed',
@@ -146,9 +149,10 @@ describe('engageCandidates', () => {
       expect(changeReason(plain, { ...relabelled, fingerprint: '2' })).toBe('credentials or server changed');
       expect(changeReason(relabelled, { ...relabelled })).toBeUndefined();
       const source = hot<Desired>('-x 9ms y 9ms y', { x: desired(plain), y: desired(relabelled) });
-      expectObservable(engine(source, config(ts)).pipe(map(describeEv))).toBe('-(aA) 6ms (bBcC)', {
+      expectObservable(engine(source, config(ts)).pipe(map(describeEv))).toBe('-(aAP) 5ms (bBcC)', {
         a: '+a',
         A: '!engaged a',
+        P: '!discovered 1/1',
         b: '-a (labels or identity changed)',
         B: '!disengaged a: labels or identity changed',
         c: '+a',
@@ -168,15 +172,36 @@ describe('engageCandidates', () => {
         name === 'slow' ? (++slowTries < 3 ? cold('-') : cold('--(r|)', { r: E.right(true) })) : cold('(r|)', { r: E.right(true) });
       const source = hot<Desired>('-x', { x: desired(slow.candidate, fast.candidate) });
       // slow: tries at 1, 16, 31 (each try times out after 5, then waits 10); answers at 33.
-      expectObservable(engine(source, config(ts, (c) => probe(c.name))).pipe(map(describeEv))).toBe('-(fF)-w 14ms w 11ms (sS)', {
+      expectObservable(engine(source, config(ts, (c) => probe(c.name))).pipe(map(describeEv))).toBe('-(fF)-(wP) 11ms w 11ms (sS)', {
         f: '+fast',
         F: '!engaged fast',
+        P: '!discovered 1/2',
         w: '!waiting slow: no answer within 5 ms; retrying in 10 ms',
         s: '+slow',
         S: '!engaged slow',
       });
       ts.flush();
       expect(slowTries).toBe(3);
+    });
+  });
+
+  it('should say its first pass is over once, when the first set is settled, even empty, or when the source fails first', () => {
+    const ts = testScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const a = candidate('a', '1');
+      const silent = candidate('s', '1');
+      const probe: Probe = (c) => (c.name === 's' ? cold('-') : cold('(r|)', { r: E.right(true) }));
+      // a engages at 1; s is removed by the second set (at 5) before its first probe times out (at 6).
+      const sets = hot<Desired>('-x---y', { x: desired(a.candidate, silent.candidate), y: desired(a.candidate) });
+      expectObservable(engine(sets, config(ts, probe)).pipe(map(describeEv))).toBe('-(aA)(P)', { a: '+a', A: '!engaged a', P: '!discovered 1/2' });
+      // A skipped candidate settles at once.
+      const bad = skipped(clusterName('b'), 'no kubeconfig key');
+      expectObservable(engine(hot<Desired>('-x', { x: desired(bad) }), config(ts)).pipe(map(describeEv))).toBe('-(BP)', { B: '!skipped b: no kubeconfig key', P: '!discovered 0/1' });
+      expectObservable(engine(hot<Desired>('-x-x', { x: desired() }), config(ts)).pipe(map(describeEv))).toBe('-p', { p: '!discovered 0/0' });
+      expectObservable(engine(hot<Desired>('--#', undefined, new Error('no route')), config(ts)).pipe(map(describeEv))).toBe('--(ep)', {
+        e: '!error : discovery failed: no route',
+        p: '!discovered 0/0',
+      });
     });
   });
 

@@ -10,7 +10,7 @@ import type { ControllerSpec, Provider } from '../../src/index.js';
 import type { Outcome } from '../../src/operators/index.js';
 import { clusterName, ConfigError, configMaps, controller, done, objectKey } from '../../src/index.js';
 import { logTransition } from '../../src/runtime/cluster-keeper.js';
-import { healthTracker } from '../../src/runtime/health.js';
+import { healthTracker } from '../../src/runtime/health-tracker.js';
 import { createLogLimiter } from '../../src/runtime/log-limiter.js';
 import { logOutcome } from '../../src/runtime/run-parts.js';
 import { controllerLogger, controllerMetrics, onStopSignals, startProbeServer } from '../../src/runtime/index.js';

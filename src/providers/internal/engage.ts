@@ -41,14 +41,17 @@ interface Slot {
   attempt?: Subscription;
 }
 
-/** Probes until the cluster answers: each try is cut at `probeTimeoutMs`, failures wait `retryIntervalMs`. */
-function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: Reporter): Observable<unknown> {
+/** Probes until the cluster answers: each try is cut at `probeTimeoutMs`, failures wait `retryIntervalMs` (and call `failed`). */
+function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: Reporter, failed: () => void): Observable<unknown> {
   const once = defer(() => from(probe(cluster))).pipe(
     take(1),
     timeout({ first: cfg.probeTimeoutMs, scheduler: cfg.scheduler, with: () => of(E.left(`no answer within ${cfg.probeTimeoutMs} ms`)) }),
     catchError((err: unknown) => of(E.left(err instanceof Error ? err.message : String(err)))),
     tap((r) => {
-      if (E.isLeft(r)) say({ type: 'waiting', cluster: cluster.name, reason: `${r.left}; retrying in ${cfg.retryIntervalMs} ms` });
+      if (E.isLeft(r)) {
+        say({ type: 'waiting', cluster: cluster.name, reason: `${r.left}; retrying in ${cfg.retryIntervalMs} ms` });
+        failed();
+      }
     }),
   );
   return once.pipe(
@@ -66,6 +69,11 @@ function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: R
  * through `say` (the subscription's reporter, see `reporting`). The source completing leaves
  * the engaged clusters engaged; its errors are reported, never forwarded.
  *
+ * The first desired set is the first discovery pass: once each of its candidates was engaged,
+ * skipped, removed or failed its first probe (`waiting`), `discovered` is said, once per
+ * subscription, with how many clusters that pass engaged. A source that errors or completes
+ * before its first set ends the pass with none.
+ *
  * @example
  * ```ts
  * const cfg = engineConfig('file', options, 'gone', true);
@@ -80,6 +88,21 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
     new RxObservable<FleetEvent>((subscriber) => {
       const slots = new Map<ClusterName, Slot>();
       let current: Desired = new Map();
+      // The first pass's candidates not yet settled; undefined before the first set, and once said.
+      let pass: { readonly pending: Set<ClusterName>; readonly candidates: number } | undefined;
+      let passSaid = false;
+      const endPass = (): void => {
+        if (passSaid) return;
+        passSaid = true;
+        const candidates = pass?.candidates ?? 0;
+        pass = undefined;
+        let clusters = 0;
+        for (const slot of slots.values()) if (slot.engaged) clusters += 1;
+        say({ type: 'discovered', clusters, candidates });
+      };
+      const settled = (name: ClusterName): void => {
+        if (pass?.pending.delete(name) === true && pass.pending.size === 0) endPass();
+      };
 
       const release = (slot: Slot): void => {
         slot.attempt?.unsubscribe();
@@ -95,10 +118,15 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
         say({ type: 'disengaged', cluster: name, reason });
         return true;
       };
+      const remove = (name: ClusterName, reason: string): void => {
+        drop(name, reason);
+        settled(name);
+      };
       const engage = (slot: Slot, cluster: Cluster, replaced: string | undefined): void => {
         slot.engaged = true;
         subscriber.next(engaged(cluster));
         say(replaced === undefined ? { type: 'engaged', cluster: cluster.name } : { type: 'reengaged', cluster: cluster.name, reason: replaced });
+        settled(cluster.name);
       };
       const start = (c: Candidate, change: string | undefined): void => {
         const built = c.build();
@@ -106,6 +134,7 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
           drop(c.name, `skipped: ${built.left}`);
           slots.set(c.name, { candidate: c, engaged: false });
           say({ type: 'skipped', candidate: c.name, reason: built.left });
+          settled(c.name);
           return;
         }
         const replaced = change !== undefined && drop(c.name, change) ? change : undefined;
@@ -115,7 +144,9 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
           engage(slot, built.right, replaced);
           return;
         }
-        slot.attempt = untilAnswered(built.right, cfg, cfg.probe, say).subscribe(() => {
+        slot.attempt = untilAnswered(built.right, cfg, cfg.probe, say, () => {
+          settled(c.name);
+        }).subscribe(() => {
           engage(slot, built.right, replaced);
         });
       };
@@ -125,16 +156,20 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
           const before = current;
           const diff = diffDesired(before, next);
           current = next;
-          for (const name of diff.removed) drop(name, cfg.removedReason);
+          if (!passSaid && pass === undefined) pass = { pending: new Set(next.keys()), candidates: next.size };
+          for (const name of diff.removed) remove(name, cfg.removedReason);
           for (const c of diff.changed) {
             const old = before.get(c.name);
             start(c, old === undefined ? undefined : changeReason(old, c));
           }
           for (const c of diff.added) start(c, undefined);
+          if (pass?.pending.size === 0) endPass();
         },
         error: (err: unknown) => {
           say({ type: 'error', reason: `discovery failed: ${err instanceof Error ? err.message : String(err)}` });
+          endPass();
         },
+        complete: endPass,
       });
       return () => {
         sub.unsubscribe();

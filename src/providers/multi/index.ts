@@ -63,9 +63,23 @@ interface Running {
 function runProviders(registry: BehaviorSubject<ReadonlyMap<string, Provider>>, separator: string, say: Reporter): Observable<FleetEvent> {
   return new RxObservable<FleetEvent>((subscriber) => {
     const running = new Map<string, Running>();
+    // multi's first pass is that of every provider it starts with: their own `discovered` reports
+    // are held back until then (the runtime reads the first one as the fleet's), then passed on.
+    let firstPass: { readonly pending: Set<string>; candidates: number } | undefined;
+    const passed = (name: string, candidates = 0): void => {
+      if (!firstPass?.pending.delete(name)) return;
+      firstPass.candidates += candidates;
+      if (firstPass.pending.size > 0) return;
+      const { candidates: total } = firstPass;
+      firstPass = undefined;
+      let clusters = 0;
+      for (const r of running.values()) clusters += r.engaged.size;
+      say({ type: 'discovered', clusters, candidates: total });
+    };
     const stop = (name: string, reason: string): void => {
       const r = running.get(name);
       if (r === undefined) return;
+      passed(name);
       running.delete(name);
       r.sub?.unsubscribe();
       for (const cluster of r.engaged) {
@@ -80,6 +94,10 @@ function runProviders(registry: BehaviorSubject<ReadonlyMap<string, Provider>>, 
         next: (ev) => {
           if (ev.type === 'engaged') r.engaged.add(ev.cluster.name);
           else if (ev.type === 'disengaged') r.engaged.delete(ev.name);
+          else if (ev.report.type === 'discovered' && firstPass?.pending.has(name) === true) {
+            passed(name, ev.report.candidates);
+            return;
+          }
           subscriber.next(ev);
         },
         error: (err: unknown) => {
@@ -88,11 +106,18 @@ function runProviders(registry: BehaviorSubject<ReadonlyMap<string, Provider>>, 
         },
       });
     };
+    let first = true;
+    const starting = '\u0000starting'; // no provider's name: names are user strings, never with NUL
     const sub = registry.subscribe((next) => {
       for (const [name, r] of [...running]) {
         if (next.get(name) !== r.provider) stop(name, `provider "${name}" ${next.has(name) ? 'replaced' : 'removed'}`);
       }
+      if (first) {
+        first = false;
+        firstPass = { pending: new Set([...next.keys(), starting]), candidates: 0 };
+      }
       for (const [name, p] of next) if (!running.has(name)) start(name, p);
+      passed(starting); // the start itself counts as pending: a provider that passes while starting does not end the pass early
     });
     return () => {
       sub.unsubscribe();

@@ -28,6 +28,7 @@ export function prefixReport(prefix: string, r: ProviderReport): ProviderReport 
       return Object.freeze({ ...r, candidate: `${prefix}${r.candidate}` });
     case 'error':
     case 'source':
+    case 'discovered':
       return r;
   }
 }

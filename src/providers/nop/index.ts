@@ -4,12 +4,14 @@
  * @packageDocumentation
  * @module rxfleet/providers/nop
  */
-import { NEVER } from 'rxjs';
+import { asyncScheduler, concat, defer, NEVER, of } from 'rxjs';
 import type { Provider } from '../../streams/cluster.js';
+import { reported } from '../../streams/cluster.js';
 
 /**
  * A provider that never engages anything and never completes (completion would read as "discovery
- * over"; a provider that is merely empty stays open).
+ * over"; a provider that is merely empty stays open). It says at once that its first discovery
+ * pass found nothing (a `discovered` report), so a run that allows an empty fleet gets ready.
  *
  * @example
  * ```ts
@@ -19,5 +21,5 @@ import type { Provider } from '../../streams/cluster.js';
  * @returns the provider.
  */
 export function nopProvider(): Provider {
-  return NEVER;
+  return defer(() => concat(of(reported(Object.freeze({ type: 'discovered', provider: 'nop', clusters: 0, candidates: 0, at: asyncScheduler.now() }))), NEVER));
 }
