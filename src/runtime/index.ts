@@ -14,7 +14,8 @@
  * @module rxfleet/runtime
  */
 export { exitCodes } from './errors.js';
-export type { ClusterHealth, HealthReport, HealthView, RunPhase } from './health.js';
+export type { ClusterHealth, DiscoveryHealth, HealthReport, HealthView, RunPhase } from './health.js';
+export type { FleetOptions } from './run-types.js';
 export type { ProviderIssue } from './provider-issues.js';
 export type { ProbeServer, ProbeServerOptions } from './http.js';
 export { startProbeServer } from './http.js';
