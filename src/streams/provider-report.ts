@@ -28,7 +28,7 @@ import type { KubeErrorType } from '../core/errors.js';
  *   completed, an event or a line arrived), once per failure episode.
  * - `discovered`: the provider's first discovery pass is over: every candidate of its first look
  *   at its source was engaged, skipped or found not answering (`waiting`), or the source failed
- *   before giving any. Said once per subscription; `clusters` is how many that pass engaged. The
+ *   before giving any. Said once per subscription; `clusters` is how many are engaged when it ends. The
  *   runtime's readiness waits for it, and an empty first pass with problems fails the start.
  *
  * @example

@@ -39,6 +39,7 @@ const show = (ev: FleetEvent): string => {
   if (ev.type === 'engaged') return `+${ev.cluster.name} [${ev.cluster.identity?.source ?? ''}] ${JSON.stringify(ev.cluster.labels ?? {})}`;
   if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
   const r = ev.report;
+  if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
   return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}: ${'reason' in r ? r.reason : ''}`;
 };
 
@@ -51,8 +52,8 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const provider = kubeconfigFileProvider({ paths: [missing], watchDirectories: false, rescanIntervalMs: 10, scheduler: ts });
-      // Scans at 0, 10 and 20: one report.
-      expectObservable(provider.pipe(map(show)), '^ 25ms !').toBe('m', { m: `!skipped ${missing}: kubeconfig path ${missing} does not exist` });
+      // Scans at 0, 10 and 20: one report; the first scan is the first pass (no kubeconfig, so no candidate), said once.
+      expectObservable(provider.pipe(map(show)), '^ 25ms !').toBe('(mP)', { m: `!skipped ${missing}: kubeconfig path ${missing} does not exist`, P: '!discovered 0/0' });
     });
   });
 
@@ -64,7 +65,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     ts.run(({ expectObservable }) => {
       const labels = { west: { region: 'us' }, 'b.kubeconfig+east': { tier: 'dev' } };
       const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels });
-      expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(dAaBbWw)', {
+      expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(dAaBbWwP)', {
         d: `!error : context "east" is defined in 2 kubeconfig files (${join(dir, 'a.kubeconfig')}, ${join(dir, 'b.kubeconfig')}): their clusters are named "a.kubeconfig+east", "b.kubeconfig+east"; rename a context to give its cluster a name of its own`,
         A: '+a.kubeconfig+east [context "east" of kubeconfig a.kubeconfig] {"region":"eu","tier":"1"}',
         a: '!engaged a.kubeconfig+east: ',
@@ -72,6 +73,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
         b: '!engaged b.kubeconfig+east: ',
         W: '+west [context "west" of kubeconfig a.kubeconfig] {"region":"us"}',
         w: '!engaged west: ',
+        P: '!discovered 3/3',
       });
     });
   });
@@ -85,8 +87,8 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const provider = kubeconfigFileProvider({ paths: [join(dir, 'prod'), join(dir, 'dev')], watchDirectories: false, probe: false, scheduler: ts });
-      const names = provider.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.name : ev.type)));
-      expectObservable(names, '^ 5ms !').toBe('(rdDpP)', { r: 'report', d: 'dev/kubeconfig.yaml+admin', D: 'report', p: 'prod/kubeconfig.yaml+admin', P: 'report' });
+      const names = provider.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.name : ev.type === 'report' && ev.report.type === 'discovered' ? show(ev) : ev.type)));
+      expectObservable(names, '^ 5ms !').toBe('(rdDpPQ)', { r: 'report', d: 'dev/kubeconfig.yaml+admin', D: 'report', p: 'prod/kubeconfig.yaml+admin', P: 'report', Q: '!discovered 2/2' });
     });
   });
 
@@ -102,7 +104,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels: { ghost: { a: 'b' } } });
-      expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(begmlGn)', {
+      expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(begmlGnP)', {
         b: `!skipped ${bare}: kubeconfig ${bare} has no contexts`,
         e: `!skipped ${empty}: kubeconfig ${empty} is empty`,
         g: `!error : context "good" of kubeconfig ${join(dir, 'good.kubeconfig')}: extension rxfleet.dev/labels: label "nested" must be a string; its labels are ignored`,
@@ -110,6 +112,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
         l: '!error : labels are configured for cluster "ghost", which no kubeconfig context is named',
         G: '+good [context "good" of kubeconfig good.kubeconfig] {}',
         n: '!engaged good: ',
+        P: '!discovered 1/1',
       });
     });
   });
@@ -132,9 +135,10 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     const pattern = join(dir, '*.yaml');
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      expectObservable(kubeconfigFileProvider({ paths: [dir, pattern], watchDirectories: false, scheduler: ts }).pipe(map(show)), '^ 5ms !').toBe('(dp)', {
+      expectObservable(kubeconfigFileProvider({ paths: [dir, pattern], watchDirectories: false, scheduler: ts }).pipe(map(show)), '^ 5ms !').toBe('(dpP)', {
         d: `!skipped ${dir}: kubeconfig directory ${dir} has no file named kubeconfig.yaml, kubeconfig.yml, *.kubeconfig, *.kubeconfig.yaml, *.kubeconfig.yml`,
         p: `!skipped ${pattern}: kubeconfig pattern ${pattern} matches no file`,
+        P: '!discovered 0/0',
       });
     });
   });

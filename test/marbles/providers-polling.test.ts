@@ -18,6 +18,7 @@ const show = (ev: FleetEvent): string => {
   if (ev.type === 'engaged') return `+${ev.cluster.name}`;
   if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
   const r = ev.report;
+  if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
   return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}${'reason' in r ? `: ${r.reason}` : ''}`;
 };
 const lifecycle = (ev: FleetEvent): boolean => ev.type !== 'report';
@@ -55,9 +56,10 @@ describe('kindProvider (stand-in runner, virtual time)', () => {
       const provider = kindProvider({ prefix: 'fleet-', intervalMs: 10, run, scheduler: ts, probe: false }).pipe(
         tap((ev) => ev.type === 'engaged' && identities.push(ev.cluster.identity)),
       );
-      expectObservable(provider.pipe(map(show)), '^ 40ms !').toBe('-(aA)------(bB)------(cCdD)----(eE)', {
+      expectObservable(provider.pipe(map(show)), '^ 40ms !').toBe('-(aAP)-----(bB)------(cCdD)----(eE)', {
         a: '+fleet-a',
         A: '!engaged fleet-a',
+        P: '!discovered 1/1',
         b: '+fleet-b',
         B: '!engaged fleet-b',
         c: '-fleet-a (credentials or server changed)',
@@ -90,9 +92,10 @@ describe('kindProvider (stand-in runner, virtual time)', () => {
         return cold('(r|)', { r: n === 1 || n === 2 || n === 4 ? failing : E.right('a\n') });
       };
       const provider = kindProvider({ intervalMs: 10, run, scheduler: ts, probe: false });
-      expectObservable(provider.pipe(map(show)), '^ 45ms !').toBe('(aA) 6ms e 29ms e', {
+      expectObservable(provider.pipe(map(show)), '^ 45ms !').toBe('(aAP) 5ms e 29ms e', {
         a: '+a',
         A: '!engaged a',
+        P: '!discovered 1/1',
         e: '!error : kind get clusters exited with code 1: docker not running',
       });
     });
@@ -104,10 +107,11 @@ describe('kindProvider (stand-in runner, virtual time)', () => {
       const run: KindRunner = (args) =>
         args[1] === 'clusters' ? cold('(r|)', { r: E.right('hung\nok\n') }) : args[3] === 'hung' ? cold('-') : cold('(r|)', { r: E.right(kubeconfig(1)) });
       const provider = kindProvider({ intervalMs: 100, commandTimeoutMs: 5, run, scheduler: ts, probe: false });
-      expectObservable(provider.pipe(map(show)), '^ 20ms !').toBe('-----(sOo)', {
+      expectObservable(provider.pipe(map(show)), '^ 20ms !').toBe('-----(sOoP)', {
         s: '!skipped hung: kind get kubeconfig --name hung gave no answer within 5 ms',
         O: '+ok',
         o: '!engaged ok',
+        P: '!discovered 1/2',
       });
     });
   });
@@ -170,9 +174,10 @@ describe('clusterListProvider (programmatic set)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const out = singleClusterProvider({ name: 'local', kubeconfig: { yaml: kubeconfig(1), context: 'k' } }, { scheduler: ts });
-      expectObservable(out.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.identity : ev.type === 'report' ? ev.report : ev)))).toBe('(ar)', {
+      expectObservable(out.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.identity : ev.type === 'report' ? ev.report : ev)))).toBe('(arp)', {
         a: { provider: 'single', source: 'context "k" of kubeconfig text given in code' },
         r: { type: 'engaged', provider: 'single', cluster: 'local', at: 0 },
+        p: { type: 'discovered', provider: 'single', clusters: 1, candidates: 1, at: 0 },
       });
     });
     expect(() => clusterListProvider([fakeCluster('east'), fakeCluster('east')])).toThrow(/clusters provider: two entries are named "east"/);
@@ -183,7 +188,7 @@ describe('clusterListProvider (programmatic set)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const set = clusterListProvider([{ name: 'broken', kubeconfig: { file: '/nowhere/broken.kubeconfig' } }], { scheduler: ts });
-      expectObservable(set.pipe(map(show))).toBe('s', { s: '!skipped broken: kubeconfig broken.kubeconfig: invalid kubeconfig /nowhere/broken.kubeconfig: file not found' });
+      expectObservable(set.pipe(map(show))).toBe('(sp)', { s: '!skipped broken: kubeconfig broken.kubeconfig: invalid kubeconfig /nowhere/broken.kubeconfig: file not found', p: '!discovered 0/1' });
     });
   });
 });

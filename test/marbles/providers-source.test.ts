@@ -61,6 +61,7 @@ function split(provider: Observable<FleetEvent>, reports: ProviderReport[]): Obs
 }
 
 function describeReport(r: ProviderReport): string {
+  if (r.type === 'discovered') return `${r.at} discovered ${r.clusters}/${r.candidates}`;
   return r.type === 'source' ? `${r.at} ${r.state}${r.state === 'failing' ? ` ${r.error}` : ''}` : `${r.at} ${r.type}`;
 }
 
@@ -81,7 +82,8 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
       expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
       expect(s.lists).toHaveLength(5);
-      expect(reports.map(describeReport)).toEqual(['0 failing Forbidden', '40 recovered']);
+      // The first pass is the first list that works: nothing is discovered while the list is refused.
+      expect(reports.map(describeReport)).toEqual(['0 failing Forbidden', '40 recovered', '40 discovered 0/0']);
       const [failing, recovered] = reports;
       if (failing?.type !== 'source' || recovered?.type !== 'source') throw new Error('unreachable');
       expect(failing).toMatchObject({ provider: 'kubeconfig-secrets', management: 'hub', resource: 'secrets', error: 'Forbidden' });
@@ -131,6 +133,8 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
       expect(firstRecovery?.type === 'source' && firstRecovery.reason).toContain('it failed with Forbidden, ClusterUnreachable');
       // The Secret without a kubeconfig arrived through the recovered watch.
       expect(reports.some((r) => r.type === 'skipped' && r.candidate === 'east')).toBe(true);
+      // The first pass ended with the first list that worked (empty), once: not again when the watch resumed.
+      expect(reports.filter((r) => r.type === 'discovered').map(describeReport)).toEqual(['30 discovered 0/0']);
     });
   });
 });
@@ -167,7 +171,11 @@ describe('kubeconfigSecretProvider: what a Secret becomes', () => {
         },
       });
       ts.flush();
-      expect(reports.map((r) => `${r.at} ${r.type} ${'candidate' in r ? r.candidate : 'cluster' in r ? r.cluster : ''}`)).toEqual(['0 skipped garbage', '0 engaged east']);
+      expect(reports.map((r) => (r.type === 'discovered' ? describeReport(r) : `${r.at} ${r.type} ${'candidate' in r ? r.candidate : 'cluster' in r ? r.cluster : ''}`))).toEqual([
+        '0 skipped garbage',
+        '0 engaged east',
+        '0 discovered 1/2',
+      ]);
       const skipped = reports[0];
       expect(skipped?.type === 'skipped' && skipped.reason).toMatch(/^Secret fleet\/garbage: invalid kubeconfig: unexpected end of the stream within a flow collection at line \d+, column \d+$/);
     });
@@ -189,7 +197,7 @@ describe('namespaceProvider: the health of its Namespace watch', () => {
       });
       expectObservable(split(provider, reports), '^ 100ms !').toBe('--------------------a', { a: expect.objectContaining({ type: 'engaged' }) as unknown });
       ts.flush();
-      expect(reports.map(describeReport)).toEqual(['0 failing Forbidden', '20 recovered', '20 engaged']);
+      expect(reports.map(describeReport)).toEqual(['0 failing Forbidden', '20 recovered', '20 engaged', '20 discovered 1/1']);
       expect(reports[0]?.type === 'source' && reports[0].reason).toContain('watch of namespaces on management cluster "hub"');
     });
   });

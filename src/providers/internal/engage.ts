@@ -71,7 +71,7 @@ function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: R
  *
  * The first desired set is the first discovery pass: once each of its candidates was engaged,
  * skipped, removed or failed its first probe (`waiting`), `discovered` is said, once per
- * subscription, with how many clusters that pass engaged. A source that errors or completes
+ * subscription, with how many clusters are engaged when it ends. A source that errors or completes
  * before its first set ends the pass with none.
  *
  * @example

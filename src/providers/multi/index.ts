@@ -79,13 +79,15 @@ function runProviders(registry: BehaviorSubject<ReadonlyMap<string, Provider>>, 
     const stop = (name: string, reason: string): void => {
       const r = running.get(name);
       if (r === undefined) return;
-      passed(name);
       running.delete(name);
       r.sub?.unsubscribe();
       for (const cluster of r.engaged) {
         subscriber.next(disengaged(cluster, reason));
         say({ type: 'disengaged', cluster, reason });
       }
+      // A provider stopped during the first pass ends its part of it after its clusters left, so
+      // the pass counts only what stays engaged (as the engine settles a removed candidate).
+      passed(name);
     };
     const start = (name: string, p: Provider): void => {
       const r: Running = { provider: p, engaged: new Set() };
