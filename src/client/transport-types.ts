@@ -22,7 +22,12 @@ export interface HttpRequest {
   readonly body?: string;
   /** Content-Type of `body`; default `application/json`, unused without a body. */
   readonly contentType?: string;
-  /** Socket idle timeout; default 60 s. Streams have none (the watch layer runs its own inactivity timer). */
+  /**
+   * This request's bound on the wait for the response headers (connect and TLS handshake included,
+   * those also within the transport's `headersTimeoutMs`) and, for a buffered request, the socket
+   * idle timeout of its body. Default: see {@link TransportOptions}. A stream's body has no idle
+   * timeout (the watch layer runs its own inactivity timer).
+   */
   readonly timeoutMs?: number;
   /** Aborts the request when signalled; the call then ends with a KubeError. */
   readonly signal?: AbortSignal;
@@ -60,8 +65,21 @@ export interface HttpResponse {
 export interface TransportOptions {
   /** User-Agent header of every request; default `rxfleet`. */
   readonly userAgent?: string;
-  /** Socket idle timeout of buffered requests, in ms, when the request sets none; default 60 000. Streams have none. */
+  /**
+   * Socket idle timeout of buffered requests, in ms, when the request sets none; default 60 000. It
+   * is also how long a write (POST, PUT, PATCH, DELETE) waits for its response headers, since
+   * admission webhooks may hold it. Streams have none.
+   */
   readonly timeoutMs?: number;
+  /**
+   * How long a request may wait for its response headers, in ms, when it sets no `timeoutMs`: the
+   * TCP connect, the TLS handshake and the server's answer for reads and watch streams; the connect
+   * and handshake alone for writes. A server or proxy that accepts the connection and never
+   * answers then fails the request with a retryable KubeError: `ClusterUnreachable` before the
+   * connection was up, `Timeout` after it, the message saying `no response headers within N ms`.
+   * Default 10 000.
+   */
+  readonly headersTimeoutMs?: number;
 }
 
 /**
@@ -81,7 +99,8 @@ export interface Transport {
   request(req: HttpRequest): Promise<Either<KubeError, HttpResponse>>;
   /**
    * A cold stream of the lines of a response body. Errors (as a {@link KubeError} value) when the
-   * server refuses the request, the connection fails, or the body ends in the middle of a line;
+   * server refuses the request, the connection fails, no response headers arrive within
+   * `headersTimeoutMs`, or the body ends in the middle of a line;
    * completes when the server ends the body cleanly; unsubscribing aborts the request.
    */
   lines(req: HttpRequest): Observable<string>;

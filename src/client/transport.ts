@@ -6,16 +6,28 @@ import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { Observable } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
+import { ConfigError } from '../core/config-error.js';
 import type { KubeError } from '../core/errors.js';
 import { fromStatus, fromTransport, kubeError } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import type { AuthSource, Credentials } from './auth.js';
+import type { HeadersBounds } from './headers-deadline.js';
+import { armHeadersDeadline, headersTimeout } from './headers-deadline.js';
 import type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
 
 export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const writes = new Set<HttpRequest['method']>(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function positiveMs(option: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  // Checked once, when the transport is made: a NaN or 0 here would disable the bound or fail every request.
+  if (!(Number.isFinite(value) && value > 0)) throw new ConfigError(`transport: \`${option}\` must be a positive number of milliseconds, got ${String(value)}`);
+  return value;
+}
 
 function fingerprint(c: Credentials): string {
   const h = createHash('sha256');
@@ -57,8 +69,9 @@ function parseBody(text: string, contentType: string | undefined): unknown {
  * @param cluster - the cluster name (for errors).
  * @param server - the server URL, possibly with a path prefix.
  * @param auth - the cluster's credentials.
- * @param options - user agent and default timeout.
+ * @param options - user agent and timeouts.
  * @returns the transport.
+ * @throws ConfigError when `timeoutMs` or `headersTimeoutMs` is not a positive number.
  */
 export function createTransport(cluster: ClusterName, server: string, auth: AuthSource, options: TransportOptions = {}): Transport {
   const base = new URL(server);
@@ -67,6 +80,15 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
   const lib = secure ? https : http;
   let agent: { fp: string; agent: http.Agent } | undefined;
   let closed = false;
+  const idleMs = positiveMs('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+  const headersMs = positiveMs('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS);
+  // Reads (and watches) get their headers at once from a healthy server. A write may wait on
+  // admission webhooks (up to 30 s each), so only its connection is bound by `headersTimeoutMs`;
+  // its answer may take its idle timeout. A request's own `timeoutMs` is its bound, whatever it is.
+  const boundsOf = (req: HttpRequest, stream: boolean): HeadersBounds => {
+    const own = req.timeoutMs ?? (stream || !writes.has(req.method) ? headersMs : idleMs);
+    return { connectMs: Math.min(headersMs, own), headersMs: own };
+  };
 
   const agentFor = (c: Credentials): http.Agent => {
     const fp = fingerprint(c);
@@ -139,11 +161,17 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
           if (fenced !== undefined) r.destroy(new Error(fenced.message));
         });
       }
-      r.setTimeout(req.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
+      let timedOut: KubeError | undefined;
+      armHeadersDeadline(r, boundsOf(req, false), (stage, ms) => {
+        timedOut = headersTimeout(cluster, describe(req), ms, stage);
+        r.destroy(new Error(timedOut.message));
+      });
+      // After the headers, the body: a server that stops sending mid-body is cut after this long idle.
+      r.setTimeout(req.timeoutMs ?? idleMs, () => {
         r.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }));
       });
       r.on('error', (err) => {
-        resolve(E.left(fenced ?? fromTransport(cluster, err, describe(req))));
+        resolve(E.left(fenced ?? timedOut ?? fromTransport(cluster, err, describe(req))));
       });
       r.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -193,6 +221,13 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
             return;
           }
           const r = opened.right;
+          // No idle timeout on the body (the watch layer has its own inactivity timer), but a stream
+          // that never gets its headers fails here, so the watch backs off and its health says so.
+          armHeadersDeadline(r, boundsOf(req, true), (stage, ms) => {
+            const e = headersTimeout(cluster, describe(req), ms, stage);
+            fail(e);
+            r.destroy(new Error(e.message));
+          });
           r.on('error', (err) => {
             fail(fromTransport(cluster, err, describe(req)));
           });

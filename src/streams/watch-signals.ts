@@ -160,7 +160,10 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
           concatMap((page): WatchSignal<T>[] => {
             if (E.isLeft(page)) {
               const err = page.left;
-              if ((err.type === 'Gone' && pages > 0) || ((err.type === 'Gone' || err.type === 'Timeout') && listRv !== '')) {
+              // A Timeout the server answered (504: "Too large resource version"), not one the transport
+              // gave up on: a server that does not answer must back off, not be asked again at once.
+              const served = err.type === 'Gone' || (err.type === 'Timeout' && err.code !== undefined);
+              if ((err.type === 'Gone' && pages > 0) || (served && listRv !== '')) {
                 // An expired continue token, or a cached resourceVersion the server cannot serve:
                 // list again from scratch, consistently, at once.
                 listRv = '';
