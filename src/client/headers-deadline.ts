@@ -72,7 +72,7 @@ export function headersTimeout(cluster: ClusterName, request: string, ms: number
  * @example
  * ```ts
  * const r = https.request(opts);
- * armHeadersDeadline(r, { connectMs: 10_000, headersMs: 10_000 }, (stage, ms) => r.destroy(new Error(`${stage} after ${ms} ms`)));
+ * armHeadersDeadline(r, { connectMs: 10_000, headersMs: 10_000 }, (stage: string, ms: number) => r.destroy(new Error(`${stage} after ${ms} ms`)));
  * ```
  * @param r - the request, just created.
  * @param bounds - when the connection must be up and when the headers must have arrived.

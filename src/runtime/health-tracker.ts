@@ -30,8 +30,9 @@ export function clusterHealth(cluster: ClusterName, expected: readonly string[],
     const h = latest.get(id);
     return h === undefined ? [] : [h];
   });
-  // A degraded watch first: it stays unhealthy between retries, when its state is briefly `connected`.
-  const failing = watches.find((h) => h.degraded === true) ?? watches.find((h) => h.state === 'backingOff');
+  // A degraded watch first. Then any watch failing since its last good list or line: between
+  // retries it is briefly `connected` (a request open, no headers yet), which proves nothing.
+  const failing = watches.find((h) => h.degraded === true) ?? watches.find((h) => h.state === 'backingOff' || h.failingSince !== undefined);
   if (failing !== undefined) return Object.freeze({ cluster, state: 'unhealthy', reason: failingReason(failing), watches });
   const synced = watches.length === expected.length && watches.every((h) => h.synced);
   return Object.freeze({ cluster, state: synced ? 'synced' : 'syncing', watches });

@@ -28,8 +28,8 @@ export type RunPhase = 'starting' | 'running' | 'stopping' | 'stopped';
  *
  * - `syncing`: some watch has not delivered its first full list yet.
  * - `synced`: every watch is synced and none is failing.
- * - `unhealthy`: some watch is backing off after a failure, or is degraded (failing for its
- *   `degradedAfterMs` without a successful list or event, even between retries); `reason` says
+ * - `unhealthy`: some watch has failed since its last successful list or line (backing off, or
+ *   retrying and not yet answered), or is degraded (failing for its `degradedAfterMs`); `reason` says
  *   why (the API server's message, or what to fix when the resource is not served there).
  *
  * @example

@@ -108,4 +108,19 @@ describe('healthTracker cost', () => {
     t.phase('stopping');
     expect(seen.map((r) => r.phase)).toEqual(['starting', 'running', 'running', 'stopping']);
   });
+
+  it('reports a cluster unhealthy while its watch retries without an answer, not only while it backs off', () => {
+    const east = clusterName('east');
+    const t = healthTracker({ minClusters: 1 });
+    t.engage(east, ['configmaps']);
+    const lastError = kubeError('Timeout', east, 'GET /api/v1/configmaps: no response headers within 10000 ms');
+    const base: WatchHealth = { cluster: east, resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 1 };
+    // A request open, no headers yet, after a failure: still failing.
+    t.watchHealth({ ...base, lastError, failingSince: 1_000 });
+    expect(t.report().clusters[0]?.state).toBe('unhealthy');
+    expect(t.report().clusters[0]?.reason).toContain('no response headers');
+    // A line from the server clears failingSince: healthy again, the last error kept for diagnosis.
+    t.watchHealth({ ...base, lastError });
+    expect(t.report().clusters[0]?.state).toBe('synced');
+  });
 });
