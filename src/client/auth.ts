@@ -1,9 +1,11 @@
-// Credentials of one cluster, taken from its own KubeConfig (tokens, client certificates, token
-// files, exec plugins). Nothing here is ever logged or put into an error.
-import type { PeerCertificate } from 'node:tls';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { ExecPluginConfig } from './exec-credential.js';
+// Credentials of one cluster, taken from its own loaded kubeconfig (tokens, client certificates,
+// token files, exec plugins, basic auth, impersonation). Files are read on first use, not at load.
+// Nothing here is ever logged or put into an error. @kubernetes/client-node is loaded only for a
+// legacy `auth-provider` user (see kubeconfig-auth-provider.ts).
+import { readFile } from 'node:fs/promises';
 import { execCredentialCache, runExecPlugin } from './exec-credential.js';
+import { authProviderHeader } from './kubeconfig-auth-provider.js';
+import type { LoadedKubeconfig } from './kubeconfig-types.js';
 
 /**
  * What one request needs to authenticate and to verify the server. `rejectUnauthorized` is always
@@ -34,7 +36,7 @@ export interface Credentials {
  *
  * @example
  * ```ts
- * const auth = authFromKubeConfig(kc);
+ * const auth = authFromKubeConfig(loaded); // loaded = loadKubeConfig(...).right
  * await auth.credentials();
  * auth.invalidate(); // next call runs the exec plugin again
  * ```
@@ -48,93 +50,119 @@ export interface AuthSource {
   invalidate(): void;
 }
 
-interface HttpsScratch {
-  headers?: Record<string, string | string[] | number | undefined>;
-  ca?: Buffer | string | (Buffer | string)[];
-  cert?: Buffer | string | (Buffer | string)[];
-  key?: Buffer | string | (Buffer | string)[];
-  servername?: string;
-  auth?: string;
-  agent?: unknown;
-  checkServerIdentity?: (host: string, cert: PeerCertificate) => Error | undefined;
+// client-go re-reads a token file once a minute (projected ServiceAccount tokens rotate).
+const tokenFileTtlMs = 60_000;
+
+async function readNamed(what: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    // "(why)", not ": why": error scrubbing reads `…/token: x` as a token and would hide the reason.
+    throw new Error(`cannot read ${what} ${file} (${code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : typeof code === 'string' ? code : 'unreadable'})`, { cause: err });
+  }
 }
 
-function single(v: Buffer | string | (Buffer | string)[] | undefined): Buffer | string | undefined {
-  return Array.isArray(v) ? v[0] : v;
+/** A PEM from a file (read as is) or from base64 data, as kubectl takes them; the file wins. */
+async function pem(what: string, file: string | undefined, data: string | undefined): Promise<Buffer | undefined> {
+  if (file !== undefined) return readNamed(what, file);
+  return data === undefined ? undefined : Buffer.from(data, 'base64');
 }
 
-/** The same KubeConfig without the current user's exec entry (rxfleet runs the plugin itself). */
-function withoutExec(kc: KubeConfig, userName: string): KubeConfig {
-  const out = new KubeConfig();
-  out.loadFromOptions({
-    clusters: kc.clusters,
-    users: kc.users.map((u) => {
-      if (u.name !== userName) return u;
-      // client-node types `exec` as any: drop it by copying the other fields.
-      const rest: Record<string, unknown> = { ...u };
-      delete rest.exec;
-      return rest;
-    }),
-    contexts: kc.contexts,
-    currentContext: kc.getCurrentContext(),
-  });
-  return out;
+interface Tls {
+  readonly ca?: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+}
+
+/** A token file's token, re-read after a minute and after `reset`; a failed re-read keeps the last token, as client-go does. */
+function tokenFileSource(file: string, now: () => number = Date.now): { token(): Promise<string>; reset(): void } {
+  let last: { token: string; at: number } | undefined;
+  let fresh = false;
+  return {
+    async token(): Promise<string> {
+      if (last !== undefined && fresh && now() - last.at < tokenFileTtlMs) return last.token;
+      try {
+        last = { token: (await readNamed('token file', file)).toString('utf8').trim(), at: now() };
+        fresh = true;
+      } catch (err) {
+        if (last === undefined) throw err;
+      }
+      return last.token;
+    },
+    reset(): void {
+      fresh = false;
+    },
+  };
 }
 
 /**
- * Credentials from a KubeConfig whose current context is the cluster's. Static credentials are read
- * once; token files and auth providers are asked on every request (client-node caches their tokens
- * until expiry). Exec plugins are run by rxfleet, with a token cache per cluster: their token is
- * refreshed before it expires (in the last 20% of its life, at most a minute early), after a 401
- * (`invalidate`), and a failing plugin's stderr is in the error.
+ * Credentials from a loaded kubeconfig (see `loadKubeConfig`). Static credentials are read once,
+ * on first use. A token file is read again every minute and after a 401; an `auth-provider` is
+ * asked on every request (@kubernetes/client-node, loaded for such users only, caches its token).
+ * Exec plugins are run by rxfleet, with a token cache per cluster: their token is refreshed before
+ * it expires (in the last 20% of its life, at most a minute early), after a 401 (`invalidate`), and
+ * a failing plugin's stderr is in the error. An unreadable file rejects naming the file and why.
  *
  * @example
  * ```ts
- * const auth = authFromKubeConfig(kc);
+ * const kc = loadKubeConfig(clusterName('east'), { file: 'east.kubeconfig' });
+ * if (isRight(kc)) createTransport(clusterName('east'), kc.right.cluster.server, authFromKubeConfig(kc.right));
  * ```
- * @param initial - the cluster's own KubeConfig (never shared with another cluster).
+ * @param kubeconfig - the cluster's own loaded kubeconfig.
  * @returns the credential source.
  */
-export function authFromKubeConfig(initial: KubeConfig): AuthSource {
-  const user = initial.getCurrentUser();
-  const cluster = initial.getCurrentCluster();
-  const exec: unknown = user?.exec;
-  const authProvider: unknown = user?.authProvider;
-  const dynamic = exec != null || authProvider != null;
+export function authFromKubeConfig(kubeconfig: LoadedKubeconfig): AuthSource {
+  const { cluster, user } = kubeconfig;
+  const exec = user.exec;
   const execCache =
-    exec != null && user !== null && cluster !== null
-      ? execCredentialCache(() =>
-          runExecPlugin(exec as ExecPluginConfig, { server: cluster.server, caData: cluster.caData, tlsServerName: cluster.tlsServerName, skipTLSVerify: cluster.skipTLSVerify }),
-        )
-      : undefined;
-  let kc = execCache === undefined || user === null ? initial : withoutExec(initial, user.name);
+    exec === undefined
+      ? undefined
+      : execCredentialCache(() => runExecPlugin(exec, { server: cluster.server, caData: cluster.caData, tlsServerName: cluster.tlsServerName, skipTLSVerify: cluster.skipTLSVerify }));
+  const provider = user.authProvider === undefined ? undefined : authProviderHeader(cluster, user);
+  const tokenFile = user.token === undefined && user.tokenFile !== undefined ? tokenFileSource(user.tokenFile) : undefined;
+  const dynamic = execCache !== undefined || provider !== undefined || tokenFile !== undefined;
+  let tls: Promise<Tls> | undefined;
   let cached: Promise<Credentials> | undefined;
 
+  const readTls = async (): Promise<Tls> => {
+    const [ca, cert, key] = await Promise.all([
+      pem('certificate-authority', cluster.caFile, cluster.caData),
+      pem('client-certificate', user.certFile, user.certData),
+      pem('client-key', user.keyFile, user.keyData),
+    ]);
+    return { ...(ca === undefined ? {} : { ca }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }) };
+  };
+
   const read = async (): Promise<Credentials> => {
-    const scratch: HttpsScratch = {};
-    await kc.applyToHTTPSOptions(scratch as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
+    const current = tls ?? (tls = readTls());
+    // A failed read is not kept: the next request reads again.
+    const material = await current.catch((err: unknown) => {
+      if (tls === current) tls = undefined;
+      throw err;
+    });
+    const headers: Record<string, string> = {};
+    if (user.impersonateUser !== undefined) headers['Impersonate-User'] = user.impersonateUser;
+    const authorization = await provider?.authorization();
+    if (authorization !== undefined) headers.Authorization = authorization;
+    const token = user.token ?? (await tokenFile?.token());
+    if (token !== undefined && token !== '') headers.Authorization = `Bearer ${token}`;
+    if (user.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
+    let { cert, key } = material;
     if (execCache !== undefined) {
       const status = await execCache.get();
-      if (status.token !== undefined && status.token !== '') scratch.headers = { ...scratch.headers, Authorization: `Bearer ${status.token}` };
-      if (status.clientCertificateData !== undefined) scratch.cert = status.clientCertificateData;
-      if (status.clientKeyData !== undefined) scratch.key = status.clientKeyData;
+      if (status.token !== undefined && status.token !== '') headers.Authorization = `Bearer ${status.token}`;
+      // Exec plugins print PEM itself, not base64.
+      if (status.clientCertificateData !== undefined) cert = Buffer.from(status.clientCertificateData);
+      if (status.clientKeyData !== undefined) key = Buffer.from(status.clientKeyData);
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(scratch.headers ?? {})) {
-      if (typeof v === 'string') headers[k] = v;
-    }
-    if (scratch.auth !== undefined) headers.Authorization = `Basic ${Buffer.from(scratch.auth).toString('base64')}`;
-    const ca = single(scratch.ca);
-    const cert = single(scratch.cert);
-    const key = single(scratch.key);
-    const servername = cluster?.tlsServerName;
     return {
       headers,
-      rejectUnauthorized: cluster?.skipTLSVerify !== true,
-      ...(ca === undefined ? {} : { ca }),
+      rejectUnauthorized: !cluster.skipTLSVerify,
+      ...(material.ca === undefined ? {} : { ca: material.ca }),
       ...(cert === undefined ? {} : { cert }),
       ...(key === undefined ? {} : { key }),
-      ...(servername === undefined || servername === '' ? {} : { servername }),
+      ...(cluster.tlsServerName === undefined ? {} : { servername: cluster.tlsServerName }),
     };
   };
 
@@ -142,17 +170,19 @@ export function authFromKubeConfig(initial: KubeConfig): AuthSource {
     dynamic,
     credentials(): Promise<Credentials> {
       if (dynamic) return read();
-      cached ??= read();
-      return cached;
+      const mine = cached ?? (cached = read());
+      // A failed read (a file not there yet) is not cached either.
+      mine.catch(() => {
+        if (cached === mine) cached = undefined;
+      });
+      return mine;
     },
     invalidate(): void {
       cached = undefined;
+      tls = undefined;
       execCache?.invalidate();
-      // A fresh KubeConfig has empty token caches, so the next request runs the exec plugin again.
-      const fresh = new KubeConfig();
-      fresh.loadFromString(kc.exportConfig());
-      fresh.setCurrentContext(kc.getCurrentContext());
-      kc = fresh;
+      provider?.reset();
+      tokenFile?.reset();
     },
   };
 }

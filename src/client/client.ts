@@ -207,7 +207,7 @@ export function clientOver(t: Transport): ClusterClient {
 }
 
 /**
- * Creates the client of one cluster from its kubeconfig. The KubeConfig is copied, so nothing the
+ * Creates the client of one cluster from its kubeconfig. The kubeconfig is copied, so nothing the
  * caller does later (or another cluster's client) can change this cluster's credentials.
  *
  * @example
@@ -224,6 +224,5 @@ export function clientOver(t: Transport): ClusterClient {
 export function createClusterClient(cluster: ClusterName, source: KubeConfigSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
   const kc = loadKubeConfig(cluster, source);
   if (E.isLeft(kc)) return kc;
-  const server = kc.right.getCurrentCluster()?.server ?? '';
-  return E.right(clientOver(createTransport(cluster, server, authFromKubeConfig(kc.right), options)));
+  return E.right(clientOver(createTransport(cluster, kc.right.cluster.server, authFromKubeConfig(kc.right), options)));
 }

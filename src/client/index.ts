@@ -29,6 +29,7 @@ export type {
 } from './client.js';
 export { clientOver, createClusterClient } from './client.js';
 export type { KubeConfigSource } from './kubeconfig.js';
+export type { KubeconfigAuthProvider, KubeconfigCluster, KubeconfigContext, KubeconfigUser, LoadedKubeconfig } from './kubeconfig-types.js';
 export { loadKubeConfig } from './kubeconfig.js';
 export type { AuthSource, Credentials } from './auth.js';
 export { authFromKubeConfig } from './auth.js';

@@ -1,15 +1,21 @@
-// Loading one cluster's KubeConfig, with errors that name the cluster and the cause and never echo
-// the file's content (a YAML error snippet could contain a token).
-import { KubeConfig } from '@kubernetes/client-node';
+// Loading one cluster's kubeconfig, with errors that name the cluster and the cause and never echo
+// the file's content (a YAML error snippet could contain a token). Read by rxfleet's own parser:
+// @kubernetes/client-node is only a type here (a KubeConfig object a caller already has).
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
+import { parseKubeconfig } from './kubeconfig-parse.js';
+import type { KubeconfigDocument, LoadedKubeconfig } from './kubeconfig-types.js';
 
 /**
- * Where a cluster's kubeconfig comes from: YAML text, a file, or an already built KubeConfig
- * (which rxfleet copies, so the caller's object is never shared between clusters).
+ * Where a cluster's kubeconfig comes from: YAML text, a file, or an already built
+ * @kubernetes/client-node KubeConfig (which rxfleet copies through its `exportConfig()`, so the
+ * caller's object is never shared between clusters).
  *
  * @example
  * ```ts
@@ -22,6 +28,8 @@ export type KubeConfigSource =
       readonly yaml: string;
       /** Context to use; default the kubeconfig's `current-context`. */
       readonly context?: string;
+      /** Directory that relative file paths in the YAML (`certificate-authority`, `client-key`, `tokenFile`…) are relative to; default: the working directory. */
+      readonly directory?: string;
     }
   | {
       /** Path of a kubeconfig file, read when the client is created. */
@@ -30,7 +38,7 @@ export type KubeConfigSource =
       readonly context?: string;
     }
   | {
-      /** An already loaded KubeConfig; it is copied, never shared. */
+      /** An already loaded @kubernetes/client-node KubeConfig; it is copied, never shared. */
       readonly kubeConfig: KubeConfig;
       /** Context to use; default the kubeconfig's `current-context`. */
       readonly context?: string;
@@ -47,38 +55,47 @@ function describe(err: unknown): string {
   return 'unknown error';
 }
 
+function parse(source: KubeConfigSource): KubeconfigDocument {
+  if ('yaml' in source) return parseKubeconfig(source.yaml, source.directory);
+  // As kubectl and client-node do: paths in a file are relative to the file's directory.
+  if ('file' in source) return parseKubeconfig(readFileSync(source.file, 'utf8'), dirname(source.file));
+  // exportConfig() is JSON, which YAML reads.
+  return parseKubeconfig(source.kubeConfig.exportConfig());
+}
+
 /**
- * Loads and validates one cluster's KubeConfig: it must parse, its (given or current) context must
+ * Loads and validates one cluster's kubeconfig: it must parse, its (given or current) context must
  * exist and name a cluster with an http(s) server URL and a user. Plain `http:` is accepted only with
- * the kubeconfig's own `insecure-skip-tls-verify`, as kubectl does.
+ * the kubeconfig's own `insecure-skip-tls-verify`, as kubectl does; `proxy-url`, credentials in the
+ * URL, an exec plugin without a command and a user with both a token and a password are refused.
+ * Nothing but the kubeconfig itself is read: certificate and token files are read when credentials
+ * are first needed.
  *
  * @example
  * ```ts
  * const kc = loadKubeConfig(clusterName('east'), { file: 'east.kubeconfig' });
- * if (E.isLeft(kc)) console.error(kc.left.message); // 'cluster "east": invalid kubeconfig: ...'
+ * if (E.isLeft(kc)) console.error(kc.left.message); // 'cluster "east": invalid kubeconfig east.kubeconfig: ...'
+ * else console.log(kc.right.cluster.server);
  * ```
  * @param cluster - the cluster this kubeconfig is for (used in errors).
  * @param source - YAML, a file path, or a KubeConfig, plus an optional context.
- * @returns a KubeConfig of its own with the context selected, or an `InvalidConfig` error.
+ * @returns the context, its cluster and its user (frozen, of its own), or an `InvalidConfig` error.
  */
-export function loadKubeConfig(cluster: ClusterName, source: KubeConfigSource): Either<KubeError, KubeConfig> {
-  const invalid = (why: string): Either<KubeError, KubeConfig> =>
+export function loadKubeConfig(cluster: ClusterName, source: KubeConfigSource): Either<KubeError, LoadedKubeconfig> {
+  const invalid = (why: string): Either<KubeError, LoadedKubeconfig> =>
     E.left(kubeError('InvalidConfig', cluster, `invalid kubeconfig${'file' in source ? ` ${source.file}` : ''}: ${why}`));
-  const kc = new KubeConfig();
+  let doc: KubeconfigDocument;
   try {
-    if ('yaml' in source) kc.loadFromString(source.yaml);
-    else if ('file' in source) kc.loadFromFile(source.file);
-    else kc.loadFromString(source.kubeConfig.exportConfig());
+    doc = parse(source);
   } catch (err) {
     return invalid(describe(err));
   }
-  const contextName = source.context ?? kc.getCurrentContext();
-  if (contextName === '' || (contextName as string | undefined) === undefined) return invalid('no current-context and no context given');
-  const context = kc.getContextObject(contextName);
-  if (context === null) return invalid(`context "${contextName}" not found`);
-  kc.setCurrentContext(contextName);
-  const kcCluster = kc.getCurrentCluster();
-  if (kcCluster === null) return invalid(`context "${contextName}" names cluster "${context.cluster}", which is not defined`);
+  const contextName = source.context ?? doc.currentContext;
+  if (contextName === undefined || contextName === '') return invalid('no current-context and no context given');
+  const context = doc.contexts.find((c) => c.name === contextName);
+  if (context === undefined) return invalid(`context "${contextName}" not found`);
+  const kcCluster = doc.clusters.find((c) => c.name === context.cluster);
+  if (kcCluster === undefined) return invalid(`context "${contextName}" names cluster "${context.cluster}", which is not defined`);
   let url: URL;
   try {
     url = new URL(kcCluster.server);
@@ -90,7 +107,12 @@ export function loadKubeConfig(cluster: ClusterName, source: KubeConfigSource): 
     return invalid('plain http server URL without insecure-skip-tls-verify: refusing to send credentials unencrypted');
   }
   if (url.username !== '' || url.password !== '') return invalid('credentials in the server URL are not supported');
-  if (kcCluster.proxyUrl !== undefined && kcCluster.proxyUrl !== '') return invalid('proxy-url is not supported yet');
-  if (kc.getCurrentUser() === null) return invalid(`context "${contextName}" names user "${context.user}", which is not defined`);
-  return E.right(kc);
+  if (kcCluster.proxyUrl !== undefined) return invalid(`cluster "${kcCluster.name}" sets proxy-url, which rxfleet does not support yet: remove it or reach the server directly`);
+  const user = doc.users.find((u) => u.name === context.user);
+  if (user === undefined) return invalid(`context "${contextName}" names user "${context.user ?? ''}", which is not defined`);
+  if (user.exec?.command === '') return invalid(`user "${user.name}" has an exec plugin without a command`);
+  if ((user.token !== undefined || user.tokenFile !== undefined) && (user.username !== undefined || user.password !== undefined)) {
+    return invalid(`user "${user.name}" sets both a token and a username/password: keep one`);
+  }
+  return E.right(Object.freeze({ context: Object.freeze(context), cluster: Object.freeze(kcCluster), user: Object.freeze(user) }));
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { KubeObject, Secret } from '../../src/index.js';
 import { E } from '../../src/fp/index.js';
-import { clusterName } from '../../src/index.js';
+import { clusterName, namespaces } from '../../src/index.js';
 import { desiredFromCapi } from '../../src/providers/cluster-api/desired.js';
 import { desiredFromProfiles } from '../../src/providers/cluster-profiles/desired.js';
 import { profileKubeconfig } from '../../src/providers/cluster-profiles/profile.js';
@@ -121,7 +121,7 @@ describe('Secret-sourced candidates', () => {
   const secret = (yaml: string): Secret => ({ metadata: { namespace: 'fleet', name: 'east' }, data: { kubeconfig: b64(yaml) } });
   const built = (c: ReturnType<typeof secretCandidate>) => c?.build();
 
-  it('skips a kubeconfig-secrets candidate naming the Secret and the field, without reading the file', () => {
+  it('skips a kubeconfig-secrets candidate naming the Secret and the field, without reading the file', async () => {
     const read = vi.spyOn(fs, 'readFileSync');
     const refused = built(secretCandidate(secret(kubeconfig({ 'token-file': '/var/run/secrets/kubernetes.io/serviceaccount/token' })), 'kubeconfig'));
     expect(refused !== undefined && E.isLeft(refused) && refused.left).toBe(
@@ -132,14 +132,14 @@ describe('Secret-sourced candidates', () => {
       'Secret fleet/east: kubeconfig field users[0].user.exec is not allowed from a Secret (it runs "aws"; allow the command with trust.execCommands)',
     );
     expect(read.mock.calls.filter(([p]) => String(p).includes('serviceaccount'))).toEqual([]);
-    // The spy does see client-node's reads: an allowed token file is read while loading.
-    const dir = fs.mkdtempSync(join(tmpdir(), 'rxfleet-trust-'));
-    const allowed = join(dir, 'token');
-    fs.writeFileSync(allowed, 'file-token');
+    // Refused means no client at all, so nothing reads the file later either. An allowed token file
+    // is read when a request needs credentials: one that is not there fails that request, naming it.
+    const allowed = join(fs.mkdtempSync(join(tmpdir(), 'rxfleet-trust-')), 'token');
     const ok = built(secretCandidate(secret(kubeconfig({ 'token-file': allowed })), 'kubeconfig', { files: [allowed] }));
-    expect(ok !== undefined && E.isRight(ok)).toBe(true);
-    if (ok !== undefined && E.isRight(ok)) ok.right.client.close();
-    expect(read.mock.calls.some(([p]) => p === allowed)).toBe(true);
+    if (ok === undefined || E.isLeft(ok)) throw new Error('expected the allowed token file to build');
+    const r = await ok.right.client.list(namespaces);
+    ok.right.client.close();
+    expect(E.isLeft(r) && r.left.message).toContain(`could not obtain credentials: cannot read token file ${allowed} (file not found)`);
   });
 
   it('builds the same Secret once trust allows the command', () => {

@@ -5,7 +5,9 @@
 // `rxfleet.dev/labels` extension and from the provider's options.
 import { readFileSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
-import { KubeConfig, loadYaml } from '@kubernetes/client-node';
+import { load } from 'js-yaml';
+import { kubeconfigDocument } from '../../client/kubeconfig-parse.js';
+import type { KubeconfigDocument } from '../../client/kubeconfig-types.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
@@ -52,7 +54,9 @@ export interface FileScan {
 interface FileContext {
   readonly file: string;
   readonly context: string;
-  readonly kc: KubeConfig;
+  /** The file's text, which the cluster's client is built from (with relative paths resolved against the file's directory). */
+  readonly text: string;
+  readonly doc: KubeconfigDocument;
   readonly labels: Labels | undefined;
 }
 
@@ -76,24 +80,22 @@ function loadFile(path: string, read: (path: string) => string): Either<string, 
     return E.left(`cannot read kubeconfig ${path}: ${why(err)}`);
   }
   if (text.trim() === '') return E.left(`kubeconfig ${path} is empty`);
-  const kc = new KubeConfig();
   let raw: unknown;
+  let doc: KubeconfigDocument;
   try {
-    kc.loadFromString(text);
-    // What loadFromFile does after parsing: certificate paths are relative to the file's directory.
-    kc.makePathsAbsolute(dirname(path));
-    // KubeConfig drops context extensions, so the labels are read from the document itself. (A
-    // kubeconfig's `kind: Config` is no API type, so loadYaml returns the document as parsed.)
-    raw = loadYaml<unknown>(text);
+    // Parsed once: the document for the contexts, the raw YAML for their `rxfleet.dev/labels`
+    // extensions. Certificate and token paths are relative to the file's directory, as kubectl reads them.
+    raw = load(text);
+    doc = kubeconfigDocument(raw, dirname(path));
   } catch (err) {
     return E.left(`invalid kubeconfig ${path}: ${why(err)}`);
   }
-  if (kc.getContexts().length === 0) return E.left(`kubeconfig ${path} has no contexts`);
+  if (doc.contexts.length === 0) return E.left(`kubeconfig ${path} has no contexts`);
   const problems: ReportInput[] = [];
-  const contexts = kc.getContexts().map((ctx): FileContext => {
+  const contexts = doc.contexts.map((ctx): FileContext => {
     const labels = contextLabels(raw, ctx.name);
     if (E.isLeft(labels)) problems.push({ type: 'error', reason: `context "${ctx.name}" of kubeconfig ${path}: ${labels.left}; its labels are ignored` });
-    return { file: path, context: ctx.name, kc, labels: E.isRight(labels) ? labels.right : undefined };
+    return { file: path, context: ctx.name, text, doc, labels: E.isRight(labels) ? labels.right : undefined };
   });
   return E.right({ contexts, problems });
 }
@@ -186,5 +188,5 @@ function contextCandidate(d: FileContext, wanted: string, shortFile: string, opt
   }
   const labels = { ...d.labels, ...options.labels?.[name] };
   const identity = { provider: 'file', source: `context "${d.context}" of kubeconfig ${shortFile}` };
-  return E.right(kubeconfigCandidate(name, { kubeConfig: d.kc, context: d.context }, contextFingerprint(d.kc, d.context), { identity, labels }));
+  return E.right(kubeconfigCandidate(name, { yaml: d.text, context: d.context, directory: dirname(d.file) }, contextFingerprint(d.doc, d.context), { identity, labels }));
 }

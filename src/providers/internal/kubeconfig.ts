@@ -2,10 +2,10 @@
 // subscription, so each subscriber owns (and closes) its own clients. Every cluster carries who
 // engaged it and from where (its identity) and its labels; a kubeconfig that does not load is
 // skipped with a reason that names where it came from (a file, a Secret) and why.
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterClient } from '../../client/client.js';
 import { createClusterClient } from '../../client/client.js';
 import type { KubeConfigSource } from '../../client/kubeconfig.js';
+import type { KubeconfigDocument } from '../../client/kubeconfig-types.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { E } from '../../internal/fp.js';
 import type { Cluster, ClusterIdentity } from '../../streams/cluster.js';
@@ -102,15 +102,16 @@ export function kubeconfigCandidate(name: ClusterName, source: KubeConfigSource,
  *
  * @example
  * ```ts
- * contextFingerprint(kc, 'kind-east');
+ * contextFingerprint(parseKubeconfig(text), 'kind-east');
  * ```
- * @param kc - the loaded kubeconfig.
+ * @param doc - the parsed kubeconfig.
  * @param context - the context's name.
  * @returns the hex digest.
  */
-export function contextFingerprint(kc: KubeConfig, context: string): string {
-  const ctx = kc.getContextObject(context);
-  const cluster = ctx === null ? null : kc.getCluster(ctx.cluster);
-  const user = ctx === null ? null : kc.getUser(ctx.user);
+export function contextFingerprint(doc: KubeconfigDocument, context: string): string {
+  // The first entry of a name is the one used, as kubectl does.
+  const ctx = doc.contexts.find((c) => c.name === context);
+  const cluster = ctx === undefined ? null : (doc.clusters.find((c) => c.name === ctx.cluster) ?? null);
+  const user = ctx === undefined ? null : (doc.users.find((u) => u.name === ctx.user) ?? null);
   return sha256(JSON.stringify({ cluster, user, namespace: ctx?.namespace }));
 }

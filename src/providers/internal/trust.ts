@@ -1,8 +1,8 @@
 // What a kubeconfig read from a Secret may make the controller do besides talk to its server: run
 // an exec plugin, read a local file. A Secret's author is not the operator, so by default it may do
 // neither: each such field is refused, naming it, unless the provider's `trust` allows it. Checked
-// on the parsed YAML before client-node loads it, because client-node reads `token-file` while
-// parsing. The parser is the js-yaml client-node uses (package.json keeps one copy of it).
+// on the parsed YAML before the kubeconfig is loaded, and for every user and cluster entry, so
+// nothing a Secret names is ever read or run. The parser is the js-yaml the loader uses.
 import { load } from 'js-yaml';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Candidate } from './candidates.js';
@@ -37,7 +37,7 @@ export interface KubeconfigTrust {
 
 type Json = Readonly<Record<string, unknown>>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-// Any value but an absent one counts: client-node would take a number for a file descriptor.
+// Any value but an absent one counts: the loader writes a number out as a path.
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
 // JSON.stringify answers undefined for undefined (and functions), whatever its declared type says.
 const json: (v: unknown) => string | undefined = JSON.stringify;
@@ -93,7 +93,7 @@ function userRefusal(user: Json, at: string, trust: KubeconfigTrust): string | u
  * Why a kubeconfig from a Secret may not be used as it is, or `undefined` when it may: the first
  * field (users before clusters) that runs a program or reads a file and that `trust` does not allow (see
  * {@link KubeconfigTrust}), or the reason the YAML does not parse. Every user and cluster entry is
- * checked, whichever context is current, because client-node reads `token-file` of all of them.
+ * checked, whichever context is current, so that no context of the Secret can reach one.
  *
  * @example
  * ```ts

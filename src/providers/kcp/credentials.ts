@@ -1,13 +1,13 @@
 // Where the kcp providers' credentials come from: the provider workspace's kubeconfig, read again
 // after every 401 because kcp issues a new admin token at each restart. Each client gets its own
-// copy of the KubeConfig (and so its own token caches and HTTP agent): nothing is shared.
-import type { KubeConfig } from '@kubernetes/client-node';
+// copy of the kubeconfig (and so its own token caches and HTTP agent): nothing is shared.
 import type { ClusterClient, ClusterClientOptions } from '../../client/client.js';
 import { clientOver } from '../../client/client.js';
 import type { AuthSource } from '../../client/auth.js';
 import { authFromKubeConfig } from '../../client/auth.js';
 import type { KubeConfigSource } from '../../client/kubeconfig.js';
 import { loadKubeConfig } from '../../client/kubeconfig.js';
+import type { LoadedKubeconfig } from '../../client/kubeconfig-types.js';
 import { createTransport } from '../../client/transport.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { KubeError } from '../../core/errors.js';
@@ -34,7 +34,7 @@ function current(source: KcpKubeconfig): KubeConfigSource {
 }
 
 /**
- * Loads the provider workspace's KubeConfig as it is now (a fresh copy every call).
+ * Loads the provider workspace's kubeconfig as it is now (a fresh copy every call).
  *
  * @example
  * ```ts
@@ -42,9 +42,9 @@ function current(source: KcpKubeconfig): KubeConfigSource {
  * ```
  * @param name - a name for errors.
  * @param source - the kubeconfig or the function returning it.
- * @returns the KubeConfig, or an `InvalidConfig` error (also when the function throws).
+ * @returns the loaded kubeconfig, or an `InvalidConfig` error (also when the function throws).
  */
-export function loadProviderKubeConfig(name: ClusterName, source: KcpKubeconfig): Either<KubeError, KubeConfig> {
+export function loadProviderKubeConfig(name: ClusterName, source: KcpKubeconfig): Either<KubeError, LoadedKubeconfig> {
   let src: KubeConfigSource;
   try {
     src = current(source);
@@ -114,11 +114,11 @@ export function kcpClient(name: ClusterName, server: string, source: KcpKubeconf
  * ```ts
  * providerServer(kc); // 'https://127.0.0.1:6443/clusters/root:provider'
  * ```
- * @param kc - the loaded KubeConfig.
- * @returns the server URL, `''` when the context names no cluster.
+ * @param kc - the loaded kubeconfig.
+ * @returns the server URL.
  */
-export function providerServer(kc: KubeConfig): string {
-  return kc.getCurrentCluster()?.server ?? '';
+export function providerServer(kc: LoadedKubeconfig): string {
+  return kc.cluster.server;
 }
 
 /**
