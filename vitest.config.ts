@@ -16,13 +16,16 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          // test/faults: the fault suite (npm run test:faults), on the same shared servers.
+          include: ['test/integration/**/*.test.ts', 'test/faults/**/*.test.ts'],
           globalSetup: ['./test/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
           pool: 'forks',
           // Two cores: the control planes need one of them.
           maxWorkers: 2,
+          // The churn test measures heap growth after a forced GC.
+          execArgv: ['--expose-gc'],
         },
       },
     ],

@@ -40,7 +40,17 @@ export interface ReplicaLeaseOptions {
  * await main(copier, { replicas: { type: 'sharding', home: hub, namespace: 'rxfleet-system', weight: 2 } });
  * ```
  */
-export type Replicas = ({ readonly type: 'leader-election' } & ReplicaLeaseOptions) | ({ readonly type: 'sharding'; readonly weight?: number } & ReplicaLeaseOptions);
+export type Replicas =
+  | ({
+      /** One replica, the holder of the Lease, runs every cluster; the others stand by. */
+      readonly type: 'leader-election';
+    } & ReplicaLeaseOptions)
+  | ({
+      /** Each live replica runs the clusters rendezvous hashing gives it. */
+      readonly type: 'sharding';
+      /** This replica's share relative to the others' (a positive number, default 1). */
+      readonly weight?: number;
+    } & ReplicaLeaseOptions);
 
 /**
  * What a replica is doing, as it changes (`RunHandle.replica.states`, `/readyz`, one log line per change).

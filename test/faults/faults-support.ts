@@ -1,0 +1,125 @@
+// Helpers of the fault suite: the shared kube-apiserver reached through a TCP proxy, a recorder of
+// what a watch delivered (every name seen, every delete counted), and the writes a fault test
+// makes while the fault holds, with the checks that nothing was lost and each delete came once.
+import { expect } from 'vitest';
+import type { ClusterClientOptions } from '../../src/client/index.js';
+import { createClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { Cluster, ConfigMap } from '../../src/index.js';
+import { clusterName, configMaps } from '../../src/index.js';
+import type { WatchEvent, WatchHealth } from '../../src/streams/index.js';
+import { sharedKubeApiserver } from '../support/context.js';
+import { pool } from '../support/pool.js';
+import type { TcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { must } from '../integration/streams-support.js';
+
+export { must, pool };
+export { storeMatchesServer, until } from '../integration/streams-support.js';
+
+/** The shared kube-apiserver's admin kubeconfig with its server URL replaced by `server`. */
+export function kubeconfigVia(server: string): string {
+  const doc = JSON.parse(sharedKubeApiserver().kubeconfigYaml('admin')) as { clusters: { cluster: { server: string } }[] };
+  // The serving certificate's SAN is IP:127.0.0.1, so it verifies on the proxy's port too.
+  for (const c of doc.clusters) c.cluster.server = server;
+  return JSON.stringify(doc);
+}
+
+/** A cluster over `yaml`. */
+export function clusterOf(name: string, yaml: string, options: ClusterClientOptions = {}): Cluster {
+  const c = createClusterClient(clusterName(name), { yaml }, options);
+  if (E.isLeft(c)) throw new Error(c.left.message);
+  return { name: c.right.cluster, client: c.right };
+}
+
+/** A proxy in front of the shared kube-apiserver, a cluster through it, and one reaching the server directly (for writes and checks). */
+export async function proxiedServer(name: string, options: ClusterClientOptions = {}): Promise<{ proxy: TcpProxy; via: Cluster; direct: Cluster; namespace: string }> {
+  const server = sharedKubeApiserver();
+  const proxy = await startTcpProxy(Number(new URL(server.baseUrl).port));
+  return {
+    proxy,
+    via: clusterOf(name, kubeconfigVia(`https://127.0.0.1:${proxy.port}`), options),
+    direct: clusterOf(`${name}-direct`, server.kubeconfigYaml('admin')),
+    namespace: await server.createNamespace('faults'),
+  };
+}
+
+/** What a watch delivered: names seen in applied/initApply, data versions seen, deletes per name. */
+export interface Recorder {
+  readonly seen: Set<string>;
+  readonly versions: Map<string, Set<string>>;
+  readonly deletes: Map<string, number>;
+  readonly health: WatchHealth[];
+  readonly onEvent: (ev: WatchEvent<ConfigMap>) => void;
+  readonly onHealth: (h: WatchHealth) => void;
+  readonly latest: () => WatchHealth | undefined;
+}
+
+export function recorder(): Recorder {
+  const seen = new Set<string>();
+  const versions = new Map<string, Set<string>>();
+  const deletes = new Map<string, number>();
+  const health: WatchHealth[] = [];
+  return {
+    seen,
+    versions,
+    deletes,
+    health,
+    onEvent: (ev) => {
+      if (ev.type === 'applied' || ev.type === 'initApply') {
+        const name = ev.object.metadata.name ?? '';
+        seen.add(name);
+        const v = ev.object.data?.v;
+        if (v !== undefined) versions.set(name, (versions.get(name) ?? new Set()).add(v));
+      }
+      if (ev.type === 'deleted') {
+        const name = ev.object.metadata.name ?? '';
+        deletes.set(name, (deletes.get(name) ?? 0) + 1);
+      }
+    },
+    onHealth: (h) => health.push(h),
+    latest: () => health.at(-1),
+  };
+}
+
+/** The writes of one fault test: a set made before, and creates, updates and deletes made during the fault. */
+export interface Workload {
+  readonly label: string;
+  readonly before: readonly string[];
+  /** Creates `before`, each with data v=1. */
+  prepare(): Promise<void>;
+  /** Creates `n` new objects, updates the first quarter of `before` to v=2, deletes the last half of `before` and the first two new ones. */
+  during(): Promise<void>;
+  /** Nothing lost: every created name seen, every update seen, each delete exactly once, no other delete. */
+  verify(rec: Recorder): void;
+}
+
+export function workload(direct: Cluster, namespace: string, label: string, size = 12, fresh = 10): Workload {
+  const before = Array.from({ length: size }, (_, i) => `${label}-old-${i}`);
+  const created = Array.from({ length: fresh }, (_, i) => `${label}-new-${i}`);
+  const updated = before.slice(0, Math.floor(size / 4));
+  const removed = [...before.slice(size / 2), ...created.slice(0, 2)];
+  const cm = (name: string, v: string): ConfigMap => ({ metadata: { name, namespace, labels: { fault: label } }, data: { v } });
+  const client = direct.client;
+  return {
+    label: `fault=${label}`,
+    before,
+    prepare: () =>
+      pool(before, 6, async (name) => {
+        await must(`create ${name}`, () => client.create(configMaps, cm(name, '1')));
+      }),
+    async during() {
+      // In order, so a create precedes its delete; the watch must deliver both.
+      for (const name of created) await must(`create ${name}`, () => client.create(configMaps, cm(name, '1')));
+      for (const name of updated) await must(`update ${name}`, () => client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
+      for (const name of removed) await must(`delete ${name}`, () => client.delete(configMaps, name, { namespace }));
+    },
+    verify(rec) {
+      for (const name of [...before, ...created]) expect(rec.seen.has(name), `${name} seen`).toBe(true);
+      for (const name of updated) expect([...(rec.versions.get(name) ?? [])], `versions of ${name}`).toContain('2');
+      for (const name of removed) expect(rec.deletes.get(name), `deletes of ${name}`).toBe(1);
+      const unexpected = [...rec.deletes.keys()].filter((n) => !removed.includes(n));
+      expect(unexpected, 'deletes of objects nobody deleted').toEqual([]);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// Many short watch requests in a row: each asks the shared kube-apiserver for `timeoutSeconds=1`, so
+// the server ends it cleanly every second while a writer creates, updates and deletes. Every end
+// must resume from the last resourceVersion: many reconnects, zero relists, zero failures, and
+// the store exact with every write delivered and each delete seen once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster } from '../../src/index.js';
+import { configMaps } from '../../src/index.js';
+import { createInformers } from '../../src/streams/index.js';
+import { sharedKubeApiserver } from '../support/context.js';
+import { clusterOf, must, recorder, storeMatchesServer, until } from './faults-support.js';
+
+const WATCHES = 10;
+let cluster: Cluster;
+let namespace: string;
+
+beforeAll(async () => {
+  cluster = clusterOf('short-watches', sharedKubeApiserver().kubeconfigYaml('admin'));
+  namespace = await sharedKubeApiserver().createNamespace('short');
+});
+afterAll(() => {
+  cluster.client.close();
+});
+
+describe('watches the server ends every second', () => {
+  it(`resumes ${WATCHES} times in a row without a relist, a failure or a lost event`, async () => {
+    const informers = createInformers({ serverTimeoutSeconds: { min: 1, max: 1 }, backoff: { initialMs: 100, maxMs: 1_000 } });
+    const inf = informers.informer(cluster, configMaps, { namespace });
+    const rec = recorder();
+    const hsub = inf.health.subscribe(rec.onHealth);
+    const sub = inf.events.subscribe(rec.onEvent);
+    const created: string[] = [];
+    const deleted: string[] = [];
+    try {
+      await until('synced', () => (inf.store.synced(cluster.name) ? true : undefined), 30_000, 20);
+      // Writes spread over the whole run, so events fall in every watch and in the gaps between them.
+      let i = 0;
+      while ((rec.latest()?.reconnects ?? 0) < WATCHES) {
+        const name = `s-${i++}`;
+        await must(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace }, data: { v: '1' } }));
+        created.push(name);
+        await must(`update ${name}`, () => cluster.client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
+        if (i % 2 === 0) {
+          const old = created[i - 2] ?? '';
+          await must(`delete ${old}`, () => cluster.client.delete(configMaps, old, { namespace }));
+          deleted.push(old);
+        }
+        // Bounded: at one write every 100 ms the server's 1 s timeouts give ten reconnects in about 10 s.
+        if (i > 400) throw new Error(`only ${rec.latest()?.reconnects ?? 0} reconnects after ${i} writes`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await storeMatchesServer(inf.store, cluster.client, namespace, 30_000);
+      const last = rec.latest();
+      expect(last?.reconnects).toBeGreaterThanOrEqual(WATCHES);
+      expect(last?.relists, 'relists').toBe(0);
+      expect(rec.health.filter((h) => h.failingSince !== undefined || h.state === 'backingOff'), 'failures').toEqual([]);
+      for (const name of created) {
+        expect(rec.seen.has(name), `${name} seen`).toBe(true);
+        expect([...(rec.versions.get(name) ?? [])], `versions of ${name}`).toContain('2');
+      }
+      for (const name of deleted) expect(rec.deletes.get(name), `deletes of ${name}`).toBe(1);
+      expect([...rec.deletes.keys()].filter((n) => !deleted.includes(n)), 'deletes of objects nobody deleted').toEqual([]);
+      console.log(JSON.stringify({ shortWatches: { writes: i, reconnects: last?.reconnects, relists: last?.relists, objects: inf.store.size } }));
+    } finally {
+      sub.unsubscribe();
+      hsub.unsubscribe();
+    }
+  });
+});
