@@ -23,9 +23,6 @@ import { healthTracker } from './health-tracker.js';
 import { instrumentedFleet } from './instrument.js';
 import { lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
-import { controllerMetrics } from './metrics.js';
-import { registerProcessMetrics } from './process-metrics.js';
-import { replicaRuntime } from './ha/replica-runtime.js';
 import { controllerReconciler, describeCause, logOutcome, probeServer } from './run-parts.js';
 import type { RunHandle, RunOptions } from './run-types.js';
 
@@ -60,12 +57,15 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
 export async function run<T extends KubeObject>(c: Controller<T>, options: RunOptions = {}): Promise<RunHandle> {
   const scheduler = options.scheduler ?? asyncScheduler;
   const log = controllerLogger(options.logger ?? defaultLogger(), c.name);
+  // prom-client (~7.5 MiB with its dependencies) loads when a controller runs, not when rxfleet
+  // is imported: importing the package loads only what is used.
+  const [{ controllerMetrics }, { registerProcessMetrics }] = await Promise.all([import('./metrics.js'), import('./process-metrics.js')]);
   const metrics = controllerMetrics(c.name, options.registry, options.metrics);
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
   const fleetOptions = fleetSettings(options.fleet);
   const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
-  const replica = options.replicas === undefined ? undefined : await replicaRuntime(options.replicas, c.name, { log, health, registry: metrics.registry, scheduler });
+  const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, c.name, { log, health, registry: metrics.registry, scheduler });
   const server = await probeServer(c.name, options.http, health, metrics);
   const release = async (): Promise<void> => {
     await replica?.release();
