@@ -9,6 +9,7 @@ import type { Outcome, QueueDepth } from '../operators/types.js';
 import type { ProviderReport } from '../streams/provider-report.js';
 import type { WatchHealth } from '../streams/watch-health.js';
 import { ClusterSeries } from './cluster-series.js';
+import { failingCluster } from './failing-cluster.js';
 
 /**
  * Options of {@link controllerMetrics} (and `RunOptions.metrics`).
@@ -146,7 +147,8 @@ export function controllerMetrics(controller: string, registry: Registry = new R
         series.note(durations, 'durations', labels);
       } else durations.observe({ result: o.result }, o.durationMs / 1000);
       if (o.result === 'error' || o.result === 'terminal') {
-        const withReason = { ...labels, reason: reasonOf(o.error) };
+        // Labelled with the cluster that failed: for a fan-out, the member, not the hub.
+        const withReason = { cluster: failingCluster(o), result: o.result, reason: reasonOf(o.error) };
         errors.inc(withReason);
         series.note(errors, 'errors', withReason);
       }

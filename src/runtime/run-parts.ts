@@ -10,6 +10,7 @@ import type { FleetView } from '../streams/cluster.js';
 import type { Controller, ControllerContext } from './controller.js';
 import type { HealthView } from './health.js';
 import type { ProbeServer, ProbeServerOptions } from './http.js';
+import { failingCluster } from './failing-cluster.js';
 import { startProbeServer } from './http.js';
 import type { LogLimiter } from './log-limiter.js';
 import { createLogLimiter } from './log-limiter.js';
@@ -104,7 +105,10 @@ const limiters = new WeakMap<Logger, LogLimiter>();
  * @param limiter - the rate limit for failures (default: one per logger, 30 s window, 1,000 keys).
  */
 export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void {
-  const fields = { cluster: o.cluster, key: formatKey(o.key), result: o.result, attempt: o.attempt, durationMs: o.durationMs };
+  // A failure is logged against the cluster that failed (a fan-out's member), with the cluster
+  // whose key was reconciled beside it when they differ.
+  const failed = failingCluster(o);
+  const fields = { cluster: failed, ...(failed === o.cluster ? {} : { reconciledIn: o.cluster }), key: formatKey(o.key), result: o.result, attempt: o.attempt, durationMs: o.durationMs };
   if (o.result !== 'error' && o.result !== 'terminal') {
     log.debug(fields, 'reconciled');
     return;
@@ -115,7 +119,7 @@ export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void 
     lim = createLogLimiter();
     limiters.set(log, lim);
   }
-  const d = lim.admit(JSON.stringify([o.cluster, o.result, errorType(o.error), reason]));
+  const d = lim.admit(JSON.stringify([failed, o.result, errorType(o.error), reason]));
   if (d.type === 'suppress') return;
   const repeated = d.repeated > 0 ? { repeated: d.repeated } : {};
   if (o.result === 'error') log.warn({ ...fields, retryInMs: o.retryInMs, reason, ...repeated }, 'reconcile failed');

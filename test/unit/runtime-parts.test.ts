@@ -190,6 +190,28 @@ describe('controllerMetrics', () => {
   });
 });
 
+describe('a fan-out failure', () => {
+  it('is counted and logged against the member that failed, with the hub whose key was reconciled beside it', async () => {
+    const hub = clusterName('hub');
+    const member = clusterName('member-3');
+    const m = controllerMetrics('fan');
+    const o: Outcome = { key: objectKey(hub, 'default', 'x'), cluster: hub, result: 'error', attempt: 1, startedAt: 0, durationMs: 3, error: kubeError('Forbidden', member, 'cannot apply configmaps'), retryInMs: 5 };
+    m.outcome(o);
+    const text = await m.registry.metrics();
+    expect(text).toContain('rxfleet_reconcile_total{cluster="hub",result="error",controller="fan"} 1');
+    expect(text).toContain('rxfleet_reconcile_errors_total{cluster="member-3",result="error",reason="Forbidden",controller="fan"} 1');
+    expect(text).not.toContain('rxfleet_reconcile_errors_total{cluster="hub"');
+    const { log, lines } = capture();
+    logOutcome(log, o, createLogLimiter({ now: () => 0 }));
+    expect(lines[0]).toContain('"cluster":"member-3"');
+    expect(lines[0]).toContain('"reconciledIn":"hub"');
+    // A failure in the key's own cluster carries no reconciledIn.
+    logOutcome(log, { ...o, error: kubeError('Conflict', hub, 'x') }, createLogLimiter({ now: () => 0 }));
+    expect(lines[1]).toContain('"cluster":"hub"');
+    expect(lines[1]).not.toContain('reconciledIn');
+  });
+});
+
 describe('logOutcome', () => {
   const failure = (cluster: typeof east, error: unknown, startedAt: number): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'error', attempt: 1, startedAt, durationMs: 1, error, retryInMs: 5 });
 
