@@ -7,7 +7,7 @@ export interface GetOptions {
   readonly namespace?: string;
   /** Subresource to read instead of the object itself, e.g. `status` or `scale`. */
   readonly subresource?: string;
-  /** Gives up after this long without an answer (socket idle time); default the client's (60 s). */
+  /** Gives up when no response headers came within this long; default the client's `headersTimeoutMs` (10 s). */
   readonly timeoutMs?: number;
 }
 
@@ -61,7 +61,7 @@ export interface WriteOptions {
   readonly namespace?: string;
   /** Subresource to write instead of the object, e.g. `status` or `scale`; ignored by `create`. */
   readonly subresource?: string;
-  /** Gives up after this long without an answer (socket idle time); default the client's (60 s). */
+  /** Gives up when no response headers came within this long; default: connect and handshake within the client's `headersTimeoutMs` (10 s), the answer within its `timeoutMs` (60 s). */
   readonly timeoutMs?: number;
   /**
    * Asked synchronously right before the request is sent (and again when it gets its socket): a
@@ -106,7 +106,7 @@ export interface DeleteOptions {
   readonly gracePeriodSeconds?: number;
   /** Validate the deletion without deleting anything (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
-  /** Gives up after this long without an answer (socket idle time); default the client's (60 s). */
+  /** Gives up when no response headers came within this long; default: connect and handshake within the client's `headersTimeoutMs` (10 s), the answer within its `timeoutMs` (60 s). */
   readonly timeoutMs?: number;
   /**
    * Asked synchronously right before the request is sent (and again when it gets its socket): a
