@@ -1,0 +1,90 @@
+// Side-by-side benchmark against multicluster-runtime (issue 14 item 1): the same controller on
+// multicluster-runtime (bench/peer/mcr) and on rxfleet (bench/peer/rxfleet-controller.ts), both on
+// the kubeconfig file provider over one private kcp, run alternately by this driver, which owns the
+// fleet and measures each output's arrival with its own watches. Prints every run and a table of
+// ratios rxfleet ÷ MCR from adjacent pairs.
+//
+// Run: npm run bench:peer  (node --import ./bench/register.ts bench/peer/driver.ts)
+// Environment:
+//   BENCH_WORKSPACES   workspaces (default 20; kcp creates one in ~2.3 s here)
+//   BENCH_OBJECTS      input ConfigMaps per workspace (default 100, ~1 KB each)
+//   BENCH_ROUNDS       rounds of (MCR, rxfleet) (default 2: A, B, A, B)
+//   BENCH_MCR_QPS      client-side QPS of MCR's clients (default -1: off, as ctrl.GetConfig() sets;
+//                      0: client-go's default 5/s, the file provider's own behaviour)
+//   BENCH_APIEXPORT    1: also run rxfleet on its APIExport provider (an APIExport claiming ConfigMaps,
+//                      bound in every workspace) as a third column. Default 0: kcp v0.28.1's virtual
+//                      workspace ends a streaming list of claimed ConfigMaps with a 500 ("Object 'Kind'
+//                      is missing") that the provider's endpoint watch retries for ever (issue 14 notes)
+//   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
+//   RXFLEET_MCR_PEER_BIN  a prebuilt MCR controller (else built once into ~/.cache/rxfleet/bin)
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { startKcp } from '../../test/support/kcp.js';
+import { setupConfigMapExport } from './apiexport-setup.js';
+import { setupFleet } from './fleet-setup.js';
+import { openKube } from './kube.js';
+import { ensureMcrBinary } from './mcr-binary.js';
+import type { Contender, FleetState, RunFigures } from './measure-run.js';
+import { measureRun } from './measure-run.js';
+import { trackOutputs } from './outputs.js';
+import { ratioTable, runLine } from './report.js';
+
+const W = Number(process.env.BENCH_WORKSPACES ?? 20);
+const N = Number(process.env.BENCH_OBJECTS ?? 100);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const MCR_QPS = process.env.BENCH_MCR_QPS ?? '-1';
+const APIEXPORT = process.env.BENCH_APIEXPORT === '1';
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+const say = (s: string): void => {
+  process.stderr.write(`bench:peer: ${s}\n`);
+};
+
+// Built before kcp starts: a build competes for the same 2 cores.
+const mcrBin = await ensureMcrBinary();
+const dir = mkdtempSync(join(tmpdir(), 'rxfleet-peer-'));
+say(`work directory ${dir} (controller logs, kubeconfigs)`);
+const kcp = await startKcp();
+try {
+  const kube = await openKube(kcp.adminKubeconfigPath);
+  const setupStart = performance.now();
+  const prefix = `peer-${randomBytes(2).toString('hex')}`;
+  const fleet = await setupFleet(kube, kcp.adminKubeconfigPath, dir, { workspaces: W, objects: N, prefix });
+  const apiExport = APIEXPORT ? await setupConfigMapExport(kube, kcp.adminKubeconfigPath, dir, fleet, prefix) : undefined;
+  say(`${W} workspaces × ${N} inputs set up in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
+  const outputs = trackOutputs(kube, fleet.workspaces);
+  const st: FleetState = { fleet, kube, outputs, gens: new Map(), nextGen: 1, timeoutMs: TIMEOUT_MS, logDir: dir };
+  const mcrLabel = MCR_QPS === '-1' ? 'MCR' : `MCR (qps ${MCR_QPS === '0' ? '5, default' : MCR_QPS})`;
+  const rxfleet = ['--import', join(HERE, '..', 'register.ts'), join(HERE, 'rxfleet-controller.ts')];
+  const contenders: Contender[] = [
+    { label: mcrLabel, command: mcrBin, args: ['-kubeconfig-dir', fleet.kubeconfigDir, '-local-kubeconfig', fleet.rootKubeconfig, '-qps', MCR_QPS] },
+    { label: 'rxfleet', command: process.execPath, args: [...rxfleet, 'file', fleet.kubeconfigDir] },
+  ];
+  if (apiExport !== undefined) contenders.push({ label: 'rxfleet (APIExport)', command: process.execPath, args: [...rxfleet, 'apiexport', apiExport.providerKubeconfig, apiExport.exportName] });
+  const rounds: RunFigures[][] = [];
+  let runIndex = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const round: RunFigures[] = [];
+    for (const c of contenders) {
+      const f = await measureRun(st, c, ++runIndex);
+      say(`run ${runIndex} ${runLine(f)}`);
+      round.push(f);
+    }
+    rounds.push(round);
+  }
+  outputs.stop();
+  kube.close();
+  console.log(`\nW = ${W} workspaces × ${N} ConfigMaps, ${ROUNDS} rounds (${contenders.map((c) => c.label).join(', ')} alternated), concurrency 10\n`);
+  console.log(ratioTable(mcrLabel, contenders.slice(1).map((c) => c.label), rounds));
+} catch (err) {
+  process.stderr.write(`bench:peer: failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+} finally {
+  await kcp.stop();
+  // Watches and keep-alive sockets left by a failed run must not keep the process alive.
+  if (process.exitCode === 1) process.exit();
+}

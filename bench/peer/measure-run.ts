@@ -1,0 +1,175 @@
+// One measured run of one controller: start it with no outputs present, time the initial
+// convergence and the first write, send an update wave, time single updates on the idle
+// controller, read its peak RSS and CPU, check every output, stop it, delete the outputs.
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { pool } from '../../test/support/pool.js';
+import { waitFor } from '../support.js';
+import { checkOutputs } from './check-outputs.js';
+import type { BenchFleet } from './fleet-setup.js';
+import { INPUT_LABEL, inputBody, inputName } from './fleet-setup.js';
+import type { Kube } from './kube.js';
+import { must } from './kube.js';
+import type { OutputTracker } from './outputs.js';
+import { procStats } from './proc-stats.js';
+
+/** A controller under test: how to start it. */
+export interface Contender {
+  readonly label: string;
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+/** What one run measured. */
+export interface RunFigures {
+  readonly label: string;
+  readonly convergenceMs: number;
+  readonly firstWriteMs: number;
+  readonly waveThroughputPerS: number;
+  readonly waveP50Ms: number;
+  readonly waveP99Ms: number;
+  readonly peakRssMiB: number;
+  readonly cpuMsPerObject: number;
+  readonly idleP50Ms: number;
+}
+
+const IDLE_SAMPLES = 10;
+const WAVE_CONCURRENCY = 16;
+
+/** The driver's state across runs: which gen each input is at. */
+export interface FleetState {
+  readonly fleet: BenchFleet;
+  readonly kube: Kube;
+  readonly outputs: OutputTracker;
+  /** `<workspace>/<input>` → the gen its data carries now. */
+  readonly gens: Map<string, number>;
+  nextGen: number;
+  readonly timeoutMs: number;
+  readonly logDir: string;
+}
+
+function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+}
+
+function allKeys(st: FleetState): { ws: string; cmPath: string; i: number; key: string }[] {
+  return st.fleet.workspaces.flatMap((ws) => Array.from({ length: st.fleet.objectsPerWorkspace }, (_, i) => ({ ws: ws.name, cmPath: ws.cmPath, i, key: `${ws.name}/${inputName(i)}` })));
+}
+
+function converged(st: FleetState, keys: readonly { key: string }[]): boolean {
+  const err = st.outputs.failure();
+  if (err !== undefined) throw err;
+  return keys.every(({ key }) => st.outputs.get(key)?.gen === String(st.gens.get(key) ?? 0));
+}
+
+async function update(st: FleetState, k: { cmPath: string; i: number; key: string }, gen: number): Promise<number> {
+  const sentAt = performance.now();
+  must(await st.kube.request('PUT', `${k.cmPath}/${inputName(k.i)}`, inputBody(k.i, gen)), `update ${k.key}`, 200);
+  st.gens.set(k.key, gen);
+  return sentAt;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => { r(); }));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Runs `c` once against the fleet and measures it; leaves the fleet with no outputs.
+ *
+ * @example
+ * const figures = await measureRun(state, { label: 'MCR', command: bin, args: [...] }, 1);
+ */
+export async function measureRun(st: FleetState, c: Contender, runIndex: number): Promise<RunFigures> {
+  const keys = allKeys(st);
+  const total = keys.length;
+  const wait = (what: string, probe: () => boolean): Promise<void> => waitFor(`${c.label}: ${what}`, probe, { timeoutMs: st.timeoutMs, intervalMs: 5 });
+  st.outputs.resetFirst();
+  const log = createWriteStream(`${st.logDir}/run-${runIndex}-${c.label.replace(/\W+/g, '_')}.log`);
+  const t0 = performance.now();
+  const child = spawn(c.command, c.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${c.label}: could not start ${c.command}`);
+  let exitedEarly: string | undefined;
+  child.once('exit', (code, signal) => {
+    exitedEarly = `${c.label} exited (${signal ?? `code ${code ?? '?'}`}) during its run; see ${st.logDir}`;
+  });
+  const alive = (probe: () => boolean) => (): boolean => {
+    if (exitedEarly !== undefined) throw new Error(exitedEarly);
+    return probe();
+  };
+  try {
+    await wait('initial convergence', alive(() => converged(st, keys)));
+    const lastArrival = Math.max(...keys.map(({ key }) => st.outputs.get(key)?.at ?? NaN));
+    const first = st.outputs.firstCreatedAt() ?? NaN;
+
+    // The update wave: every input once, as fast as the driver can send them.
+    const gen = st.nextGen++;
+    const sent = new Map<string, number>();
+    const waveStart = performance.now();
+    await pool(keys, WAVE_CONCURRENCY, async (k) => {
+      sent.set(k.key, await update(st, k, gen));
+    });
+    await wait('update wave', alive(() => converged(st, keys)));
+    const latencies = keys.map(({ key }) => (st.outputs.get(key)?.at ?? NaN) - (sent.get(key) ?? NaN));
+    const waveEnd = Math.max(...keys.map(({ key }) => st.outputs.get(key)?.at ?? NaN));
+
+    // Idle latency: one update at a time on a quiet controller.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const idle: number[] = [];
+    for (let s = 0; s < IDLE_SAMPLES; s++) {
+      const k = keys[(s * 7919) % total];
+      if (k === undefined) break;
+      const g = st.nextGen++;
+      const sentAt = await update(st, k, g);
+      await wait('idle update', alive(() => st.outputs.get(k.key)?.gen === String(g)));
+      idle.push((st.outputs.get(k.key)?.at ?? NaN) - sentAt);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const stats = procStats(pid);
+    const problems = await checkOutputs(st.kube, st.fleet);
+    if (problems.length > 0) throw new Error(`${c.label}: ${problems.length} wrong outputs, e.g. ${problems.slice(0, 3).join('; ')}`);
+    await cleanUp(st, child, log);
+    return {
+      label: c.label,
+      convergenceMs: lastArrival - t0,
+      firstWriteMs: first - t0,
+      waveThroughputPerS: total / ((waveEnd - waveStart) / 1000),
+      waveP50Ms: quantile(latencies, 0.5),
+      waveP99Ms: quantile(latencies, 0.99),
+      peakRssMiB: stats.peakRssBytes / 2 ** 20,
+      cpuMsPerObject: stats.cpuMs / (2 * total + idle.length),
+      idleP50Ms: quantile(idle, 0.5),
+    };
+  } catch (err) {
+    // Cleaning up after a failed run must not hide why it failed.
+    await stopChild(child);
+    log.end();
+    await deleteOutputs(st).catch((cleanup: unknown) => {
+      process.stderr.write(`bench:peer: after the failed run, ${cleanup instanceof Error ? cleanup.message : String(cleanup)}\n`);
+    });
+    throw err;
+  }
+}
+
+async function cleanUp(st: FleetState, child: ChildProcess, log: { end(): void }): Promise<void> {
+  await stopChild(child);
+  log.end();
+  await deleteOutputs(st);
+}
+
+async function deleteOutputs(st: FleetState): Promise<void> {
+  await pool(st.fleet.workspaces, 4, async (ws) => {
+    const q = `labelSelector=${encodeURIComponent(`!${INPUT_LABEL}`)}&fieldSelector=${encodeURIComponent('metadata.name!=kube-root-ca.crt')}`;
+    must(await st.kube.request('DELETE', `${ws.cmPath}?${q}`), `delete outputs in ${ws.name}`, 200);
+  });
+  await waitFor('every output deleted', () => st.outputs.count() === 0, { timeoutMs: st.timeoutMs, intervalMs: 20 });
+}

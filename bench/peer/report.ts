@@ -1,0 +1,58 @@
+// The peer benchmark's table: per measure, each contender's median over its runs and the ratio
+// contender ÷ baseline from adjacent pairs (run k of each), as a range and a median.
+import type { RunFigures } from './measure-run.js';
+
+type Measure = Exclude<keyof RunFigures, 'label'>;
+
+const MEASURES: readonly { readonly key: Measure; readonly name: string; readonly digits: number }[] = [
+  { key: 'convergenceMs', name: 'initial convergence (ms)', digits: 0 },
+  { key: 'firstWriteMs', name: 'start → first write (ms)', digits: 0 },
+  { key: 'waveThroughputPerS', name: 'wave throughput (objects/s, higher is better)', digits: 0 },
+  { key: 'waveP50Ms', name: 'wave latency p50 (ms)', digits: 0 },
+  { key: 'waveP99Ms', name: 'wave latency p99 (ms)', digits: 0 },
+  { key: 'peakRssMiB', name: 'peak RSS (MiB, VmHWM)', digits: 1 },
+  { key: 'cpuMsPerObject', name: 'CPU per object (ms, utime+stime)', digits: 2 },
+  { key: 'idleP50Ms', name: 'idle single-object latency p50 (ms)', digits: 1 },
+];
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
+}
+
+/**
+ * A markdown table: rows are measures; columns the baseline's and each contender's medians, then
+ * each contender's ratio to the baseline from adjacent pairs (`min–max (median)`).
+ *
+ * @example
+ * console.log(ratioTable('MCR', ['rxfleet'], rounds));
+ */
+export function ratioTable(baseline: string, contenders: readonly string[], rounds: readonly (readonly RunFigures[])[]): string {
+  const of = (label: string): RunFigures[] => rounds.flatMap((r) => r.filter((f) => f.label === label));
+  const head = ['measure', baseline, ...contenders, ...contenders.map((c) => `${c} ÷ ${baseline}`)];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
+  for (const m of MEASURES) {
+    const cells = [m.name, median(of(baseline).map((f) => f[m.key])).toFixed(m.digits), ...contenders.map((c) => median(of(c).map((f) => f[m.key])).toFixed(m.digits))];
+    for (const c of contenders) {
+      const ratios = rounds.flatMap((r) => {
+        const b = r.find((f) => f.label === baseline);
+        const x = r.find((f) => f.label === c);
+        return b === undefined || x === undefined ? [] : [x[m.key] / b[m.key]];
+      });
+      cells.push(ratios.length === 0 ? '–' : `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (${median(ratios).toFixed(2)})`);
+    }
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * One line per run, for the log: every figure of it.
+ *
+ * @example
+ * console.log(runLine(figures));
+ */
+export function runLine(f: RunFigures): string {
+  return `${f.label}: ${MEASURES.map((m) => `${m.key}=${f[m.key].toFixed(m.digits)}`).join(' ')}`;
+}

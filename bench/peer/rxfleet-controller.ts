@@ -1,0 +1,48 @@
+// The peer benchmark's controller on rxfleet (bench/peer/driver.ts runs it; bench/peer/mcr/main.go
+// is the same controller on multicluster-runtime). For every ConfigMap `x` labelled
+// bench.rxfleet.io/input=true in every cluster, read from the cache (the request carries it),
+// server-side apply `x-out`: the same data plus the annotation bench.rxfleet.io/source=x.
+// Concurrency 10, no client-side rate limits (rxfleet has none by default).
+//
+//   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts file <kubeconfig dir>
+//   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts apiexport <provider kubeconfig> <export name>
+import { configMaps, controller, done, main, toAction } from '../../src/index.js';
+import type { Provider } from '../../src/index.js';
+import { kubeconfigFileProvider } from '../../src/providers/file/index.js';
+import { apiExportProvider } from '../../src/providers/kcp/index.js';
+import { apply } from '../../src/sinks/index.js';
+
+const INPUT_LABEL = 'bench.rxfleet.io/input';
+const SOURCE_ANNOTATION = 'bench.rxfleet.io/source';
+
+const args = process.argv.slice(2);
+
+function providerFromArgs(): Provider {
+  const [kind, a, b] = args;
+  if (kind === 'file' && a !== undefined) return kubeconfigFileProvider({ paths: [a], globs: ['*.kubeconfig'] });
+  if (kind === 'apiexport' && a !== undefined && b !== undefined) return apiExportProvider({ kubeconfig: () => ({ file: a }) }, b);
+  process.stderr.write('usage: rxfleet-controller.ts file <kubeconfig dir> | apiexport <provider kubeconfig> <export>\n');
+  process.exit(2);
+}
+
+void main(
+  () =>
+    controller({
+      name: 'bench-peer',
+      provider: providerFromArgs(),
+      resource: configMaps,
+      select: { labelSelector: `${INPUT_LABEL}=true` },
+      queue: { concurrency: 10 },
+      reconcile: (req, ctx) => {
+        const x = req.object;
+        if (x === undefined) return done();
+        const name = req.key.name;
+        const out = {
+          metadata: { name: `${name}-out`, namespace: req.key.namespace, annotations: { [SOURCE_ANNOTATION]: name } },
+          data: x.data ?? {},
+        };
+        return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: out }).pipe(toAction());
+      },
+    }),
+  { http: false },
+);
