@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { Cluster, ClusterName, RunHandle } from '../../src/index.js';
+import type { ReplicaState } from '../../src/runtime/index.js';
 import { clusterName, controller, done, leases, run } from '../../src/index.js';
 import { apiExportProvider } from '../../src/providers/kcp/index.js';
 import { rendezvousAssignments } from '../../src/runtime/ha/rendezvous.js';
@@ -27,32 +28,39 @@ describe('sharding the workspaces of a kcp APIExport', () => {
     const made = createClusterClient(clusterName('provider'), { yaml: fx.providerKubeconfig() });
     if (E.isLeft(made)) throw new Error(made.left.message);
     const home: Cluster = { name: clusterName('provider'), client: made.right };
-    const reconciledBy = new Map<string, Set<ClusterName>>();
+    // Which replica reconciled which widget, per workspace: `w2` widgets are created after the split.
+    const reconciled: { readonly by: string; readonly cluster: ClusterName; readonly name: string }[] = [];
+    const latest = new Map<string, ReplicaState>();
     const replica = async (identity: string): Promise<RunHandle> => {
-      const seen = new Set<ClusterName>();
-      reconciledBy.set(identity, seen);
       const c = controller<Widget>({
         name: 'widgets-sharded',
         provider: apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch }, fx.exportName),
         resource: fx.widgets,
         watchConfig: fastWatch,
         reconcile: (req) => {
-          seen.add(req.cluster);
+          reconciled.push({ by: identity, cluster: req.cluster, name: req.key.name });
           return done();
         },
       });
-      return run(c, { logger: pino({ level: 'silent' }), http: false, signals: false, replicas: { type: 'sharding', home, namespace: 'default', identity, timing } });
+      const h = await run(c, { logger: pino({ level: 'silent' }), http: false, signals: false, replicas: { type: 'sharding', home, namespace: 'default', identity, timing } });
+      h.replica?.states.subscribe((s: ReplicaState) => latest.set(identity, s));
+      return h;
     };
     const a = await replica('kcp-replica-a');
     const b = await replica('kcp-replica-b');
     try {
       const names = (h: RunHandle): ClusterName[] => h.fleet.clusters().map((c) => c.name);
-      // Both confirmed, every workspace engaged by exactly one of them.
+      const settled = (id: string): boolean => {
+        const s = latest.get(id);
+        return s?.type === 'sharing' && s.confirmed && s.members.length === 2;
+      };
+      // Both confirmed in the two-member view (a replica alone at first legitimately runs them all),
+      // and every workspace engaged by exactly one of them.
       await until(
         'the workspaces split between both replicas',
         () => {
           const [x, y] = [names(a), names(b)];
-          return x.length + y.length === fx.consumers.length && new Set([...x, ...y]).size === fx.consumers.length ? true : undefined;
+          return settled('kcp-replica-a') && settled('kcp-replica-b') && x.length + y.length === fx.consumers.length && new Set([...x, ...y]).size === fx.consumers.length ? true : undefined;
         },
         60_000,
       );
@@ -60,9 +68,13 @@ describe('sharding the workspaces of a kcp APIExport', () => {
       const expected = rendezvousAssignments([{ identity: 'kcp-replica-a', weight: 1 }, { identity: 'kcp-replica-b', weight: 1 }], all);
       expect(new Set(names(a))).toEqual(new Set(all.filter((n) => expected.get(n) === 'kcp-replica-a')));
       expect(new Set(names(b))).toEqual(new Set(all.filter((n) => expected.get(n) === 'kcp-replica-b')));
-      // Each reconciled the widgets of its own workspaces and none of the other's.
-      await until('each replica reconciles its workspaces', () => ((reconciledBy.get('kcp-replica-a')?.size ?? 0) + (reconciledBy.get('kcp-replica-b')?.size ?? 0) >= all.length ? true : undefined), 30_000);
-      for (const [id, seen] of reconciledBy) for (const n of seen) expect(expected.get(n)).toBe(id);
+      // A widget created in every workspace now is reconciled by its workspace's owner only.
+      for (const ws of fx.consumers) {
+        await createIn(fx.workspaceKubeConfig(ws), `/apis/${fx.group}/v1/namespaces/default/widgets`, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name: 'w2', namespace: 'default' }, spec: { size: 2 } });
+      }
+      const late = (): typeof reconciled => reconciled.filter((r) => r.name === 'w2');
+      await until('every new widget is reconciled', () => (new Set(late().map((r) => r.cluster)).size === all.length ? true : undefined), 30_000);
+      for (const r of late()) expect(`${r.cluster} by ${r.by}`).toBe(`${r.cluster} by ${expected.get(r.cluster) ?? '?'}`);
 
       await a.stop();
       await until('the remaining replica runs every workspace', () => (names(b).length === fx.consumers.length ? true : undefined), 30_000);
