@@ -49,8 +49,21 @@ export interface WatchOptions {
   readonly timeoutSeconds?: number;
 }
 
+/** What bounds and guards every write and delete: its timeout and its fence. @example `{ timeoutMs: 5_000, fence: () => undefined }` */
+export interface WriteLimits {
+  /** Gives up when no response headers came within this long; default: connect and handshake within the client's `headersTimeoutMs` (10 s), the answer within its `timeoutMs` (60 s). */
+  readonly timeoutMs?: number;
+  /**
+   * Asked synchronously right before the request is sent (and again when it gets its socket): a
+   * `KubeError` returned is the call's result and nothing is sent. The runtime sets it on every
+   * write of a replica under leader election or sharding, so that a replica that lost its lease
+   * or its cluster never writes (`Fenced`).
+   */
+  readonly fence?: () => KubeError | undefined;
+}
+
 /** Options common to writes. @example `{ fieldManager: 'my-controller', dryRun: true }` */
-export interface WriteOptions {
+export interface WriteOptions extends WriteLimits {
   /** Name of the actor making the change, recorded in `managedFields`; absent lets the server derive one from the user agent. */
   readonly fieldManager?: string;
   /** Validate and run admission without persisting anything (`dryRun=All`); default false. */
@@ -61,15 +74,6 @@ export interface WriteOptions {
   readonly namespace?: string;
   /** Subresource to write instead of the object, e.g. `status` or `scale`; ignored by `create`. */
   readonly subresource?: string;
-  /** Gives up when no response headers came within this long; default: connect and handshake within the client's `headersTimeoutMs` (10 s), the answer within its `timeoutMs` (60 s). */
-  readonly timeoutMs?: number;
-  /**
-   * Asked synchronously right before the request is sent (and again when it gets its socket): a
-   * `KubeError` returned is the call's result and nothing is sent. The runtime sets it on every
-   * write of a replica under leader election or sharding, so that a replica that lost its lease
-   * or its cluster never writes (`Fenced`).
-   */
-  readonly fence?: () => KubeError | undefined;
 }
 
 /** Options of server-side apply: a field manager is required. @example `{ fieldManager: 'my-controller', force: true }` */
@@ -90,7 +94,7 @@ export interface PatchOptions extends WriteOptions {
 }
 
 /** Options of `delete`. @example `{ namespace: 'default', preconditions: { uid }, propagationPolicy: 'Foreground' }` */
-export interface DeleteOptions {
+export interface DeleteOptions extends WriteLimits {
   /** Namespace of the object; needed for namespaced resources, ignored for cluster-scoped ones. */
   readonly namespace?: string;
   /** Delete only if the object still has this uid and/or resourceVersion, else fail with Conflict; absent deletes unconditionally. */
@@ -106,13 +110,4 @@ export interface DeleteOptions {
   readonly gracePeriodSeconds?: number;
   /** Validate the deletion without deleting anything (`dryRun=All`); default false. */
   readonly dryRun?: boolean;
-  /** Gives up when no response headers came within this long; default: connect and handshake within the client's `headersTimeoutMs` (10 s), the answer within its `timeoutMs` (60 s). */
-  readonly timeoutMs?: number;
-  /**
-   * Asked synchronously right before the request is sent (and again when it gets its socket): a
-   * `KubeError` returned is the call's result and nothing is sent. The runtime sets it on every
-   * write of a replica under leader election or sharding, so that a replica that lost its lease
-   * or its cluster never writes (`Fenced`).
-   */
-  readonly fence?: () => KubeError | undefined;
 }

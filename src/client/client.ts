@@ -15,9 +15,9 @@ import { loadKubeConfig } from './kubeconfig.js';
 import { resourcePath, withQuery } from './paths.js';
 import type { HttpRequest, Transport, TransportOptions } from './transport.js';
 import { createTransport } from './transport.js';
-import type { ApplyOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType, WatchOptions, WriteOptions } from './call-options.js';
+import type { ApplyOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType, WatchOptions, WriteLimits, WriteOptions } from './call-options.js';
 
-export type { ApplyOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType, WatchOptions, WriteOptions } from './call-options.js';
+export type { ApplyOptions, DeleteOptions, GetOptions, ListOptions, PatchOptions, PatchType, WatchOptions, WriteLimits, WriteOptions } from './call-options.js';
 
 /**
  * A client of one cluster. Built from one KubeConfig, with one HTTP agent; credentials never cross
@@ -86,8 +86,8 @@ function nameOf(cluster: ClusterName, obj: KubeObject, verb: string): Either<Kub
   return name === undefined || name === '' ? E.left(kubeError('Invalid', cluster, `${verb} needs metadata.name`)) : E.right(name);
 }
 
-// The per-call timeout and write fence, passed through to the request only when set.
-function callLimits(opts: { readonly timeoutMs?: number; readonly fence?: () => KubeError | undefined } | undefined): Pick<HttpRequest, 'timeoutMs' | 'fence'> {
+// The per-call timeout and write fence (a get's options carry the timeout only), passed through to the request only when set.
+function callLimits(opts: WriteLimits | undefined): Pick<HttpRequest, 'timeoutMs' | 'fence'> {
   return { ...(opts?.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts?.fence === undefined ? {} : { fence: opts.fence }) };
 }
 

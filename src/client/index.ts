@@ -25,6 +25,7 @@ export type {
   PatchOptions,
   PatchType,
   WatchOptions,
+  WriteLimits,
   WriteOptions,
 } from './client.js';
 export { clientOver, createClusterClient } from './client.js';
