@@ -146,4 +146,62 @@ describe('log redaction at any depth', () => {
     expect(out).toContain('[Truncated]');
     expect(leaked(out)).toEqual([]);
   });
+
+  it('scrubs credentials out of message strings and format arguments, in children, grandchildren and at every level', () => {
+    const { stream, text } = lines();
+    const root = pino({ level: 'info' }, stream);
+    const log = controllerLogger(root, 'c');
+    log.warn(`gateway answered 401 for Authorization: Bearer ${secrets.bearer}`);
+    log.child({ cluster: 'east' }).child({ key: 'k' }).error('token %s rejected', secrets.jwt);
+    log.info({ cluster: 'west' }, `retrying with ${secrets.jwt}`);
+    const debugging = log.child({ cluster: 'north' }, { level: 'debug' });
+    debugging.debug(`-----BEGIN PRIVATE KEY-----\n${secrets.key}\n-----END PRIVATE KEY-----`);
+    const out = text();
+    expect(leaked(out)).toEqual([]);
+    expect(out).toContain('gateway answered 401 for Authorization: [Redacted]');
+    expect(out).toContain('"msg":"token [Redacted] rejected"');
+    expect(out).toContain('"msg":"retrying with [Redacted]"');
+    expect(out).toContain('[Redacted PRIVATE KEY]');
+    expect(out.split('\n').filter((l) => l !== '')).toHaveLength(4);
+  });
+
+  it("keeps a root's own logMethod hook, running it after the scrub", () => {
+    const { stream, text } = lines();
+    const seen: unknown[][] = [];
+    const root = pino(
+      {
+        hooks: {
+          logMethod(args, method) {
+            seen.push([...args]);
+            method.apply(this, args);
+          },
+        },
+      },
+      stream,
+    );
+    controllerLogger(root, 'c').info(`sent Bearer ${secrets.bearer}`);
+    expect(seen).toEqual([['sent Bearer [Redacted]']]);
+    expect(leaked(text())).toEqual([]);
+  });
+
+  it('scrubs message strings in the default logger, and writes readable lines with LOG_FORMAT=pretty', () => {
+    const written: string[] = [];
+    vi.spyOn(fs, 'writeSync').mockImplementation((_fd, data: unknown) => {
+      written.push(String(data));
+      return String(data).length;
+    });
+    vi.stubEnv('LOG_FORMAT', 'json');
+    defaultLogger().info(`login with ${secrets.jwt}`);
+    const json = written.splice(0).join('');
+    expect(JSON.parse(json)).toMatchObject({ msg: 'login with [Redacted]' });
+    vi.stubEnv('LOG_FORMAT', 'pretty');
+    defaultLogger().child({ cluster: 'east' }).warn(fields(), `pretty with ${secrets.jwt}`);
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+    const pretty = written.join('');
+    expect(pretty).toMatch(/WARN.*pretty with \[Redacted\]/);
+    expect(pretty).toContain('cluster: "east"');
+    expect(() => JSON.parse(pretty)).toThrow();
+    expect(leaked(pretty)).toEqual([]);
+  });
 });
