@@ -50,6 +50,16 @@ describe('kubeconfig fields refused from a Secret', () => {
     );
   });
 
+  it('refuses a cluster that turns off server certificate verification, unless trust allows it', () => {
+    const yaml = kubeconfig({ token: 't' }, { 'insecure-skip-tls-verify': true });
+    expect(refusedKubeconfigField(yaml, none)).toBe(
+      'kubeconfig field clusters[0].cluster.insecure-skip-tls-verify is not allowed from a Secret (it turns off verification of the server certificate; allow it with trust.insecureSkipTLSVerify)',
+    );
+    expect(refusedKubeconfigField(yaml, { insecureSkipTLSVerify: true })).toBeUndefined();
+    // Only an exact `true` turns verification off in the loader, so only that is refused.
+    expect(refusedKubeconfigField(kubeconfig({ token: 't' }, { 'insecure-skip-tls-verify': 'true' }), none)).toBeUndefined();
+  });
+
   it("refuses an auth provider's shell command even when the same command is allowed for exec plugins", () => {
     const user = { 'auth-provider': { name: 'gcp', config: { 'cmd-path': '/usr/bin/gcloud', 'cmd-args': 'config config-helper; curl evil' } } };
     expect(refusedKubeconfigField(kubeconfig(user), { execCommands: ['/usr/bin/gcloud'] })).toMatch(/^kubeconfig field users\[0\]\.user\.auth-provider\.config\.cmd-path is not allowed from a Secret \(client-node runs it through a shell/);

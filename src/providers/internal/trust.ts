@@ -15,12 +15,15 @@ import { kubeconfigCandidate } from './kubeconfig.js';
  * Everything else that runs a program or reads a file is refused: `users[].user.exec`,
  * `token-file` (`tokenFile`), `client-certificate`, `client-key`, an `auth-provider`'s `tokenFile`,
  * `idp-certificate-authority` and `cmd-path` (never allowed: client-node runs it through a shell
- * with the Secret's own `cmd-args`), and `clusters[].cluster.certificate-authority`. Inline data
- * (`token`, `client-key-data`, `certificate-authority-data`…) is always fine.
+ * with the Secret's own `cmd-args`), and `clusters[].cluster.certificate-authority`. A cluster's
+ * `insecure-skip-tls-verify: true` is refused too unless `insecureSkipTLSVerify` allows it: a Secret
+ * must not turn off server verification on the operator's behalf. Inline data (`token`,
+ * `client-key-data`, `certificate-authority-data`…) is always fine.
  *
  * @example
  * ```ts
  * const trust: KubeconfigTrust = { execCommands: ['aws-iam-authenticator'], files: ['/var/run/secrets/eks/token'] };
+ * const lab: KubeconfigTrust = { insecureSkipTLSVerify: true }; // test clusters with self-signed certificates
  * ```
  */
 export interface KubeconfigTrust {
@@ -33,6 +36,11 @@ export interface KubeconfigTrust {
   readonly execCommands?: readonly string[];
   /** Files on the controller's disk a Secret's kubeconfig may name, compared as written. */
   readonly files?: readonly string[];
+  /**
+   * Let a Secret's kubeconfig set `insecure-skip-tls-verify: true` (no server certificate check,
+   * so anyone on the path can read its credentials). Default false: such a Secret is refused.
+   */
+  readonly insecureSkipTLSVerify?: boolean;
 }
 
 type Json = Readonly<Record<string, unknown>>;
@@ -89,6 +97,14 @@ function userRefusal(user: Json, at: string, trust: KubeconfigTrust): string | u
   return fileRefusal(config, ['tokenFile', 'idp-certificate-authority'], where, trust);
 }
 
+function clusterRefusal(cluster: Json, at: string, trust: KubeconfigTrust): string | undefined {
+  // The loader honours only an exact `true` (kubeconfig-parse.ts); refuse exactly that.
+  if (cluster['insecure-skip-tls-verify'] === true && trust.insecureSkipTLSVerify !== true) {
+    return refused(`${at}.insecure-skip-tls-verify`, 'it turns off verification of the server certificate; allow it with trust.insecureSkipTLSVerify');
+  }
+  return fileRefusal(cluster, ['certificate-authority'], at, trust);
+}
+
 /**
  * Why a kubeconfig from a Secret may not be used as it is, or `undefined` when it may: the first
  * field (users before clusters) that runs a program or reads a file and that `trust` does not allow (see
@@ -124,7 +140,7 @@ export function refusedKubeconfigField(yaml: string, trust: KubeconfigTrust): st
   const clusters: unknown[] = Array.isArray(doc.clusters) ? doc.clusters : [];
   for (const [i, c] of clusters.entries()) {
     const cluster = isObject(c) ? c.cluster : undefined;
-    const why = isObject(cluster) ? fileRefusal(cluster, ['certificate-authority'], `clusters[${i}].cluster`, trust) : undefined;
+    const why = isObject(cluster) ? clusterRefusal(cluster, `clusters[${i}].cluster`, trust) : undefined;
     if (why !== undefined) return why;
   }
   return undefined;
