@@ -243,8 +243,11 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
 
       const onFailure = (err: KubeError): void => {
         failed = true;
-        if (initial && needsList && (err.type === 'BadRequest' || err.type === 'Invalid')) {
-          // Streaming lists refused (feature gate off, old server, virtual workspace): list-then-watch from now on.
+        // Streaming lists refused (feature gate off, old server), or broken by the server before
+        // their end bookmark (kcp v0.28.1's APIExport virtual workspace ends one with an ERROR 500
+        // "Object 'Kind' is missing"): list-then-watch from now on. A 503 or a lost connection is
+        // not the server's answer to streaming, and retries as it is.
+        if (initial && needsList && (err.type === 'BadRequest' || err.type === 'Invalid' || err.code === 500)) {
           streaming = false;
           health = { ...health, lastError: err };
           return;
