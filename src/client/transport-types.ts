@@ -80,6 +80,14 @@ export interface TransportOptions {
    * Default 10 000.
    */
   readonly headersTimeoutMs?: number;
+  /**
+   * Speak HTTP/2 to https servers, on sessions shared by every cluster with the same server origin
+   * and TLS identity (kcp workspaces, namespaces of one cluster): one TCP+TLS connection carries
+   * their watches and requests, up to 100 streams per session (more sessions open past that), checked
+   * with a PING every 30 s that must be answered within 15 s. A server that does not offer HTTP/2
+   * gets HTTP/1.1. `false`: HTTP/1.1 keep-alive connections of this cluster's own. Default `true`.
+   */
+  readonly http2?: boolean;
 }
 
 /**
@@ -104,6 +112,6 @@ export interface Transport {
    * completes when the server ends the body cleanly; unsubscribing aborts the request.
    */
   lines(req: HttpRequest): Observable<string>;
-  /** Destroys the agent and its sockets. */
+  /** Closes its connections (or leaves its shared HTTP/2 sessions, closing those no one else uses). */
   close(): void;
 }

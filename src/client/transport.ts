@@ -1,19 +1,21 @@
-// The HTTP transport of one cluster: one keep-alive agent, the cluster's own credentials, explicit
-// TLS verification, and two shapes of request: buffered JSON and streamed lines (for watches).
-import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+// The HTTP transport of one cluster: the cluster's own credentials, explicit TLS verification, the
+// request bounds, and two shapes of request: buffered JSON and streamed lines (for watches). What
+// carries the bytes is a Carrier: streams of HTTP/2 sessions shared by the clusters of one server
+// and TLS identity (the default), or HTTP/1.1 connections of this cluster's own.
 import { StringDecoder } from 'node:string_decoder';
 import { Observable } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import { ConfigError } from '../core/config-error.js';
 import type { KubeError } from '../core/errors.js';
-import { fromStatus, fromTransport, kubeError } from '../core/errors.js';
+import { fromStatus, kubeError } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import type { AuthSource, Credentials } from './auth.js';
+import type { Carrier, PreparedRequest, ResponseHeaders } from './exchange.js';
+import { http2Carrier } from './h2-carrier.js';
+import { sharedH2Sessions } from './h2-pool.js';
 import type { HeadersBounds } from './headers-deadline.js';
-import { armHeadersDeadline, headersTimeout } from './headers-deadline.js';
+import { http1Carrier } from './http1-carrier.js';
 import type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
 
 export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
@@ -29,19 +31,9 @@ function positiveMs(option: string, value: number | undefined, fallback: number)
   return value;
 }
 
-function fingerprint(c: Credentials): string {
-  const h = createHash('sha256');
-  for (const part of [c.ca, c.cert, c.key, c.servername, String(c.rejectUnauthorized)]) {
-    h.update(part ?? '-');
-    h.update('\0');
-  }
-  return h.digest('hex');
-}
-
-function retryAfter(res: http.IncomingMessage): number | undefined {
-  const v = res.headers['retry-after'];
-  if (typeof v !== 'string') return undefined;
-  const n = Number(v);
+function retryAfter(h: ResponseHeaders): number | undefined {
+  if (h.retryAfter === undefined) return undefined;
+  const n = Number(h.retryAfter);
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
@@ -58,9 +50,12 @@ function parseBody(text: string, contentType: string | undefined): unknown {
 }
 
 /**
- * Creates the transport of one cluster. The agent is built from the cluster's TLS material on the
- * first request and rebuilt only when that material changes (an exec plugin issuing a new client
- * certificate); its sockets are never shared with another cluster.
+ * Creates the transport of one cluster. Over https it speaks HTTP/2 on sessions shared with every
+ * other transport of the same server origin and TLS identity (see `TransportOptions.http2`), and
+ * falls back to HTTP/1.1 where the server does not offer HTTP/2; over http, and with `http2: false`,
+ * it keeps HTTP/1.1 connections of its own, rebuilt only when its TLS material changes (an exec
+ * plugin issuing a new client certificate). Credentials travel in each request's headers, and a
+ * client certificate is part of the TLS identity: no connection carries two clusters' certificates.
  *
  * @example
  * ```ts
@@ -69,17 +64,18 @@ function parseBody(text: string, contentType: string | undefined): unknown {
  * @param cluster - the cluster name (for errors).
  * @param server - the server URL, possibly with a path prefix.
  * @param auth - the cluster's credentials.
- * @param options - user agent and timeouts.
+ * @param options - user agent, timeouts, protocol.
  * @returns the transport.
  * @throws ConfigError when `timeoutMs` or `headersTimeoutMs` is not a positive number.
  */
 export function createTransport(cluster: ClusterName, server: string, auth: AuthSource, options: TransportOptions = {}): Transport {
   const base = new URL(server);
   const prefix = base.pathname.replace(/\/+$/, '');
-  const secure = base.protocol === 'https:';
-  const lib = secure ? https : http;
-  let agent: { fp: string; agent: http.Agent } | undefined;
+  const http1 = http1Carrier(cluster, base);
+  const carrier: Carrier = base.protocol === 'https:' && options.http2 !== false ? http2Carrier(cluster, base, sharedH2Sessions, http1) : http1;
   let closed = false;
+  // Read through a function: TypeScript would otherwise take \`closed\` as unchanged across an await.
+  const isClosed = (): boolean => closed;
   const idleMs = positiveMs('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
   const headersMs = positiveMs('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS);
   // Reads (and watches) get their headers at once from a healthy server. A write may wait on
@@ -89,28 +85,10 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
     const own = req.timeoutMs ?? (stream || !writes.has(req.method) ? headersMs : idleMs);
     return { connectMs: Math.min(headersMs, own), headersMs: own };
   };
-
-  const agentFor = (c: Credentials): http.Agent => {
-    const fp = fingerprint(c);
-    if (agent?.fp === fp) return agent.agent;
-    agent?.agent.destroy();
-    const a = secure
-      ? new https.Agent({
-          keepAlive: true,
-          rejectUnauthorized: c.rejectUnauthorized,
-          ...(c.ca === undefined ? {} : { ca: c.ca }),
-          ...(c.cert === undefined ? {} : { cert: c.cert }),
-          ...(c.key === undefined ? {} : { key: c.key }),
-          ...(c.servername === undefined ? {} : { servername: c.servername }),
-        })
-      : new http.Agent({ keepAlive: true });
-    agent = { fp, agent: a };
-    return a;
-  };
-
   const describe = (req: HttpRequest): string => `${req.method} ${prefix}${req.path.split('?')[0] ?? ''}`;
 
-  const open = async (req: HttpRequest): Promise<Either<KubeError, http.ClientRequest>> => {
+  // The credentials, the headers and the fence's first look; the carrier sends.
+  const prepare = async (req: HttpRequest, stream: boolean): Promise<Either<KubeError, { p: PreparedRequest; tls: Credentials }>> => {
     if (closed) return E.left(kubeError('NotEngaged', cluster, 'the client of this cluster was closed', { request: describe(req) }));
     let creds: Credentials;
     try {
@@ -120,77 +98,59 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
       const text = err instanceof Error ? err.message : String(err);
       return E.left(kubeError('Unauthorized', cluster, `could not obtain credentials: ${text}`, { request: describe(req) }));
     }
-    const headers: Record<string, string> = {
-      Accept: 'application/json',
-      'User-Agent': options.userAgent ?? 'rxfleet',
-      ...creds.headers,
-    };
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': options.userAgent ?? 'rxfleet', ...creds.headers };
     if (req.body !== undefined) {
       headers['Content-Type'] = req.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(req.body));
     }
     // Checked after the credentials' await, so that no pause between the check and the send is
-    // longer than one synchronous turn (a write fenced here never reaches the server).
+    // longer than one synchronous turn (a write fenced here never reaches the server); the
+    // carrier asks again at its last moment.
     const refused = req.fence?.();
     if (refused !== undefined) return E.left(refused);
-    const r = lib.request({
-      protocol: base.protocol,
-      hostname: base.hostname.replace(/^\[|\]$/g, ''),
-      port: base.port === '' ? undefined : Number(base.port),
+    // Closed while the credentials were awaited: nothing may be sent, and no session re-joined.
+    if (isClosed()) return E.left(kubeError('NotEngaged', cluster, 'the client of this cluster was closed', { request: describe(req) }));
+    const p: PreparedRequest = {
       method: req.method,
       path: `${prefix}${req.path}`,
       headers,
-      agent: agentFor(creds),
+      bounds: boundsOf(req, stream),
+      describe: describe(req),
+      ...(req.body === undefined ? {} : { body: req.body }),
+      ...(stream ? {} : { idleMs: req.timeoutMs ?? idleMs }),
+      ...(req.fence === undefined ? {} : { fence: req.fence }),
       ...(req.signal === undefined ? {} : { signal: req.signal }),
-    });
-    return E.right(r);
+    };
+    return E.right({ p, tls: creds });
   };
 
   const once = async (req: HttpRequest): Promise<Either<KubeError, HttpResponse>> => {
-    const opened = await open(req);
-    if (E.isLeft(opened)) return opened;
-    const r = opened.right;
+    const prepared = await prepare(req, false);
+    if (E.isLeft(prepared)) return prepared;
+    const { p, tls } = prepared.right;
     return new Promise((resolve) => {
-      let fenced: KubeError | undefined;
-      if (req.fence !== undefined) {
-        const fence = req.fence;
-        // An agent may hand out the socket a tick later: the headers are flushed right after
-        // 'socket', so a second look here closes that gap.
-        r.once('socket', () => {
-          fenced = fence();
-          if (fenced !== undefined) r.destroy(new Error(fenced.message));
-        });
-      }
-      let timedOut: KubeError | undefined;
-      armHeadersDeadline(r, boundsOf(req, false), (stage, ms) => {
-        timedOut = headersTimeout(cluster, describe(req), ms, stage);
-        r.destroy(new Error(timedOut.message));
-      });
-      // After the headers, the body: a server that stops sending mid-body is cut after this long idle.
-      r.setTimeout(req.timeoutMs ?? idleMs, () => {
-        r.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }));
-      });
-      r.on('error', (err) => {
-        resolve(E.left(fenced ?? timedOut ?? fromTransport(cluster, err, describe(req))));
-      });
-      r.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => {
-          resolve(E.left(fromTransport(cluster, err, describe(req))));
-        });
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          const body = parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']);
+      let status = 0;
+      let headers: ResponseHeaders = {};
+      const chunks: Buffer[] = [];
+      carrier.send(p, tls, {
+        response: (s, h) => {
+          status = s;
+          headers = h;
+        },
+        data: (c) => chunks.push(c),
+        fail: (e) => {
+          resolve(E.left(e));
+        },
+        end: () => {
+          const body = parseBody(Buffer.concat(chunks).toString('utf8'), headers.contentType);
           if (status >= 200 && status < 300) {
             resolve(E.right({ status, body }));
             return;
           }
-          const ra = retryAfter(res);
-          resolve(E.left(fromStatus(cluster, status, body, { request: describe(req), ...(ra === undefined ? {} : { retryAfterSeconds: ra }) })));
-        });
+          const ra = retryAfter(headers);
+          resolve(E.left(fromStatus(cluster, status, body, { request: p.describe, ...(ra === undefined ? {} : { retryAfterSeconds: ra }) })));
+        },
       });
-      r.end(req.body);
     });
   };
 
@@ -215,38 +175,27 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
           done = true;
           subscriber.error(e);
         };
-        void open({ ...req, signal: controller.signal }).then((opened) => {
-          if (E.isLeft(opened)) {
-            fail(opened.left);
+        void prepare({ ...req, signal: controller.signal }, true).then((prepared) => {
+          if (E.isLeft(prepared)) {
+            fail(prepared.left);
             return;
           }
-          const r = opened.right;
-          // No idle timeout on the body (the watch layer has its own inactivity timer), but a stream
-          // that never gets its headers fails here, so the watch backs off and its health says so.
-          armHeadersDeadline(r, boundsOf(req, true), (stage, ms) => {
-            const e = headersTimeout(cluster, describe(req), ms, stage);
-            fail(e);
-            r.destroy(new Error(e.message));
-          });
-          r.on('error', (err) => {
-            fail(fromTransport(cluster, err, describe(req)));
-          });
-          r.on('response', (res) => {
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) {
-              const chunks: Buffer[] = [];
-              res.on('data', (c: Buffer) => chunks.push(c));
-              res.on('end', () => {
-                const ra = retryAfter(res);
-                if (status === 401 && auth.dynamic) auth.invalidate();
-                const body = parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']);
-                fail(fromStatus(cluster, status, body, { request: describe(req), ...(ra === undefined ? {} : { retryAfterSeconds: ra }) }));
-              });
-              return;
-            }
-            const decoder = new StringDecoder('utf8');
-            let pending = '';
-            res.on('data', (c: Buffer) => {
+          const { p, tls } = prepared.right;
+          let status = 0;
+          let headers: ResponseHeaders = {};
+          const errorBody: Buffer[] = [];
+          const decoder = new StringDecoder('utf8');
+          let pending = '';
+          carrier.send(p, tls, {
+            response: (s, h) => {
+              status = s;
+              headers = h;
+            },
+            data: (c) => {
+              if (status < 200 || status >= 300) {
+                errorBody.push(c);
+                return;
+              }
               pending += decoder.write(c);
               let nl = pending.indexOf('\n');
               while (nl >= 0 && !done) {
@@ -255,26 +204,26 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
                 if (line.trim() !== '') subscriber.next(line);
                 nl = pending.indexOf('\n');
               }
-            });
-            res.on('error', (err) => {
-              fail(fromTransport(cluster, err, describe(req)));
-            });
-            res.on('close', () => {
-              // 'close' without a complete body: the connection was cut (server killed, proxy reset).
-              if (!res.complete) fail(kubeError('Transient', cluster, 'the connection was cut before the stream ended', { request: describe(req) }));
-            });
-            res.on('end', () => {
+            },
+            fail,
+            end: () => {
               if (done) return;
+              if (status < 200 || status >= 300) {
+                const ra = retryAfter(headers);
+                if (status === 401 && auth.dynamic) auth.invalidate();
+                const body = parseBody(Buffer.concat(errorBody).toString('utf8'), headers.contentType);
+                fail(fromStatus(cluster, status, body, { request: p.describe, ...(ra === undefined ? {} : { retryAfterSeconds: ra }) }));
+                return;
+              }
               pending += decoder.end();
               if (pending.trim() !== '') {
-                fail(kubeError('Transient', cluster, 'the stream ended in the middle of a line', { request: describe(req) }));
+                fail(kubeError('Transient', cluster, 'the stream ended in the middle of a line', { request: p.describe }));
                 return;
               }
               done = true;
               subscriber.complete();
-            });
+            },
           });
-          r.end(req.body);
         });
         return () => {
           done = true;
@@ -284,8 +233,7 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
     },
     close() {
       closed = true;
-      agent?.agent.destroy();
-      agent = undefined;
+      carrier.close();
     },
   };
 }

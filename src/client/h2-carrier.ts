@@ -1,0 +1,183 @@
+// HTTP/2 for one cluster's transport: each request is a stream of a session shared with the other
+// clusters of the same server and TLS identity (h2-pool.ts). The same bounds as HTTP/1.1: the
+// session must be up within `connectMs` and the response headers back within `headersMs`; a fence
+// is asked right before the stream's headers are handed to the session; a server that does not
+// speak HTTP/2 sends this transport (and every other of the key) to HTTP/1.1, with nothing sent.
+import http2 from 'node:http2';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError } from '../core/errors.js';
+import { fromTransport, kubeError } from '../core/errors.js';
+import type { Credentials } from './auth.js';
+import type { Carrier, ExchangeEvents, PreparedRequest } from './exchange.js';
+import { settleOnce } from './exchange.js';
+import type { H2Lease, H2Pool, H2Slot } from './h2-pool.js';
+import { headersTimeout } from './headers-deadline.js';
+import { tlsFingerprint } from './http1-carrier.js';
+
+const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
+// What a TLS server that does not offer h2 answers (ALPN), or Node's word for a non-h2 peer.
+const noHttp2 = /NO_APPLICATION_PROTOCOL|ERR_HTTP2_ERROR/;
+
+function errorCode(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : '';
+}
+
+/**
+ * The HTTP/2 carrier of one cluster's transport, with `fallback` for servers without HTTP/2.
+ *
+ * @example
+ * ```ts
+ * const base = new URL('https://127.0.0.1:6443');
+ * const carrier = http2Carrier(clusterName('east'), base, sharedH2Sessions, http1Carrier(clusterName('east'), base));
+ * ```
+ * @param cluster - the cluster (named in errors).
+ * @param base - the server URL (https).
+ * @param pool - the shared sessions.
+ * @param fallback - the HTTP/1.1 carrier used when the server does not speak HTTP/2.
+ * @returns the carrier.
+ */
+export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fallback: Carrier): Carrier {
+  const origin = base.origin;
+  let lease: { fp: string; lease: H2Lease } | undefined;
+
+  const leaseFor = (tls: Credentials): H2Lease => {
+    const fp = tlsFingerprint(tls);
+    if (lease?.fp === fp) return lease.lease;
+    lease?.lease.release();
+    lease = { fp, lease: pool.acquire(origin, tls, fp) };
+    return lease.lease;
+  };
+
+  const stream = (p: PreparedRequest, slot: H2Slot, events: ReturnType<typeof settleOnce>, startedAt: number): void => {
+    const refused = p.fence?.();
+    if (refused !== undefined) {
+      slot.done();
+      events.fail(refused);
+      return;
+    }
+    const headers: http2.OutgoingHttpHeaders = { ':method': p.method, ':path': p.path };
+    for (const [k, v] of Object.entries(p.headers)) headers[k.toLowerCase()] = v;
+    let s: http2.ClientHttp2Stream;
+    try {
+      s = slot.session.request(headers, { endStream: p.body === undefined });
+    } catch (err) {
+      slot.done();
+      events.fail(fromTransport(cluster, err, p.describe));
+      return;
+    }
+    let ended: KubeError | undefined;
+    const cancel = (e: KubeError): void => {
+      ended ??= e;
+      events.fail(e);
+      if (!s.closed) s.close(NGHTTP2_CANCEL);
+    };
+    const left = Math.max(0, p.bounds.headersMs - (Date.now() - startedAt));
+    const deadline = setTimeout(() => {
+      cancel(headersTimeout(cluster, p.describe, p.bounds.headersMs, 'headers'));
+      // A server that never even sent its SETTINGS is not speaking to anyone on this session.
+      if (!slot.heard()) slot.session.destroy();
+    }, left);
+    deadline.unref();
+    const onAbort = (): void => {
+      cancel(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+    };
+    p.signal?.addEventListener('abort', onAbort, { once: true });
+    if (p.idleMs !== undefined) {
+      s.setTimeout(p.idleMs, () => {
+        cancel(fromTransport(cluster, Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }), p.describe));
+      });
+    }
+    s.on('response', (h) => {
+      clearTimeout(deadline);
+      const retryAfter = h['retry-after'];
+      const contentType = h['content-type'];
+      events.response(h[':status'] ?? 0, { contentType: typeof contentType === 'string' ? contentType : undefined, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
+    });
+    s.on('data', (c: Buffer) => {
+      events.data(c);
+    });
+    s.on('end', () => {
+      events.end();
+    });
+    s.on('error', (err) => {
+      events.fail(ended ?? fromTransport(cluster, err, p.describe));
+    });
+    s.on('close', () => {
+      clearTimeout(deadline);
+      p.signal?.removeEventListener('abort', onAbort);
+      slot.done();
+      // Closed before its end: reset by the server, or the session went down under it.
+      const how = s.rstCode === NGHTTP2_NO_ERROR ? '' : ` (HTTP/2 RST_STREAM ${s.rstCode})`;
+      events.fail(ended ?? kubeError('Transient', cluster, `the connection was cut before the stream ended${how}`, { request: p.describe }));
+    });
+    if (p.body !== undefined) s.end(p.body);
+  };
+
+  return {
+    send(p: PreparedRequest, tls: Credentials, consumer: ExchangeEvents): void {
+      const l = leaseFor(tls);
+      const slot = l.take();
+      if (slot === 'http1') {
+        fallback.send(p, tls, consumer);
+        return;
+      }
+      const events = settleOnce(consumer);
+      const startedAt = Date.now();
+      const { session } = slot;
+      if (!session.connecting) {
+        stream(p, slot, events, startedAt);
+        return;
+      }
+      // Connecting: the fence is asked once the session is up, right before the stream is opened.
+      const cleanup = (): void => {
+        clearTimeout(deadline);
+        session.off('connect', onConnect);
+        session.off('error', onError);
+        session.off('close', onClose);
+        p.signal?.removeEventListener('abort', onAbort);
+      };
+      const onConnect = (): void => {
+        cleanup();
+        stream(p, slot, events, startedAt);
+      };
+      const onError = (err: unknown): void => {
+        cleanup();
+        slot.done();
+        if (noHttp2.test(errorCode(err))) {
+          l.noHttp2();
+          fallback.send(p, tls, events);
+          return;
+        }
+        events.fail(fromTransport(cluster, err, p.describe));
+      };
+      const onClose = (): void => {
+        cleanup();
+        slot.done();
+        events.fail(kubeError('ClusterUnreachable', cluster, 'the HTTP/2 connection closed before it was up', { request: p.describe }));
+      };
+      const onAbort = (): void => {
+        cleanup();
+        slot.done();
+        events.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+      };
+      const connectMs = Math.min(p.bounds.connectMs, p.bounds.headersMs);
+      const deadline = setTimeout(() => {
+        cleanup();
+        slot.done();
+        events.fail(headersTimeout(cluster, p.describe, connectMs, slot.stage() === 'connect' ? 'connect' : 'tls'));
+        // A session that cannot connect in time is no use to anyone: the next request opens another.
+        session.destroy();
+      }, connectMs);
+      deadline.unref();
+      session.once('connect', onConnect);
+      session.once('error', onError);
+      session.once('close', onClose);
+      p.signal?.addEventListener('abort', onAbort, { once: true });
+    },
+    close(): void {
+      lease?.lease.release();
+      lease = undefined;
+      fallback.close();
+    },
+  };
+}

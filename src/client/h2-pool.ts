@@ -1,0 +1,249 @@
+// HTTP/2 sessions shared by every cluster whose transport has the same server origin and TLS
+// identity (CA, client certificate and key, server name, verification), as client-go shares one
+// connection per TLS configuration: kcp workspaces on one server, namespaces of one cluster, many
+// clusters behind one gateway. Credentials that differ per cluster travel in each request's headers,
+// and a client certificate is part of the identity, so no cluster ever sends another's credentials.
+// Bounded: streams per session (a new session past the cap), sessions closed when idle or when
+// their last transport closes, and a PING check so a dead connection fails its streams in seconds.
+import http2 from 'node:http2';
+import tls from 'node:tls';
+import type { Credentials } from './auth.js';
+
+/**
+ * The limits of shared HTTP/2 sessions.
+ *
+ * @example
+ * ```ts
+ * const settings: H2Settings = { maxStreamsPerSession: 100, pingIntervalMs: 30_000, pingTimeoutMs: 15_000, idleMs: 90_000 };
+ * ```
+ */
+export interface H2Settings {
+  /** Streams one session carries at most (fewer if the server says so); past it a new session opens. */
+  readonly maxStreamsPerSession: number;
+  /** How often a session with streams is checked with a PING (client-go: 30 s). */
+  readonly pingIntervalMs: number;
+  /** How long a PING may go unanswered before the session is destroyed (client-go: 15 s). */
+  readonly pingTimeoutMs: number;
+  /** How long a session without streams is kept for reuse. */
+  readonly idleMs: number;
+}
+
+/**
+ * The defaults: 100 streams per session, PING every 30 s answered within 15 s, idle for 90 s.
+ *
+ * @example
+ * ```ts
+ * const settings: H2Settings = { ...defaultH2Settings, maxStreamsPerSession: 250 };
+ * ```
+ */
+export const defaultH2Settings: H2Settings = Object.freeze({ maxStreamsPerSession: 100, pingIntervalMs: 30_000, pingTimeoutMs: 15_000, idleMs: 90_000 });
+
+/**
+ * One session's share given to one request: the session, and `done()` once its stream closed.
+ *
+ * @example
+ * ```ts
+ * const slot = lease.take(); if (slot !== 'http1') { const s = slot.session.request({ ':path': '/version' }); s.on('close', slot.done); }
+ * ```
+ */
+export interface H2Slot {
+  /** The session (possibly still connecting). */
+  readonly session: http2.ClientHttp2Session;
+  /** Gives the stream's place back; call once. */
+  readonly done: () => void;
+  /** Whether the server has spoken on the session yet (its SETTINGS frame). */
+  readonly heard: () => boolean;
+  /** How far the session's connection got: TCP connecting, TLS handshake, or up. */
+  readonly stage: () => 'connect' | 'tls' | 'up';
+}
+
+/**
+ * One transport's hold on the sessions of its (origin, TLS identity).
+ *
+ * @example
+ * ```ts
+ * const lease = sharedH2Sessions.acquire('https://127.0.0.1:6443', creds, tlsFingerprint(creds));
+ * lease.release(); // when the transport closes or its TLS material changes
+ * ```
+ */
+export interface H2Lease {
+  /** A session with room for one more stream, or `'http1'` once the server was found not to speak HTTP/2. */
+  take(): H2Slot | 'http1';
+  /** Marks the server as not speaking HTTP/2, for every transport of this key (nothing was sent). */
+  noHttp2(): void;
+  /** Ends this transport's hold; the last one closes the sessions. */
+  release(): void;
+}
+
+interface Live {
+  readonly session: http2.ClientHttp2Session;
+  readonly socket: tls.TLSSocket;
+  streams: number;
+  heard: boolean;
+  idleSince: number;
+  timer: NodeJS.Timeout;
+}
+
+interface Entry {
+  users: number;
+  http1: boolean;
+  readonly sessions: Set<Live>;
+}
+
+/**
+ * A pool of shared HTTP/2 sessions.
+ *
+ * @example
+ * ```ts
+ * const pool = new H2Pool({ ...defaultH2Settings, pingIntervalMs: 5_000 });
+ * ```
+ */
+export class H2Pool {
+  private readonly entries = new Map<string, Entry>();
+
+  /** @param settings - the limits. */
+  constructor(private readonly settings: H2Settings = defaultH2Settings) {}
+
+  /** Open sessions, for tests and metrics. @example `pool.sessionCount` @returns the count. */
+  get sessionCount(): number {
+    let n = 0;
+    for (const e of this.entries.values()) n += e.sessions.size;
+    return n;
+  }
+
+  /**
+   * Joins the sessions of `origin` + `fingerprint` (the TLS identity of `tls`).
+   *
+   * @example
+   * ```ts
+   * const lease = pool.acquire(origin, creds, tlsFingerprint(creds));
+   * ```
+   * @param origin - `https://host:port`.
+   * @param tls - the TLS material to connect with.
+   * @param fingerprint - its {@link tlsFingerprint}.
+   * @returns the lease.
+   */
+  acquire(origin: string, tls: Credentials, fingerprint: string): H2Lease {
+    const key = `${origin}\0${fingerprint}`;
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      entry = { users: 0, http1: false, sessions: new Set() };
+      this.entries.set(key, entry);
+    }
+    const e = entry;
+    e.users += 1;
+    let released = false;
+    return {
+      take: () => (e.http1 ? 'http1' : this.slot(e, origin, tls)),
+      noHttp2: () => {
+        e.http1 = true;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        e.users -= 1;
+        if (e.users > 0) return;
+        this.entries.delete(key);
+        for (const live of e.sessions) this.end(e, live, true);
+      },
+    };
+  }
+
+  private slot(e: Entry, origin: string, tls: Credentials): H2Slot {
+    let live: Live | undefined;
+    for (const s of e.sessions) {
+      const cap = Math.min(this.settings.maxStreamsPerSession, s.session.remoteSettings.maxConcurrentStreams ?? Infinity);
+      if (!s.session.closed && !s.session.destroyed && s.streams < cap) {
+        live = s;
+        break;
+      }
+    }
+    live ??= this.open(e, origin, tls);
+    const l = live;
+    l.streams += 1;
+    let given = false;
+    return {
+      session: l.session,
+      heard: () => l.heard,
+      stage: () => (l.socket.connecting ? 'connect' : l.session.connecting ? 'tls' : 'up'),
+      done: () => {
+        if (given) return;
+        given = true;
+        l.streams -= 1;
+        if (l.streams === 0) l.idleSince = Date.now();
+      },
+    };
+  }
+
+  private open(e: Entry, origin: string, c: Credentials): Live {
+    const url = new URL(origin);
+    // The socket is made here, not by http2.connect, so that its stages can be watched without
+    // touching the session's socket proxy (which throws once the session lets go of it).
+    const socket = tls.connect({
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port === '' ? 443 : Number(url.port),
+      ALPNProtocols: ['h2'],
+      rejectUnauthorized: c.rejectUnauthorized,
+      ...(c.ca === undefined ? {} : { ca: c.ca }),
+      ...(c.cert === undefined ? {} : { cert: c.cert }),
+      ...(c.key === undefined ? {} : { key: c.key }),
+      ...(c.servername === undefined ? {} : { servername: c.servername }),
+    });
+    const session = http2.connect(origin, { createConnection: () => socket, settings: { enablePush: false } });
+    const live: Live = { session, socket, streams: 0, heard: false, idleSince: Date.now(), timer: setInterval(() => {
+        this.check(e, live);
+      }, this.settings.pingIntervalMs) };
+    live.timer.unref();
+    e.sessions.add(live);
+    session.once('remoteSettings', () => {
+      live.heard = true;
+    });
+    // Errors reach the streams (each request reports its own); the session only leaves the pool.
+    session.on('error', () => undefined);
+    session.on('close', () => {
+      this.end(e, live, false);
+    });
+    // A server going away (restart, connection age limit) finishes what it has, and nothing new.
+    session.on('goaway', () => {
+      e.sessions.delete(live);
+      session.close();
+    });
+    // Sessions never keep the process alive: their streams' consumers decide that.
+    session.unref();
+    return live;
+  }
+
+  private check(e: Entry, live: Live): void {
+    const { session } = live;
+    if (session.connecting || session.destroyed) return;
+    if (live.streams === 0) {
+      if (Date.now() - live.idleSince >= this.settings.idleMs) this.end(e, live, false);
+      return;
+    }
+    const deadline = setTimeout(() => {
+      session.destroy(Object.assign(new Error(`HTTP/2 PING not answered within ${this.settings.pingTimeoutMs} ms`), { code: 'ETIMEDOUT' }));
+    }, this.settings.pingTimeoutMs);
+    deadline.unref();
+    session.ping((err) => {
+      clearTimeout(deadline);
+      if (err !== null && !session.destroyed) session.destroy(err);
+    });
+  }
+
+  private end(e: Entry, live: Live, destroy: boolean): void {
+    clearInterval(live.timer);
+    e.sessions.delete(live);
+    if (destroy) live.session.destroy();
+    else if (!live.session.closed) live.session.close();
+  }
+}
+
+/**
+ * The process's pool: every transport with `http2` on shares it.
+ *
+ * @example
+ * ```ts
+ * sharedH2Sessions.sessionCount; // sessions open now
+ * ```
+ */
+export const sharedH2Sessions = new H2Pool();
