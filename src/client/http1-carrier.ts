@@ -77,7 +77,6 @@ export function http1Carrier(cluster: ClusterName, base: URL): Carrier {
         path: p.path,
         headers: p.headers,
         agent: agentFor(tls),
-        ...(p.signal === undefined ? {} : { signal: p.signal }),
       });
       // The error that ended the request on purpose, reported instead of the destroy's own.
       let ended: KubeError | undefined;
@@ -97,6 +96,21 @@ export function http1Carrier(cluster: ClusterName, base: URL): Carrier {
       armHeadersDeadline(r, p.bounds, (stage, ms) => {
         end(headersTimeout(cluster, p.describe, ms, stage));
       });
+      // Not the request's own \`signal\` option: aborting after the response ended would destroy a
+      // socket already back in the agent's pool, with an AbortError nobody listens to (an uncaught
+      // exception when a watch ends with an ERROR event and is torn down in the same turn).
+      const signal = p.signal;
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          if (events.settled()) return;
+          events.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+          r.destroy();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        r.once('close', () => {
+          signal.removeEventListener('abort', onAbort);
+        });
+      }
       if (p.idleMs !== undefined) {
         // After the headers, the body: a server that stops sending mid-body is cut after this long idle.
         r.setTimeout(p.idleMs, () => {
