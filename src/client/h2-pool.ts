@@ -160,6 +160,9 @@ export class H2Pool {
     }
     live ??= this.open(e, origin, tls);
     const l = live;
+    // A session with streams keeps the process alive, as an HTTP/1.1 socket with a request does;
+    // an idle one does not.
+    if (l.streams === 0) l.session.ref();
     l.streams += 1;
     let given = false;
     return {
@@ -170,7 +173,9 @@ export class H2Pool {
         if (given) return;
         given = true;
         l.streams -= 1;
-        if (l.streams === 0) l.idleSince = Date.now();
+        if (l.streams > 0) return;
+        l.idleSince = Date.now();
+        if (!l.session.destroyed) l.session.unref();
       },
     };
   }
@@ -208,8 +213,6 @@ export class H2Pool {
       e.sessions.delete(live);
       session.close();
     });
-    // Sessions never keep the process alive: their streams' consumers decide that.
-    session.unref();
     return live;
   }
 

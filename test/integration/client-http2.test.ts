@@ -39,9 +39,9 @@ async function twoClusters(p: TcpProxy, options: ClusterClientOptions): Promise<
   const yaml = kubeconfigVia(`https://127.0.0.1:${p.port}`);
   for (const name of ['h2-a', 'h2-b']) {
     const c = clusterOf(name, yaml, options);
-    cleanups.push(() => c.client.close());
+    cleanups.push(() => { c.client.close(); });
     const watching = c.client.watch(configMaps, { namespace: 'default', timeoutSeconds: 60 }).subscribe();
-    cleanups.push(() => watching.unsubscribe());
+    cleanups.push(() => { watching.unsubscribe(); });
     const r = await c.client.list(configMaps, { namespace: 'default' });
     expect(E.isRight(r)).toBe(true);
   }
@@ -86,7 +86,7 @@ describe('HTTP/2 transport', () => {
     const pool = new H2Pool({ maxStreamsPerSession: 2, pingIntervalMs: 300, pingTimeoutMs: 300, idleMs: 60_000 });
     const base = new URL(`https://127.0.0.1:${p.port}`);
     const carrier = http2Carrier(name, base, pool, http1Carrier(name, base));
-    cleanups.push(() => carrier.close());
+    cleanups.push(() => { carrier.close(); });
     const failures: KubeError[] = [];
     const responses: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -121,7 +121,7 @@ describe('HTTP/2 transport', () => {
     const port = (server.address() as AddressInfo).port;
     const auth = { dynamic: false, invalidate: () => undefined, credentials: () => Promise.resolve({ headers: { Authorization: 'Bearer not-a-real-token' }, ca: cert, rejectUnauthorized: true }) };
     const t = createTransport(clusterName('old-server'), `https://127.0.0.1:${port}`, auth);
-    cleanups.push(() => t.close());
+    cleanups.push(() => { t.close(); });
     const answers = await Promise.all([t.request({ method: 'GET', path: '/version' }), t.request({ method: 'GET', path: '/version' })]);
     const third = await t.request({ method: 'GET', path: '/version' });
     for (const r of [...answers, third]) expect(E.isRight(r) && r.right.body).toEqual({ major: '1', minor: '36' });
@@ -133,7 +133,7 @@ describe('HTTP/2 transport', () => {
     const ns = await server.createNamespace('h2-lines');
     const linesOf = async (options: ClusterClientOptions): Promise<string[]> => {
       const c = clusterOf(`lines-${String(options.http2)}`, server.kubeconfigYaml('admin'), options);
-      cleanups.push(() => c.client.close());
+      cleanups.push(() => { c.client.close(); });
       const r = await c.client.create(configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(options.http2)}`, namespace: ns }, data: { k: 'v' } });
       expect(E.isRight(r)).toBe(true);
       const lines = await firstValueFrom(c.client.watch(configMaps, { namespace: ns, resourceVersion: '0' }).pipe(take(1), toArray()));
