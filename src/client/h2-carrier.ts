@@ -74,8 +74,10 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
     const left = Math.max(0, p.bounds.headersMs - (Date.now() - startedAt));
     const deadline = setTimeout(() => {
       cancel(headersTimeout(cluster, p.describe, p.bounds.headersMs, 'headers'));
-      // A server that never even sent its SETTINGS is not speaking to anyone on this session.
+      // A server that never even sent its SETTINGS is not speaking to anyone on this session; one
+      // that did is asked with a PING whether the connection still lives.
       if (!slot.heard()) slot.session.destroy();
+      else slot.suspect();
     }, left);
     deadline.unref();
     const onAbort = (): void => {

@@ -53,6 +53,12 @@ export interface H2Slot {
   readonly done: () => void;
   /** Whether the server has spoken on the session yet (its SETTINGS frame). */
   readonly heard: () => boolean;
+  /**
+   * Says a stream of this session got no answer in time: the session is PINGed at once and gets
+   * no new stream until the PING is answered (a dead one is destroyed when it is not), so retries
+   * go to a fresh connection instead of the same dead one.
+   */
+  readonly suspect: () => void;
   /** How far the session's connection got: TCP connecting, TLS handshake, or up. */
   readonly stage: () => 'connect' | 'tls' | 'up';
 }
@@ -80,6 +86,7 @@ interface Live {
   readonly socket: tls.TLSSocket;
   streams: number;
   heard: boolean;
+  pinging: boolean;
   idleSince: number;
   timer: NodeJS.Timeout;
 }
@@ -153,7 +160,7 @@ export class H2Pool {
     let live: Live | undefined;
     for (const s of e.sessions) {
       const cap = Math.min(this.settings.maxStreamsPerSession, s.session.remoteSettings.maxConcurrentStreams ?? Infinity);
-      if (!s.session.closed && !s.session.destroyed && s.streams < cap) {
+      if (!s.session.closed && !s.session.destroyed && !s.pinging && s.streams < cap) {
         live = s;
         break;
       }
@@ -168,6 +175,9 @@ export class H2Pool {
     return {
       session: l.session,
       heard: () => l.heard,
+      suspect: () => {
+        this.ping(l);
+      },
       stage: () => (l.socket.connecting ? 'connect' : l.session.connecting ? 'tls' : 'up'),
       done: () => {
         if (given) return;
@@ -195,7 +205,7 @@ export class H2Pool {
       ...(c.servername === undefined ? {} : { servername: c.servername }),
     });
     const session = http2.connect(origin, { createConnection: () => socket, settings: { enablePush: false } });
-    const live: Live = { session, socket, streams: 0, heard: false, idleSince: Date.now(), timer: setInterval(() => {
+    const live: Live = { session, socket, streams: 0, heard: false, pinging: false, idleSince: Date.now(), timer: setInterval(() => {
         this.check(e, live);
       }, this.settings.pingIntervalMs) };
     live.timer.unref();
@@ -223,12 +233,20 @@ export class H2Pool {
       if (Date.now() - live.idleSince >= this.settings.idleMs) this.end(e, live, false);
       return;
     }
+    this.ping(live);
+  }
+
+  private ping(live: Live): void {
+    const { session } = live;
+    if (live.pinging || session.connecting || session.destroyed) return;
+    live.pinging = true;
     const deadline = setTimeout(() => {
       session.destroy(Object.assign(new Error(`HTTP/2 PING not answered within ${this.settings.pingTimeoutMs} ms`), { code: 'ETIMEDOUT' }));
     }, this.settings.pingTimeoutMs);
     deadline.unref();
     session.ping((err) => {
       clearTimeout(deadline);
+      live.pinging = false;
       if (err !== null && !session.destroyed) session.destroy(err);
     });
   }

@@ -4,6 +4,7 @@
 // the fault holds; once it clears, the store equals a fresh list, every write was delivered, each
 // delete exactly once, and the watch resumed from its resourceVersion (no relist). The private-
 // server faults (SIGKILL, SIGSTOP, 410 by compaction) are in test/integration/streams-faults.test.ts.
+// Every fault runs on both transports: HTTP/2 (a shared session) and HTTP/1.1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
@@ -24,14 +25,6 @@ let via: Cluster;
 let direct: Cluster;
 let namespace: string;
 
-beforeAll(async () => {
-  ({ proxy, via, direct, namespace } = await proxiedServer('proxied', { headersTimeoutMs: HEADERS_MS }));
-});
-afterAll(async () => {
-  via.client.close();
-  direct.client.close();
-  await proxy.close();
-});
 
 interface Fault {
   readonly name: string;
@@ -117,7 +110,19 @@ const faults: readonly Fault[] = [
   },
 ];
 
-describe('a watch through a TCP proxy, under each fault', () => {
+describe.each([
+  { transport: 'HTTP/2', http2: true },
+  { transport: 'HTTP/1.1', http2: false },
+])('a watch through a TCP proxy over $transport, under each fault', ({ http2 }) => {
+  beforeAll(async () => {
+    ({ proxy, via, direct, namespace } = await proxiedServer(http2 ? 'proxied-h2' : 'proxied-h1', { headersTimeoutMs: HEADERS_MS, http2 }));
+  });
+  afterAll(async () => {
+    via.client.close();
+    direct.client.close();
+    await proxy.close();
+  });
+
   it.each(faults)('keeps an exact store and sees every write, each delete once, without relisting: $name', async (fault) => {
     const w = workload(direct, namespace, fault.label);
     proxy.set({ type: 'pass' });
