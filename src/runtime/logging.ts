@@ -51,7 +51,9 @@ type Formatters = Readonly<{ log?: LogFormatter }>;
 type ChildFn = (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger;
 
 type LogMethodHook = (this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) => void;
-type Hooks = { logMethod?: LogMethodHook };
+interface Hooks {
+  logMethod?: LogMethodHook;
+}
 
 /**
  * A pino `logMethod` hook that scrubs credentials (bearer tokens, JWTs, PEM blocks, `token=…`)

@@ -201,7 +201,9 @@ describe('log redaction at any depth', () => {
     const pretty = written.join('');
     expect(pretty).toMatch(/WARN.*pretty with \[Redacted\]/);
     expect(pretty).toContain('cluster: "east"');
-    expect(() => JSON.parse(pretty)).toThrow();
+    expect(() => {
+      JSON.parse(pretty);
+    }).toThrow();
     expect(leaked(pretty)).toEqual([]);
   });
 });
