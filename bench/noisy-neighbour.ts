@@ -6,7 +6,8 @@
 // each quiet sample is split at the queue's entry (a `tap` in the controller's `filter`) and at
 // the reconciler's start, and the event loop's delay is recorded in each phase.
 // Run: npm run bench:noisy  (node --import ./bench/register.ts bench/noisy-neighbour.ts)
-// Environment: BENCH_FLOOD_BATCHES (default 10,100: events per FLOOD_EVERY_MS), BENCH_SAMPLES (200).
+// Environment: BENCH_FLOOD_BATCHES (default 10,100: events per FLOOD_EVERY_MS), BENCH_SAMPLES (200),
+// BENCH_PER_CLUSTER (the queue's perClusterConcurrency; default: reconcile's, ceil(concurrency / 2)).
 import type { PerformanceEntry } from 'node:perf_hooks';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +24,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const QUIET_EVERY_MS = 15;
 const WORK_MS = 10;
 const CONCURRENCY = 4;
+const PER_CLUSTER = process.env.BENCH_PER_CLUSTER === undefined ? undefined : Number(process.env.BENCH_PER_CLUSTER);
 // The flood: BATCH events every FLOOD_EVERY_MS over NOISY_KEYS keys (100 per 5 ms: 20,000 events/s).
 const BATCHES = (process.env.BENCH_FLOOD_BATCHES ?? '10,100').split(',').map(Number);
 const FLOOD_EVERY_MS = 5;
@@ -98,7 +100,7 @@ async function measureRate(batch: number): Promise<Row> {
     resource: configMaps,
     select: { namespace: 'default' },
     watchConfig: { streamingList: false },
-    queue: { concurrency: CONCURRENCY },
+    queue: { concurrency: CONCURRENCY, ...(PER_CLUSTER === undefined ? {} : { perClusterConcurrency: PER_CLUSTER }) },
     // Only a timestamp: when the quiet event reaches the work queue (after watch and informer).
     filter: tap((ev) => {
       if (ev.type === 'applied' && ev.key.cluster === 'quiet') {
@@ -191,7 +193,8 @@ const pair = (xs: readonly number[]): string => `${ms(quantile(xs, 0.5))} / ${ms
 const k = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(1)}k` : x.toFixed(0));
 
 console.log(
-  `noisy-neighbour benchmark: ${SAMPLES} quiet events every ${QUIET_EVERY_MS} ms, reconcile ${WORK_MS} ms (a timer), concurrency ${CONCURRENCY}, ` +
+  `noisy-neighbour benchmark: ${SAMPLES} quiet events every ${QUIET_EVERY_MS} ms, reconcile ${WORK_MS} ms (a timer), concurrency ${CONCURRENCY} ` +
+    `(per cluster ${PER_CLUSTER ?? `default, ${Math.ceil(CONCURRENCY / 2)}`}), ` +
     `flood over ${NOISY_KEYS} keys every ${FLOOD_EVERY_MS} ms, node ${process.version}`,
 );
 const rows: Row[] = [];

@@ -11,6 +11,7 @@ import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import { authFromKubeConfig } from './auth.js';
 import type { KubeConfigSource } from './kubeconfig.js';
+import { listAllPages } from './list-all.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { resourcePath, withQuery } from './paths.js';
 import type { HttpRequest, Transport, TransportOptions } from './transport.js';
@@ -127,22 +128,8 @@ export function clientOver(t: Transport): ClusterClient {
       });
       return json({ method: 'GET', path });
     },
-    async listAll<T extends KubeObject>(r: ResourceDescriptor<T>, opts: ListOptions = {}) {
-      const items: T[] = [];
-      let first: ObjectList<T> | undefined;
-      let cont: string | undefined;
-      // Later pages must not repeat the resourceVersion: the continue token already pins the snapshot.
-      const { resourceVersion: _rv, resourceVersionMatch: _rvm, ...rest } = opts;
-      do {
-        const page = await client.list(r, cont === undefined ? { ...opts, limit: opts.limit ?? 500 } : { ...rest, limit: opts.limit ?? 500, continue: cont });
-        if (E.isLeft(page)) return page;
-        first ??= page.right;
-        items.push(...page.right.items);
-        cont = page.right.metadata.continue;
-      } while (cont !== undefined && cont !== '');
-      const { continue: _done, ...metadata } = first.metadata;
-      const all: ObjectList<T> = { ...first, metadata, items };
-      return E.right(all);
+    listAll(r, opts) {
+      return listAllPages((o) => client.list(r, o), opts);
     },
     watch(r, opts = {}) {
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, undefined, opts) }), {

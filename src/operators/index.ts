@@ -12,9 +12,12 @@
  * @packageDocumentation
  * @module rxfleet/operators
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../internal/require-node.js';
 export type { EnqueueRequest, ObjectEvent, Outcome, OutcomeResult, QueueDepth, Reconciler } from './types.js';
 export { enqueue } from './types.js';
 export type { ReconcileConfig } from './reconcile.js';
+export type { QueueObserver, QueueProbe, RunningWork } from './queue-observer.js';
 export { reconcile } from './reconcile.js';
 export { predicate } from './predicate.js';
 export { generationChanged } from './generationChanged.js';

@@ -3,13 +3,15 @@
 import type { Logger } from 'pino';
 import type { OperatorFunction, SchedulerLike } from 'rxjs';
 import { Observable } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
 import type { FleetView } from '../streams/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { BackoffConfig } from '../streams/backoff.js';
-import type { RateLimitConfig } from '../streams/token-bucket.js';
+import type { RateLimitConfig } from '../core/token-bucket.js';
 import { runEngine } from './internal/engine.js';
 import { engineSettings } from './internal/engine-settings.js';
+import type { QueueObserver } from './queue-observer.js';
 import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js';
 
 /**
@@ -19,6 +21,9 @@ import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js
  * ```ts
  * const config: ReconcileConfig<ConfigMap> = {
  *   concurrency: 4,
+ *   perClusterConcurrency: 2,
+ *   // e.g. a per-cluster client-side rate limit: ms until the cluster has a token again.
+ *   clusterGate: (cluster: ClusterName) => (throttled.has(cluster) ? 1_000 : 0),
  *   debounce: { waitMs: 100, maxWaitMs: 1_000 },
  *   backoff: { initialMs: 5, maxMs: 1_000_000 },
  *   lookup: (key) => store.get(key),
@@ -28,6 +33,23 @@ import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js
 export interface ReconcileConfig<T extends KubeObject = KubeObject> {
   /** Reconciles running at once, across all keys and clusters. Default 10. */
   readonly concurrency?: number;
+  /**
+   * Reconciles of one cluster running at once. Default `ceil(concurrency / 2)`: one busy cluster
+   * can never hold every worker, so a quiet cluster's key finds a free one instead of waiting for
+   * a busy cluster's reconcile to end, and two busy clusters still use every worker. A controller
+   * of a single cluster gets all its workers with `perClusterConcurrency: concurrency`. Values
+   * above `concurrency` mean no cap.
+   */
+  readonly perClusterConcurrency?: number;
+  /**
+   * Admission per cluster: asked before a key of `cluster` takes a worker, answers how many ms
+   * until that cluster may start another reconcile (0: now). A cluster that must wait leaves the
+   * rotation, takes no worker, and is asked again after the delay (capped at 60 s) on the queue's
+   * timer; the other clusters' keys keep flowing. Meant for a per-cluster client-side rate limit:
+   * a throttled cluster then never blocks a worker the others could use. Called once per start
+   * (keep it O(1)); it must not throw.
+   */
+  readonly clusterGate?: (cluster: ClusterName) => number;
   /**
    * Trailing debounce per key: a key runs `waitMs` after its last change, but no later than
    * `maxWaitMs` (default 10 × `waitMs`) after the first change of the window, so an object that
@@ -61,6 +83,8 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
   readonly scheduler?: SchedulerLike;
   /** Called after every change of queue state, for a depth gauge. */
   readonly onDepth?: (depth: QueueDepth) => void;
+  /** Hooks for workqueue metrics (adds, retries, queue latency, running work): see {@link QueueObserver}. */
+  readonly observer?: QueueObserver;
 }
 
 /**
@@ -73,12 +97,16 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  * - **One at a time per key**: a key never runs twice at once. A key that changes while it runs
  *   runs exactly once more when the run ends (immediately, or after the debounce), whatever the
  *   result, and any backoff or requeue that run asked for is replaced by that rerun.
- * - **Concurrency**: at most `concurrency` reconciles run at once.
+ * - **Concurrency**: at most `concurrency` reconciles run at once, at most `perClusterConcurrency`
+ *   of them for one cluster.
  * - **Fairness**: ready keys wait in one FIFO lane per cluster, and a free slot goes to the next
  *   lane in round-robin order (one key per turn). A key that becomes ready at position p of its
  *   cluster's lane starts within p × C starts, where C is the number of clusters with ready keys:
  *   a quiet cluster's only key waits at most one turn per other busy cluster, however many keys
- *   a noisy cluster has queued.
+ *   a noisy cluster has queued. A cluster at its cap sits out of the rotation until one of its
+ *   reconciles ends, so with the default cap one noisy cluster leaves half the workers free.
+ * - **Admission** (optional): a cluster its `clusterGate` holds back takes no worker; its keys
+ *   wait in its lane while other clusters' keys run, and it is asked again when its delay ends.
  * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileConfig}).
  * - **Backoff**: an `error` result retries the key after `initialMs × factor^(n-1)` ms (n consecutive
  *   failures, capped at `maxMs`), or after the error's `retryAfterMs`. A success (`done`, `requeue`)
@@ -115,9 +143,10 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  * ```
  * @see ReconcileConfig
  * @param fn - the reconciler.
- * @param config - concurrency, debounce, backoff, rate limit, lookup, fleet, logger, scheduler.
+ * @param config - concurrency (total and per cluster), cluster gate, debounce, backoff, rate limit,
+ *   lookup, fleet, logger, scheduler, depth and observer hooks.
  * @returns an operator from {@link ReconcileInput} to {@link Outcome}.
- * @throws ConfigError (when called) for a concurrency that is not a positive integer, a negative
+ * @throws ConfigError (when called) for a concurrency or per-cluster concurrency that is not a positive integer, a negative
  *   debounce, or a backoff or rate limit out of range.
  */
 export function reconcile<T extends KubeObject>(fn: Reconciler<T>, config: ReconcileConfig<T> = {}): OperatorFunction<ReconcileInput<T>, Outcome> {

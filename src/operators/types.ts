@@ -165,7 +165,7 @@ export interface Outcome {
 export interface QueueDepth {
   /** Keys with any state held: ready, running, debouncing or waiting for a retry. */
   readonly keys: number;
-  /** Keys ready to run and waiting for a free concurrency slot (or the rate limit). */
+  /** Keys ready to run and waiting for a free concurrency slot, their cluster's cap or gate, or the rate limit. */
   readonly ready: number;
   /** Reconciles running now (at most the configured `concurrency`). */
   readonly running: number;

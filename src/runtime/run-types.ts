@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Outcome } from '../operators/types.js';
 import type { Fleet } from '../streams/fleet.js';
+import type { ClusterRateLimitOption } from './cluster-rate-limit.js';
 import type { Replicas, ReplicaView } from './ha/replicas.js';
 import type { StopReason } from './errors.js';
 import type { HealthView } from './health.js';
@@ -75,6 +76,27 @@ export interface RunOptions {
   readonly replicas?: Replicas;
   /** What the fleet must be at start and for readiness (see {@link FleetOptions}). */
   readonly fleet?: FleetOptions;
+  /**
+   * A client-side rate limit per engaged cluster (QPS and burst, like client-go's `rest.Config`),
+   * or a function choosing each cluster's (`undefined`: unlimited). Off by default. Each cluster
+   * gets its own token bucket, taken by every request of its client: the sinks' reads and writes,
+   * a reconciler's own calls through `ctx.fleet`, and the list and watch requests of its watches.
+   * A 429 with `Retry-After` pauses that cluster's bucket (at most `maxPauseMs`, default 30 s); a
+   * request that cannot get a token within its timeout (`maxWaitMs`, default 60 s) fails with
+   * `Timeout`, unsent. The work queue starts no key of a cluster whose bucket is empty, so a
+   * throttled cluster's keys wait in its own lane and never hold workers other clusters need.
+   * Waits are counted in `rxfleet_client_throttled_requests_total{cluster,result}` and
+   * `rxfleet_client_throttled_seconds_total{cluster}`, pauses in
+   * `rxfleet_client_rate_limit_pauses_total{cluster}`. Replaces the controller's deprecated
+   * `sinks.rateLimit` (giving both is a ConfigError).
+   *
+   * @example
+   * ```ts
+   * await run(web, { clusterRateLimit: { qps: 5, burst: 10 } }); // every cluster
+   * await run(web, { clusterRateLimit: (c: Cluster) => (c.labels?.['size'] === 'small' ? { qps: 2, burst: 4 } : undefined) });
+   * ```
+   */
+  readonly clusterRateLimit?: ClusterRateLimitOption;
 }
 
 /**

@@ -5,6 +5,7 @@
 // (lifecycle.ts). Watches come from the informers, which ask each cluster's cache first: the
 // runtime knows no provider by name.
 import { asyncScheduler, filter, finalize, identity, merge, Subject, takeUntil } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import { resourceId } from '../core/resource.js';
@@ -19,6 +20,7 @@ import { keepClusters, selects } from './cluster-keeper.js';
 import type { Controller, ControllerSelection, FleetWatcher } from './controller.js';
 import { countClusters, emptyFleetFailure, firstPass, fleetSettings } from './first-pass.js';
 import { followReports } from './follow-reports.js';
+import { clusterRateLimits } from './cluster-rate-limit.js';
 import { healthTracker } from './health-tracker.js';
 import { instrumentedFleet } from './instrument.js';
 import { lifecycle } from './lifecycle.js';
@@ -63,6 +65,10 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   const metrics = controllerMetrics(c.name, options.registry, options.metrics);
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
   const fleetOptions = fleetSettings(options.fleet);
+  // One client-side limiter per engaged cluster, taken by every request of its client (watches, sinks, a reconciler's own).
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- read once, to fold it into the one per-cluster limiter
+  const { rateLimit: sinksRateLimit, ...sinkOptions } = c.sinks ?? {};
+  const limits = clusterRateLimits(options.clusterRateLimit, sinksRateLimit, { scheduler, registry: metrics.registry });
   const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
   const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, c.name, { log, health, registry: metrics.registry, scheduler });
@@ -79,7 +85,8 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
       health.discovered(n);
     }),
   );
-  const fleet = createFleet(replica === undefined ? discovered : replica.provider(discovered));
+  const owned = replica === undefined ? discovered : replica.provider(discovered);
+  const fleet = createFleet(limits === undefined ? owned : limits.provider(owned));
   const informers = createInformers({ ...c.watchConfig, scheduler });
   const specs: WatchSpec[] = [];
   const watchSelected: FleetWatcher = (resource, opts = {}) => {
@@ -89,7 +96,7 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...c.sinks, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({ ...sinkOptions, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
@@ -128,8 +135,11 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
           ...c.queue,
           lookup,
           fleet,
+          // A throttled cluster's keys wait in its own lane instead of holding workers.
+          ...(limits === undefined ? {} : { clusterGate: (cluster: ClusterName) => limits.delayMs(cluster) }),
           logger: log,
           scheduler,
+          observer: metrics.queue,
           onDepth: (d) => {
             life.running(d.running);
             metrics.depth(d);

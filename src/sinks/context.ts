@@ -11,8 +11,8 @@ import type { Either } from '../internal/fp.js';
 import { ConfigError } from '../core/config-error.js';
 import type { BackoffConfig } from '../streams/backoff.js';
 import { checkBackoff } from '../streams/backoff.js';
-import type { RateLimitConfig, TokenBucket } from '../streams/token-bucket.js';
-import { checkRateLimit, tokenBucket } from '../streams/token-bucket.js';
+import type { RateLimitConfig, TokenBucket } from '../core/token-bucket.js';
+import { checkRateLimit, tokenBucket } from '../core/token-bucket.js';
 
 /**
  * The calls sinks make, each returning any `ObservableInput` of an Either. A `ClusterClient` is a
@@ -138,8 +138,14 @@ export interface SinkConfig {
    */
   readonly retryAfter?: RetryConfig;
   /**
-   * Client-side token bucket per cluster, taken by every request a sink sends (reads included).
-   * Off unless given, as in controller-runtime.
+   * Client-side token bucket per cluster, taken by every request a sink sends (reads included); a
+   * 429's `Retry-After` pauses it (capped like `retryAfter`). Off unless given, as in
+   * controller-runtime.
+   *
+   * @deprecated Limit the cluster's client instead, so that watches and a reconciler's own calls
+   * share the bucket: `RunOptions.clusterRateLimit` under `run` (which reads a controller's
+   * `sinks.rateLimit` as that, and never builds this second bucket), or `rateLimitedClient` from
+   * `rxfleet/client`.
    */
   readonly rateLimit?: RateLimitConfig;
   /** Random source for jitter, in [0, 1). Default `Math.random`; tests pin it. */
@@ -198,6 +204,7 @@ export function sinkContext(config: SinkConfig): SinkContext {
   const scheduler = config.scheduler ?? asyncScheduler;
   const conflictRetry = retryPolicy('conflictRetry', config.conflictRetry, 5, conflictDefaults);
   const retryAfter = retryPolicy('retryAfter', config.retryAfter, 4, retryAfterDefaults);
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- still honoured where sinkContext is used on its own
   const rate = config.rateLimit === undefined ? undefined : checkRateLimit(config.rateLimit, 'sinkContext: rateLimit');
   const buckets = new Map<ClusterName, TokenBucket>();
   return Object.freeze({

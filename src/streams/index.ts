@@ -16,6 +16,8 @@
  * @module rxfleet/streams
  */
 // The contracts: clusters, providers and what they emit.
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../internal/require-node.js';
 export type { CacheView, Cluster, ClusterCache, ClusterIdentity, FleetEvent, FleetView, Provider, Selection } from './cluster.js';
 export { disengaged, engaged, reported } from './cluster.js';
 export type { ProviderReport } from './provider-report.js';
@@ -56,4 +58,4 @@ export { splitWatches } from './split-watches.js';
 // Retry and rate.
 export type { BackoffConfig } from './backoff.js';
 export { backoffDelay, defaultAuthBackoff, defaultBackoff } from './backoff.js';
-export type { RateLimitConfig, TokenBucket } from './token-bucket.js';
+export type { RateLimitConfig, TokenBucket } from '../core/token-bucket.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { merge, NEVER, map, takeUntil, tap, timer } from 'rxjs';
+import { asyncScheduler, merge, NEVER, map, takeUntil, tap, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Action, ConfigMap, ReconcileInput } from '../../src/index.js';
 import { configMaps, done, error, formatKey, terminal } from '../../src/index.js';
@@ -25,6 +25,9 @@ const scenario = fc.record({
   // Consumed in order by successive runs; once exhausted every run takes 3 frames and succeeds.
   runs: fc.array(fc.record({ frames: fc.nat({ max: 20 }), result: fc.constantFrom('done', 'error', 'error', 'terminal') }), { maxLength: 40 }),
   concurrency: fc.integer({ min: 1, max: 4 }),
+  perCluster: fc.integer({ min: 1, max: 4 }),
+  // One cluster held back by its gate for a while (a per-cluster rate limit).
+  gate: fc.option(fc.record({ cluster: fc.nat({ max: clusters.length - 1 }), from: fc.nat({ max: 80 }), length: fc.integer({ min: 1, max: 60 }) }), { nil: undefined }),
   debounce: fc.option(fc.record({ wait: fc.integer({ min: 1, max: 10 }), extra: fc.nat({ max: 20 }) }), { nil: undefined }),
 });
 
@@ -45,6 +48,11 @@ describe('reconcile, under random interleavings', () => {
         const runsByKey = new Map<string, Run[]>();
         const inFlight = new Map<string, number>();
         let maxInFlight = 0;
+        const clusterInFlight = new Map<string, number>();
+        let maxClusterInFlight = 0;
+        const gatedStarts: string[] = [];
+        const gatedCluster = sc.gate === undefined ? undefined : clusters[sc.gate.cluster];
+        const inGate = (cluster: string, at: number) => sc.gate !== undefined && cluster === gatedCluster && at >= sc.gate.from && at < sc.gate.from + sc.gate.length;
         let lastDepth: QueueDepth | undefined;
         let script = 0;
 
@@ -57,12 +65,17 @@ describe('reconcile, under random interleavings', () => {
           const n = (inFlight.get(id) ?? 0) + 1;
           inFlight.set(id, n);
           maxInFlight = Math.max(maxInFlight, n);
+          const cn = (clusterInFlight.get(req.key.cluster) ?? 0) + 1;
+          clusterInFlight.set(req.key.cluster, cn);
+          maxClusterInFlight = Math.max(maxClusterInFlight, cn);
+          if (inGate(req.key.cluster, asyncScheduler.now())) gatedStarts.push(`${id} at ${asyncScheduler.now()}`);
           let settled = false;
           const settle = (completed: boolean) => {
             if (settled) return;
             settled = true;
             run.completed = completed;
             inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+            clusterInFlight.set(req.key.cluster, (clusterInFlight.get(req.key.cluster) ?? 1) - 1);
           };
           return timer(step.frames).pipe(
             map(() => action),
@@ -98,6 +111,8 @@ describe('reconcile, under random interleavings', () => {
             .pipe(
               reconcile(reconciler, {
                 concurrency: sc.concurrency,
+                perClusterConcurrency: sc.perCluster,
+                clusterGate: (cluster) => (sc.gate !== undefined && inGate(cluster, asyncScheduler.now()) ? sc.gate.from + sc.gate.length - asyncScheduler.now() : 0),
                 backoff: { initialMs: 1, maxMs: 20 },
                 onDepth: (d) => (lastDepth = d),
                 ...(debounce === undefined ? {} : { debounce }),
@@ -109,6 +124,9 @@ describe('reconcile, under random interleavings', () => {
 
         // Never two runs of one key at once.
         expect(maxInFlight).toBeLessThanOrEqual(1);
+        // Never more of one cluster at once than its cap, and nothing of a cluster while its gate is shut.
+        expect(maxClusterInFlight).toBeLessThanOrEqual(Math.min(sc.perCluster, sc.concurrency));
+        expect(gatedStarts).toEqual([]);
         for (const [id, runs] of runsByKey) {
           const events = eventSeqs.get(id) ?? [];
           // Every run has a cause: an event since the previous start, or the previous run failed.

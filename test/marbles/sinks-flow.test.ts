@@ -10,7 +10,7 @@ import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
 import type { ApplyWrite, SinkConfig, WriteClient } from '../../src/sinks/index.js';
 import { apply, applyEach, patchStatus, sinkContext } from '../../src/sinks/index.js';
-import { tokenBucket } from '../../src/streams/token-bucket.js';
+import { tokenBucket } from '../../src/core/token-bucket.js';
 import { err, fakeClient, fakeFleet, throwingClient } from './sinks-fake.js';
 import { testScheduler } from '../support/marbles.js';
 

@@ -4,13 +4,14 @@ import { matchesSelector } from '../../src/core/selector.js';
 import { clusterName, formatKey, objectKey } from '../../src/index.js';
 import type { Timed } from '../../src/operators/internal/deadline-heap.js';
 import { DeadlineHeap } from '../../src/operators/internal/deadline-heap.js';
-import { FairQueue, Fifo } from '../../src/operators/internal/fair-queue.js';
+import { FairQueue } from '../../src/operators/internal/fair-queue.js';
+import { Fifo } from '../../src/operators/internal/fifo.js';
 import { clusterPrefix, forgetCluster } from '../../src/operators/internal/keys.js';
 import { RateGate } from '../../src/operators/internal/rate-gate.js';
 import { sameRecord } from '../../src/operators/internal/records.js';
 import { Timers } from '../../src/operators/internal/timers.js';
 import { backoffDelay } from '../../src/streams/backoff.js';
-import { tokenBucket } from '../../src/streams/token-bucket.js';
+import { tokenBucket } from '../../src/core/token-bucket.js';
 
 describe('the fair queue', () => {
   it('should serve lanes round-robin, one item per turn', () => {
@@ -42,6 +43,58 @@ describe('the fair queue', () => {
     expect(q.size).toBe(1);
     expect(q.shift()).toBe('b1');
     expect(q.dropLane('missing')).toEqual([]);
+  });
+
+  it('should take a lane at its cap out of the rotation until one of its items finishes', () => {
+    const q = new FairQueue<string>(2);
+    for (let i = 1; i <= 4; i++) q.push('noisy', `n${i}`);
+    const noisy = q.next();
+    if (noisy === undefined) throw new Error('no lane in turn');
+    expect([q.take(noisy), q.take(noisy)]).toEqual(['n1', 'n2']);
+    // At its cap with items left: out of the rotation, but its items still count.
+    expect(q.next()).toBeUndefined();
+    expect(q.size).toBe(2);
+    q.push('quiet', 'q1');
+    expect(q.next()?.name).toBe('quiet');
+    q.finish(noisy);
+    // Back at the end of the rotation, behind the quiet lane.
+    expect([q.shift(), q.shift()]).toEqual(['q1', 'n3']);
+    q.finish(noisy);
+    expect(q.shift()).toBe('n4');
+    expect(q.laneCount).toBe(0);
+  });
+
+  it('should keep a gated lane out of the rotation, still taking pushes, until it is ungated', () => {
+    const q = new FairQueue<string>();
+    q.push('a', 'a1');
+    q.push('b', 'b1');
+    const a = q.lane('a');
+    if (a === undefined) throw new Error('no lane a');
+    q.gate(a);
+    q.push('a', 'a2');
+    expect(q.shift()).toBe('b1');
+    expect(q.shift()).toBeUndefined();
+    expect(q.size).toBe(2);
+    expect(q.laneCount).toBe(1); // a gated lane is kept even when it has nothing to run
+    q.ungate(a);
+    expect([q.shift(), q.shift()]).toEqual(['a1', 'a2']);
+    expect(q.laneCount).toBe(0);
+  });
+
+  it('should forget a dropped lane with its running count and gate', () => {
+    const q = new FairQueue<string>(1);
+    q.push('a', 'a1');
+    q.push('a', 'a2');
+    const a = q.next();
+    if (a === undefined) throw new Error('no lane in turn');
+    q.take(a);
+    q.gate(a);
+    expect(q.dropLane('a')).toEqual(['a2']);
+    expect([q.size, q.laneCount]).toEqual([0, 0]);
+    // The cluster comes back: a fresh lane, nothing running in it.
+    q.push('a', 'a3');
+    expect(q.lane('a')?.running).toBe(0);
+    expect(q.shift()).toBe('a3');
   });
 
   it('fifo should stay first-in first-out across compactions', () => {

@@ -65,10 +65,11 @@ describe('controllerMetrics under churn', () => {
       expect(seriesOf(after)).toEqual(seriesOf(baseline));
       expect(after).toContain('cluster="stayer"'); // only the departed clusters went
       // Fleet-wide series keep counting departed clusters' reconciles (their counts gain a few
-      // digits); every per-cluster line is as it was. Before the fix, each cluster left ~1.8 KB behind.
+      // digits: the dropped-result histogram and the work-duration histogram, ~16 lines each);
+      // every per-cluster line is as it was. Before the fix, each cluster left ~1.8 KB behind.
       const changed = after.split('\n').filter((l) => !baseline.split('\n').includes(l));
       expect(changed.filter((l) => l.includes('cluster='))).toEqual([]);
-      expect(after.length - baseline.length).toBeLessThan(256);
+      expect(after.length - baseline.length).toBeLessThan(512);
     });
   }
 });

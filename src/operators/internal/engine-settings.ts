@@ -4,14 +4,16 @@ import type { Logger } from 'pino';
 import { pino } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
+import type { ClusterName } from '../../core/cluster.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { ObjectKey } from '../../core/key.js';
 import type { KubeObject } from '../../core/object.js';
 import type { BackoffConfig } from '../../streams/backoff.js';
 import { checkBackoff } from '../../streams/backoff.js';
 import type { FleetView } from '../../streams/cluster.js';
-import type { RateLimitConfig } from '../../streams/token-bucket.js';
-import { checkRateLimit } from '../../streams/token-bucket.js';
+import type { RateLimitConfig } from '../../core/token-bucket.js';
+import { checkRateLimit } from '../../core/token-bucket.js';
+import type { QueueObserver } from '../queue-observer.js';
 import type { ReconcileConfig } from '../reconcile.js';
 import type { QueueDepth } from '../types.js';
 import type { DebounceSpan } from './debounce-window.js';
@@ -22,13 +24,18 @@ import type { DebounceSpan } from './debounce-window.js';
  * @example
  * ```ts
  * const s: EngineSettings<ConfigMap> = {
- *   concurrency: 10, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, rateLimit: { qps: 10, burst: 100 },
+ *   concurrency: 10, perClusterConcurrency: 5, clusterGate: undefined, observer: undefined, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, rateLimit: { qps: 10, burst: 100 },
  *   lookup: undefined, fleet: undefined, logger: pino(), scheduler: asyncScheduler, onDepth: undefined,
  * };
  * ```
  */
 export interface EngineSettings<T extends KubeObject> {
   readonly concurrency: number;
+  /** At most `concurrency`. */
+  readonly perClusterConcurrency: number;
+  /** How many ms until a cluster may start another reconcile (0: now); see `ReconcileConfig.clusterGate`. */
+  readonly clusterGate: ((cluster: ClusterName) => number) | undefined;
+  readonly observer: QueueObserver | undefined;
   readonly debounce: DebounceSpan | undefined;
   readonly backoff: BackoffConfig;
   readonly rateLimit: RateLimitConfig | undefined;
@@ -45,6 +52,19 @@ let silent: Logger | undefined;
 const reconcileBackoff: BackoffConfig = { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 };
 
 /**
+ * The default per-cluster cap: half the workers, rounded up. One busy cluster then leaves at least
+ * half of them to the others, and two busy clusters still use them all; a controller of a single
+ * cluster that wants every worker sets `perClusterConcurrency` to `concurrency`.
+ *
+ * @example `defaultPerCluster(10) // 5`
+ * @param concurrency - the queue's concurrency.
+ * @returns the cap.
+ */
+export function defaultPerCluster(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 2));
+}
+
+/**
  * Resolves and checks a {@link ReconcileConfig}.
  *
  * @example
@@ -53,17 +73,22 @@ const reconcileBackoff: BackoffConfig = { initialMs: 5, factor: 2, maxMs: 1_000_
  * ```
  * @param c - the config.
  * @returns the settings.
- * @throws ConfigError for a concurrency that is not a positive integer, a negative debounce, or a
- *   backoff or rate limit out of range.
+ * @throws ConfigError for a concurrency or per-cluster concurrency that is not a positive integer,
+ *   a negative debounce, or a backoff or rate limit out of range.
  */
 export function engineSettings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T> {
   const concurrency = c.concurrency ?? 10;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`reconcile: concurrency must be a positive integer, got ${concurrency}`);
+  const perCluster = c.perClusterConcurrency ?? defaultPerCluster(concurrency);
+  if (!Number.isInteger(perCluster) || perCluster < 1) throw new ConfigError(`reconcile: perClusterConcurrency must be a positive integer, got ${perCluster}`);
   const waitMs = c.debounce?.waitMs ?? 0;
   if (!Number.isFinite(waitMs) || waitMs < 0) throw new ConfigError(`reconcile: debounce.waitMs must be a finite number ≥ 0, got ${waitMs}`);
   silent ??= pino({ level: 'silent' });
   return {
     concurrency,
+    perClusterConcurrency: Math.min(perCluster, concurrency),
+    clusterGate: c.clusterGate,
+    observer: c.observer,
     // A zero wait is no debounce at all.
     debounce: waitMs === 0 ? undefined : { waitMs, maxWaitMs: Math.max(waitMs, c.debounce?.maxWaitMs ?? waitMs * 10) },
     backoff: checkBackoff({ ...reconcileBackoff, ...c.backoff }, 'reconcile: backoff'),

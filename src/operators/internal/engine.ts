@@ -1,17 +1,19 @@
 // The work queue behind `reconcile`, as one subscription's worth of state. The pieces hold the data
-// structures and the rules (fair queue, timers, debounce windows, rate gate, one run, settling an
-// action); this file holds the lifecycle of a key: idle → (debouncing | waiting) → ready → running
-// → idle, and the teardown.
+// structures and the rules (fair queue with per-cluster caps and gates, timers, debounce windows,
+// rate gate, one run, settling an action); this file holds the lifecycle of a key: idle →
+// (debouncing | waiting) → ready → running → idle, and the teardown.
 import type { Observable, Subscriber, TeardownLogic } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
 import { formatKey } from '../../core/key.js';
 import type { KubeObject } from '../../core/object.js';
-import { tokenBucket } from '../../streams/token-bucket.js';
+import { tokenBucket } from '../../core/token-bucket.js';
 import type { Action } from '../actions.js';
 import type { Outcome, OutcomeResult, ReconcileInput, Reconciler } from '../types.js';
 import { extendWindow, moved, openWindow } from './debounce-window.js';
 import type { EngineSettings } from './engine-settings.js';
+import type { Lane } from './fair-queue.js';
 import { FairQueue } from './fair-queue.js';
+import { gateDelay, queueProbe } from './queue-probe.js';
 import { RateGate } from './rate-gate.js';
 import { runOnce, settle } from './run-once.js';
 import { Timers } from './timers.js';
@@ -39,11 +41,14 @@ export function runEngine<T extends KubeObject>(
   fn: Reconciler<T>,
   s: EngineSettings<T>,
 ): TeardownLogic {
-  const { scheduler, concurrency, debounce } = s;
+  const { scheduler, concurrency, debounce, clusterGate, observer } = s;
   const entries = new Map<string, Entry<T>>();
-  const ready = new FairQueue<Entry<T>>();
-  // Debounce windows, backoffs and requeues: one heap, one scheduled action.
-  const timers = new Timers<Entry<T>>(scheduler, onDue, pump);
+  const ready = new FairQueue<Entry<T>>(s.perClusterConcurrency);
+  // Debounce windows, backoffs, requeues and gated clusters' lanes: one heap, one scheduled action.
+  const timers = new Timers<Entry<T> | Lane<Entry<T>>>(scheduler, onDue, pump);
+  // Kept only for an observer's probe, which reads it when metrics are scraped.
+  const runningSet = observer === undefined ? undefined : new Set<Entry<T>>();
+  const probe = runningSet === undefined ? undefined : queueProbe(runningSet, scheduler, concurrency, s.perClusterConcurrency);
   const gate = s.rateLimit === undefined ? undefined : new RateGate(tokenBucket(s.rateLimit, scheduler), scheduler, pump);
   let running = 0;
   let pumping = false;
@@ -58,16 +63,19 @@ export function runEngine<T extends KubeObject>(
     subscriber.next({ key: e.key, cluster: e.key.cluster, result, attempt: e.attempt, startedAt: e.startedAt, durationMs: now - e.startedAt, error, retryInMs: retryIn });
   }
 
-  function makeReady(e: Entry<T>): void {
+  function makeReady(e: Entry<T>, now: number): void {
     e.phase = 'ready';
+    e.readyAt = now;
     ready.push(e.key.cluster, e);
   }
 
-  function add(e: Entry<T>, since: number): void {
+  // `counted`: false for the rerun of a key changed while running, already counted when it changed.
+  function add(e: Entry<T>, since: number, counted = false): void {
     if (e.phase === 'running') {
       if (!e.dirty) {
         e.dirty = true;
         e.dirtySince = since;
+        observer?.added?.(e.key.cluster);
       }
       return;
     }
@@ -79,25 +87,44 @@ export function runEngine<T extends KubeObject>(
     }
     // A change during a backoff or requeue wait runs now: the change may be the fix.
     if (e.phase === 'waiting') timers.cancel(e);
+    if (!counted) observer?.added?.(e.key.cluster);
     if (debounce !== undefined && !draining) {
       e.phase = 'debouncing';
       timers.set(e, openWindow(e, debounce, now, since));
-    } else makeReady(e);
+    } else makeReady(e, now);
   }
 
-  function onDue(e: Entry<T>): void {
-    if (e.phase === 'debouncing' && moved(e)) timers.set(e, e.due);
-    else makeReady(e);
+  function onDue(item: Entry<T> | Lane<Entry<T>>, now: number): void {
+    // A gated cluster's wait is over: its lane rejoins the rotation, and `pump` asks its gate again.
+    if (!('id' in item)) ready.ungate(item);
+    else if (item.phase === 'debouncing' && moved(item)) timers.set(item, item.due);
+    else {
+      // A retry or requeue whose time came is queued again (an add, as client-go counts them).
+      if (item.phase === 'waiting') observer?.added?.(item.key.cluster);
+      makeReady(item, now);
+    }
+  }
+
+  // True when the lane's cluster may not start now: its lane leaves the rotation until the gate's delay.
+  function gated(gate: (cluster: ClusterName) => number, lane: Lane<Entry<T>>): boolean {
+    const waitMs = gateDelay(gate(lane.name as ClusterName));
+    if (waitMs === 0) return false;
+    ready.gate(lane);
+    timers.set(lane, scheduler.now() + waitMs);
+    return true;
   }
 
   function pump(): void {
     if (pumping || closed) return;
     pumping = true;
     try {
-      while (running < concurrency && ready.size > 0 && !isClosed()) {
+      // Each turn starts a key or takes a gated lane out of the rotation, so this ends.
+      while (running < concurrency && !isClosed()) {
+        const lane = ready.next();
+        if (lane === undefined) break;
+        if (clusterGate !== undefined && gated(clusterGate, lane)) continue;
         if (gate !== undefined && !gate.admit()) break;
-        const e = ready.shift();
-        if (e !== undefined) start(e);
+        start(ready.take(lane), lane);
       }
       gate?.release();
     } finally {
@@ -111,11 +138,16 @@ export function runEngine<T extends KubeObject>(
     }
   }
 
-  function start(e: Entry<T>): void {
+  function start(e: Entry<T>, lane: Lane<Entry<T>>): void {
     e.phase = 'running';
     running++;
     const run = ++e.run;
+    e.lane = lane;
     e.startedAt = scheduler.now();
+    if (runningSet !== undefined) {
+      runningSet.add(e);
+      observer?.started?.(e.key.cluster, e.startedAt - e.readyAt);
+    }
     e.attempt = e.failures + 1;
     e.dirty = false;
     const ctx = new Context(s.fleet, s.logger, e.key, e.attempt);
@@ -130,6 +162,7 @@ export function runEngine<T extends KubeObject>(
   function finish(e: Entry<T>, run: number, action: Action): void {
     if (!isRunning(e, run) || closed) return;
     running--;
+    release(e);
     e.inner = undefined;
     e.ctx = undefined;
     const now = scheduler.now();
@@ -142,16 +175,24 @@ export function runEngine<T extends KubeObject>(
       // repeated failure keeps growing its backoff).
       e.dirty = false;
       retryIn = undefined;
-      add(e, e.dirtySince);
+      add(e, e.dirtySince, true);
     } else if (retryIn !== undefined && !draining) {
       e.phase = 'waiting';
       timers.set(e, now + retryIn);
+      if (settled.result === 'error') observer?.retried?.(e.key.cluster);
     } else {
       retryIn = undefined;
       entries.delete(e.id);
     }
     report(e, settled.result, now, settled.cause, retryIn);
     pump();
+  }
+
+  // Gives the run's slot back to its cluster's lane (which may rejoin the rotation).
+  function release(e: Entry<T>): void {
+    if (e.lane !== undefined) ready.finish(e.lane);
+    e.lane = undefined;
+    runningSet?.delete(e);
   }
 
   function stop(e: Entry<T>, reason: string): void {
@@ -166,6 +207,8 @@ export function runEngine<T extends KubeObject>(
   }
 
   function dropCluster(cluster: ClusterName): void {
+    const lane = ready.lane(cluster);
+    if (lane !== undefined) timers.cancel(lane);
     ready.dropLane(cluster);
     const now = scheduler.now();
     for (const e of entries.values()) {
@@ -177,6 +220,9 @@ export function runEngine<T extends KubeObject>(
         continue;
       }
       running--;
+      // Its lane is gone already: only the running set needs to forget it.
+      e.lane = undefined;
+      runningSet?.delete(e);
       stop(e, `cluster ${cluster} left the fleet`);
       report(e, 'dropped', now, undefined, undefined);
       if (isClosed()) return;
@@ -204,11 +250,12 @@ export function runEngine<T extends KubeObject>(
 
   function onComplete(): void {
     draining = true;
+    const now = scheduler.now();
     // Graceful shutdown: open debounce windows close now, scheduled retries and requeues are dropped.
     for (const e of entries.values()) {
       if (e.phase === 'debouncing') {
         timers.cancel(e);
-        makeReady(e);
+        makeReady(e, now);
       } else if (e.phase === 'waiting') {
         timers.cancel(e);
         e.phase = 'idle';
@@ -225,8 +272,11 @@ export function runEngine<T extends KubeObject>(
     for (const e of entries.values()) if (e.phase === 'running') stop(e, 'reconcile was unsubscribed');
     entries.clear();
     ready.clear();
+    runningSet?.clear();
     running = 0;
   }
+
+  if (probe !== undefined) observer?.attach?.(probe);
 
   const sub = source.subscribe({
     next: onInput,
@@ -239,5 +289,7 @@ export function runEngine<T extends KubeObject>(
   return () => {
     sub.unsubscribe();
     teardown();
+    // Runs once, whether the queue completed, failed or was unsubscribed.
+    if (probe !== undefined) observer?.detach?.(probe);
   };
 }

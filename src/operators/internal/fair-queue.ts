@@ -1,58 +1,44 @@
 // The ready queue of `reconcile`: one FIFO lane per cluster, served round-robin, so a cluster with
 // 50,000 ready keys delays a cluster with one ready key by at most one turn per other busy cluster.
+// A lane also counts its cluster's running reconciles: at the per-cluster cap, or while its cluster
+// is gated (rate-limited), it sits out of the rotation, so one cluster can never hold every worker
+// and a throttled cluster never takes a worker only to wait in it.
+import type { Timed } from './deadline-heap.js';
+import { Fifo } from './fifo.js';
 
 /**
- * A first-in first-out buffer with amortised O(1) `shift` (Array#shift is O(n) on large arrays).
+ * One cluster's lane: its ready items, its running count, and whether it is gated. It is
+ * {@link Timed} so that the queue's one timer machine can hold the deadline of its gate.
  *
  * @example
  * ```ts
- * const f = new Fifo<number>(); f.push(1); f.push(2); f.shift(); // 1
+ * const lane = q.next(); // the lane whose turn it is
+ * if (lane !== undefined) start(q.take(lane), lane);
  * ```
  */
-export class Fifo<T> {
-  private items: (T | undefined)[] = [];
-  private head = 0;
+export class Lane<T> implements Timed {
+  readonly name: string;
+  readonly items = new Fifo<T>();
+  /** Items of this lane taken with `take` and not yet `finish`ed. */
+  running = 0;
+  /** Out of the rotation until `ungate`. */
+  gated = false;
+  /** In the rotation: has items, is not gated, and runs fewer than the cap. */
+  inTurn = false;
+  at = 0;
+  heapIndex = -1;
 
-  /** How many items are buffered. @example `f.size` @returns the count. */
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
-  /** Appends an item. @example `f.push(x)` @param item - the item. */
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  /** Takes the oldest item. @example `f.shift()` @returns it, or `undefined` when empty. */
-  shift(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const item = this.items[this.head];
-    // Clear the slot so a taken item is not kept alive by the buffer.
-    this.items[this.head] = undefined;
-    this.head++;
-    if (this.head === this.items.length) {
-      this.items = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
-
-  /** Empties the buffer. @example `f.drain()` @returns the items, oldest first. */
-  drain(): T[] {
-    const out = this.items.slice(this.head) as T[];
-    this.items = [];
-    this.head = 0;
-    return out;
+  // No parameter properties: the sources stay runnable with Node's type stripping (bench/).
+  /** @example `new Lane<string>('east')` @param name - the lane's name (a cluster name). */
+  constructor(name: string) {
+    this.name = name;
   }
 }
 
 /**
- * Lanes of FIFOs served round-robin: `shift` takes one item from the lane at the head of the
- * rotation and moves that lane to the back. Only lanes with items are in the rotation, so an item
- * at position p of its lane is taken within p × (number of non-empty lanes) shifts.
+ * Lanes of FIFOs served round-robin: the lane at the head of the rotation gives one item and moves
+ * to the back. Only lanes that may run are in the rotation, so an item at position p of its lane is
+ * taken within p × (number of lanes in the rotation) turns, and no operation scans the lanes.
  *
  * @example
  * ```ts
@@ -62,72 +48,166 @@ export class Fifo<T> {
  * ```
  */
 export class FairQueue<T> {
-  // A Map iterates in insertion order; delete + set moves a lane to the back in O(1).
-  private readonly lanes = new Map<string, Fifo<T>>();
+  // Every lane with items, running work or a gate; lanes without any are forgotten.
+  private readonly lanes = new Map<string, Lane<T>>();
+  // A Set iterates in insertion order; delete + add moves a lane to the back in O(1).
+  private readonly turns = new Set<Lane<T>>();
   private count = 0;
+  private readonly cap: number;
 
-  /** Items in all lanes. @example `q.size` @returns the count. */
+  /**
+   * @example `new FairQueue<Entry>(5)`
+   * @param cap - the most items of one lane that may be running at once (`take` without `finish`).
+   */
+  constructor(cap = Infinity) {
+    this.cap = cap;
+  }
+
+  /** Items in all lanes, gated or at their cap included. @example `q.size` @returns the count. */
   get size(): number {
     return this.count;
   }
 
-  /** Lanes with items. @example `q.laneCount` @returns the count. */
+  /** Lanes with items, running work or a gate. @example `q.laneCount` @returns the count. */
   get laneCount(): number {
     return this.lanes.size;
   }
 
   /**
-   * Appends an item to a lane; a lane that was empty joins the back of the rotation.
+   * A lane by name, if it holds anything.
+   *
+   * @example `q.lane('east')?.running`
+   * @param name - the lane.
+   * @returns it, or `undefined`.
+   */
+  lane(name: string): Lane<T> | undefined {
+    return this.lanes.get(name);
+  }
+
+  /**
+   * Appends an item to a lane; a lane that may run and was not in the rotation joins its back.
    *
    * @example `q.push('east', entry)`
-   * @param lane - the lane (a cluster name).
+   * @param name - the lane (a cluster name).
    * @param item - the item.
    */
-  push(lane: string, item: T): void {
-    let fifo = this.lanes.get(lane);
-    if (fifo === undefined) {
-      fifo = new Fifo<T>();
-      this.lanes.set(lane, fifo);
+  push(name: string, item: T): void {
+    let lane = this.lanes.get(name);
+    if (lane === undefined) {
+      lane = new Lane<T>(name);
+      this.lanes.set(name, lane);
     }
-    fifo.push(item);
+    lane.items.push(item);
     this.count++;
+    if (!lane.inTurn) this.settle(lane);
+  }
+
+  /** The lane whose turn it is, without taking anything. @example `const lane = q.next()` @returns it, or `undefined` when no lane may run. */
+  next(): Lane<T> | undefined {
+    // Asked after every event: no iterator allocated when nothing may run.
+    if (this.turns.size === 0) return undefined;
+    return this.turns.values().next().value;
   }
 
   /**
-   * Takes the oldest item of the lane whose turn it is.
+   * Takes the oldest item of a lane in the rotation to run it: the lane counts one more running
+   * item (until `finish`) and moves to the back of the rotation, or out of it at the cap.
+   *
+   * @example `start(q.take(lane))`
+   * @param lane - a lane from `next()`.
+   * @returns the item.
+   */
+  take(lane: Lane<T>): T {
+    lane.running++;
+    return this.takeFrom(lane);
+  }
+
+  /**
+   * One item `take`n from the lane stopped running; a lane that was at its cap rejoins the rotation.
+   *
+   * @example `q.finish(lane)`
+   * @param lane - the lane it was taken from.
+   */
+  finish(lane: Lane<T>): void {
+    lane.running--;
+    this.settle(lane);
+  }
+
+  /**
+   * Takes the oldest item of the lane whose turn it is, as a plain queue (nothing counted running).
    *
    * @example `const next = q.shift()`
-   * @returns the item, or `undefined` when every lane is empty.
+   * @returns the item, or `undefined` when no lane may run.
    */
   shift(): T | undefined {
-    const first = this.lanes.entries().next();
-    if (first.done === true) return undefined;
-    const [lane, fifo] = first.value;
-    const item = fifo.shift();
-    this.lanes.delete(lane);
-    if (fifo.size > 0) this.lanes.set(lane, fifo);
-    this.count--;
-    return item;
+    const lane = this.next();
+    return lane === undefined ? undefined : this.takeFrom(lane);
   }
 
   /**
-   * Removes a whole lane.
+   * Takes a lane out of the rotation until `ungate`; its items stay, and it still takes pushes.
+   *
+   * @example `q.gate(lane); timers.set(lane, now + waitMs)`
+   * @param lane - the lane.
+   */
+  gate(lane: Lane<T>): void {
+    lane.gated = true;
+    this.settle(lane);
+  }
+
+  /**
+   * Lets a gated lane back into the rotation (at the back), if it has items and is under its cap.
+   *
+   * @example `q.ungate(lane)`
+   * @param lane - the lane.
+   */
+  ungate(lane: Lane<T>): void {
+    lane.gated = false;
+    this.settle(lane);
+  }
+
+  /**
+   * Removes a whole lane, running count and gate included.
    *
    * @example `q.dropLane('east')`
-   * @param lane - the lane.
+   * @param name - the lane.
    * @returns its items, oldest first.
    */
-  dropLane(lane: string): T[] {
-    const fifo = this.lanes.get(lane);
-    if (fifo === undefined) return [];
-    this.lanes.delete(lane);
-    this.count -= fifo.size;
-    return fifo.drain();
+  dropLane(name: string): T[] {
+    const lane = this.lanes.get(name);
+    if (lane === undefined) return [];
+    this.lanes.delete(name);
+    this.turns.delete(lane);
+    lane.inTurn = false;
+    this.count -= lane.items.size;
+    return lane.items.drain();
   }
 
   /** Empties every lane. @example `q.clear()` */
   clear(): void {
     this.lanes.clear();
+    this.turns.clear();
     this.count = 0;
+  }
+
+  private takeFrom(lane: Lane<T>): T {
+    // Only lanes with items are in the rotation.
+    const item = lane.items.shift() as T;
+    this.count--;
+    this.turns.delete(lane);
+    lane.inTurn = false;
+    this.settle(lane);
+    return item;
+  }
+
+  // Restores the invariant: in the rotation exactly when it may run; kept only while it holds anything.
+  private settle(lane: Lane<T>): void {
+    const may = lane.items.size > 0 && !lane.gated && lane.running < this.cap;
+    if (may !== lane.inTurn) {
+      lane.inTurn = may;
+      if (may) this.turns.add(lane);
+      else this.turns.delete(lane);
+    }
+    if (lane.items.size === 0 && lane.running === 0 && !lane.gated) this.lanes.delete(lane.name);
   }
 }

@@ -1,7 +1,7 @@
 // The optional token bucket in front of reconcile starts, as the queue needs it: a synchronous
 // "may one start now?", and one wake-up when the next token is due.
 import type { SchedulerLike, Subscription } from 'rxjs';
-import type { TokenBucket } from '../../streams/token-bucket.js';
+import type { TokenBucket } from '../../core/token-bucket.js';
 
 /**
  * Gates starts on a {@link TokenBucket}. A token reserved while the bucket is empty is held for the

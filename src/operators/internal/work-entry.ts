@@ -9,6 +9,7 @@ import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import type { ReconcileContext } from '../types.js';
 import type { Debounced } from './debounce-window.js';
+import type { Lane } from './fair-queue.js';
 
 /**
  * Where a key is in the queue.
@@ -41,7 +42,11 @@ export interface Entry<T extends KubeObject> extends Debounced {
   dirtySince: number;
   /** Incremented per start, so a late completion of an aborted run is ignored. */
   run: number;
+  /** When it last became ready (queued for a worker), for the ready → start latency. */
+  readyAt: number;
   startedAt: number;
+  /** Its cluster's lane while it runs, to give the lane's slot back when the run ends. */
+  lane: Lane<Entry<T>> | undefined;
   attempt: number;
   inner: Subscription | undefined;
   ctx: Context | undefined;
@@ -63,7 +68,7 @@ export function newEntry<T extends KubeObject>(id: string, key: ObjectKey, resou
   // Every field set up front, in one order, so all entries share one hidden class (bench/reconcile).
   return {
     id, key, resource, object: undefined, phase: 'idle', at: 0, heapIndex: -1, due: 0, firstAt: 0,
-    failures: 0, dirty: false, dirtySince: 0, run: 0, startedAt: 0, attempt: 0, inner: undefined, ctx: undefined,
+    failures: 0, dirty: false, dirtySince: 0, run: 0, readyAt: 0, startedAt: 0, lane: undefined, attempt: 0, inner: undefined, ctx: undefined,
   };
 }
 
