@@ -3,47 +3,15 @@
 // and an identity, and every misconfiguration (a missing path, an empty, malformed or unreadable
 // file, labels for no cluster) is a report in the provider's stream naming the path and the cause,
 // said once while it lasts.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config-error.js';
 import { kubeconfigFileProvider } from '../../src/providers/file/index.js';
 import { scanKubeconfigFiles } from '../../src/providers/file/scan.js';
-import type { FleetEvent } from '../../src/streams/cluster.js';
+import { kubeconfig, show, syncFs, tempDir } from './file-fixtures.js';
 import { testScheduler } from './watch-fixtures.js';
-
-interface Context {
-  readonly name: string;
-  readonly port: number;
-  readonly labels?: Record<string, unknown>;
-}
-
-/** A kubeconfig with one cluster, user and context per entry; labels go in the rxfleet.dev/labels extension. */
-function kubeconfig(...contexts: Context[]): string {
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: contexts.map((c) => ({ name: `${c.name}-c`, cluster: { server: `https://127.0.0.1:${c.port}` } })),
-    users: contexts.map((c) => ({ name: `${c.name}-u`, user: { token: 'secret-token' } })),
-    contexts: contexts.map((c) => ({
-      name: c.name,
-      context: { cluster: `${c.name}-c`, user: `${c.name}-u`, ...(c.labels === undefined ? {} : { extensions: [{ name: 'rxfleet.dev/labels', extension: c.labels }] }) },
-    })),
-    'current-context': contexts[0]?.name,
-  });
-}
-
-const show = (ev: FleetEvent): string => {
-  if (ev.type === 'engaged') return `+${ev.cluster.name} [${ev.cluster.identity?.source ?? ''}] ${JSON.stringify(ev.cluster.labels ?? {})}`;
-  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
-  const r = ev.report;
-  if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
-  return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}: ${'reason' in r ? r.reason : ''}`;
-};
-
-const tempDir = (): string => mkdtempSync(join(tmpdir(), 'rxfleet-file-marbles-'));
 
 describe('kubeconfigFileProvider (virtual time, real files)', () => {
   it('should report a missing path as skipped, naming the path and the cause, once while it stays missing', () => {
@@ -51,7 +19,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     const missing = join(dir, 'nowhere', 'fleet.kubeconfig');
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const provider = kubeconfigFileProvider({ paths: [missing], watchDirectories: false, rescanIntervalMs: 10, scheduler: ts });
+      const provider = kubeconfigFileProvider({ paths: [missing], watchDirectories: false, rescanIntervalMs: 10, scheduler: ts, fileSystem: syncFs() });
       // Scans at 0, 10 and 20: one report; the first scan is the first pass (no kubeconfig, so no candidate), said once.
       expectObservable(provider.pipe(map(show)), '^ 25ms !').toBe('(mP)', { m: `!skipped ${missing}: kubeconfig path ${missing} does not exist`, P: '!discovered 0/0' });
     });
@@ -64,7 +32,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const labels = { west: { region: 'us' }, 'b.kubeconfig+east': { tier: 'dev' } };
-      const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels });
+      const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, fileSystem: syncFs(), labels });
       expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(dAaBbWwP)', {
         d: `!error : context "east" is defined in 2 kubeconfig files (${join(dir, 'a.kubeconfig')}, ${join(dir, 'b.kubeconfig')}): their clusters are named "a.kubeconfig+east", "b.kubeconfig+east"; rename a context to give its cluster a name of its own`,
         A: '+a.kubeconfig+east [context "east" of kubeconfig a.kubeconfig] {"region":"eu","tier":"1"}',
@@ -86,7 +54,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     writeFileSync(join(dir, 'dev', 'kubeconfig.yaml'), kubeconfig({ name: 'admin', port: 2 }));
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const provider = kubeconfigFileProvider({ paths: [join(dir, 'prod'), join(dir, 'dev')], watchDirectories: false, probe: false, scheduler: ts });
+      const provider = kubeconfigFileProvider({ paths: [join(dir, 'prod'), join(dir, 'dev')], watchDirectories: false, probe: false, scheduler: ts, fileSystem: syncFs() });
       const names = provider.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.name : ev.type === 'report' && ev.report.type === 'discovered' ? show(ev) : ev.type)));
       expectObservable(names, '^ 5ms !').toBe('(rdDpPQ)', { r: 'report', d: 'dev/kubeconfig.yaml+admin', D: 'report', p: 'prod/kubeconfig.yaml+admin', P: 'report', Q: '!discovered 2/2' });
     });
@@ -103,7 +71,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     writeFileSync(join(dir, 'good.kubeconfig'), kubeconfig({ name: 'good', port: 1, labels: { nested: { no: 'maps' } } }));
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, labels: { ghost: { a: 'b' } } });
+      const provider = kubeconfigFileProvider({ paths: [dir], watchDirectories: false, probe: false, rescanIntervalMs: 10, scheduler: ts, fileSystem: syncFs(), labels: { ghost: { a: 'b' } } });
       expectObservable(provider.pipe(map(show)), '^ 15ms !').toBe('(begmlGnP)', {
         b: `!skipped ${bare}: kubeconfig ${bare} has no contexts`,
         e: `!skipped ${empty}: kubeconfig ${empty} is empty`,
@@ -135,7 +103,7 @@ describe('kubeconfigFileProvider (virtual time, real files)', () => {
     const pattern = join(dir, '*.yaml');
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      expectObservable(kubeconfigFileProvider({ paths: [dir, pattern], watchDirectories: false, scheduler: ts }).pipe(map(show)), '^ 5ms !').toBe('(dpP)', {
+      expectObservable(kubeconfigFileProvider({ paths: [dir, pattern], watchDirectories: false, scheduler: ts, fileSystem: syncFs() }).pipe(map(show)), '^ 5ms !').toBe('(dpP)', {
         d: `!skipped ${dir}: kubeconfig directory ${dir} has no file named kubeconfig.yaml, kubeconfig.yml, *.kubeconfig, *.kubeconfig.yaml, *.kubeconfig.yml`,
         p: `!skipped ${pattern}: kubeconfig pattern ${pattern} matches no file`,
         P: '!discovered 0/0',

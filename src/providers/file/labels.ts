@@ -43,8 +43,23 @@ function record(x: unknown): Readonly<Record<string, unknown>> | undefined {
 export function contextLabels(doc: unknown, context: string): Either<string, Labels | undefined> {
   const contexts = record(doc)?.contexts;
   if (!Array.isArray(contexts)) return E.right(undefined);
-  const entry = contexts.map(record).find((c) => c?.name === context);
-  const extensions = record(entry?.context)?.extensions;
+  return entryLabels(contexts.find((c) => record(c)?.name === context));
+}
+
+/**
+ * The labels of one context entry (`{ name, context: { …, extensions } }`) of a parsed kubeconfig,
+ * as {@link contextLabels} reads them: for a caller that already holds the entry (a file with many
+ * contexts is read in one pass, not one search per context).
+ *
+ * @example
+ * ```ts
+ * entryLabels({ name: 'east', context: { cluster: 'c', extensions: [{ name: 'rxfleet.dev/labels', extension: { region: 'eu' } }] } }); // E.right({ region: 'eu' })
+ * ```
+ * @param entry - the context entry as parsed YAML.
+ * @returns the labels, none, or why they cannot be read.
+ */
+export function entryLabels(entry: unknown): Either<string, Labels | undefined> {
+  const extensions = record(record(entry)?.context)?.extensions;
   if (!Array.isArray(extensions)) return E.right(undefined);
   const ext = extensions.map(record).find((e) => e?.name === labelsExtension);
   if (ext === undefined) return E.right(undefined);

@@ -1,22 +1,22 @@
-// One scan of the kubeconfig files. Every context becomes a candidate named after the context, the
-// name a person would type; a context name defined by several files is told apart by the file
-// (`east.yaml+east`) and reported. A file that cannot be read or parsed is reported as skipped with
-// its path and the cause, and the other files go on. Labels come from the context's
-// `rxfleet.dev/labels` extension and from the provider's options.
+// One scan of the kubeconfig files, from what each file holds to candidates. Every context becomes a
+// candidate named after the context, the name a person would type; a context name defined by several
+// files is told apart by the file (`east.yaml+east`) and reported. A file that cannot be read or
+// parsed is reported as skipped with its path and the cause, and the other files go on. Labels come
+// from the context's `rxfleet.dev/labels` extension and from the provider's options.
 import { readFileSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
-import { load } from 'js-yaml';
-import { kubeconfigDocument } from '../../client/kubeconfig-parse.js';
-import type { KubeconfigDocument } from '../../client/kubeconfig-types.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
 import type { Labels } from '../internal/kubeconfig.js';
-import { contextFingerprint, kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { kubeconfigCandidate } from '../internal/kubeconfig.js';
 import type { ReportInput } from '../internal/report.js';
-import { contextLabels } from './labels.js';
+import type { FileLook } from './file-cache.js';
+import type { FileContext } from './load-file.js';
+import { loadKubeconfigDocument } from './load-file.js';
+import { parseFailureOf, parseFailureText, parseText } from './parse-document.js';
 
 /**
  * How a scan names and labels clusters.
@@ -31,7 +31,7 @@ export interface ScanOptions {
   readonly separator: string;
   /** Labels by cluster name, over those of the kubeconfig's extension. */
   readonly labels?: Readonly<Record<string, Labels>>;
-  /** Reads a file (default `readFileSync(path, 'utf8')`); tests inject failures root cannot cause. */
+  /** Reads a file for {@link scanKubeconfigFiles} (default `readFileSync(path, 'utf8')`); tests inject failures root cannot cause. */
   readonly read?: (path: string) => string;
 }
 
@@ -49,55 +49,6 @@ export interface FileScan {
   readonly desired: Desired;
   /** Reports to make (without provider and time): `skipped` files, `error`s of naming and labels. */
   readonly problems: readonly ReportInput[];
-}
-
-interface FileContext {
-  readonly file: string;
-  readonly context: string;
-  /** The file's text, which the cluster's client is built from (with relative paths resolved against the file's directory). */
-  readonly text: string;
-  readonly doc: KubeconfigDocument;
-  readonly labels: Labels | undefined;
-}
-
-function why(err: unknown): string {
-  // js-yaml errors carry a snippet of the input in `message`: keep the reason and position only (it may hold a token).
-  if (typeof err === 'object' && err !== null && 'reason' in err && typeof err.reason === 'string') {
-    const mark = (err as { mark?: { line?: number; column?: number } }).mark;
-    return mark?.line === undefined ? err.reason : `${err.reason} at line ${mark.line + 1}, column ${(mark.column ?? 0) + 1}`;
-  }
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code === 'EACCES' ? 'permission denied (EACCES)' : err.code;
-  if (err instanceof Error) return err.message.split('\n')[0] ?? 'unknown error';
-  return 'unknown error';
-}
-
-/** Loads one file: its contexts with their extension labels and any problems with those, or why the file is skipped. */
-function loadFile(path: string, read: (path: string) => string): Either<string, { readonly contexts: readonly FileContext[]; readonly problems: readonly ReportInput[] }> {
-  let text: string;
-  try {
-    text = read(path);
-  } catch (err) {
-    return E.left(`cannot read kubeconfig ${path}: ${why(err)}`);
-  }
-  if (text.trim() === '') return E.left(`kubeconfig ${path} is empty`);
-  let raw: unknown;
-  let doc: KubeconfigDocument;
-  try {
-    // Parsed once: the document for the contexts, the raw YAML for their `rxfleet.dev/labels`
-    // extensions. Certificate and token paths are relative to the file's directory, as kubectl reads them.
-    raw = load(text);
-    doc = kubeconfigDocument(raw, dirname(path));
-  } catch (err) {
-    return E.left(`invalid kubeconfig ${path}: ${why(err)}`);
-  }
-  if (doc.contexts.length === 0) return E.left(`kubeconfig ${path} has no contexts`);
-  const problems: ReportInput[] = [];
-  const contexts = doc.contexts.map((ctx): FileContext => {
-    const labels = contextLabels(raw, ctx.name);
-    if (E.isLeft(labels)) problems.push({ type: 'error', reason: `context "${ctx.name}" of kubeconfig ${path}: ${labels.left}; its labels are ignored` });
-    return { file: path, context: ctx.name, text, doc, labels: E.isRight(labels) ? labels.right : undefined };
-  });
-  return E.right({ contexts, problems });
 }
 
 /**
@@ -131,30 +82,33 @@ export function shortFileNames(files: readonly string[]): ReadonlyMap<string, st
 }
 
 /**
- * Scans kubeconfig files into candidates named after their contexts (see the file provider for the
- * naming rules), and lists the problems seen.
+ * Names the contexts of looked-at files (see the file provider for the naming rules), and lists the
+ * problems seen: skipped files, ambiguous context names, labels for no cluster.
  *
  * @example
  * ```ts
- * scanKubeconfigFiles(['/etc/fleet/east.yaml', '/etc/fleet/west.yaml'], { separator: '+' }).desired.keys(); // 'east', 'west'
+ * nameCandidates([['/etc/fleet/a.kubeconfig', look]], { separator: '+' }).desired.keys(); // 'east', 'west'
  * ```
- * @param files - kubeconfig files (absolute, as `expandPaths` gives them).
+ * @param files - each file (absolute, in `expandPaths` order) with what it holds.
  * @param options - separator and labels.
  * @returns the desired set and the problems.
  */
-export function scanKubeconfigFiles(files: readonly string[], options: ScanOptions): FileScan {
+export function nameCandidates(files: readonly (readonly [string, FileLook])[], options: ScanOptions): FileScan {
   const problems: ReportInput[] = [];
   const byContext = new Map<string, FileContext[]>();
   const loadedFiles: string[] = [];
-  for (const f of files) {
-    const loaded = loadFile(f, options.read ?? ((p) => readFileSync(p, 'utf8')));
+  for (const [f, loaded] of files) {
     if (E.isLeft(loaded)) {
       problems.push({ type: 'skipped', candidate: f, reason: loaded.left });
       continue;
     }
     loadedFiles.push(f);
     problems.push(...loaded.right.problems);
-    for (const c of loaded.right.contexts) byContext.set(c.context, [...(byContext.get(c.context) ?? []), c]);
+    for (const c of loaded.right.contexts) {
+      const defs = byContext.get(c.context);
+      if (defs === undefined) byContext.set(c.context, [c]);
+      else defs.push(c);
+    }
   }
   const short = shortFileNames(loadedFiles);
   const out = new Map<ClusterName, Candidate>();
@@ -179,14 +133,65 @@ export function scanKubeconfigFiles(files: readonly string[], options: ScanOptio
   return { desired: out, problems };
 }
 
+/** A whole file read, parsed and loaded at once (synchronously): what {@link scanKubeconfigFiles} does per file. */
+function loadNow(path: string, read: (path: string) => string): FileLook {
+  let text: string;
+  try {
+    text = read(path);
+  } catch (err) {
+    const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+    return E.left(`cannot read kubeconfig ${path}: ${code === 'EACCES' ? 'permission denied (EACCES)' : (code ?? 'unknown error')}`);
+  }
+  if (text.trim() === '') return E.left(`kubeconfig ${path} is empty`);
+  let raw: unknown;
+  try {
+    raw = parseText(text);
+  } catch (err) {
+    return E.left(`invalid kubeconfig ${path}: ${parseFailureText(parseFailureOf(err))}`);
+  }
+  return loadKubeconfigDocument(raw, path);
+}
+
+/**
+ * Scans kubeconfig files synchronously into candidates named after their contexts (see
+ * {@link nameCandidates}). The provider reads asynchronously and only what changed (file-cache.ts);
+ * this whole, blocking scan is for tools and tests.
+ *
+ * @example
+ * ```ts
+ * scanKubeconfigFiles(['/etc/fleet/east.yaml', '/etc/fleet/west.yaml'], { separator: '+' }).desired.keys(); // 'east', 'west'
+ * ```
+ * @param files - kubeconfig files (absolute, as `expandPaths` gives them).
+ * @param options - separator, labels and the read function.
+ * @returns the desired set and the problems.
+ */
+export function scanKubeconfigFiles(files: readonly string[], options: ScanOptions): FileScan {
+  const read = options.read ?? ((p: string) => readFileSync(p, 'utf8'));
+  return nameCandidates(files.map((f) => [f, loadNow(f, read)] as const), options);
+}
+
+/**
+ * Candidates made for a context, by the context's object: a file's unchanged contexts keep their
+ * objects (load-file.ts), so a scan after one context of thousands changed makes one candidate.
+ */
+const made = new WeakMap<FileContext, { readonly wanted: string; readonly shortFile: string; readonly options: ScanOptions; readonly candidate: Either<ReportInput, Candidate> }>();
+
 function contextCandidate(d: FileContext, wanted: string, shortFile: string, options: ScanOptions): Either<ReportInput, Candidate> {
+  const known = made.get(d);
+  if (known?.wanted === wanted && known.shortFile === shortFile && known.options === options) return known.candidate;
+  const candidate = newCandidate(d, wanted, shortFile, options);
+  made.set(d, { wanted, shortFile, options, candidate });
+  return candidate;
+}
+
+function newCandidate(d: FileContext, wanted: string, shortFile: string, options: ScanOptions): Either<ReportInput, Candidate> {
   let name: ClusterName;
   try {
     name = clusterName(wanted);
   } catch (err) {
-    return E.left({ type: 'skipped', candidate: d.file, reason: `context ${JSON.stringify(d.context)} of kubeconfig ${d.file} cannot name a cluster: ${why(err)}` });
+    return E.left({ type: 'skipped', candidate: d.file, reason: `context ${JSON.stringify(d.context)} of kubeconfig ${d.file} cannot name a cluster: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'unknown error'}` });
   }
   const labels = { ...d.labels, ...options.labels?.[name] };
   const identity = { provider: 'file', source: `context "${d.context}" of kubeconfig ${shortFile}` };
-  return E.right(kubeconfigCandidate(name, { yaml: d.text, context: d.context, directory: dirname(d.file) }, contextFingerprint(d.doc, d.context), { identity, labels }));
+  return E.right(kubeconfigCandidate(name, { yaml: d.yaml, context: d.context, directory: dirname(d.file) }, d.fingerprint, { identity, labels }));
 }

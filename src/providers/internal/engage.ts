@@ -3,16 +3,21 @@
 // wait has a timeout, clients it built are closed on disengage and on unsubscribe, and nothing is
 // emitted after unsubscribe (the fleet reads unsubscribe as "disengage everything"). Its reports go
 // through the subscription's reporter (see reporting()), inline with the events they explain.
-import type { Observable, OperatorFunction, Subscription } from 'rxjs';
+import type { MonoTypeOperatorFunction, Observable, OperatorFunction, Subscription } from 'rxjs';
 import { catchError, defer, filter, from, map, Observable as RxObservable, of, repeat, take, tap, timeout, timer } from 'rxjs';
 import type { Cluster, FleetEvent } from '../../streams/cluster.js';
 import { disengaged, engaged } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
+import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
+import { concurrencyLimit } from './limit.js';
 import type { Candidate, Desired } from './candidates.js';
 import { changeReason, diffDesired } from './candidates.js';
 import type { Probe } from '../../streams/provider-options.js';
 import type { Reporter, ReportScope } from './report.js';
+
+/** First-contact probes in flight at once per provider: TLS set-ups and `/version` calls spread out, not one burst of thousands. */
+const probesInFlight = 16;
 
 /**
  * When to engage and how to retry: the options of {@link engageCandidates}, and the
@@ -42,11 +47,13 @@ interface Slot {
 }
 
 /** Probes until the cluster answers: each try is cut at `probeTimeoutMs`, failures wait `retryIntervalMs` (and call `failed`). */
-function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: Reporter, failed: () => void): Observable<unknown> {
+function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: Reporter, failed: () => void, limited: MonoTypeOperatorFunction<Either<string, unknown>>): Observable<unknown> {
   const once = defer(() => from(probe(cluster))).pipe(
     take(1),
     timeout({ first: cfg.probeTimeoutMs, scheduler: cfg.scheduler, with: () => of(E.left(`no answer within ${cfg.probeTimeoutMs} ms`)) }),
     catchError((err: unknown) => of(E.left(err instanceof Error ? err.message : String(err)))),
+    // Waits for a place among the probes in flight; its timeout starts when it is sent.
+    limited,
     tap((r) => {
       if (E.isLeft(r)) {
         say({ type: 'waiting', cluster: cluster.name, reason: `${r.left}; retrying in ${cfg.retryIntervalMs} ms` });
@@ -87,6 +94,7 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
   return (source) =>
     new RxObservable<FleetEvent>((subscriber) => {
       const slots = new Map<ClusterName, Slot>();
+      const limited = concurrencyLimit<Either<string, unknown>>(probesInFlight);
       let current: Desired = new Map();
       // The first pass's candidates not yet settled; undefined before the first set, and once said.
       let pass: { readonly pending: Set<ClusterName>; readonly candidates: number } | undefined;
@@ -146,7 +154,7 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
         }
         slot.attempt = untilAnswered(built.right, cfg, cfg.probe, say, () => {
           settled(c.name);
-        }).subscribe(() => {
+        }, limited).subscribe(() => {
           engage(slot, built.right, replaced);
         });
       };
