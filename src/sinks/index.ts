@@ -13,9 +13,12 @@
  * @packageDocumentation
  * @module rxfleet/sinks
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../internal/require-node.js';
 export type { RetryConfig, RetryPolicy, SinkCluster, SinkConfig, SinkContext, SinkFleet, WriteClient } from './context.js';
 export { sinkContext } from './context.js';
 export type { WriteChange, WriteError, WriteErrorType, WriteOutcome, WriteResult, WriteVerb } from './result.js';
+export { refusal, writeFailed, written } from './result.js';
 export type { SinkOperatorConfig } from './operator.js';
 export { defaultSinkConcurrency, writeEach } from './operator.js';
 export { finalizerWrites } from './finalizer-writes.js';
