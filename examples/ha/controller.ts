@@ -5,7 +5,7 @@
 // `kubectl get cm -A -l rxfleet.io/ha-role=output -o custom-columns=...` shows who writes where.
 import { concatMap, timer } from 'rxjs';
 import type { Cluster, ConfigMap, Controller } from '../../src/index.js';
-import { configMaps, controller, done, toAction } from '../../src/index.js';
+import { configMaps, controller, done, namespaces, toAction } from '../../src/index.js';
 import { namespaceProvider } from '../../src/providers/namespaces/index.js';
 import { apply } from '../../src/sinks/index.js';
 
@@ -84,6 +84,9 @@ export function copyController(opts: CopyOptions): Controller<ConfigMap> {
     resource: configMaps,
     // Only inputs wake the controller: its own outputs are ConfigMaps too.
     select: { labelSelector: `${ROLE}=input` },
+    // For `rxfleet rbac`: it applies the outputs, and its provider watches the server's namespaces.
+    writes: [{ resource: configMaps }],
+    watches: [{ resource: namespaces }],
     reconcile: (req, ctx) => {
       // A deleted input leaves its output in place: this example is about who writes, not cleanup.
       if (req.object === undefined) return done();

@@ -12,6 +12,7 @@ void main(() =>
     provider: clusterListProvider(files.map((file, i) => ({ name: `cluster-${i}`, kubeconfig: { file } }))),
     resource: configMaps,
     select: { namespace, fieldSelector: 'metadata.name=greeting' },
+    writes: [{ resource: configMaps, namespace }], // for `rxfleet rbac`: it server-side applies the reply
     reconcile: (req, ctx) => {
       if (req.object === undefined) return done(); // deleted: nothing to do
       const reply = { metadata: { name: 'greeting', namespace }, data: { reply: `hello from ${req.cluster}` } };

@@ -107,6 +107,56 @@ export interface ControllerContext extends ReconcileContext {
 export type ControllerReconciler<T extends KubeObject> = (request: ReconcileRequest<T>, context: ControllerContext) => Action | ObservableInput<Action>;
 
 /**
+ * How a controller writes a resource, as the sinks name it. For `rxfleet rbac`, which turns each
+ * into the RBAC verbs it needs:
+ * - `apply` (server-side apply, `apply`): `patch`, plus `create` (an apply that creates the object
+ *   is authorised as a create too) and `get` (`readFirst`);
+ * - `create`: `create`; `update` (read-modify-write, `update`): `get`, `update`; `patch`: `patch`;
+ * - `delete` (`remove`, `sweepOrphans`): `delete`, plus `list` for sweeps;
+ * - `status` (`applyStatus`, `patchStatus`): `get`, `patch` on `<resource>/status`;
+ * - `finalizers` (`ensureFinalizer`, `removeFinalizer`, `withFinalizer`): `get`, `update`, plus
+ *   `update` on `<resource>/finalizers`.
+ *
+ * @example
+ * ```ts
+ * const verbs: readonly WriteAccess[] = ['apply', 'status', 'finalizers'];
+ * ```
+ */
+export type WriteAccess = 'apply' | 'create' | 'update' | 'patch' | 'delete' | 'status' | 'finalizers';
+
+/**
+ * A resource a controller reads beyond its primary watch (an `inputs` watch, a cache it reads, a
+ * provider's management watch), declared for `rxfleet rbac`: `get`, `list`, `watch` on it.
+ *
+ * @example
+ * ```ts
+ * const w: WatchDeclaration = { resource: secrets, namespace: 'fleet-system', clusterSelector: { matchLabels: { role: 'hub' } } };
+ * ```
+ */
+export interface WatchDeclaration {
+  /** The resource read. */
+  readonly resource: ResourceDescriptor;
+  /** Only in this namespace (a Role there); default every namespace (a ClusterRole). */
+  readonly namespace?: string;
+  /** Only in the clusters this selects; default every cluster of the fleet. */
+  readonly clusterSelector?: ClusterSelector;
+}
+
+/**
+ * A resource a controller writes, declared for `rxfleet rbac` (see {@link WriteAccess} for the RBAC
+ * verbs each write needs).
+ *
+ * @example
+ * ```ts
+ * const w: WriteDeclaration = { resource: configMaps, verbs: ['apply', 'delete'], namespace: 'default' };
+ * ```
+ */
+export interface WriteDeclaration extends WatchDeclaration {
+  /** How it writes; default `['apply']`. */
+  readonly verbs?: readonly WriteAccess[];
+}
+
+/**
  * What {@link controller} takes.
  *
  * @example
@@ -135,11 +185,22 @@ export interface ControllerSpec<T extends KubeObject> {
   /** Server-side apply field manager; default `name`. */
   readonly fieldManager?: string;
   /** Work-queue settings (concurrency, debounce, backoff, rate limit). */
-  readonly queue?: Omit<ReconcileConfig<T>, 'lookup' | 'fleet' | 'logger' | 'onDepth' | 'scheduler'>;
+  readonly queue?: Omit<ReconcileConfig<T>, 'lookup' | 'fleet' | 'logger' | 'onDepth' | 'scheduler' | 'observer' | 'clusterGate'>;
   /** Watch settings shared by every informer of the run (timeouts, backoff, page size). */
   readonly watchConfig?: Omit<InformersConfig, 'scheduler'>;
   /** Sink policies (conflict retry, Retry-After, client-side rate limit). */
   readonly sinks?: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler'>;
+  /**
+   * What the controller writes, for `rxfleet rbac` only: writes cannot be seen statically in a
+   * reconciler. Nothing checks or enforces it at run time; a write left out shows as a 403 naming
+   * the verb and the resource once the controller runs under the printed role.
+   */
+  readonly writes?: readonly WriteDeclaration[];
+  /**
+   * What the controller reads besides `resource` (extra `inputs` watches, caches, a provider's
+   * management watch), for `rxfleet rbac` only; like `writes`, checked nowhere else.
+   */
+  readonly watches?: readonly WatchDeclaration[];
 }
 
 /**

@@ -6,13 +6,15 @@ import { ConfigError } from '../core/config-error.js';
 import { exitCodes } from './errors.js';
 import type { RunOptions, RunResult } from './run.js';
 import { run } from './run.js';
+import { declarationCapture } from './declarations.js';
 
 /**
  * Runs a controller as the process's main program: starts it, stops gracefully on SIGTERM/SIGINT,
  * and sets `process.exitCode` from the result (0 clean, 1 deadline cut work, 2 configuration
  * error, 3 failure). A {@link ConfigError} (thrown while building the controller, or a probe port
  * in use) is printed to stderr as one line saying what to fix. If some handle (a user's timer)
- * still holds the process 5 s after the end, it exits anyway.
+ * still holds the process 5 s after the end, it exits anyway. While `rxfleet rbac` loads the
+ * program, `main` hands the controller (and its `replicas`) over instead and runs nothing.
  *
  * @example
  * ```ts
@@ -27,6 +29,12 @@ export async function main<T extends KubeObject>(make: Controller<T> | (() => Co
   let result: RunResult;
   try {
     const c = typeof make === 'function' ? make() : make;
+    // `rxfleet rbac` loading this program: hand the declaration over, run nothing.
+    const capture = declarationCapture();
+    if (capture !== undefined) {
+      capture({ controller: c, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
+      return Object.freeze({ reason: 'clean', code: exitCodes.clean, message: 'declared for rxfleet rbac; not run', aborted: 0 });
+    }
     const handle = await run(c, options);
     result = await handle.done;
     // A configuration that failed once running (an empty first discovery pass) is said like one thrown.

@@ -1,0 +1,97 @@
+// `rxfleet get <resource> --provider <spec>`: kubectl get across every cluster of a fleet.
+import type { Argv, CommandModule } from 'yargs';
+import { ConfigError } from '../../core/config-error.js';
+import { listAcrossFleet } from '../fleet-list.js';
+import { errorTable, objectList, objectTable } from '../get-output.js';
+import { providerFromSpecs } from '../provider-spec.js';
+import { resolveResource } from '../resource-name.js';
+
+/**
+ * The arguments of `rxfleet get`.
+ *
+ * @example
+ * ```ts
+ * const args: GetArgs = { resource: 'configmaps', provider: ['file:/etc/fleet'], output: 'table', timeoutMs: 30_000 };
+ * ```
+ */
+export interface GetArgs {
+  /** A built-in plural (`pods`, `deployments.apps`) or `group/version/plural`. */
+  readonly resource: string;
+  /** Provider specs (see `ProviderSpec`); several are merged. */
+  readonly provider: readonly string[];
+  /** `table` (default), `json` or `yaml`. */
+  readonly output: 'table' | 'json' | 'yaml';
+  /** List in this namespace only. */
+  readonly namespace?: string;
+  /** Label selector. */
+  readonly selector?: string;
+  /** How long the provider's first discovery pass may take. */
+  readonly timeoutMs: number;
+}
+
+const description = `List a resource in every cluster of a fleet, with a CLUSTER column.
+
+--provider (repeatable; several are merged, clusters named <index>#<cluster>):
+  file:<path>[,<path>...]          every context of these kubeconfig files/directories/globs (a bare path too)
+  kubeconfig:<path>[,<context>]    one cluster, named after the context (default: "current")
+  apiexport:<export>,<kubeconfig>  every kcp workspace bound to the APIExport, via the provider workspace's kubeconfig
+
+It waits for the provider's first discovery pass, lists every cluster at once, prints and exits.
+-o json|yaml prints one v1 List; each item's cluster is in its rxfleet.dev/cluster annotation.
+Exit code 1 when no cluster was found or a cluster failed (one row per failed cluster on stderr;
+the others are still printed), 2 on a bad argument.`;
+
+async function handler(args: GetArgs): Promise<void> {
+  const resource = resolveResource(args.resource, args.namespace !== undefined);
+  const { provider, count } = providerFromSpecs(args.provider);
+  const found = await listAcrossFleet(provider, resource, {
+    timeoutMs: args.timeoutMs,
+    providers: count,
+    ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
+    ...(args.selector === undefined ? {} : { labelSelector: args.selector }),
+  });
+  for (const p of found.problems) process.stderr.write(`rxfleet get: ${p}\n`);
+  if (found.timedOut) process.stderr.write(`rxfleet get: the provider's first discovery pass did not end within ${args.timeoutMs} ms; listing the clusters found so far\n`);
+  if (found.listings.length === 0) {
+    process.stderr.write(`rxfleet get: no cluster found by ${args.provider.join(', ')}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(args.output === 'table' ? objectTable(found.listings, resource, Date.now()) : objectList(found.listings, resource, args.output));
+  const errors = errorTable(found.listings);
+  if (errors !== '') {
+    process.stderr.write(errors);
+    process.exitCode = 1;
+  }
+}
+
+/**
+ * The `rxfleet get` command module (yargs).
+ *
+ * @example
+ * ```ts
+ * yargs(hideBin(process.argv)).command(getCommand).parse();
+ * // rxfleet get configmaps --provider file:~/.kube/fleet -n default -l app=web -o yaml
+ * ```
+ */
+export const getCommand: CommandModule<object, GetArgs> = {
+  command: 'get <resource>',
+  describe: 'List a resource in every cluster of a fleet',
+  builder: (y: Argv) =>
+    y
+      .usage(`$0 get <resource> --provider <spec> [options]\n\n${description}`)
+      .positional('resource', { type: 'string', demandOption: true, describe: 'pods, deployments.apps, or group/version/plural' })
+      .option('provider', { alias: 'p', type: 'string', array: true, demandOption: true, describe: 'where the clusters come from (see above)' })
+      .option('output', { alias: 'o', choices: ['table', 'json', 'yaml'] as const, default: 'table' as const, describe: 'output format' })
+      .option('namespace', { alias: 'n', type: 'string', describe: 'list in this namespace only (default: all)' })
+      .option('selector', { alias: 'l', type: 'string', describe: 'label selector, e.g. app=web,tier!=db' })
+      .option('timeout-ms', { type: 'number', default: 30_000, describe: "how long the provider's first discovery pass may take" })
+      .check((a) => {
+        const t = a['timeout-ms'];
+        if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) throw new ConfigError(`--timeout-ms must be a positive number of ms, got ${String(t)}`);
+        return true;
+      })
+      .example('$0 get configmaps -p file:/etc/fleet -n default', 'ConfigMaps of namespace default in every cluster')
+      .example('$0 get widgets.example.com/v1/widgets -p apiexport:widgets,provider.kubeconfig -o yaml', 'custom resources of every bound kcp workspace') as unknown as Argv<GetArgs>,
+  handler,
+};

@@ -1,0 +1,82 @@
+// The `rxfleet` command line (loaded by bin.ts once the Node version is known to be good): yargs
+// with help, strict parsing, shell completion (`rxfleet completion`) and one module per command.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Argv } from 'yargs';
+import yargs from 'yargs';
+import { ConfigError } from '../core/config-error.js';
+import { genCommand } from './commands/gen.js';
+import { getCommand } from './commands/get.js';
+import { initCommand } from './commands/init.js';
+import { rbacCommand } from './commands/rbac.js';
+
+// The package's version: the nearest package.json named rxfleet above this file (dist/cli/ when
+// installed, src/cli/ in the repository).
+function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === 'rxfleet' && typeof pkg.version === 'string') return pkg.version;
+    }
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
+
+/**
+ * Builds the `rxfleet` parser over `argv` (without the node and script paths). A usage error
+ * prints `rxfleet: <message>` and sets exit code 2; a command's error rejects `parseAsync` (see
+ * {@link runCli}).
+ *
+ * @example
+ * ```ts
+ * await rxfleetCli(['rbac', 'dist/main.js', '-o', 'json']).parseAsync();
+ * ```
+ * @param argv - the arguments, e.g. `process.argv.slice(2)`.
+ * @returns the yargs parser; call `parseAsync()` to run it.
+ */
+export function rxfleetCli(argv: readonly string[]): Argv {
+  return yargs([...argv])
+    .scriptName('rxfleet')
+    .usage('$0 <command> [options]\n\nKubernetes controllers across a fleet of clusters: tools for rxfleet projects.')
+    .command(initCommand)
+    .command(genCommand)
+    .command(rbacCommand)
+    .command(getCommand)
+    .demandCommand(1, 'give a command (rxfleet --help lists them)')
+    .strict()
+    .completion('completion', 'print a bash/zsh completion script (rxfleet completion >> ~/.bashrc)')
+    .help()
+    .alias('h', 'help')
+    .version(version())
+    .wrap(null)
+    .fail((msg: string | undefined, err: Error | undefined) => {
+      // A command's error goes on to runCli, which reports it once; a usage error is reported here.
+      if (err !== undefined) throw err;
+      process.stderr.write(`rxfleet: ${msg ?? 'invalid arguments'} (rxfleet --help shows the usage)\n`);
+      process.exitCode = 2;
+    });
+}
+
+/**
+ * Runs `rxfleet` with these arguments (what bin.ts calls). A failing command prints
+ * `rxfleet: <message>` and sets the exit code: 2 for a configuration error (a bad argument, a module
+ * declaring no controller), 1 otherwise.
+ *
+ * @example
+ * ```ts
+ * await runCli(process.argv.slice(2));
+ * ```
+ * @param argv - the arguments, without the node and script paths.
+ */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  try {
+    await rxfleetCli(argv).parseAsync();
+  } catch (err) {
+    process.stderr.write(`rxfleet: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = err instanceof ConfigError ? 2 : 1;
+  }
+}

@@ -1,0 +1,100 @@
+// Running the built `rxfleet` bin as a user would: compiled once per test file into
+// node_modules/.cache (inside the repository, so the bin resolves the package's dependencies),
+// run with a given Node, its stdout, stderr and exit code collected.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import { serviceAccounts } from '../../src/resources/index.js';
+import { repoRoot } from '../support/binaries.js';
+
+const exec = promisify(execFile);
+
+/** A compiled CLI: run its bin with {@link runCli}. */
+export interface BuiltCli {
+  readonly bin: string;
+}
+
+/**
+ * Compiles src/ (tsconfig.build.json) into node_modules/.cache/rxfleet-cli-<name> (one directory per
+ * test file, so files in parallel workers do not write over each other); type errors in files
+ * being edited elsewhere do not stop the emit.
+ */
+export async function buildCli(name: string): Promise<BuiltCli> {
+  const out = join(repoRoot, 'node_modules', '.cache', `rxfleet-cli-${name}`);
+  const bin = join(out, 'cli', 'bin.js');
+  await exec(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', out], { cwd: repoRoot }).catch(
+    (err: unknown) => {
+      if (!existsSync(bin)) throw err;
+    },
+  );
+  return { bin };
+}
+
+/** What one run of the bin did. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `node <bin> ...args` with `node` (default: this Node) and waits for it (killed after 60 s). */
+export function runCli(cli: BuiltCli, args: readonly string[], node = process.execPath): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [cli.bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The system Node (v20 on the test machines), the first `node` on the PATH that is not this one. */
+export async function systemNode(): Promise<string> {
+  const { stdout } = await exec('which', ['-a', 'node']);
+  const found = stdout.split('\n').find((p) => p !== '' && p !== process.execPath && !p.includes('node_modules'));
+  if (found === undefined) throw new Error(`no system node besides ${process.execPath}`);
+  return found;
+}
+
+/** Creates a ServiceAccount and returns a kubeconfig for it (TokenRequest API, one hour) on the same server. */
+export async function serviceAccountKubeconfig(admin: ClusterClient, adminYaml: string, namespace: string, name: string): Promise<string> {
+  const sa = await admin.apply(serviceAccounts, { metadata: { name, namespace } }, { fieldManager: 'rxfleet-test' });
+  if (E.isLeft(sa)) throw new Error(sa.left.message);
+  const res = await admin.raw({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+    body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }),
+  });
+  if (E.isLeft(res)) throw new Error(res.left.message);
+  const token = (res.right as { status?: { token?: string } }).status?.token;
+  if (token === undefined) throw new Error('TokenRequest gave no token');
+  const kc = new KubeConfig();
+  kc.loadFromString(adminYaml);
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new Error('kubeconfig without a cluster');
+  const out = new KubeConfig();
+  out.loadFromClusterAndUser(cluster, { name, token });
+  return out.exportConfig();
+}
+
+/** A kubeconfig document with its (single) context renamed, so the file provider names the cluster `context`. */
+export function renamedContext(yaml: string, context: string): string {
+  const kc = new KubeConfig();
+  kc.loadFromString(yaml);
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (cluster === null || user === null) throw new Error('kubeconfig without a current cluster and user');
+  const out = new KubeConfig();
+  out.loadFromOptions({ clusters: [cluster], users: [user], contexts: [{ name: context, cluster: cluster.name, user: user.name }], currentContext: context });
+  return out.exportConfig();
+}
