@@ -77,7 +77,12 @@ async function show(hub: Member, members: readonly Member[], name: string): Prom
 async function main(): Promise<number> {
   say('rxfleet demo: one controller, a fleet of kcp workspaces, written as RxJS pipelines.');
   say('starting a local kcp (embedded etcd, 127.0.0.1 only)...');
-  kcp = await startKcp();
+  // kcp takes ~30 s to start on two cores: say what it is waiting for instead of going silent.
+  kcp = await startKcp({
+    onProgress: (line) => {
+      say(`  kcp: ${line}`);
+    },
+  });
   say(`kcp is ready at ${kcp.baseUrl}`);
 
   const fleet: Member[] = [];

@@ -24,7 +24,8 @@ try {
 if (setup !== undefined) {
   const s = setup;
   void main(() => copyController({ server: s.server, identity: s.identity, tenantSelector: s.tenantSelector, reconcileDelayMs: s.reconcileDelayMs }), {
-    http: { port: probePort() },
+    // PROBE_HOST=0.0.0.0 in a Pod (deploy/ha), so that the kubelet reaches /healthz and /readyz.
+    http: { host: process.env.PROBE_HOST ?? '127.0.0.1', port: probePort() },
     // Leader election: one replica engages every cluster, the others wait on the Lease.
     // Sharding: each cluster is engaged by exactly one live replica. Either way, a replica that
     // can no longer prove it holds its Lease has its writes refused (KubeError `Fenced`).

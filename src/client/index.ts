@@ -15,6 +15,8 @@
  * @packageDocumentation
  * @module rxfleet/client
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../internal/require-node.js';
 export type {
   ApplyOptions,
   ClusterClient,
@@ -29,7 +31,9 @@ export type {
   WriteOptions,
 } from './client.js';
 export { clientOver, createClusterClient } from './client.js';
-export type { KubeConfigSource } from './kubeconfig.js';
+export type { ClientRateLimit, RateLimitedClient, RateLimitedClientOptions, RateLimitHooks } from './rate-limited-client.js';
+export { checkClientRateLimit, rateLimitedClient } from './rate-limited-client.js';
+export type { KubeConfigLike, KubeConfigSource } from './kubeconfig.js';
 export type { KubeconfigAuthProvider, KubeconfigCluster, KubeconfigContext, KubeconfigUser, LoadedKubeconfig } from './kubeconfig-types.js';
 export { loadKubeConfig } from './kubeconfig.js';
 export type { AuthSource, Credentials } from './auth.js';

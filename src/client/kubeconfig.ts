@@ -1,9 +1,10 @@
 // Loading one cluster's kubeconfig, with errors that name the cluster and the cause and never echo
 // the file's content (a YAML error snippet could contain a token). Read by rxfleet's own parser:
-// @kubernetes/client-node is only a type here (a KubeConfig object a caller already has).
+// @kubernetes/client-node is not even a type here: a caller's KubeConfig object is taken by its
+// shape (KubeConfigLike), so rxfleet's .d.ts never import client-node's types (which need @types/ws
+// when a user compiles with skipLibCheck: false).
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
@@ -11,6 +12,20 @@ import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import { parseKubeconfig } from './kubeconfig-parse.js';
 import type { KubeconfigDocument, LoadedKubeconfig } from './kubeconfig-types.js';
+
+/**
+ * What rxfleet uses of a @kubernetes/client-node `KubeConfig`: its `exportConfig()`. Any
+ * client-node KubeConfig is one.
+ *
+ * @example
+ * ```ts
+ * const kc: KubeConfigLike = { exportConfig: () => '{"apiVersion":"v1","kind":"Config"}' };
+ * ```
+ */
+export interface KubeConfigLike {
+  /** The kubeconfig as a document (client-node returns JSON, which is YAML). */
+  exportConfig(): string;
+}
 
 /**
  * Where a cluster's kubeconfig comes from: YAML text, a file, or an already built
@@ -39,7 +54,7 @@ export type KubeConfigSource =
     }
   | {
       /** An already loaded @kubernetes/client-node KubeConfig; it is copied, never shared. */
-      readonly kubeConfig: KubeConfig;
+      readonly kubeConfig: KubeConfigLike;
       /** Context to use; default the kubeconfig's `current-context`. */
       readonly context?: string;
     };

@@ -12,5 +12,7 @@
  * @packageDocumentation
  * @module rxfleet/fp
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../internal/require-node.js';
 export { E } from '../internal/fp.js';
 export type { Either, Left, Right } from '../internal/fp.js';

@@ -13,9 +13,12 @@
  * @packageDocumentation
  * @module rxfleet/runtime
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../internal/require-node.js';
 export { exitCodes } from './errors.js';
 export type { ClusterHealth, DiscoveryHealth, HealthReport, HealthView, RunPhase } from './health.js';
 export type { FleetOptions } from './run-types.js';
+export type { ClusterRateLimitOption } from './cluster-rate-limit.js';
 export type { ProviderIssue } from './provider-issues.js';
 export type { ProbeServer, ProbeServerOptions } from './http.js';
 export { startProbeServer } from './http.js';

@@ -7,6 +7,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/cluster-profiles
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import { combineLatest, map, timer } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';

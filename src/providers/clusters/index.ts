@@ -6,6 +6,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/clusters
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import type { ClusterEntry, ClusterListProvider } from './set.js';
 import { clusterSet } from './set.js';

@@ -12,6 +12,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/kcp
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 export { apiExportProvider } from './api-export.js';
 export { finishInitialization, initializerLabel, initializingWorkspaceProvider } from './initializing.js';
 export type { KcpProviderOptions } from './config.js';

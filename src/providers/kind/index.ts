@@ -6,6 +6,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/kind
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import { exhaustMap, mergeMap } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
 import { E } from '../../internal/fp.js';

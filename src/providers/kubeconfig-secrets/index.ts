@@ -8,6 +8,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/kubeconfig-secrets
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import { map } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';

@@ -7,6 +7,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/multi
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import type { Observable, Subscription } from 'rxjs';
 import { asyncScheduler, BehaviorSubject, Observable as RxObservable } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';

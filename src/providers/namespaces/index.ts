@@ -6,6 +6,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/namespaces
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import { map } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';

@@ -4,6 +4,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/nop
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import { asyncScheduler, concat, defer, NEVER, of } from 'rxjs';
 import type { Provider } from '../../streams/cluster.js';
 import { reported } from '../../streams/cluster.js';

@@ -4,6 +4,8 @@
  * @packageDocumentation
  * @module rxfleet/providers/single
  */
+// First: fails clearly on an unsupported Node before anything else loads.
+import '../../internal/require-node.js';
 import type { Provider } from '../../streams/cluster.js';
 import type { ClusterEntry } from '../clusters/set.js';
 import { clusterSet } from '../clusters/set.js';

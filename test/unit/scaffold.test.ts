@@ -1,0 +1,54 @@
+// `rxfleet init`'s templates: every placeholder filled, names checked, existing files kept. The
+// scaffold itself is compiled and its tests run by test/integration/new-user.test.ts, and its
+// manifests are validated on a real kube-apiserver by test/integration/deploy-manifests.test.ts.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkProjectName, defaultScaffoldValues, scaffold } from '../../src/cli/scaffold.js';
+import { ConfigError } from '../../src/core/config-error.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rxfleet-scaffold-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+
+describe('rxfleet init', () => {
+  it('writes the project with every placeholder filled, depending on this version of rxfleet', () => {
+    const project = join(dir, 'greeter');
+    const written = scaffold(project, defaultScaffoldValues('greeter'));
+    expect(written).toEqual(
+      expect.arrayContaining(['.gitignore', '.dockerignore', 'Dockerfile', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'src/main.ts',
+        'src/controller.ts', 'test/controller.marble.test.ts', 'test/controller.integration.test.ts', 'test/global-setup.ts', 'deploy/kustomization.yaml']),
+    );
+    for (const f of written) expect(readFileSync(join(project, f), 'utf8'), f).not.toMatch(/\{\{\w+\}\}/);
+    const made = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
+    expect(made.name).toBe('greeter');
+    expect(made.dependencies.rxfleet).toBe(`^${pkg.version}`);
+    expect(readFileSync(join(project, 'Dockerfile'), 'utf8')).toMatch(/FROM node:24-slim AS build[\s\S]*FROM node:24-slim[\s\S]*USER node/);
+  });
+
+  it('refuses to overwrite a file, naming it, unless forced', () => {
+    const project = join(dir, 'taken');
+    scaffold(project, defaultScaffoldValues('taken'));
+    writeFileSync(join(project, 'src', 'main.ts'), '// mine\n');
+    expect(() => scaffold(project, defaultScaffoldValues('taken'))).toThrow(ConfigError);
+    expect(() => scaffold(project, defaultScaffoldValues('taken'))).toThrow(/already has .*src\/main\.ts/);
+    expect(readFileSync(join(project, 'src', 'main.ts'), 'utf8')).toBe('// mine\n');
+    scaffold(project, defaultScaffoldValues('taken'), { force: true });
+    expect(readFileSync(join(project, 'src', 'main.ts'), 'utf8')).not.toBe('// mine\n');
+  });
+
+  it.each(['My_App', '9lives', 'trailing-', 'x'.repeat(54), ''])('refuses the project name %j (it names a namespace and objects)', (name) => {
+    expect(() => {
+      checkProjectName(name);
+    }).toThrow(ConfigError);
+  });
+
+  it.each(['greeter', 'fleet-sync-2', 'a'])('accepts the project name %j', (name) => {
+    expect(() => {
+      checkProjectName(name);
+    }).not.toThrow();
+  });
+});
