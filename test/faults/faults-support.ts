@@ -10,6 +10,8 @@ import { clusterName, configMaps } from '../../src/index.js';
 import type { WatchEvent, WatchHealth } from '../../src/streams/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import { pool } from '../support/pool.js';
+import type { HttpFaultProxy } from '../support/http-fault-proxy.js';
+import { startHttpFaultProxy } from '../support/http-fault-proxy.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { must } from '../integration/streams-support.js';
@@ -41,6 +43,44 @@ export async function proxiedServer(name: string, options: ClusterClientOptions 
     via: clusterOf(name, kubeconfigVia(`https://127.0.0.1:${proxy.port}`), options),
     direct: clusterOf(`${name}-direct`, server.kubeconfigYaml('admin')),
     namespace: await server.createNamespace('faults'),
+  };
+}
+
+interface KubeconfigDoc {
+  clusters: { cluster: Record<string, unknown> }[];
+}
+
+/** The shared kube-apiserver's CA certificate (PEM). */
+export function serverCaPem(): string {
+  const doc = JSON.parse(sharedKubeApiserver().kubeconfigYaml('admin')) as KubeconfigDoc;
+  const data = doc.clusters[0]?.cluster['certificate-authority-data'];
+  if (typeof data !== 'string') throw new Error('the admin kubeconfig has no certificate-authority-data');
+  return Buffer.from(data, 'base64').toString('utf8');
+}
+
+/** The admin kubeconfig for plain HTTP to `url` (a proxy on loopback that speaks TLS to the server). */
+export function plainHttpKubeconfig(url: string): string {
+  const doc = JSON.parse(sharedKubeApiserver().kubeconfigYaml('admin')) as KubeconfigDoc;
+  // Plain http needs the kubeconfig's own insecure-skip-tls-verify; a CA would be meaningless beside it.
+  for (const c of doc.clusters) {
+    delete c.cluster['certificate-authority-data'];
+    c.cluster.server = url;
+    c.cluster['insecure-skip-tls-verify'] = true;
+  }
+  return JSON.stringify(doc);
+}
+
+/** An HTTP fault proxy in front of the shared kube-apiserver, a cluster through it (and its kubeconfig), and one reaching the server directly. */
+export async function httpProxiedServer(name: string, options: ClusterClientOptions = {}): Promise<{ proxy: HttpFaultProxy; via: Cluster; viaYaml: string; direct: Cluster; namespace: string }> {
+  const server = sharedKubeApiserver();
+  const proxy = await startHttpFaultProxy(server.baseUrl, serverCaPem());
+  const viaYaml = plainHttpKubeconfig(proxy.url);
+  return {
+    proxy,
+    via: clusterOf(name, viaYaml, options),
+    viaYaml,
+    direct: clusterOf(`${name}-direct`, server.kubeconfigYaml('admin')),
+    namespace: await server.createNamespace('httpfaults'),
   };
 }
 
@@ -88,17 +128,22 @@ export interface Workload {
   readonly before: readonly string[];
   /** Creates `before`, each with data v=1. */
   prepare(): Promise<void>;
-  /** Creates `n` new objects, updates the first quarter of `before` to v=2, deletes the last half of `before` and the first two new ones. */
+  /** Creates `n` new objects, updates the first quarter of `before` to v=2, deletes the last half of `before` and (unless `transient` is false) the first two new ones. */
   during(): Promise<void>;
   /** Nothing lost: every created name seen, every update seen, each delete exactly once, no other delete. */
   verify(rec: Recorder): void;
 }
 
-export function workload(direct: Cluster, namespace: string, label: string, size = 12, fresh = 10): Workload {
+/**
+ * `transient: false` leaves the new objects alone: a watch that is down for the whole of `during`
+ * and catches up by relisting cannot see an object that came and went meanwhile (nor could any
+ * client), so such a test deletes only objects that existed before.
+ */
+export function workload(direct: Cluster, namespace: string, label: string, size = 12, fresh = 10, { transient = true } = {}): Workload {
   const before = Array.from({ length: size }, (_, i) => `${label}-old-${i}`);
   const created = Array.from({ length: fresh }, (_, i) => `${label}-new-${i}`);
   const updated = before.slice(0, Math.floor(size / 4));
-  const removed = [...before.slice(size / 2), ...created.slice(0, 2)];
+  const removed = [...before.slice(size / 2), ...(transient ? created.slice(0, 2) : [])];
   const cm = (name: string, v: string): ConfigMap => ({ metadata: { name, namespace, labels: { fault: label } }, data: { v } });
   const client = direct.client;
   return {
