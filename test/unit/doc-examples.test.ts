@@ -1,7 +1,8 @@
 // Doc-comment examples are code: every ```ts block in an @example of src/ is type-checked against
 // the package, as a snippet in an async function with every export of the package's entry points
 // (and of rxjs) in scope. Free names a snippet assumes (`client`, `east`, `fleet`...) are tolerated;
-// anything else the compiler says is a failure, anywhere in src/.
+// anything else the compiler says is a failure, anywhere in src/. rxfleet/resources is left out of
+// scope: its descriptors (`events`, `jobs`, `roles`) would shadow the free names snippets use.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +57,7 @@ function entryPoints(): string[] {
   const providers = readdirSync(join(src, 'providers'), { withFileTypes: true })
     .filter((d) => d.isDirectory() && d.name !== 'internal')
     .map((d) => join(src, 'providers', d.name, 'index.ts'));
-  return [join(src, 'index.ts'), ...['streams', 'client', 'runtime', 'fp', 'operators', 'sinks', 'testing'].map((e) => join(src, e, 'index.ts')), ...providers];
+  return [join(src, 'index.ts'), ...['streams', 'client', 'runtime', 'fp', 'operators', 'sinks', 'testing', 'codegen', 'envtest'].map((e) => join(src, e, 'index.ts')), ...providers];
 }
 
 function compilerOptions(): ts.CompilerOptions {

@@ -59,7 +59,7 @@ describe('the published package', () => {
   });
 
   it('exports each runtime value from one entry point only', () => {
-    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', ...providers.map((p) => `rxfleet/providers/${p}`)];
+    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/resources', 'rxfleet/codegen', ...providers.map((p) => `rxfleet/providers/${p}`)];
     const homes = new Map<string, string[]>();
     for (const [e, names] of Object.entries(importAllFresh(entries))) for (const name of names) homes.set(name, [...(homes.get(name) ?? []), e]);
     expect([...homes].filter(([, where]) => where.length > 1)).toEqual([]);
