@@ -45,7 +45,7 @@ export interface ApiExportFixtureOptions {
 
 const BINDING = 'widgets-binding';
 
-async function must(kc: KubeConfig, method: string, path: string, body?: unknown, ok: readonly number[] = [200, 201]): Promise<unknown> {
+async function must(kc: KubeConfig, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, ok: readonly number[] = [200, 201]): Promise<unknown> {
   const res = await requestJson(kc, method, path, body);
   if (!ok.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;
