@@ -89,7 +89,9 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
         cancel(fromTransport(cluster, Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }), p.describe));
       });
     }
+    let responded = false;
     s.on('response', (h) => {
+      responded = true;
       clearTimeout(deadline);
       const retryAfter = h['retry-after'];
       const contentType = h['content-type'];
@@ -99,6 +101,12 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
       events.data(c);
     });
     s.on('end', () => {
+      // A stream can end without any response when its session goes down under it (the server
+      // killed): that is a cut connection, retryable, not an answer.
+      if (!responded) {
+        events.fail(ended ?? kubeError('Transient', cluster, 'the connection was cut before the response headers', { request: p.describe }));
+        return;
+      }
       events.end();
     });
     s.on('error', (err) => {

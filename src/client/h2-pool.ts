@@ -213,6 +213,8 @@ export class H2Pool {
     session.once('remoteSettings', () => {
       live.heard = true;
     });
+    // Each request waiting for the connection listens for its outcome; the stream cap bounds them.
+    session.setMaxListeners(this.settings.maxStreamsPerSession + 10);
     // Errors reach the streams (each request reports its own); the session only leaves the pool.
     session.on('error', () => undefined);
     session.on('close', () => {
