@@ -107,9 +107,12 @@ interface Entry {
  */
 export class H2Pool {
   private readonly entries = new Map<string, Entry>();
+  private readonly settings: H2Settings;
 
   /** @param settings - the limits. */
-  constructor(private readonly settings: H2Settings = defaultH2Settings) {}
+  constructor(settings: H2Settings = defaultH2Settings) {
+    this.settings = settings;
+  }
 
   /** Open sessions, for tests and metrics. @example `pool.sessionCount` @returns the count. */
   get sessionCount(): number {
