@@ -12,9 +12,9 @@
 //   BENCH_MCR_QPS      client-side QPS of MCR's clients (default -1: off, as ctrl.GetConfig() sets;
 //                      0: client-go's default 5/s, the file provider's own behaviour)
 //   BENCH_APIEXPORT    1: also run rxfleet on its APIExport provider (an APIExport claiming ConfigMaps,
-//                      bound in every workspace) as a third column. Default 0: kcp v0.28.1's virtual
-//                      workspace ends a streaming list of claimed ConfigMaps with a 500 ("Object 'Kind'
-//                      is missing") that the provider's endpoint watch retries for ever (issue 14 notes)
+//                      bound in every workspace) as a third column. Default 0. (kcp v0.28.1's virtual
+//                      workspace ends a streaming list of claimed ConfigMaps with a 500, "Object 'Kind'
+//                      is missing"; the watch then falls back to list-then-watch)
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
 //   RXFLEET_MCR_PEER_BIN  a prebuilt MCR controller (else built once into ~/.cache/rxfleet/bin)
 import { mkdtempSync } from 'node:fs';
