@@ -125,6 +125,11 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
 
   return {
     send(p: PreparedRequest, tls: Credentials, consumer: ExchangeEvents): void {
+      // Aborted before it was sent (a caller's signal): nothing goes out, no stream is taken.
+      if (p.signal?.aborted === true) {
+        consumer.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+        return;
+      }
       const l = leaseFor(tls);
       const slot = l.take();
       if (slot === 'http1') {

@@ -69,6 +69,11 @@ export function http1Carrier(cluster: ClusterName, base: URL): Carrier {
   return {
     send(p: PreparedRequest, tls: Credentials, consumer: ExchangeEvents): void {
       const events = settleOnce(consumer);
+      // Aborted before it was sent (a caller's signal): nothing goes out.
+      if (p.signal?.aborted === true) {
+        events.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+        return;
+      }
       const r = lib.request({
         protocol: base.protocol,
         hostname: base.hostname.replace(/^\[|\]$/g, ''),

@@ -180,6 +180,8 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
             fail(prepared.left);
             return;
           }
+          // Unsubscribed while the credentials were awaited: send nothing.
+          if (done) return;
           const { p, tls } = prepared.right;
           let status = 0;
           let headers: ResponseHeaders = {};

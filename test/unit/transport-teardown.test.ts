@@ -12,9 +12,11 @@ import { clusterName, configMaps } from '../../src/index.js';
 const gone = JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version' } });
 let server: http.Server;
 let url = '';
+let received = 0;
 
 beforeAll(async () => {
   server = http.createServer((_req, res) => {
+    received += 1;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(`${gone}\n`);
   });
@@ -53,5 +55,20 @@ describe('transport teardown', () => {
     c.right.close();
     expect(ended.filter((e) => e.startsWith('Error: {"type":"ERROR"'))).toHaveLength(20);
     expect(uncaught).toEqual([]);
+  });
+
+  it('sends nothing for a watch unsubscribed before its request left, and a request aborted before it was sent', async () => {
+    const yaml = JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: url, 'insecure-skip-tls-verify': true } }], users: [{ name: 'u', user: {} }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], 'current-context': 'c' });
+    const c = createClusterClient(clusterName('early'), { yaml });
+    if (E.isLeft(c)) throw new Error(c.left.message);
+    const before = received;
+    for (let i = 0; i < 5; i++) c.right.watch(configMaps, { namespace: 'default' }).subscribe().unsubscribe();
+    const aborted = AbortSignal.abort();
+    const r = await c.right.raw({ method: 'GET', path: '/version', signal: aborted });
+    // A request that did go out, after them: the server has seen whatever was sent before it.
+    await c.right.raw({ method: 'GET', path: '/version' });
+    c.right.close();
+    expect(E.isLeft(r) && r.left.message).toMatch(/aborted/);
+    expect(received - before).toBe(1);
   });
 });
