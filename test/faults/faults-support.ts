@@ -1,6 +1,9 @@
 // Helpers of the fault suite: the shared kube-apiserver reached through a TCP proxy, a recorder of
 // what a watch delivered (every name seen, every delete counted), and the writes a fault test
 // makes while the fault holds, with the checks that nothing was lost and each delete came once.
+import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { pino } from 'pino';
 import { expect } from 'vitest';
 import type { ClusterClientOptions } from '../../src/client/index.js';
 import { createClusterClient } from '../../src/client/index.js';
@@ -167,4 +170,17 @@ export function workload(direct: Cluster, namespace: string, label: string, size
       expect(unexpected, 'deletes of objects nobody deleted').toEqual([]);
     },
   };
+}
+
+/** A pino logger for `run()` whose JSON lines are collected, parsed, in `lines`. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the fields it reads of each line
+export function capturedLogs<L>(): { readonly lines: L[]; readonly logger: Logger } {
+  const lines: L[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n')) if (l !== '') lines.push(JSON.parse(l) as L);
+      cb();
+    },
+  });
+  return { lines, logger: pino(sink) };
 }

@@ -5,15 +5,13 @@
 // degraded, recovered, no longer degraded: four lines, never one per retry), the store equals a
 // fresh list, every write made during the watch burst is delivered, each delete exactly once, no
 // relist (a 5xx never needs one), and the controller reconciles what was written.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, ConfigMap, RunHandle } from '../../src/index.js';
 import { clusterName, configMaps, controller, done, run } from '../../src/index.js';
 import { clusterListProvider } from '../../src/providers/clusters/index.js';
 import type { Informers } from '../../src/streams/index.js';
 import type { ActiveRule, HttpFaultProxy, Injection } from '../support/http-fault-proxy.js';
-import { httpProxiedServer, must, recorder, storeMatchesServer, until, workload } from './faults-support.js';
+import { capturedLogs, httpProxiedServer, must, recorder, storeMatchesServer, until, workload } from './faults-support.js';
 
 const DEGRADED_MS = 1_500;
 // At least this many 500s in a row in each burst (each burst lasts until degraded, whatever it takes).
@@ -57,13 +55,7 @@ describe('a controller whose server answers bursts of 500', () => {
   it('reports failing, then degraded, then recovered, logs each once per burst, and keeps an exact store: lists, then watches', async () => {
     const w = workload(direct, namespace, 'burst');
     await w.prepare();
-    const lines: LogLine[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        for (const l of chunk.toString().split('\n')) if (l !== '') lines.push(JSON.parse(l) as LogLine);
-        cb();
-      },
-    });
+    const { lines, logger } = capturedLogs<LogLine>();
     const reconciled = new Map<string, (ConfigMap | undefined)[]>();
     let informers: Informers | undefined;
     const onLists = proxy.inject({ kinds: ['list'], resource: 'configmaps', times: Infinity, injection: err500 });
@@ -83,7 +75,7 @@ describe('a controller whose server answers bursts of 500', () => {
         return done();
       },
     });
-    const handle: RunHandle = await run(c, { logger: pino(sink), signals: false, http: false });
+    const handle: RunHandle = await run(c, { logger, signals: false, http: false });
     let onWatches: ActiveRule | undefined;
     const rec = recorder();
     const health = () => handle.health.report().clusters.find((h) => h.cluster === NAME);

@@ -5,20 +5,16 @@
 // mark file), and the plain cluster works as if they were not there: its store equals a fresh list,
 // every write is delivered, each delete seen once, and it reconciles. Both kubeconfigs would work if
 // used (test/integration/providers-secrets.test.ts shows them engaged when trusted).
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, ConfigMap, Secret } from '../../src/index.js';
 import { clusterName, configMaps, controller, done, run, secrets } from '../../src/index.js';
 import { kubeconfigSecretLabel, kubeconfigSecretProvider } from '../../src/providers/kubeconfig-secrets/index.js';
 import type { Informers } from '../../src/streams/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
-import { b64, kubeApiserverAccess, kubeconfigWith } from '../integration/providers-support.js';
+import { b64, credentialTraps, kubeApiserverAccess, kubeconfigWith } from '../integration/providers-support.js';
 import { randomName } from '../integration/targets.js';
-import { clusterOf, must, recorder, storeMatchesServer, until, workload } from './faults-support.js';
+import { capturedLogs, clusterOf, must, recorder, storeMatchesServer, until, workload } from './faults-support.js';
 
 let hub: Cluster;
 let secretsNs: string;
@@ -41,13 +37,7 @@ interface LogLine {
 describe('a controller over kubeconfig Secrets that would run a program or read a file', () => {
   it('refuses both, naming the Secret and the field, never runs the plugin, and keeps the plain cluster exact and reconciling', async () => {
     const { server, caData, token } = kubeApiserverAccess();
-    const dir = mkdtempSync(join(tmpdir(), 'rxfleet-faults-trust-'));
-    const mark = join(dir, 'plugin-ran');
-    const plugin = join(dir, 'plugin.sh');
-    writeFileSync(plugin, `#!/bin/sh\ntouch "${mark}"\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${token}"}}'\n`);
-    chmodSync(plugin, 0o755);
-    const tokenFile = join(dir, 'token');
-    writeFileSync(tokenFile, token);
+    const { mark, plugin, tokenFile } = credentialTraps(token, 'rxfleet-faults-trust-');
     const set = randomName('trust');
     const secret = (name: string, user: Record<string, unknown>): Secret => ({
       metadata: { name, namespace: secretsNs, labels: { [kubeconfigSecretLabel]: 'true', set } },
@@ -59,13 +49,7 @@ describe('a controller over kubeconfig Secrets that would run a program or read 
 
     const w = workload(hub, workNs, 'trust');
     await w.prepare();
-    const lines: LogLine[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        for (const l of chunk.toString().split('\n')) if (l !== '') lines.push(JSON.parse(l) as LogLine);
-        cb();
-      },
-    });
+    const { lines, logger } = capturedLogs<LogLine>();
     const reconciled = new Map<string, (ConfigMap | undefined)[]>();
     let informers: Informers | undefined;
     const c = controller<ConfigMap>({
@@ -83,7 +67,7 @@ describe('a controller over kubeconfig Secrets that would run a program or read 
         return done();
       },
     });
-    const handle = await run(c, { logger: pino(sink), signals: false, http: false });
+    const handle = await run(c, { logger, signals: false, http: false });
     const rec = recorder();
     const stops: (() => void)[] = [];
     try {

@@ -1,8 +1,6 @@
 // kubeconfig Secrets, namespaces and multi against real servers: the management cluster is the
 // shared kube-apiserver; the clusters the Secrets point at are kcp workspaces (and kube-apiserver).
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { takeUntil, toArray, firstValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +14,7 @@ import { namespaceLabel, namespaceProvider } from '../../src/providers/namespace
 import { createFleet, watchEvents } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, kubeconfigWith, must, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
+import { b64, createConfigMap, credentialTraps, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, kubeconfigWith, must, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
 
 let hub: Cluster;
@@ -156,13 +154,7 @@ describe('kubeconfigSecretProvider with kubeconfigs that would run a program or 
   it('should refuse an exec plugin and a token file, naming the Secret and the field, engage a plain Secret next to them, and allow both by trust', async () => {
     // Both would work if used: the plugin prints the admin token (and leaves a mark), the file holds it.
     const { server, caData, token } = kubeApiserverAccess();
-    const dir = mkdtempSync(join(tmpdir(), 'rxfleet-trust-'));
-    const mark = join(dir, 'plugin-ran');
-    const plugin = join(dir, 'plugin.sh');
-    writeFileSync(plugin, `#!/bin/sh\ntouch "${mark}"\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${token}"}}'\n`);
-    chmodSync(plugin, 0o755);
-    const tokenFile = join(dir, 'token');
-    writeFileSync(tokenFile, token);
+    const { mark, plugin, tokenFile } = credentialTraps(token, 'rxfleet-trust-');
     const label = randomName('trust');
     await must('exec', hub.client.create(secrets, kubeconfigSecret('exec', { kubeconfig: b64(kubeconfigWith(server, caData, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } })) }, { set: label })));
     await must('tokenfile', hub.client.create(secrets, kubeconfigSecret('tokenfile', { kubeconfig: b64(kubeconfigWith(server, caData, { 'token-file': tokenFile })) }, { set: label })));

@@ -1,6 +1,9 @@
 // Helpers of the provider integration tests: run a provider and record its lifecycle events and
 // the reports in its stream, wait for them, reach objects through an engaged cluster's watch, and
 // kubeconfigs for the shared servers.
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
@@ -131,3 +134,18 @@ export function kubeconfigWith(server: string, caData: string | undefined, user:
 }
 
 export const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+/**
+ * What a Secret's kubeconfig could make the controller run or read, each working if used: an exec
+ * plugin that prints `token` and leaves `mark` behind when it runs, and a token file holding it.
+ */
+export function credentialTraps(token: string, prefix: string): { readonly mark: string; readonly plugin: string; readonly tokenFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const mark = join(dir, 'plugin-ran');
+  const plugin = join(dir, 'plugin.sh');
+  writeFileSync(plugin, `#!/bin/sh\ntouch "${mark}"\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${token}"}}'\n`);
+  chmodSync(plugin, 0o755);
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, token);
+  return { mark, plugin, tokenFile };
+}
