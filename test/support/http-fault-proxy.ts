@@ -8,6 +8,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } fro
 import { createServer } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
+import { listenLocal } from './ports.js';
 
 /**
  * What a request is, as a fault sees it: `list` (a GET without `watch`, so a single get too, or a
@@ -241,12 +242,7 @@ export async function startHttpFaultProxy(target: string, caPem: string): Promis
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => { resolve(); });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listenLocal(server);
 
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,2 +1,15 @@
-// Free TCP ports on 127.0.0.1: implemented once in src/envtest/ports.ts.
+// Free TCP ports on 127.0.0.1: implemented once in src/envtest/ports.ts; and a server started on one.
+import type { Server } from 'node:net';
 export { freePort, freePorts } from '../../src/envtest/ports.js';
+
+/** Starts `server` on a free port of 127.0.0.1 and resolves with that port (rejects on a listen error). */
+export async function listenLocal(server: Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      resolve();
+    });
+  });
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}

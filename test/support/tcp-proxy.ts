@@ -4,6 +4,7 @@
 // is the proxy's mode, switchable at run time, applied to open connections and new ones alike.
 import type { Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
+import { listenLocal } from './ports.js';
 
 /**
  * What the proxy does to traffic.
@@ -222,12 +223,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     if (mode.type !== 'blackhole') dial(c);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => { resolve(); });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listenLocal(server);
 
   return {
     port,
