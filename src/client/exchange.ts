@@ -2,7 +2,9 @@
 // cluster's own (http1-exchange.ts) or a stream of a shared HTTP/2 session (h2-exchange.ts). The
 // transport (transport.ts) prepares the request (credentials, headers, bounds) and reads the answer
 // through these events, so buffering, line splitting and status handling exist once.
+import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
+import { fromTransport } from '../core/errors.js';
 import type { Credentials } from './auth.js';
 import type { HeadersBounds } from './headers-deadline.js';
 import type { HttpRequest } from './transport-types.js';
@@ -119,4 +121,19 @@ export function settleOnce(events: ExchangeEvents): ExchangeEvents & { readonly 
       events.fail(error);
     },
   };
+}
+
+/**
+ * The error of a request its caller aborted (its `signal`), as both carriers report it.
+ *
+ * @example
+ * ```ts
+ * events.fail(abortedRequest(clusterName('east'), 'GET /api/v1/pods'));
+ * ```
+ * @param cluster - the cluster.
+ * @param request - `METHOD path`.
+ * @returns the error value.
+ */
+export function abortedRequest(cluster: ClusterName, request: string): KubeError {
+  return fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), request);
 }

@@ -9,7 +9,7 @@ import type { KubeError } from '../core/errors.js';
 import { fromTransport, kubeError } from '../core/errors.js';
 import type { Credentials } from './auth.js';
 import type { Carrier, ExchangeEvents, PreparedRequest } from './exchange.js';
-import { settleOnce } from './exchange.js';
+import { abortedRequest, settleOnce } from './exchange.js';
 import type { H2Lease, H2Pool, H2Slot } from './h2-pool.js';
 import { headersTimeout } from './headers-deadline.js';
 import { tlsFingerprint } from './http1-carrier.js';
@@ -81,7 +81,7 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
     }, left);
     deadline.unref();
     const onAbort = (): void => {
-      cancel(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+      cancel(abortedRequest(cluster, p.describe));
     };
     p.signal?.addEventListener('abort', onAbort, { once: true });
     if (p.idleMs !== undefined) {
@@ -127,7 +127,7 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
     send(p: PreparedRequest, tls: Credentials, consumer: ExchangeEvents): void {
       // Aborted before it was sent (a caller's signal): nothing goes out, no stream is taken.
       if (p.signal?.aborted === true) {
-        consumer.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+        consumer.fail(abortedRequest(cluster, p.describe));
         return;
       }
       const l = leaseFor(tls);
@@ -173,7 +173,7 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
       const onAbort = (): void => {
         cleanup();
         slot.done();
-        events.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+        events.fail(abortedRequest(cluster, p.describe));
       };
       const connectMs = Math.min(p.bounds.connectMs, p.bounds.headersMs);
       const deadline = setTimeout(() => {

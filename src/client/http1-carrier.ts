@@ -9,7 +9,7 @@ import type { KubeError } from '../core/errors.js';
 import { fromTransport, kubeError } from '../core/errors.js';
 import type { Credentials } from './auth.js';
 import type { Carrier, ExchangeEvents, PreparedRequest } from './exchange.js';
-import { settleOnce } from './exchange.js';
+import { abortedRequest, settleOnce } from './exchange.js';
 import { armHeadersDeadline, headersTimeout } from './headers-deadline.js';
 
 /**
@@ -71,7 +71,7 @@ export function http1Carrier(cluster: ClusterName, base: URL): Carrier {
       const events = settleOnce(consumer);
       // Aborted before it was sent (a caller's signal): nothing goes out.
       if (p.signal?.aborted === true) {
-        events.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+        events.fail(abortedRequest(cluster, p.describe));
         return;
       }
       const r = lib.request({
@@ -108,7 +108,7 @@ export function http1Carrier(cluster: ClusterName, base: URL): Carrier {
       if (signal !== undefined) {
         const onAbort = (): void => {
           if (events.settled()) return;
-          events.fail(fromTransport(cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), p.describe));
+          events.fail(abortedRequest(cluster, p.describe));
           r.destroy();
         };
         signal.addEventListener('abort', onAbort, { once: true });
