@@ -187,6 +187,12 @@ export class H2Pool {
         given = true;
         l.streams -= 1;
         if (l.streams > 0) return;
+        // A session whose server never spoke (no SETTINGS) is kept for no one: its connection goes
+        // with its last stream, as an HTTP/1.1 socket of a request that got no answer does.
+        if (!l.heard) {
+          this.end(e, l, true);
+          return;
+        }
         l.idleSince = Date.now();
         if (!l.session.destroyed) l.session.unref();
       },
