@@ -31,6 +31,7 @@ export type { ClusterSelector, Controller, ControllerContext, ControllerReconcil
 export { controller } from './runtime/controller.js';
 export type { RunHandle, RunOptions, RunResult } from './runtime/run-types.js';
 export { run } from './runtime/run.js';
+export type { Controllers } from './runtime/main.js';
 export { main } from './runtime/main.js';
 export type { StopReason } from './runtime/errors.js';
 export { ConfigError } from './core/config-error.js';

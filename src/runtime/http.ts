@@ -59,11 +59,11 @@ function readyText(health: HealthView): string {
  * await server.close();
  * ```
  * @param health - what /healthz and /readyz report.
- * @param registry - what /metrics serves.
+ * @param registry - what /metrics serves: a registry, or anything that writes an exposition like one.
  * @param options - host and port.
  * @returns the listening server; rejects when the port cannot be bound (e.g. EADDRINUSE).
  */
-export async function startProbeServer(health: HealthView, registry: Registry, options: ProbeServerOptions = {}): Promise<ProbeServer> {
+export async function startProbeServer(health: HealthView, registry: Pick<Registry, 'metrics' | 'contentType'>, options: ProbeServerOptions = {}): Promise<ProbeServer> {
   const host = options.host ?? '127.0.0.1';
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

@@ -7,6 +7,17 @@ import { exitCodes } from './errors.js';
 import type { RunOptions, RunResult } from './run.js';
 import { run } from './run.js';
 import { declarationCapture } from './declarations.js';
+import { runControllers } from './run-group.js';
+
+/**
+ * One controller, or several sharing one provider.
+ *
+ * @example
+ * ```ts
+ * const both: Controllers<KubeObject> = [publisher, sync];
+ * ```
+ */
+export type Controllers<T extends KubeObject> = Controller<T> | readonly Controller<KubeObject>[];
 
 /**
  * Runs a controller as the process's main program: starts it, stops gracefully on SIGTERM/SIGINT,
@@ -21,18 +32,20 @@ import { declarationCapture } from './declarations.js';
  * import { controller, main } from 'rxfleet';
  * void main(() => controller({ name: 'hello', provider, resource: configMaps, reconcile: () => done() }));
  * ```
- * @param make - the controller, or a function building it (so its ConfigErrors are reported too).
+ * Several controllers sharing one provider run as one process (see {@link run}): `main([a, b])`.
+ *
+ * @param make - the controller (or a list of them), or a function building it (so its ConfigErrors are reported too).
  * @param options - as for {@link run}.
  * @returns the result, once everything is released.
  */
-export async function main<T extends KubeObject>(make: Controller<T> | (() => Controller<T>), options: RunOptions = {}): Promise<RunResult> {
+export async function main<T extends KubeObject>(make: Controllers<T> | (() => Controllers<T>), options: RunOptions = {}): Promise<RunResult> {
   let result: RunResult;
   try {
     const c = typeof make === 'function' ? make() : make;
     // `rxfleet rbac` loading this program: hand the declaration over, run nothing.
     const capture = declarationCapture();
     if (capture !== undefined) {
-      capture({ controller: c, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
+      for (const one of runControllers(c)) capture({ controller: one, ...(options.replicas === undefined ? {} : { replicas: options.replicas }) });
       return Object.freeze({ reason: 'clean', code: exitCodes.clean, message: 'declared for rxfleet rbac; not run', aborted: 0 });
     }
     const handle = await run(c, options);

@@ -112,10 +112,59 @@ export interface ControllerMetrics {
  * @returns the metrics.
  */
 export function controllerMetrics(controller: string, registry: Registry = new Registry(), options: ControllerMetricsOptions = {}): ControllerMetrics {
+  return scopedMetrics(controller, registry, options, 'all');
+}
+
+/**
+ * Which series a metrics object keeps: `all` (one controller's run), `fleet` (the series of the
+ * run's shared fleet: watches, engaged clusters, provider reports) or `reconcile` (one controller's
+ * queue, reconciles and writes, beside others in a run of several controllers).
+ *
+ * @example
+ * ```ts
+ * const scope: MetricsScope = 'reconcile';
+ * ```
+ */
+export type MetricsScope = 'all' | 'fleet' | 'reconcile';
+
+/**
+ * {@link controllerMetrics} keeping only the series of one scope; the other scope's calls do
+ * nothing. A run of several controllers keeps one `fleet` object and one `reconcile` object per
+ * controller, each on its own registry, so no series is written twice and none is misattributed.
+ *
+ * @example
+ * ```ts
+ * const shared = scopedMetrics('agent', new Registry(), {}, 'fleet');
+ * ```
+ * @param controller - the `controller` label of every series.
+ * @param registry - where the series go.
+ * @param options - cardinality choices.
+ * @param scope - which series.
+ * @returns the metrics.
+ */
+export function scopedMetrics(controller: string, registry: Registry, options: ControllerMetricsOptions, scope: MetricsScope): ControllerMetrics {
   registry.setDefaultLabels({ controller });
   const registers = [registry];
-  const perCluster = options.perClusterHistograms === true;
   const series = new ClusterSeries();
+  const work = scope === 'fleet' ? idleReconcileSeries : reconcileSeries(registers, options.perClusterHistograms === true, series);
+  const shared = scope === 'reconcile' ? idleFleetSeries : fleetSeries(registers, series);
+  return {
+    registry,
+    ...work,
+    ...shared,
+    forget(cluster) {
+      series.forget(cluster);
+    },
+  };
+}
+
+type ReconcileSeries = Pick<ControllerMetrics, 'outcome' | 'depth' | 'queue' | 'write'>;
+type FleetSeries = Pick<ControllerMetrics, 'watchHealth' | 'engaged' | 'report'>;
+const nothing = (): void => undefined;
+const idleReconcileSeries: ReconcileSeries = { outcome: nothing, depth: nothing, write: nothing, queue: {} };
+const idleFleetSeries: FleetSeries = { watchHealth: nothing, engaged: nothing, report: nothing };
+
+function reconcileSeries(registers: Registry[], perCluster: boolean, series: ClusterSeries): ReconcileSeries {
   const reasonOf = errorClassifier();
   const reconciles = new Counter({ name: 'rxfleet_reconcile_total', help: 'Finished reconciles by cluster and result.', labelNames: ['cluster', 'result'], registers });
   const durations = new Histogram({
@@ -128,18 +177,9 @@ export function controllerMetrics(controller: string, registry: Registry = new R
   const errors = new Counter({ name: 'rxfleet_reconcile_errors_total', help: 'Failed reconciles by cluster, result and error tag.', labelNames: ['cluster', 'result', 'reason'], registers });
   const depth = new Gauge({ name: 'rxfleet_workqueue_depth', help: 'Keys held by the work queue, by state (each key in one state).', labelNames: ['state'], registers });
   const keys = new Gauge({ name: 'rxfleet_workqueue_keys', help: 'Distinct keys held by the work queue.', registers });
-  const relists = new Counter({ name: 'rxfleet_watch_relists_total', help: 'Lists made after the first one (410 Gone).', labelNames: ['cluster', 'resource'], registers });
-  const reconnects = new Counter({ name: 'rxfleet_watch_reconnects_total', help: 'Watch requests opened again.', labelNames: ['cluster', 'resource'], registers });
-  const synced = new Gauge({ name: 'rxfleet_watch_synced', help: '1 once the watch delivered a full list.', labelNames: ['cluster', 'resource'], registers });
-  const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch is backing off after a failure.', labelNames: ['cluster', 'resource'], registers });
-  const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
   const writes = new Counter({ name: 'rxfleet_write_requests_total', help: 'Write requests by cluster, verb and result.', labelNames: ['cluster', 'verb', 'result'], registers });
-  const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
   const queue = queueMetrics(registers, perCluster, series);
-  engaged.set(0);
-
   return {
-    registry,
     queue: queue.observer,
     outcome(o) {
       queue.worked(o.durationMs);
@@ -173,6 +213,23 @@ export function controllerMetrics(controller: string, registry: Registry = new R
       depth.set({ state: 'running' }, d.running);
       depth.set({ state: 'waiting' }, d.waiting);
     },
+    write(cluster, verb, result) {
+      const labels = { cluster, verb, result };
+      writes.inc(labels);
+      series.note(writes, 'writes', labels);
+    },
+  };
+}
+
+function fleetSeries(registers: Registry[], series: ClusterSeries): FleetSeries {
+  const relists = new Counter({ name: 'rxfleet_watch_relists_total', help: 'Lists made after the first one (410 Gone).', labelNames: ['cluster', 'resource'], registers });
+  const reconnects = new Counter({ name: 'rxfleet_watch_reconnects_total', help: 'Watch requests opened again.', labelNames: ['cluster', 'resource'], registers });
+  const synced = new Gauge({ name: 'rxfleet_watch_synced', help: '1 once the watch delivered a full list.', labelNames: ['cluster', 'resource'], registers });
+  const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch is backing off after a failure.', labelNames: ['cluster', 'resource'], registers });
+  const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
+  const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
+  engaged.set(0);
+  return {
     watchHealth(h, previous) {
       const labels = { cluster: h.cluster, resource: h.resource };
       // A new engagement starts counting from 0 again: count the growth, never a negative step.
@@ -195,16 +252,8 @@ export function controllerMetrics(controller: string, registry: Registry = new R
     engaged(count) {
       engaged.set(count);
     },
-    write(cluster, verb, result) {
-      const labels = { cluster, verb, result };
-      writes.inc(labels);
-      series.note(writes, 'writes', labels);
-    },
     report(r) {
       reports.inc({ provider: r.provider, type: r.type === 'source' ? `source_${r.state}` : r.type });
-    },
-    forget(cluster) {
-      series.forget(cluster);
     },
   };
 }

@@ -14,7 +14,7 @@ import { failingCluster } from './failing-cluster.js';
 import { startProbeServer } from './http.js';
 import type { LogLimiter } from './log-limiter.js';
 import { createLogLimiter } from './log-limiter.js';
-import type { ControllerMetrics } from './metrics.js';
+import type { MetricsSource } from './metrics-exposition.js';
 
 /**
  * The message of any thrown value.
@@ -36,18 +36,18 @@ export function describeCause(cause: unknown): string {
  *
  * @example
  * ```ts
- * const server = await probeServer('hello', { port: 8081 }, health, metrics);
+ * const server = await probeServer('hello', { port: 8081 }, health, metrics.registry);
  * ```
  * @param name - the controller's name (in the error).
  * @param http - the server options, or `false` for none.
  * @param health - what /healthz and /readyz serve.
- * @param metrics - what /metrics serves.
+ * @param metrics - what /metrics serves: the run's registry, or several merged.
  * @returns the server, or `undefined`.
  */
-export async function probeServer(name: string, http: ProbeServerOptions | false | undefined, health: HealthView, metrics: ControllerMetrics): Promise<ProbeServer | undefined> {
+export async function probeServer(name: string, http: ProbeServerOptions | false | undefined, health: HealthView, metrics: MetricsSource): Promise<ProbeServer | undefined> {
   if (http === false) return undefined;
   const opts = http ?? {};
-  return startProbeServer(health, metrics.registry, opts).catch((err: unknown) => {
+  return startProbeServer(health, metrics, opts).catch((err: unknown) => {
     throw new ConfigError(`controller "${name}": cannot serve probes on ${opts.host ?? '127.0.0.1'}:${opts.port ?? 0} (${describeCause(err)}); pass another \`http.port\` or \`http: false\``);
   });
 }

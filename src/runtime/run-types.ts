@@ -52,6 +52,12 @@ export interface FleetOptions {
  * ```
  */
 export interface RunOptions {
+  /**
+   * Names a run of several controllers: its log lines, probe errors and the `controller` label of
+   * the fleet's series (watches, engaged clusters, provider reports, process). Default: the
+   * controllers' names joined by `+` (one controller: its name).
+   */
+  readonly name?: string;
   /** The root logger (default: JSON to stderr, level from `LOG_LEVEL`). */
   readonly logger?: Logger;
   /** The probe and metrics server, or `false` for none. Default `{ host: '127.0.0.1', port: 0 }`. */
@@ -130,13 +136,13 @@ export interface RunResult {
  * ```
  */
 export interface RunHandle {
-  /** The controller's name. */
+  /** The controller's name (several controllers: the run's name, see `RunOptions.name`). */
   readonly name: string;
   /** `http://127.0.0.1:<port>` of the probe server, when there is one. */
   readonly url: string | undefined;
   /** Readiness and per-cluster health, as served on /readyz. */
   readonly health: HealthView;
-  /** The metrics, as served on /metrics. */
+  /** The metrics, as served on /metrics (several controllers: the fleet's series; /metrics adds each controller's). */
   readonly metrics: ControllerMetrics;
   /** Every finished reconcile from now on (hot: see `RunOptions.onOutcome` for all of them). Completes at the end. */
   readonly outcomes: Observable<Outcome>;

@@ -4,28 +4,26 @@
 // reconciles still read caches and write through the fleet), then everything is unsubscribed
 // (lifecycle.ts). Watches come from the informers, which ask each cluster's cache first: the
 // runtime knows no provider by name.
-import { asyncScheduler, filter, finalize, identity, merge, Subject, takeUntil } from 'rxjs';
+import { asyncScheduler, finalize, merge, Subject, tap } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
-import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import { resourceId } from '../core/resource.js';
-import { reconcile } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
-import { sinkContext } from '../sinks/context.js';
 import { createFleet } from '../streams/fleet.js';
-import { fleetWatch } from '../streams/fleet-watch.js';
 import { createInformers } from '../streams/informers.js';
 import type { WatchSpec } from './cluster-keeper.js';
-import { keepClusters, selects } from './cluster-keeper.js';
-import type { Controller, ControllerSelection, FleetWatcher } from './controller.js';
+import { keepClusters } from './cluster-keeper.js';
+import type { Controller } from './controller.js';
 import { countClusters, emptyFleetFailure, firstPass, fleetSettings } from './first-pass.js';
 import { followReports } from './follow-reports.js';
 import { clusterRateLimits } from './cluster-rate-limit.js';
 import { healthTracker } from './health-tracker.js';
-import { instrumentedFleet } from './instrument.js';
 import { lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
-import { controllerReconciler, describeCause, logOutcome, probeServer } from './run-parts.js';
+import type { SharedRunParts } from './run-controller.js';
+import { controllerPipeline } from './run-controller.js';
+import { legacyRateLimit, runControllers, runProvider as provider, runWatchConfig as watchConfig } from './run-group.js';
+import { describeCause, logOutcome, probeServer } from './run-parts.js';
 import type { RunHandle, RunOptions } from './run-types.js';
 
 export type { RunHandle, RunOptions, RunResult } from './run-types.js';
@@ -50,29 +48,49 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
  * const result = await handle.stop();
  * console.log(result.reason, result.code); // 'clean' 0
  * ```
+ * Several controllers run as one process on one fleet (controller-runtime's manager): pass a list.
+ * They must name the same provider object and watch settings; each keeps its own work queue,
+ * field manager, logger (`controller` field) and reconcile metrics (`controller` label), while the
+ * watches, health and probe server are shared. The run's name (`options.name`, default the names
+ * joined by `+`) labels the fleet's series.
+ *
+ * ```ts
+ * const handle = await run([publisher, sync], { name: 'sync-agent' });
+ * ```
  * @see main to run and exit with the result's code.
- * @param c - the controller.
+ * @param c - the controller, or several sharing one provider.
  * @param options - logger, probe server, signals, shutdown deadline, scheduler.
  * @returns the handle once the server listens and the pipeline is subscribed.
- * @throws ConfigError (as a rejection) when the probe server's port cannot be bound or `fleet` options can never work.
+ * @throws ConfigError (as a rejection) when the probe server's port cannot be bound, `fleet` options can never work, or several controllers disagree on what they share.
  */
-export async function run<T extends KubeObject>(c: Controller<T>, options: RunOptions = {}): Promise<RunHandle> {
+export async function run<T extends KubeObject>(c: Controller<T> | readonly Controller<KubeObject>[], options: RunOptions = {}): Promise<RunHandle> {
+  const controllers = runControllers(c);
+  const single = controllers.length === 1;
+  const name = options.name ?? controllers.map((x) => x.name).join('+');
   const scheduler = options.scheduler ?? asyncScheduler;
-  const log = controllerLogger(options.logger ?? defaultLogger(), c.name);
+  const root = options.logger ?? defaultLogger();
+  const log = controllerLogger(root, name);
   // prom-client (~7.5 MiB with its dependencies) loads when a controller runs, not when rxfleet
   // is imported: importing the package loads only what is used.
-  const [{ controllerMetrics }, { registerProcessMetrics }] = await Promise.all([import('./metrics.js'), import('./process-metrics.js')]);
-  const metrics = controllerMetrics(c.name, options.registry, options.metrics);
+  const [{ controllerMetrics, scopedMetrics }, { registerProcessMetrics }, { combinedMetrics }, { Registry }] = await Promise.all([
+    import('./metrics.js'),
+    import('./process-metrics.js'),
+    import('./metrics-exposition.js'),
+    import('prom-client'),
+  ]);
+  // One controller: every series on one registry, as before. Several: the fleet's series on the
+  // run's registry, each controller's queue, reconciles and writes on its own, merged at /metrics.
+  const metrics = single ? controllerMetrics(name, options.registry, options.metrics) : scopedMetrics(name, options.registry ?? new Registry(), options.metrics ?? {}, 'fleet');
+  const own = single ? [metrics] : controllers.map((x) => scopedMetrics(x.name, new Registry(), options.metrics ?? {}, 'reconcile'));
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
   const fleetOptions = fleetSettings(options.fleet);
   // One client-side limiter per engaged cluster, taken by every request of its client (watches, sinks, a reconciler's own).
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- read once, to fold it into the one per-cluster limiter
-  const { rateLimit: sinksRateLimit, ...sinkOptions } = c.sinks ?? {};
-  const limits = clusterRateLimits(options.clusterRateLimit, sinksRateLimit, { scheduler, registry: metrics.registry });
+  const limits = clusterRateLimits(options.clusterRateLimit, legacyRateLimit(controllers), { scheduler, registry: metrics.registry });
   const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
-  const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, c.name, { log, health, registry: metrics.registry, scheduler });
-  const server = await probeServer(c.name, options.http, health, metrics);
+  const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, name, { log, health, registry: metrics.registry, scheduler });
+  const exposition = single ? metrics.registry : combinedMetrics(metrics.registry, own.map((m) => m.registry));
+  const server = await probeServer(name, options.http, health, exposition);
   const release = async (): Promise<void> => {
     await replica?.release();
     await server?.close();
@@ -80,34 +98,35 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? 30_000, release });
 
   // Counted before leader election or sharding narrows the events: readiness and the empty-fleet check read what the provider found.
-  const discovered = c.provider.pipe(
+  const discovered = provider(controllers).pipe(
     countClusters((n) => {
       health.discovered(n);
     }),
   );
   const owned = replica === undefined ? discovered : replica.provider(discovered);
   const fleet = createFleet(limits === undefined ? owned : limits.provider(owned));
-  const informers = createInformers({ ...c.watchConfig, scheduler });
+  const informers = createInformers({ ...watchConfig(controllers), scheduler });
   const specs: WatchSpec[] = [];
-  const watchSelected: FleetWatcher = (resource, opts = {}) => {
-    const spec: WatchSpec = { resource, options: opts as ControllerSelection<KubeObject> };
-    specs.push(spec);
-    const { clusterSelector: _c, ...selection } = opts;
-    const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
-    return fleetWatch(narrowed, resource, { ...selection, informers });
-  };
-  const sinks = sinkContext({ ...sinkOptions, fleet: instrumentedFleet(fleet, (cl, verb, result) => { metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
-
-  const selection = c.select ?? {};
-  const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
-  // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
-  const primary = watchSelected(c.resource, selection).pipe(c.filter ?? identity);
-  const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers, sinks, log }) ?? [];
-  const lookup = (key: ObjectKey): T | undefined => {
-    const cluster = fleet.get(key.cluster);
-    if (cluster === undefined || !selects(primarySpec, cluster)) return undefined;
-    return informers.informer(cluster, c.resource, selection).store.get(key);
-  };
+  const shared: SharedRunParts = { fleet, informers, specs, stopRequested: life.stopRequested, scheduler, ...(limits === undefined ? {} : { clusterGate: (cl: ClusterName) => limits.delayMs(cl) }) };
+  const running = controllers.map(() => 0);
+  const pipelines = controllers.map((x, i) => {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- folded into the one per-cluster limiter above
+    const { rateLimit: _legacy, ...sinkOptions } = x.sinks ?? {};
+    const ownLog = single ? log : controllerLogger(root, x.name);
+    return controllerPipeline(x, shared, {
+      log: ownLog,
+      metrics: own[i] ?? metrics,
+      sinkOptions,
+      onDepth: (n) => {
+        running[i] = n;
+        life.running(running.reduce((a, b) => a + b, 0));
+      },
+    }).pipe(
+      tap((o) => {
+        logOutcome(ownLog, o);
+      }),
+    );
+  });
   const outcomes = new Subject<Outcome>();
 
   life.own(followReports(fleet.reports, { log, health, metrics }).subscribe());
@@ -128,31 +147,14 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
     }),
   );
   life.own(
-    merge(primary, ...extra)
+    merge(...pipelines)
       .pipe(
-        takeUntil(life.stopRequested),
-        reconcile<T>(controllerReconciler(c, fleet, sinks), {
-          ...c.queue,
-          lookup,
-          fleet,
-          // A throttled cluster's keys wait in its own lane instead of holding workers.
-          ...(limits === undefined ? {} : { clusterGate: (cluster: ClusterName) => limits.delayMs(cluster) }),
-          logger: log,
-          scheduler,
-          observer: metrics.queue,
-          onDepth: (d) => {
-            life.running(d.running);
-            metrics.depth(d);
-          },
-        }),
         finalize(() => {
           outcomes.complete();
         }),
       )
       .subscribe({
         next: (o) => {
-          metrics.outcome(o);
-          logOutcome(log, o);
           options.onOutcome?.(o);
           outcomes.next(o);
         },
@@ -168,7 +170,7 @@ export async function run<T extends KubeObject>(c: Controller<T>, options: RunOp
   if (!life.ended()) health.phase('running');
   const signals = options.signals ?? true;
   if (signals !== false) life.listen(signals === true ? process : signals);
-  log.info({ url: server?.url, fieldManager: c.fieldManager, resource: resourceId(c.resource) }, 'controller running');
+  for (const x of controllers) log.info({ url: server?.url, ...(single ? {} : { controller: x.name }), fieldManager: x.fieldManager, resource: resourceId(x.resource) }, 'controller running');
 
-  return { name: c.name, url: server?.url, health, metrics, outcomes: outcomes.asObservable(), fleet, ...(replica === undefined ? {} : { replica: replica.view }), stop: (opts) => life.stop(opts), done: life.done };
+  return { name, url: server?.url, health, metrics, outcomes: outcomes.asObservable(), fleet, ...(replica === undefined ? {} : { replica: replica.view }), stop: (opts) => life.stop(opts), done: life.done };
 }

@@ -1,0 +1,114 @@
+// One controller of a run: its watches (declared on the run's shared informers), its sinks (its own
+// field manager, counted in its own metrics), its work queue and its reconciler. Several of these
+// share one fleet, one set of informers, one health and one lifecycle (run.ts).
+import type { Logger } from 'pino';
+import type { Observable, SchedulerLike } from 'rxjs';
+import { filter, identity, merge, takeUntil, tap } from 'rxjs';
+import type { ClusterName } from '../core/cluster.js';
+import type { ObjectKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import { reconcile } from '../operators/reconcile.js';
+import type { Outcome } from '../operators/types.js';
+import { sinkContext } from '../sinks/context.js';
+import type { SinkConfig } from '../sinks/context.js';
+import type { Fleet } from '../streams/fleet.js';
+import { fleetWatch } from '../streams/fleet-watch.js';
+import type { Informers } from '../streams/informers.js';
+import type { WatchSpec } from './cluster-keeper.js';
+import { selects } from './cluster-keeper.js';
+import type { Controller, ControllerSelection, FleetWatcher } from './controller.js';
+import { instrumentedFleet } from './instrument.js';
+import type { ControllerMetrics } from './metrics.js';
+import { controllerReconciler } from './run-parts.js';
+
+/**
+ * What one controller of a run shares with the others.
+ *
+ * @example
+ * ```ts
+ * const shared: SharedRunParts = { fleet, informers, specs, stopRequested, scheduler };
+ * ```
+ */
+export interface SharedRunParts {
+  readonly fleet: Fleet;
+  readonly informers: Informers;
+  /** Every controller's declared watches, for the cluster keeper. */
+  readonly specs: WatchSpec[];
+  readonly stopRequested: Observable<void>;
+  readonly scheduler: SchedulerLike;
+  /** The per-cluster client-side rate limit's delay, when one is set. */
+  readonly clusterGate?: (cluster: ClusterName) => number;
+}
+
+/**
+ * The parts of one controller's pipeline.
+ *
+ * @example
+ * ```ts
+ * const own: ControllerParts = { log, metrics, sinkOptions: {}, onDepth: (running: number) => undefined };
+ * ```
+ */
+export interface ControllerParts {
+  readonly log: Logger;
+  readonly metrics: ControllerMetrics;
+  readonly sinkOptions: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler' | 'rateLimit'>;
+  /** The number of this controller's running reconciles, on every change. */
+  readonly onDepth: (running: number) => void;
+}
+
+/**
+ * Wires one controller: its primary watch and extra inputs into its work queue, until a stop is
+ * requested; the queue then drains and the returned stream completes.
+ *
+ * @example
+ * ```ts
+ * const outcomes = controllerPipeline(c, shared, own);
+ * outcomes.subscribe((o: Outcome) => { console.log(o.result); });
+ * ```
+ * @param c - the controller.
+ * @param shared - what the run's controllers share.
+ * @param own - this controller's logger, metrics and sink options.
+ * @returns its outcomes (counted in its metrics); completes once drained after a stop.
+ */
+export function controllerPipeline<T extends KubeObject>(c: Controller<T>, shared: SharedRunParts, own: ControllerParts): Observable<Outcome> {
+  const { fleet, informers, specs, scheduler } = shared;
+  const watchSelected: FleetWatcher = (resource, opts = {}) => {
+    const spec: WatchSpec = { resource, options: opts as ControllerSelection<KubeObject> };
+    specs.push(spec);
+    const { clusterSelector: _c, ...selection } = opts;
+    const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
+    return fleetWatch(narrowed, resource, { ...selection, informers });
+  };
+  const sinks = sinkContext({ ...own.sinkOptions, fleet: instrumentedFleet(fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+
+  const selection = c.select ?? {};
+  const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
+  // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
+  const primary = watchSelected(c.resource, selection).pipe(c.filter ?? identity);
+  const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers, sinks, log: own.log }) ?? [];
+  const lookup = (key: ObjectKey): T | undefined => {
+    const cluster = fleet.get(key.cluster);
+    if (cluster === undefined || !selects(primarySpec, cluster)) return undefined;
+    return informers.informer(cluster, c.resource, selection).store.get(key);
+  };
+  return merge(primary, ...extra).pipe(
+    takeUntil(shared.stopRequested),
+    reconcile<T>(controllerReconciler(c, fleet, sinks), {
+      ...c.queue,
+      lookup,
+      fleet,
+      // A throttled cluster's keys wait in its own lane instead of holding workers.
+      ...(shared.clusterGate === undefined ? {} : { clusterGate: shared.clusterGate }),
+      logger: own.log,
+      scheduler,
+      observer: own.metrics.queue,
+      onDepth: (d) => {
+        own.onDepth(d.running);
+        own.metrics.depth(d);
+      },
+    }),
+    tap((o) => {
+      own.metrics.outcome(o);
+    }),
+  );
+}
