@@ -2,6 +2,7 @@
 // clusters, how they make first contact. Declared beside the provider contract (cluster.ts) so that
 // a provider written outside rxfleet takes the same options as the built-in ones.
 import type { ObservableInput, SchedulerLike } from 'rxjs';
+import type { ClusterClientOptions } from '../client/client.js';
 import type { Either } from '../internal/fp.js';
 import type { Cluster } from './cluster.js';
 
@@ -48,4 +49,15 @@ export interface ContactOptions extends ProviderOptions {
   readonly probeTimeoutMs?: number;
   /** How long to wait before probing a silent cluster again (default 30 000). */
   readonly retryIntervalMs?: number;
+  /**
+   * How the clients of the clusters it builds from kubeconfigs talk: transport options such as
+   * `http2: false` (HTTP/1.1 connections of each cluster's own), `headersTimeoutMs` or `userAgent`.
+   * Clusters handed over as a ready client keep theirs. Default: the client's defaults.
+   *
+   * @example
+   * ```ts
+   * kubeconfigFileProvider({ paths: ['fleet/'], client: { http2: false } });
+   * ```
+   */
+  readonly client?: ClusterClientOptions;
 }

@@ -1,6 +1,7 @@
 // What discovery produces before anything is engaged: candidates keyed by cluster name, each with
 // a fingerprint of what makes it that cluster (server and credentials). Providers only compute the
 // desired set; the engine (engage.ts) turns successive sets into FleetEvents.
+import type { ClusterClientOptions } from '../../client/client.js';
 import { createHash } from 'node:crypto';
 import type { Cluster } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
@@ -24,8 +25,11 @@ export interface Candidate {
    * also rebuilds it (a Cluster is immutable), with the reason `labels or identity changed`.
    */
   readonly metaFingerprint?: string;
-  /** Builds the cluster with a new client; `Left` says why the candidate is skipped. */
-  readonly build: () => Either<string, Cluster>;
+  /**
+   * Builds the cluster with a new client made with the provider's client options (a candidate
+   * carrying a ready client ignores them); `Left` says why the candidate is skipped.
+   */
+  readonly build: (client?: ClusterClientOptions) => Either<string, Cluster>;
   /** Whether the engine closes the client on disengage (false for clients it does not own). Default true. */
   readonly owned?: boolean;
 }

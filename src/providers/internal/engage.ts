@@ -3,6 +3,7 @@
 // wait has a timeout, clients it built are closed on disengage and on unsubscribe, and nothing is
 // emitted after unsubscribe (the fleet reads unsubscribe as "disengage everything"). Its reports go
 // through the subscription's reporter (see reporting()), inline with the events they explain.
+import type { ClusterClientOptions } from '../../client/client.js';
 import type { MonoTypeOperatorFunction, Observable, OperatorFunction, Subscription } from 'rxjs';
 import { catchError, defer, filter, from, map, Observable as RxObservable, of, repeat, take, tap, timeout, timer } from 'rxjs';
 import type { Cluster, FleetEvent } from '../../streams/cluster.js';
@@ -37,6 +38,8 @@ export interface EngageConfig extends ReportScope {
   readonly retryIntervalMs: number;
   /** The reason given when a candidate disappears from the desired set. */
   readonly removedReason: string;
+  /** The provider's client options, for the clients its candidates build (`ContactOptions.client`). */
+  readonly client?: ClusterClientOptions;
 }
 
 interface Slot {
@@ -137,7 +140,7 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
         settled(cluster.name);
       };
       const start = (c: Candidate, change: string | undefined): void => {
-        const built = c.build();
+        const built = c.build(cfg.client);
         if (E.isLeft(built)) {
           drop(c.name, `skipped: ${built.left}`);
           slots.set(c.name, { candidate: c, engaged: false });

@@ -82,8 +82,8 @@ export function kubeconfigCandidate(name: ClusterName, source: KubeConfigSource,
     name,
     fingerprint,
     metaFingerprint: factsFingerprint(facts),
-    build: () => {
-      const client = createClusterClient(name, source);
+    build: (options) => {
+      const client = createClusterClient(name, source, options);
       if (E.isLeft(client)) {
         // The loader says `cluster "<name>": …`; the report names the candidate already, so say where instead.
         const own = `cluster "${name}": `;

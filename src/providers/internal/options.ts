@@ -54,5 +54,6 @@ export function engineConfig(provider: string, options: ContactOptions, removedR
     probeTimeoutMs,
     retryIntervalMs: durationOption(provider, 'retryIntervalMs', options.retryIntervalMs, 30_000),
     removedReason,
+    ...(options.client === undefined ? {} : { client: options.client }),
   };
 }
