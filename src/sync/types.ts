@@ -1,0 +1,168 @@
+// The sync agent's configuration: a list of published resources, each naming a CRD on the service
+// cluster, how it appears in kcp, where consumer objects land on the service cluster, what syncs
+// in which direction, and its related resources. The semantics follow kcp's api-syncagent
+// (PublishedResource) where they are sound; docs/sync.md says where rxfleet differs and why.
+
+/**
+ * The CRD on the service cluster that is published.
+ *
+ * @example
+ * ```ts
+ * const source: PublishedSource = { group: 'db.example.dev', kind: 'Database', versions: ['v1'] };
+ * ```
+ */
+export interface PublishedSource {
+  /** The CRD's API group on the service cluster. */
+  readonly group: string;
+  /** The CRD's kind. */
+  readonly kind: string;
+  /** Versions to publish; each must be served. Default: every served version of the CRD. */
+  readonly versions?: readonly string[];
+}
+
+/**
+ * How the resource appears in kcp. Version names are kept (the agent reads and writes one version,
+ * the same on both sides; see {@link PublishedResource}).
+ *
+ * @example
+ * ```ts
+ * const projection: PublishedProjection = { group: 'databases.example.dev', plural: 'databases' };
+ * ```
+ */
+export interface PublishedProjection {
+  /** The API group in kcp. Default: the source's group. */
+  readonly group?: string;
+  /** The resource (plural) name in kcp. Default: the CRD's plural. */
+  readonly plural?: string;
+  /** The kind in kcp. Default: the CRD's kind. */
+  readonly kind?: string;
+}
+
+/**
+ * Where a consumer's object lands on the service cluster. Templates use api-syncagent's syntax, the
+ * subset: `{{ .ClusterName }}` (the workspace's logical cluster), `{{ .Object.<path> }}` (a field of
+ * the consumer's object, e.g. `.Object.metadata.name`), piped through `sha3short` (first 20 hex of
+ * SHA3-256) or `shortHash` (first 20 hex of SHA-1); another length is the call form
+ * `{{ sha3short .Object.metadata.name 8 }}`, as in Go templates.
+ *
+ * @example
+ * ```ts
+ * const naming: PublishedNaming = { namespace: '{{ .ClusterName }}', name: '{{ .Object.metadata.namespace | sha3short }}-{{ .Object.metadata.name | sha3short }}' };
+ * ```
+ */
+export interface PublishedNaming {
+  /** Default `{{ .ClusterName }}`: one service-side namespace per workspace. */
+  readonly namespace?: string;
+  /** Default `{{ .Object.metadata.namespace | sha3short }}-{{ .Object.metadata.name | sha3short }}`: collision-free within a workspace's namespace. */
+  readonly name?: string;
+}
+
+/**
+ * Which consumer objects are synced.
+ *
+ * @example
+ * ```ts
+ * const filter: PublishedFilter = { namespace: 'apps', labelSelector: 'tier=prod' };
+ * ```
+ */
+export interface PublishedFilter {
+  /** Only objects in this namespace (in every workspace). */
+  readonly namespace?: string;
+  /** Only objects matching this label selector. */
+  readonly labelSelector?: string;
+}
+
+/**
+ * What syncs down (consumer → service). Every top-level field except `apiVersion`, `kind`,
+ * `metadata` and `status` always syncs (api-syncagent's "spec"); metadata only as listed.
+ *
+ * @example
+ * ```ts
+ * const down: SyncDown = { labels: ['app.kubernetes.io/*'], annotations: [] };
+ * ```
+ */
+export interface SyncDown {
+  /** Label keys copied down; a trailing `*` matches a prefix. Default: none. */
+  readonly labels?: readonly string[];
+  /** Annotation keys copied down; a trailing `*` matches a prefix. Default: none. */
+  readonly annotations?: readonly string[];
+}
+
+/**
+ * What syncs up (service → consumer).
+ *
+ * @example
+ * ```ts
+ * const up: SyncUp = { status: true };
+ * ```
+ */
+export interface SyncUp {
+  /** The whole status subresource. Default: true when the CRD has a status subresource. */
+  readonly status?: boolean;
+}
+
+/**
+ * Where a related object's name is found, evaluated on each side's primary object (the consumer's
+ * object in kcp, its copy on the service cluster): a dotted path (`spec.connectionSecret`) or a
+ * template (see {@link PublishedNaming}). A missing field means "not yet": no error, nothing synced.
+ *
+ * @example
+ * ```ts
+ * const ref: RelatedReference = { path: 'spec.connectionSecretName' };
+ * ```
+ */
+export type RelatedReference = { readonly path: string; readonly template?: undefined } | { readonly template: string; readonly path?: undefined };
+
+/**
+ * A Secret or ConfigMap that travels with each primary object, in the primary's namespace on each
+ * side. Typically the connection Secret a service's operator creates (`origin: 'service'`).
+ *
+ * @example
+ * ```ts
+ * const related: RelatedResource = { identifier: 'connection', origin: 'service', kind: 'Secret', object: { path: 'spec.connectionSecretName' } };
+ * ```
+ */
+export interface RelatedResource {
+  /** Unique within its published resource; used in labels, logs and metrics. */
+  readonly identifier: string;
+  /** The side that owns the object: `service` copies it to the workspace, `kcp` to the service cluster. */
+  readonly origin: 'service' | 'kcp';
+  readonly kind: 'Secret' | 'ConfigMap';
+  readonly object: RelatedReference;
+}
+
+/**
+ * One published resource (api-syncagent's PublishedResource).
+ *
+ * @example
+ * ```ts
+ * const p: PublishedResource = { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } };
+ * ```
+ */
+export interface PublishedResource {
+  /** Unique in the config; the `published` label of metrics and logs, and part of the controller's name. */
+  readonly name: string;
+  readonly source: PublishedSource;
+  readonly projection?: PublishedProjection;
+  readonly naming?: PublishedNaming;
+  readonly filter?: PublishedFilter;
+  readonly syncDown?: SyncDown;
+  readonly syncUp?: SyncUp;
+  readonly related?: readonly RelatedResource[];
+}
+
+/**
+ * The agent's whole configuration (the `rxfleet sync --config` file, YAML or JSON).
+ *
+ * @example
+ * ```ts
+ * const config: SyncConfig = { apiExport: 'databases.example.dev', published: [{ name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } }] };
+ * ```
+ */
+export interface SyncConfig {
+  /** Names the agent: field manager, finalizer, ownership labels. Default `rxfleet-sync`. */
+  readonly agentName?: string;
+  /** The APIExport (in the provider workspace) the agent keeps current; created when missing. */
+  readonly apiExport: string;
+  readonly published: readonly PublishedResource[];
+}
