@@ -7,9 +7,10 @@ import type { KubeObject } from '../core/object.js';
 import type { Outcome, ReconcileContext, ReconcileRequest } from '../operators/types.js';
 import type { SinkContext } from '../sinks/context.js';
 import type { FleetView } from '../streams/cluster.js';
-import type { Controller, ControllerContext } from './controller.js';
+import type { Controller } from './controller.js';
 import type { HealthView } from './health.js';
 import type { ProbeServer, ProbeServerOptions } from './http.js';
+import { controllerContext } from './controller-context.js';
 import { failingCluster } from './failing-cluster.js';
 import { startProbeServer } from './http.js';
 import type { LogLimiter } from './log-limiter.js';
@@ -65,21 +66,7 @@ export async function probeServer(name: string, http: ProbeServerOptions | false
  * @returns the queue's reconciler.
  */
 export function controllerReconciler<T extends KubeObject>(c: Controller<T>, fleet: FleetView, sinks: SinkContext): (req: ReconcileRequest<T>, ctx: ReconcileContext) => ReturnType<Controller<T>['reconcile']> {
-  return (req, ctx) => {
-    // The engine's context computes log and signal lazily (getters): delegate, do not spread.
-    const full: ControllerContext = {
-      fleet,
-      sinks,
-      attempt: ctx.attempt,
-      get log() {
-        return ctx.log;
-      },
-      get signal() {
-        return ctx.signal;
-      },
-    };
-    return c.reconcile(req, full);
-  };
+  return (req, ctx) => c.reconcile(req, controllerContext(ctx, fleet, sinks));
 }
 
 // The kind of a failure, for the rate limit's key: a KubeError's tag, else the Error's name.

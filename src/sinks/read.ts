@@ -1,5 +1,6 @@
 // What sinks know about an object around a write: its key, whether a write changed it, and what a
 // 404 from a status write means; plus the one read the read-modify-write sinks make. Internal.
+import { canonicalJson } from '../core/canonical-json.js';
 import type { Observable } from 'rxjs';
 import { map, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
@@ -114,20 +115,12 @@ export function changeOf(before: KubeObject | null | undefined, after: KubeObjec
   if (before === undefined) return 'unknown';
   if (before === null) return true;
   if (!dryRun && before.metadata.resourceVersion === after.metadata.resourceVersion) return false;
-  return canonical(comparable(before)) !== canonical(comparable(after));
+  return canonicalJson(comparable(before)) !== canonicalJson(comparable(after));
 }
 
 function comparable(o: KubeObject): KubeObject {
   const { managedFields: _mf, resourceVersion: _rv, ...metadata } = o.metadata;
   return { ...o, metadata };
-}
-
-function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, val: unknown) =>
-    typeof val === 'object' && val !== null && !Array.isArray(val)
-      ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : val,
-  );
 }
 
 /**

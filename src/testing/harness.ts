@@ -9,6 +9,7 @@ import type { ReconcileConfig } from '../operators/reconcile.js';
 import { reconcile } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
 import type { ControllerReconciler } from '../runtime/controller.js';
+import { controllerContext } from '../runtime/controller-context.js';
 import type { SinkConfig } from '../sinks/context.js';
 import { sinkContext } from '../sinks/context.js';
 import type { Selection } from '../streams/cluster.js';
@@ -143,7 +144,7 @@ export function runController<T extends KubeObject>(config: ControllerRunConfig<
     return Object.freeze({ ...found, metadata: Object.freeze(metadata) });
   };
   const outcomes = events.pipe(
-    reconcile<T>((req, ctx) => config.reconcile(req, { ...ctx, fleet: fleet.view, sinks }), { ...config.reconcileConfig, lookup, fleet: fleet.view, scheduler }),
+    reconcile<T>((req, ctx) => config.reconcile(req, controllerContext(ctx, fleet.view, sinks)), { ...config.reconcileConfig, lookup, fleet: fleet.view, scheduler }),
   );
   return merge(outcomes, ...changes);
 }
