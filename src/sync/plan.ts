@@ -1,0 +1,37 @@
+// What preflight decided for one published resource, once at start: the two resources the agent
+// reads and writes (same version name on both sides) and whether status syncs through a subresource.
+import type { ResourceDescriptor } from '../core/resource.js';
+import type { PublishedResource } from './types.js';
+
+/**
+ * One published resource, resolved against the service cluster's CRD. `service` is the CRD at the
+ * sync version (its storage version when published, else the highest published version in
+ * Kubernetes version order); `kcp` is the same version projected (group, plural, kind from the
+ * projection). Made by `preflight`, read by the publisher and the sync controllers.
+ *
+ * @example
+ * ```ts
+ * const plan: PublishedPlan = {
+ *   published: { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } },
+ *   agentName: 'rxfleet-sync',
+ *   service: resource({ group: 'db.example.dev', version: 'v1', plural: 'databases', kind: 'Database', namespaced: true }),
+ *   kcp: resource({ group: 'db.example.dev', version: 'v1', plural: 'databases', kind: 'Database', namespaced: true }),
+ *   publishedVersions: ['v1'],
+ *   statusSubresource: true,
+ * };
+ * ```
+ */
+export interface PublishedPlan {
+  /** The config entry, as parsed. */
+  readonly published: PublishedResource;
+  /** The agent's name (config `agentName`, default `rxfleet-sync`). */
+  readonly agentName: string;
+  /** The CRD on the service cluster at the sync version. */
+  readonly service: ResourceDescriptor;
+  /** The resource consumers see in kcp at the sync version. */
+  readonly kcp: ResourceDescriptor;
+  /** The versions published into the APIResourceSchema, in the CRD's order. */
+  readonly publishedVersions: readonly string[];
+  /** True when the CRD's sync version has the status subresource (status syncs up through it). */
+  readonly statusSubresource: boolean;
+}

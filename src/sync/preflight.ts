@@ -1,0 +1,163 @@
+// The agent's start: everything about the config that can be checked against the servers is checked
+// once, before any controller runs, and every problem is reported together (a config with three
+// mistakes should take one round trip to fix, not three). What it decides (the sync version, the
+// projected resource) holds for the agent's whole run.
+import type { ClusterClient } from '../client/client.js';
+import { ConfigError } from '../core/config-error.js';
+import { E } from '../internal/fp.js';
+import { resource } from '../core/resource.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import type { CustomResourceDefinition } from '../resources/apiextensions-v1/types.js';
+import { exportOwner } from './export-merge.js';
+import type { APIExport } from './kcp-api.js';
+import { apiExports, apiResourceSchemas } from './kcp-api.js';
+import { agentLabel, defaultAgentName } from './labels.js';
+import { pathProblem } from './object-path.js';
+import type { PublishedPlan } from './plan.js';
+import { projectedNames, versionChoice } from './schema.js';
+import { parseTemplate } from './template.js';
+import type { PublishedResource, SyncConfig } from './types.js';
+
+/** The CRDs of the service cluster, typed. */
+const crds = resource<CustomResourceDefinition>({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false });
+
+/**
+ * The two clients preflight reads through: the service cluster's and the kcp provider workspace's
+ * (where the APIExport lives).
+ *
+ * @example
+ * ```ts
+ * const clients: PreflightClients = { service: serviceClient, kcp: providerWorkspaceClient };
+ * ```
+ */
+export interface PreflightClients {
+  readonly service: ClusterClient;
+  readonly kcp: ClusterClient;
+}
+
+/**
+ * Checks a sync config against the service cluster and kcp, and decides each published resource's
+ * plan. Problems found, all reported in ONE {@link ConfigError}, each naming the published resource,
+ * the cluster and the cause: duplicate published names; two entries projecting to the same kcp
+ * group+resource; no CRD of the source's group+kind; a version that does not exist, is not served
+ * or that kcp cannot name; `syncUp.status` without a status subresource; a template or path that
+ * does not parse; a related identifier used twice; an APIExport annotated for another agent, or
+ * listing one of the published resources with a schema this agent did not make.
+ *
+ * @example
+ * ```ts
+ * const plans = await preflight(config, { service: serviceClient, kcp: providerClient });
+ * for (const p of plans) console.log(p.published.name, p.service.version);
+ * ```
+ * @param config - the parsed config.
+ * @param clients - the service cluster's and the provider workspace's clients.
+ * @returns one plan per published resource, in config order.
+ * @throws ConfigError listing every problem; Error when a server cannot be read (naming the cluster and the cause).
+ */
+export async function preflight(config: SyncConfig, clients: PreflightClients): Promise<readonly PublishedPlan[]> {
+  const agentName = config.agentName ?? defaultAgentName;
+  const service = clients.service.cluster;
+  const kcp = clients.kcp.cluster;
+  const listed = await clients.service.listAll(crds);
+  if (E.isLeft(listed)) throw new Error(`sync preflight: cannot list CRDs on the service cluster ${service}: ${listed.left.message}`);
+  const problems: string[] = [];
+  const plans: PublishedPlan[] = [];
+  const names = new Map<string, number>();
+  const projected = new Map<string, string>();
+  config.published.forEach((p, i) => {
+    const where = `published[${i}] "${p.name}"`;
+    const first = names.get(p.name);
+    if (first === undefined) names.set(p.name, i);
+    else problems.push(`${where}: the name is already used by published[${first}]; names must be unique`);
+    problems.push(...configProblems(p).map((m) => `${where}: ${m}`));
+    const crd = listed.right.items.find((c) => c.spec.group === p.source.group && c.spec.names.kind === p.source.kind);
+    if (crd === undefined) {
+      problems.push(`${where}: no CRD of kind ${p.source.kind} in group ${p.source.group} on the service cluster ${service}`);
+      return;
+    }
+    const plan = planOf(crd, p, agentName);
+    if (plan.type === 'invalid') {
+      problems.push(...plan.problems.map((m) => `${where}: ${m} (service cluster ${service})`));
+      return;
+    }
+    const k = `${plan.plan.kcp.plural}.${plan.plan.kcp.group}`;
+    const other = projected.get(k);
+    if (other !== undefined) problems.push(`${where}: projects to ${k} in kcp, as ${other} does; each published resource needs its own group+resource`);
+    else projected.set(k, where);
+    plans.push(plan.plan);
+  });
+  problems.push(...(await exportProblems(clients.kcp, config.apiExport, agentName, projected)).map((m) => `${m} (kcp workspace ${kcp})`));
+  if (problems.length > 0) throw new ConfigError(`sync config: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n- ${problems.join('\n- ')}`);
+  return plans;
+}
+
+// What can be checked without a server: templates, paths, related identifiers.
+function configProblems(p: PublishedResource): string[] {
+  const out: string[] = [];
+  for (const [field, source] of [
+    ['naming.namespace', p.naming?.namespace],
+    ['naming.name', p.naming?.name],
+  ] as const) {
+    const r = source === undefined ? undefined : parseTemplate(source);
+    if (r?.type === 'invalid') out.push(`${field}: ${r.message}`);
+  }
+  const ids = new Set<string>();
+  (p.related ?? []).forEach((r, j) => {
+    if (ids.has(r.identifier)) out.push(`related[${j}].identifier: "${r.identifier}" is used twice`);
+    ids.add(r.identifier);
+    if (r.object.path !== undefined) {
+      const bad = pathProblem(r.object.path);
+      if (bad !== undefined) out.push(`related[${j}].object.path: ${bad}`);
+    } else {
+      const t = parseTemplate(r.object.template);
+      if (t.type === 'invalid') out.push(`related[${j}].object.template: ${t.message}`);
+    }
+  });
+  return out;
+}
+
+function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: string): { type: 'plan'; plan: PublishedPlan } | { type: 'invalid'; problems: readonly string[] } {
+  const choice = versionChoice(crd, p.source);
+  if (choice.type === 'invalid') return choice;
+  const version = crd.spec.versions.find((v) => v.name === choice.storage);
+  const statusSubresource = version?.subresources?.status !== undefined;
+  if (p.syncUp?.status === true && !statusSubresource) {
+    return { type: 'invalid', problems: [`syncUp.status is true, but version ${choice.storage} of CRD ${crd.metadata.name ?? ''} has no status subresource`] };
+  }
+  const namespaced = crd.spec.scope !== 'Cluster';
+  const { group, names } = projectedNames(crd, p);
+  let kcpResource: ResourceDescriptor;
+  try {
+    kcpResource = resource({ group, version: choice.storage, plural: names.plural, kind: names.kind, namespaced });
+  } catch (e) {
+    return { type: 'invalid', problems: [`projection: ${(e as Error).message}`] };
+  }
+  const serviceResource = resource({ group: crd.spec.group, version: choice.storage, plural: crd.spec.names.plural, kind: crd.spec.names.kind, namespaced });
+  return { type: 'plan', plan: Object.freeze({ published: p, agentName, service: serviceResource, kcp: kcpResource, publishedVersions: choice.versions, statusSubresource }) };
+}
+
+// The export may not exist yet (the publisher creates it); if it does, it must be this agent's to change.
+async function exportProblems(client: ClusterClient, name: string, agentName: string, projected: ReadonlyMap<string, string>): Promise<string[]> {
+  const got = await client.get(apiExports, name);
+  if (E.isLeft(got)) {
+    if (got.left.type === 'NotFound') return [];
+    throw new Error(`sync preflight: cannot read APIExport ${name} in kcp workspace ${client.cluster}: ${got.left.message}`);
+  }
+  const ex: APIExport = got.right;
+  const owner = exportOwner(ex);
+  if (owner !== undefined && owner !== agentName) return [`APIExport ${name} is kept by agent "${owner}" (annotation ${agentLabel}), not "${agentName}"; use another apiExport or agentName`];
+  const out: string[] = [];
+  for (const r of ex.spec?.resources ?? []) {
+    const where = projected.get(`${r.name}.${r.group}`);
+    if (where === undefined) continue;
+    const schema = await client.get(apiResourceSchemas, r.schema);
+    if (E.isLeft(schema)) {
+      if (schema.left.type === 'NotFound') continue; // a dangling entry: replacing it loses nothing
+      throw new Error(`sync preflight: cannot read APIResourceSchema ${r.schema} in kcp workspace ${client.cluster}: ${schema.left.message}`);
+    }
+    if (schema.right.metadata.labels?.[agentLabel] !== agentName) {
+      out.push(`${where}: APIExport ${name} already lists ${r.name}.${r.group} with schema ${r.schema}, which agent "${agentName}" did not make; remove that entry or project to another group+resource`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,184 @@
+// A service cluster's CRD, as kcp should serve it: which versions are published and which one is the
+// storage version, the projected names, and the APIResourceSchema (ARS) made of them. An ARS is
+// immutable, so its name carries a hash of its spec: a changed CRD or projection gets a new name,
+// an unchanged one the same name (a restart, or undoing a change, re-uses the existing ARS).
+import { canonicalJson } from '../core/canonical-json.js';
+import { createHash } from 'node:crypto';
+import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion } from '../resources/apiextensions-v1/types.js';
+import type { APIResourceSchema, APIResourceVersion, ExportResource } from './kcp-api.js';
+import { agentLabels } from './labels.js';
+import type { PublishedResource, PublishedSource } from './types.js';
+import { compareKubeVersions } from './version-order.js';
+
+// kcp's rule for ARS version names (checked by its OpenAPI): a CRD version kcp would refuse is a config error.
+const ARS_VERSION = /^v[1-9][0-9]*([a-z]+[1-9][0-9]*)?$/;
+
+/**
+ * The versions published from a CRD and the one that is the storage version (and the sync version),
+ * or why none can be: every problem, each naming the CRD and the version.
+ *
+ * @example
+ * ```ts
+ * const c: VersionChoice = { type: 'chosen', versions: ['v1alpha1', 'v1'], storage: 'v1' };
+ * ```
+ */
+export type VersionChoice =
+  | { readonly type: 'chosen'; readonly versions: readonly string[]; readonly storage: string }
+  | { readonly type: 'invalid'; readonly problems: readonly string[] };
+
+/**
+ * Chooses the versions of a CRD to publish: `source.versions`, or every served version. Each must
+ * exist and be served. The storage version (the one the agent reads and writes on both sides) is
+ * the CRD's storage version when it is published, else the highest published version in
+ * Kubernetes version order (`v1` > `v1beta1` > `v1alpha1`).
+ *
+ * @example
+ * ```ts
+ * const choice = versionChoice(crd, { group: 'db.example.dev', kind: 'Database', versions: ['v1'] });
+ * if (choice.type === 'chosen') console.log(choice.storage);
+ * ```
+ * @param crd - the CRD read from the service cluster.
+ * @param source - the published resource's source.
+ * @returns the choice, or every problem found.
+ */
+export function versionChoice(crd: CustomResourceDefinition, source: PublishedSource): VersionChoice {
+  const name = crd.metadata.name ?? `${crd.spec.names.plural}.${crd.spec.group}`;
+  const all = crd.spec.versions;
+  const served = all.filter((v) => v.served).map((v) => v.name);
+  const wanted = source.versions ?? served;
+  const problems: string[] = [];
+  if (wanted.length === 0) problems.push(`CRD ${name} serves no version`);
+  for (const v of wanted) {
+    const found = all.find((x) => x.name === v);
+    if (found === undefined) problems.push(`version ${v} is not a version of CRD ${name} (it has ${all.map((x) => x.name).join(', ')})`);
+    else if (!found.served) problems.push(`version ${v} of CRD ${name} is not served`);
+    else if (!ARS_VERSION.test(v)) problems.push(`version ${v} of CRD ${name} cannot be published: kcp requires version names like v1, v1beta2`);
+  }
+  if (problems.length > 0) return { type: 'invalid', problems };
+  const versions = all.map((v) => v.name).filter((v) => wanted.includes(v));
+  const storageVersion = all.find((v) => v.storage)?.name;
+  const storage = storageVersion !== undefined && versions.includes(storageVersion) ? storageVersion : [...versions].sort(compareKubeVersions)[0];
+  // `versions` is not empty here (wanted is not, and every wanted version was found).
+  return { type: 'chosen', versions, storage: storage ?? '' };
+}
+
+/**
+ * The names a CRD gets in kcp under a published resource's projection: group, plural and kind
+ * replaced where projected (singular and listKind follow a projected kind), the rest kept.
+ *
+ * @example
+ * ```ts
+ * const names = projectedNames(crd, { name: 'dbs', source: { group: 'db.example.dev', kind: 'Database' }, projection: { group: 'databases.example.dev' } });
+ * console.log(names.group, names.names.plural);
+ * ```
+ * @param crd - the CRD read from the service cluster.
+ * @param published - the published resource (its projection).
+ * @returns the group and the names in kcp.
+ */
+export function projectedNames(crd: CustomResourceDefinition, published: PublishedResource): { readonly group: string; readonly names: CustomResourceDefinitionNames } {
+  const p = published.projection ?? {};
+  const n = crd.spec.names;
+  const kind = p.kind ?? n.kind;
+  const kindChanged = kind !== n.kind;
+  const names: CustomResourceDefinitionNames = {
+    kind,
+    plural: p.plural ?? n.plural,
+    ...(kindChanged ? { singular: kind.toLowerCase(), listKind: `${kind}List` } : { ...opt('singular', n.singular), ...opt('listKind', n.listKind) }),
+    ...opt('shortNames', n.shortNames),
+    ...opt('categories', n.categories),
+  };
+  return { group: p.group ?? crd.spec.group, names };
+}
+
+/**
+ * The APIResourceSchema of a published CRD: the published versions only (the storage version as
+ * {@link versionChoice} says), each with its schema, subresources and printer columns; scope kept;
+ * names projected; labelled with the agent and the published resource. Named
+ * `v<hash>.<plural>.<group>`, the hash over the spec only (see {@link schemaName}).
+ *
+ * @example
+ * ```ts
+ * const made = apiResourceSchemaOf(crd, published, 'rxfleet-sync');
+ * if (made.type === 'schema') console.log(made.schema.metadata.name); // 'v3f2a9c1d.databases.db.example.dev'
+ * ```
+ * @param crd - the CRD read from the service cluster.
+ * @param published - the published resource.
+ * @param agentName - the agent's name (labels).
+ * @returns the schema, or why the CRD cannot be published.
+ */
+export function apiResourceSchemaOf(
+  crd: CustomResourceDefinition,
+  published: PublishedResource,
+  agentName: string,
+): { readonly type: 'schema'; readonly schema: APIResourceSchema; readonly storage: string } | { readonly type: 'invalid'; readonly problems: readonly string[] } {
+  const choice = versionChoice(crd, published.source);
+  if (choice.type === 'invalid') return choice;
+  const { group, names } = projectedNames(crd, published);
+  const versions = crd.spec.versions.filter((v) => choice.versions.includes(v.name)).map((v) => arsVersion(v, v.name === choice.storage));
+  const spec: APIResourceSchema['spec'] = {
+    group,
+    names,
+    scope: crd.spec.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
+    versions,
+    // kcp requires a conversion for several versions; None (no webhook) is what kcp can run.
+    ...(versions.length > 1 ? { conversion: { strategy: 'None' as const } } : {}),
+  };
+  const schema: APIResourceSchema = {
+    apiVersion: 'apis.kcp.io/v1alpha1',
+    kind: 'APIResourceSchema',
+    metadata: { name: schemaName(spec), labels: agentLabels(agentName, published.name) },
+    spec,
+  };
+  return { type: 'schema', schema, storage: choice.storage };
+}
+
+/**
+ * The name of an APIResourceSchema with this spec: `v<first 8 hex of SHA-256 of its canonical
+ * JSON>.<plural>.<group>`. Equal specs (key order aside) get equal names; any change gets another.
+ * The leading `v` keeps a hash starting with a digit a valid name prefix.
+ *
+ * @example
+ * ```ts
+ * schemaName(schema.spec); // 'v3f2a9c1d.databases.db.example.dev'
+ * ```
+ * @param spec - the schema's spec.
+ * @returns the name.
+ */
+export function schemaName(spec: APIResourceSchema['spec']): string {
+  const hash = createHash('sha256').update(canonicalJson(spec)).digest('hex').slice(0, 8);
+  return `v${hash}.${spec.names.plural}.${spec.group}`;
+}
+
+/**
+ * The APIExport (v1alpha2) entry that serves an APIResourceSchema: its group, plural and name,
+ * stored as a CRD in kcp.
+ *
+ * @example
+ * ```ts
+ * exportEntry(schema); // { group: 'db.example.dev', name: 'databases', schema: 'v3f2a9c1d.databases.db.example.dev', storage: { crd: {} } }
+ * ```
+ * @param schema - the APIResourceSchema.
+ * @returns the export's resource entry.
+ */
+export function exportEntry(schema: APIResourceSchema): ExportResource {
+  return { group: schema.spec.group, name: schema.spec.names.plural, schema: schema.metadata.name ?? '', storage: { crd: {} } };
+}
+
+function arsVersion(v: CustomResourceDefinitionVersion, storage: boolean): APIResourceVersion {
+  return {
+    name: v.name,
+    served: true,
+    storage,
+    // A CRD version without a schema (apiextensions v1 requires one, but be safe) accepts anything.
+    schema: v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    ...opt('deprecated', v.deprecated),
+    ...opt('deprecationWarning', v.deprecationWarning),
+    ...opt('subresources', v.subresources),
+    ...opt('additionalPrinterColumns', v.additionalPrinterColumns),
+  };
+}
+
+// Optional fields are left out, not set to undefined: the hash must not depend on how a field is absent.
+function opt<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Partial<Record<K, V>>);
+}
