@@ -107,8 +107,8 @@ describe('presenceTracker of APIBindings', () => {
     expect(t.apply({ type: 'deleted', object: second })).toEqual([{ type: 'absent', logical: 'a' }]);
   });
 
-  it('should treat a binding being deleted, or one of another export, as not bound', () => {
-    expect(isBoundTo(binding('a', 'Bound', { deletionTimestamp: '2026-01-01T00:00:00Z' }), 'widgets')).toBe(false);
+  it('should keep a binding being deleted as bound (its objects still need their finalizers removed), and one of another export as not bound', () => {
+    expect(isBoundTo(binding('a', 'Bound', { deletionTimestamp: '2026-01-01T00:00:00Z' }), 'widgets')).toBe(true);
     expect(isBoundTo(binding('a', 'Bound'), 'gadgets')).toBe(false);
     expect(isBoundTo({ ...binding('a', 'Binding'), status: { conditions: [{ type: 'Ready', status: 'True' }] } }, 'widgets')).toBe(true);
   });

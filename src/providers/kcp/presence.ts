@@ -9,8 +9,11 @@ import type { APIBinding } from './types.js';
 import { logicalClusterOf } from './types.js';
 
 /**
- * Whether a binding counts for engagement: for this export, not being deleted, and Bound (phase)
- * or Ready (condition).
+ * Whether a binding counts for engagement: for this export, and Bound (phase) or Ready
+ * (condition). A binding being deleted still counts: kcp deletes the workspace's objects of the
+ * export first and waits for their finalizers, which only a controller still serving the workspace
+ * can remove (before, unbinding a workspace whose objects carried a controller's finalizer hung
+ * for ever). The workspace leaves the fleet when the binding is gone.
  *
  * @example
  * ```ts
@@ -23,7 +26,6 @@ import { logicalClusterOf } from './types.js';
 export function isBoundTo(b: APIBinding, exportName: string): boolean {
   const ref = b.spec?.reference?.export?.name;
   if (ref !== undefined && ref !== exportName) return false;
-  if (b.metadata.deletionTimestamp !== undefined) return false;
   return b.status?.phase === 'Bound' || (b.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
