@@ -55,10 +55,10 @@ export const relatedLabel = 'sync.rxfleet.dev/related';
  *
  * @example
  * ```ts
- * const workspace: string | undefined = ns.metadata.annotations?.[clusterAnnotation];
+ * const workspace: string | undefined = ns.metadata.annotations?.[syncClusterAnnotation];
  * ```
  */
-export const clusterAnnotation = 'sync.rxfleet.dev/cluster';
+export const syncClusterAnnotation = 'sync.rxfleet.dev/cluster';
 
 /**
  * The finalizer the agent puts on a consumer's object: `sync.rxfleet.dev/<agentName>`. One per

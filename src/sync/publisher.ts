@@ -10,7 +10,7 @@ import type { KubeObject } from '../core/object.js';
 import { customResourceDefinitions as crds } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { Action } from '../operators/actions.js';
-import { done, error, terminal } from '../operators/actions.js';
+import { done, error, requeueAfter, terminal } from '../operators/actions.js';
 import { mapToKeys } from '../operators/mapToKeys.js';
 import type { CustomResourceDefinition } from '../resources/apiextensions-v1/types.js';
 import type { Controller, ControllerContext } from '../runtime/controller.js';
@@ -23,8 +23,8 @@ import { refusal } from '../sinks/result.js';
 import type { Provider } from '../streams/cluster.js';
 import { exportCluster, isExport, isService, serviceCluster } from './clusters.js';
 import { exportChanged, exportOwner, mergeExport, relatedClaims } from './export-merge.js';
-import type { APIExport, APIResourceSchema, ExportResource, PermissionClaim } from './kcp-api.js';
-import { apiExports, apiResourceSchemas } from './kcp-api.js';
+import type { APIExport, APIResourceSchema, ExportResource, PermissionClaim } from '../providers/kcp/export-types.js';
+import { apiExports, apiResourceSchemas } from '../providers/kcp/export-types.js';
 import { defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { apiResourceSchemaOf, exportEntry } from './schema.js';
@@ -97,8 +97,16 @@ export function publisherController(plans: readonly PublishedPlan[], options: Pu
       const mine = plans.filter((p) => crdName(p) === req.key.name);
       if (mine.length === 0) return done();
       if (crd === undefined) {
-        ctx.log.warn({ crd: req.key.name }, 'a published CRD was deleted on the service cluster; its schema stays in the APIExport');
-        return done();
+        // Not in the cache: deleted, or the export's watch woke this key before the CRDs were
+        // listed (at every start). Only the server can tell; a CRD still there is simply retried.
+        return readOrNull(ctx.sinks, crds, req.key).pipe(
+          concatMap((got): Observable<Action> => {
+            if (E.isLeft(got)) return of(error(got.left));
+            if (got.right !== null) return of(requeueAfter(1_000));
+            ctx.log.warn({ crd: req.key.name }, 'a published CRD was deleted on the service cluster; its schema stays in the APIExport');
+            return of(done());
+          }),
+        );
       }
       const made: { plan: PublishedPlan; schema: APIResourceSchema }[] = [];
       for (const plan of mine) {

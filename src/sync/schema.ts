@@ -5,7 +5,7 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import { createHash } from 'node:crypto';
 import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion } from '../resources/apiextensions-v1/types.js';
-import type { APIResourceSchema, APIResourceVersion, ExportResource } from './kcp-api.js';
+import type { APIResourceSchema, APIResourceVersion, ExportResource } from '../providers/kcp/export-types.js';
 import { agentLabels } from './labels.js';
 import type { PublishedResource, PublishedSource } from './types.js';
 import { compareKubeVersions } from './version-order.js';

@@ -57,7 +57,7 @@ function entryPoints(): string[] {
   const providers = readdirSync(join(src, 'providers'), { withFileTypes: true })
     .filter((d) => d.isDirectory() && d.name !== 'internal')
     .map((d) => join(src, 'providers', d.name, 'index.ts'));
-  return [join(src, 'index.ts'), ...['streams', 'client', 'runtime', 'fp', 'operators', 'sinks', 'testing', 'codegen', 'envtest'].map((e) => join(src, e, 'index.ts')), ...providers];
+  return [join(src, 'index.ts'), ...['streams', 'client', 'runtime', 'fp', 'operators', 'sinks', 'testing', 'codegen', 'envtest', 'sync'].map((e) => join(src, e, 'index.ts')), ...providers];
 }
 
 function compilerOptions(): ts.CompilerOptions {

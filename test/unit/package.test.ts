@@ -47,6 +47,7 @@ describe('the published package', () => {
     ['rxfleet/sinks', ['apply', 'update', 'ensureFinalizer', 'sweepOrphans']],
     ['rxfleet/operators', ['reconcile', 'mapToKeys', 'fanOut', 'debounceByKey', 'withFinalizer']],
     ['rxfleet/testing', ['keyedEvents', 'fakeFleet', 'takes', 'toLabels']],
+    ['rxfleet/sync', ['syncAgent', 'syncController', 'parseSyncConfig', 'preflight']],
   ])('resolves %s to built code with its exports', (specifier, names) => {
     expect(importFresh(specifier)).toEqual(expect.arrayContaining(names));
   });
@@ -59,7 +60,7 @@ describe('the published package', () => {
   });
 
   it('exports each runtime value from one entry point only', () => {
-    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/resources', 'rxfleet/codegen', ...providers.map((p) => `rxfleet/providers/${p}`)];
+    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/resources', 'rxfleet/codegen', 'rxfleet/sync', ...providers.map((p) => `rxfleet/providers/${p}`)];
     const homes = new Map<string, string[]>();
     for (const [e, names] of Object.entries(importAllFresh(entries))) for (const name of names) homes.set(name, [...(homes.get(name) ?? []), e]);
     expect([...homes].filter(([, where]) => where.length > 1)).toEqual([]);

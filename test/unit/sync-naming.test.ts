@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/core/object.js';
 import type { Either } from '../../src/internal/fp.js';
 import { E } from '../../src/internal/fp.js';
-import { agentLabel, agentLabels, agentSelector, clusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from '../../src/sync/labels.js';
+import { agentLabel, agentLabels, agentSelector, syncClusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from '../../src/sync/labels.js';
 import type { NamingError, ServiceName } from '../../src/sync/naming.js';
 import { dnsLabelProblem, dnsSubdomainProblem, relatedName, serviceName } from '../../src/sync/naming.js';
 import type { PublishedResource } from '../../src/sync/types.js';
@@ -109,7 +109,7 @@ describe('DNS-1123 checks', () => {
 
 describe('sync labels', () => {
   it('should use the sync.rxfleet.dev names of the plan', () => {
-    expect([agentLabel, publishedLabel, relatedLabel, clusterAnnotation]).toEqual(['sync.rxfleet.dev/agent', 'sync.rxfleet.dev/published', 'sync.rxfleet.dev/related', 'sync.rxfleet.dev/cluster']);
+    expect([agentLabel, publishedLabel, relatedLabel, syncClusterAnnotation]).toEqual(['sync.rxfleet.dev/agent', 'sync.rxfleet.dev/published', 'sync.rxfleet.dev/related', 'sync.rxfleet.dev/cluster']);
     expect(syncFinalizer(defaultAgentName)).toBe('sync.rxfleet.dev/rxfleet-sync');
     expect(agentLabels('a1', 'databases')).toEqual({ 'sync.rxfleet.dev/agent': 'a1', 'sync.rxfleet.dev/published': 'databases' });
     expect(Object.isFrozen(agentLabels('a1', 'databases'))).toBe(true);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '../../src/resources/index.js';
 import { exportChanged, mergeExport, relatedClaims } from '../../src/sync/export-merge.js';
-import type { APIExport } from '../../src/sync/kcp-api.js';
+import type { APIExport } from '../../src/providers/kcp/index.js';
 import type { PublishedPlan } from '../../src/sync/plan.js';
 import { apiResourceSchemaOf, exportEntry, schemaName, versionChoice } from '../../src/sync/schema.js';
 import type { PublishedResource } from '../../src/sync/types.js';

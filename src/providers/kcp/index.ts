@@ -22,4 +22,6 @@ export { retarget, tenantGuard } from './guard.js';
 export type { PathResolverConfig } from './paths.js';
 export { pathFromAnnotation, pathResolver } from './paths.js';
 export type { APIBinding, APIExportEndpointSlice, ExportReference, KcpCondition, LogicalCluster, WorkspaceType } from './types.js';
+export type { APIExport, APIResourceSchema, APIResourceVersion, ExportResource, PermissionClaim } from './export-types.js';
+export { apiExports, apiResourceSchemas } from './export-types.js';
 export { apiBindings, apiExportEndpointSlices, clusterAnnotation, logicalClusters, pathAnnotation, workspaceTypes } from './types.js';

@@ -2,9 +2,9 @@
 // and APIExport (apis.kcp.io/v1alpha2), the versions kcp v0.28.1 serves. Shapes checked against the
 // server's OpenAPI: an ARS version holds the OpenAPI schema itself (not wrapped in openAPIV3Schema)
 // and has no selectableFields; v1alpha2 permission claims are keyed by group+resource and carry verbs.
-import type { KubeObject } from '../core/object.js';
-import { resource } from '../core/resource.js';
-import type { CustomResourceColumnDefinition, CustomResourceDefinitionNames, CustomResourceSubresources, JSONSchemaProps } from '../resources/apiextensions-v1/types.js';
+import type { KubeObject } from '../../core/object.js';
+import { resource } from '../../core/resource.js';
+import type { CustomResourceColumnDefinition, CustomResourceDefinitionNames, CustomResourceSubresources, JSONSchemaProps } from '../../resources/apiextensions-v1/types.js';
 
 /**
  * One version of an APIResourceSchema.

@@ -1,0 +1,101 @@
+// The sync agent, assembled: the config checked against both servers once (preflight), then one
+// publisher and one sync controller per published resource, all on ONE provider so a single run
+// shares its clusters, clients and watches: the consumer workspaces of the APIExport, the service
+// cluster, and the provider workspace where the export lives.
+import { merge } from 'rxjs';
+import type { ClusterClientOptions } from '../client/client.js';
+import { createClusterClient } from '../client/client.js';
+import type { KubeConfigSource } from '../client/kubeconfig.js';
+import { ConfigError } from '../core/config-error.js';
+import type { KubeObject } from '../core/object.js';
+import { E } from '../internal/fp.js';
+import { apiExportProvider } from '../providers/kcp/api-export.js';
+import type { KcpKubeconfig } from '../providers/kcp/credentials.js';
+import { singleClusterProvider } from '../providers/single/index.js';
+import type { Controller } from '../runtime/controller.js';
+import type { Provider } from '../streams/cluster.js';
+import { exportCluster, serviceCluster } from './clusters.js';
+import { preflight } from './preflight.js';
+import { publisherController } from './publisher.js';
+import { syncController } from './sync-controller.js';
+import type { SyncConfig } from './types.js';
+
+/**
+ * What {@link syncAgent} takes.
+ *
+ * @example
+ * ```ts
+ * const options: SyncAgentOptions = {
+ *   config: { apiExport: 'databases.example.dev', published: [{ name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } }] },
+ *   kcp: { file: 'provider.kubeconfig' },
+ *   service: { file: 'service.kubeconfig' },
+ * };
+ * ```
+ */
+export interface SyncAgentOptions {
+  /** The parsed config (`parseSyncConfig`). */
+  readonly config: SyncConfig;
+  /**
+   * The kcp provider workspace's kubeconfig (its server is `https://<kcp>/clusters/<provider workspace>`).
+   * A function is re-read after each 401 by the APIExport provider (kcp issues a new admin token at every restart).
+   */
+  readonly kcp: KcpKubeconfig;
+  /** The service cluster's kubeconfig. */
+  readonly service: KubeConfigSource;
+  /** User agent and request timeout of every client the agent makes. */
+  readonly client?: ClusterClientOptions;
+}
+
+/**
+ * The agent's one provider: the APIExport's consumer workspaces, the service cluster as
+ * `service`, and the provider workspace as `kcp-export` (see `serviceCluster`, `exportCluster`).
+ *
+ * @example
+ * ```ts
+ * const provider = syncAgentProvider({ config, kcp: { file: 'provider.kubeconfig' }, service: { file: 'service.kubeconfig' } });
+ * ```
+ * @param options - the config (for the export's name) and both kubeconfigs.
+ * @returns the provider every controller of the agent shares.
+ */
+export function syncAgentProvider(options: SyncAgentOptions): Provider {
+  const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
+  return merge(
+    apiExportProvider({ kubeconfig: options.kcp, ...(options.client === undefined ? {} : { client: options.client }) }, options.config.apiExport),
+    singleClusterProvider({ name: serviceCluster, kubeconfig: options.service }),
+    singleClusterProvider({ name: exportCluster, kubeconfig: kcp }),
+  );
+}
+
+/**
+ * The sync agent's controllers, ready for `run`/`main`: checks the config against the service
+ * cluster and kcp first (`preflight`: one {@link ConfigError} listing every problem), then returns
+ * the publisher (CRD → APIResourceSchema + APIExport) and one sync controller per published
+ * resource, all on one provider ({@link syncAgentProvider}).
+ *
+ * @example
+ * ```ts
+ * import { main } from 'rxfleet';
+ * import { parseSyncConfig, syncAgent } from 'rxfleet/sync';
+ * const config = parseSyncConfig(fs.readFileSync('sync.yaml', 'utf8'));
+ * void main(await syncAgent({ config, kcp: { file: 'provider.kubeconfig' }, service: { file: 'service.kubeconfig' } }));
+ * ```
+ * @param options - the config and both kubeconfigs.
+ * @returns the controllers.
+ * @throws ConfigError (as a rejection) when a kubeconfig cannot be loaded or the config does not fit the servers; Error when a server cannot be read.
+ */
+export async function syncAgent(options: SyncAgentOptions): Promise<readonly Controller<KubeObject>[]> {
+  const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
+  const service = createClusterClient(serviceCluster, options.service, options.client);
+  const provider = createClusterClient(exportCluster, kcp, options.client);
+  try {
+    if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
+    if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
+    const plans = await preflight(options.config, { service: service.right, kcp: provider.right });
+    const shared = syncAgentProvider(options);
+    const publisher = publisherController(plans, { provider: shared, apiExport: options.config.apiExport });
+    return [publisher, ...plans.map((plan) => syncController(plan, { provider: shared }))];
+  } finally {
+    if (E.isRight(service)) service.right.close();
+    if (E.isRight(provider)) provider.right.close();
+  }
+}

@@ -1,0 +1,258 @@
+// One published resource, synced: an ordinary rxfleet controller over the consumer objects in every
+// bound workspace. Its inputs are the service copies (mapped back by back-reference), the related
+// kinds on both sides, and an orphan sweep once the workspaces are discovered; its reconciler wraps
+// down, up and related syncs in a finalizer whose cleanup deletes the service-side objects first.
+import type { Observable } from 'rxjs';
+import { EMPTY, ReplaySubject, combineLatest, concat, concatMap, filter, finalize, from, ignoreElements, map, reduce, take, tap, toArray } from 'rxjs';
+import { objectKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { namespaces, resourceId } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import type { Action } from '../operators/actions.js';
+import { done, error, requeueAfter, terminal } from '../operators/actions.js';
+import { mapToKeys } from '../operators/mapToKeys.js';
+import type { ReconcileInput } from '../operators/types.js';
+import { withFinalizer } from '../operators/withFinalizer.js';
+import type { Controller, ControllerContext, InputContext } from '../runtime/controller.js';
+import { controller } from '../runtime/controller.js';
+import { readBackReference, sourceIdentity } from '../sinks/back-reference.js';
+import { finalizerWrites } from '../sinks/finalizer-writes.js';
+import { removeTargets } from '../sinks/release-source.js';
+import { sweepOrphans } from '../sinks/sweep-orphans.js';
+import { toAction } from '../sinks/to-action.js';
+import type { Provider } from '../streams/cluster.js';
+import type { ReconcileRequest } from '../operators/types.js';
+import { isConsumer, isService, serviceCluster } from './clusters.js';
+import { syncFinalizer } from './labels.js';
+import { serviceName } from './naming.js';
+import type { PublishedPlan } from './plan.js';
+import { relatedKeys, syncAllRelated } from './related.js';
+import type { SyncCaches } from './sync-caches.js';
+import { relatedResource, syncCaches, syncWatches } from './sync-caches.js';
+import { syncDown } from './sync-down.js';
+import { syncUp } from './sync-up.js';
+
+/**
+ * Options of {@link syncController}.
+ *
+ * @example
+ * ```ts
+ * const options: SyncControllerOptions = { provider: agentProvider };
+ * ```
+ */
+export interface SyncControllerOptions {
+  /** The agent's shared fleet: the consumer workspaces (APIExport provider), the service cluster and the provider workspace. */
+  readonly provider: Provider;
+  /** The provider whose first discovery pass starts the orphan sweep. Default `kcp-apiexport`. */
+  readonly consumerProvider?: string;
+  /** Sweep the service cluster for orphaned copies once the workspaces are discovered. Default true. */
+  readonly sweep?: boolean;
+  /** How long a key waits for the caches to list before it is tried again. Default 1,000 ms. */
+  readonly cacheWaitMs?: number;
+  /** How long a cleanup waits for a service copy that is still terminating (finalizers on the service side). Default 5,000 ms. */
+  readonly terminatingWaitMs?: number;
+}
+
+const uniqueResources = (rs: readonly ResourceDescriptor[]): ResourceDescriptor[] => [...new Map(rs.map((r) => [resourceId(r), r])).values()];
+
+// Back from a copy to its consumer object's key.
+const copyKey =
+  (plan: PublishedPlan) =>
+  (obj: KubeObject): ReturnType<typeof objectKey>[] => {
+    const ref = readBackReference(obj);
+    return ref?.resource === resourceId(plan.kcp) ? [objectKey(ref.cluster, ref.namespace, ref.name)] : [];
+  };
+
+// The sweep: once the consumer provider's first pass is over and the service cluster is engaged,
+// the service side's copies and the workspaces' related copies whose consumer object is gone.
+// The pass is captured when the inputs are built, before the provider runs, so a provider that
+// reports at once is not missed.
+function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: string): Observable<never> {
+  const pass = new ReplaySubject<void>(1);
+  const capture = ic.fleet.reports
+    .pipe(
+      filter((r) => r.type === 'discovered' && r.provider === consumerProvider),
+      take(1),
+      map((): void => undefined),
+    )
+    .subscribe(pass);
+  const serviceUp = ic.fleet.engagements.pipe(
+    filter((e) => isService(e.cluster)),
+    take(1),
+  );
+  const related = plan.published.related ?? [];
+  const onService = uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map(relatedResource)]);
+  const inWorkspaces = uniqueResources(related.filter((r) => r.origin === 'service').map(relatedResource));
+  const where = { published: plan.published.name };
+  return combineLatest([pass, serviceUp]).pipe(
+    take(1),
+    concatMap(() => {
+      // The workspaces engaged once the first pass is over: a copy in one that is not (unbound) is kept.
+      const workspaces = ic.fleet.clusters().filter(isConsumer).map((c) => c.name);
+      return concat(
+        sweepOrphans(ic.sinks, { source: plan.kcp, targets: onService, clusterNames: [serviceCluster] }),
+        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { source: plan.kcp, targets: inWorkspaces, clusterNames: workspaces }),
+      );
+    }),
+    tap((o) => {
+      if (E.isLeft(o)) ic.log.warn({ ...where, cluster: o.left.key.cluster }, `orphan sweep: ${o.left.message}`);
+      else if (o.right.changed === true) ic.log.info({ ...where, cluster: o.right.cluster, key: `${o.right.key.namespace}/${o.right.key.name}` }, 'orphan sweep deleted an object whose consumer object is gone');
+    }),
+    reduce((n, o) => n + (E.isRight(o) && o.right.changed === true ? 1 : 0), 0),
+    tap((deleted) => {
+      ic.log.info({ ...where, cluster: serviceCluster, deleted }, 'orphan sweep done');
+    }),
+    ignoreElements(),
+    finalize(() => {
+      capture.unsubscribe();
+    }),
+  );
+}
+
+function inputs(plan: PublishedPlan, ic: InputContext, kinds: readonly ResourceDescriptor[], caches: SyncCaches, options: SyncControllerOptions): Observable<ReconcileInput>[] {
+  const w = syncWatches(plan);
+  const toKeys = copyKey(plan);
+  return [
+    // A copy changed or deleted on the service cluster wakes its consumer object (status up, put back).
+    ic.fleetWatch(plan.service, { ...w.copies, clusterSelector: isService }).pipe(mapToKeys(plan.kcp, (ev) => toKeys(ev.object))),
+    // Kept open for its cache: a namespace the agent made is not made again.
+    ic.fleetWatch(namespaces, { ...w.namespaces, clusterSelector: isService }).pipe(ignoreElements()),
+    ...kinds.flatMap((r) =>
+      [isService, isConsumer].map((side) => ic.fleetWatch(r, { ...w.related, clusterSelector: side }).pipe(mapToKeys(plan.kcp, (ev) => relatedKeys(plan, caches, ev.key.cluster, r, ev.object)))),
+    ),
+    ...(options.sweep === false ? [] : [orphanSweep(plan, ic, options.consumerProvider ?? 'kcp-apiexport')]),
+  ];
+}
+
+function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly ResourceDescriptor[], waitMs: number, req: ReconcileRequest, ctx: ControllerContext): Observable<Action> | Action {
+  const obj = req.object;
+  if (obj === undefined) return done();
+  // Without the service-side caches, absence cannot be told from "not listed yet": wait for them.
+  if (!caches.ready()) return requeueAfter(waitMs);
+  const logical = caches.logicalCluster(req.cluster);
+  const at = serviceName(plan.published, logical, obj);
+  if (E.isLeft(at)) return terminal(new Error(at.left.message));
+  const source = sourceIdentity(req.cluster, plan.kcp, obj);
+  // A related kind not listed yet on either side (or never: a workspace that refused its permission
+  // claim) holds back the related objects only, never the primary's spec and status.
+  const relatedReady = kinds.every((r) => caches.relatedReady(serviceCluster, r) && caches.relatedReady(req.cluster, r));
+  return syncDown(ctx.sinks, plan, caches, logical, obj, at.right, source).pipe(
+    concatMap((down) => {
+      const copy = down.copy;
+      if (copy === undefined) return from(down.outcomes);
+      const pair = { workspace: req.cluster, logicalCluster: logical, consumer: obj, copy };
+      return concat(from(down.outcomes), syncUp(ctx.sinks, plan, req.key, obj, copy, source), relatedReady ? syncAllRelated(ctx.sinks, plan, caches, pair, source) : EMPTY);
+    }),
+    toAction(),
+    map((a) => (a.type === 'done' && !relatedReady ? requeueAfter(waitMs) : a)),
+  );
+}
+
+// Cleanup: the service copy and the related copies on the service side, then the related copies in
+// the workspace. The finalizer goes only once every listing and delete succeeded and nothing is
+// left terminating: a copy held by the service's own finalizers keeps the consumer object too.
+function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number): Observable<Action> | Action {
+  const obj = req.object;
+  if (obj === undefined) return done();
+  const source = sourceIdentity(req.cluster, plan.kcp, obj);
+  const related = plan.published.related ?? [];
+  const onService = uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map(relatedResource)]);
+  const inWorkspace = uniqueResources(related.filter((r) => r.origin === 'service').map(relatedResource));
+  return concat(
+    removeTargets(ctx.sinks, { source, targets: onService, clusterNames: [serviceCluster] }),
+    inWorkspace.length === 0
+      ? EMPTY
+      : removeTargets(ctx.sinks, { source, targets: inWorkspace, clusterNames: [req.cluster] }).pipe(
+          // A workspace that never accepted (or revoked) the permission claim for the related kind: the
+          // agent could write nothing there, so there is nothing to delete, and its object must not be held for ever.
+          filter((o) => {
+            const forbidden = E.isLeft(o) && o.left.type === 'Forbidden';
+            if (forbidden) ctx.log.warn({ published: plan.published.name }, `cleanup: related copies in the workspace cannot be listed, skipped: ${o.left.message}`);
+            return !forbidden;
+          }),
+        ),
+  ).pipe(
+    toArray(),
+    concatMap((outcomes) =>
+      from(outcomes).pipe(
+        toAction(),
+        map((a) => (a.type === 'done' && outcomes.some((o) => E.isRight(o) && o.right.object !== undefined) ? requeueAfter(terminatingWaitMs) : a)),
+      ),
+    ),
+  );
+}
+
+/**
+ * The sync controller of one published resource. Its primary watch is the projected resource
+ * (`plan.kcp`) in every consumer workspace (`isConsumer`, narrowed by the published filter); it also
+ * watches the service copies (labelled with the agent and the published name), the namespaces the
+ * agent made, and the related kinds on both sides, all mapped back to consumer objects. Each
+ * consumer object gets the agent's finalizer (`sync.rxfleet.dev/<agentName>`), then:
+ *
+ * - down: its copy is applied to the service cluster (namespace and name from the published naming,
+ *   the namespace made when missing), unless the cached copy already matches;
+ * - up: the copy's status replaces the consumer's (status subresource), after the tenant check;
+ * - related: Secrets/ConfigMaps are copied in their direction;
+ * - deletion: the service-side objects are deleted (uid preconditions), the workspace's related
+ *   copies too, and only then the finalizer is removed.
+ *
+ * Every write of a workspace goes through that workspace's own client, and a copy whose
+ * back-reference names another object is never written to nor read from. Once the consumer
+ * provider has finished its first discovery pass, the service copies and the workspaces' related
+ * copies whose consumer object is gone are deleted (copies of workspaces not engaged, e.g.
+ * unbound, are kept). All writes use the agent's name as field manager. The controller reads the
+ * caches of the run it is in: run it in one run at a time.
+ *
+ * @example
+ * ```ts
+ * const plans = await preflight(config, clients);
+ * const controllers = plans.map((plan: PublishedPlan) => syncController(plan, { provider }));
+ * ```
+ * @param plan - the published resource, as preflight resolved it.
+ * @param options - the shared provider and timings.
+ * @returns the controller, for `run`/`main` with the agent's other controllers.
+ */
+export function syncController(plan: PublishedPlan, options: SyncControllerOptions): Controller<KubeObject> {
+  const waitMs = options.cacheWaitMs ?? 1_000;
+  const terminatingWaitMs = options.terminatingWaitMs ?? 5_000;
+  const kinds = uniqueResources((plan.published.related ?? []).map(relatedResource));
+  const finalizer = syncFinalizer(plan.agentName);
+  // The caches of the current run: set when the runtime builds the inputs, before any reconcile.
+  let caches: SyncCaches | undefined;
+  const w = syncWatches(plan);
+  return controller<KubeObject>({
+    // A DNS subdomain, like the names a run derives from it (Leases).
+    name: `${plan.agentName}.${plan.published.name}`,
+    fieldManager: plan.agentName,
+    provider: options.provider,
+    resource: plan.kcp,
+    select: { ...w.primary, clusterSelector: isConsumer },
+    inputs: (ic) => {
+      const c = syncCaches(plan, ic.fleet, ic.informers);
+      caches = c;
+      return inputs(plan, ic, kinds, c, options);
+    },
+    reconcile: (req, ctx) => {
+      const c = caches;
+      if (c === undefined) return error(new Error(`sync controller "${plan.published.name}": reconciled before its inputs were built`));
+      return withFinalizer<KubeObject>({
+        finalizer,
+        writes: finalizerWrites(ctx.sinks, plan.kcp),
+        apply: (r) => syncOne(plan, c, kinds, waitMs, r, ctx),
+        cleanup: (r) => cleanup(plan, r, ctx, terminatingWaitMs),
+      })(req, ctx);
+    },
+    writes: [
+      { resource: plan.kcp, verbs: ['status', 'finalizers'], clusterSelector: isConsumer },
+      { resource: plan.service, verbs: ['apply', 'delete'], clusterSelector: isService },
+      { resource: namespaces, verbs: ['apply'], clusterSelector: isService },
+      ...kinds.map((resource) => ({ resource, verbs: ['apply', 'delete'] as const })),
+    ],
+    watches: [
+      { resource: plan.service, clusterSelector: isService },
+      { resource: namespaces, clusterSelector: isService },
+      ...kinds.map((resource) => ({ resource })),
+    ],
+  });
+}

@@ -1,0 +1,177 @@
+// Spec down: the consumer object's copy on the service cluster, in its service-side namespace,
+// written by server-side apply under the agent's field manager. The copy carries the agent's
+// labels and rxfleet's back-reference to the consumer object: the way back up, the tenant check,
+// and what cleanup and the orphan sweep select by. Nothing is sent when the cached copy already
+// says what the apply would say.
+import { isDeepStrictEqual } from 'node:util';
+import type { Observable } from 'rxjs';
+import { concat, concatMap, map, of, toArray } from 'rxjs';
+import { objectKey } from '../core/key.js';
+import type { KubeObject, Namespace } from '../core/object.js';
+import { apiVersionOf, namespaces } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import { apply } from '../sinks/apply.js';
+import type { SourceIdentity } from '../sinks/back-reference.js';
+import { readBackReference, withBackReference } from '../sinks/back-reference.js';
+import type { SinkContext } from '../sinks/context.js';
+import type { WriteOutcome } from '../sinks/result.js';
+import { serviceCluster } from './clusters.js';
+import { agentLabel, agentLabels, syncClusterAnnotation } from './labels.js';
+import type { PublishedPlan } from './plan.js';
+import type { ServiceName } from './naming.js';
+import type { SyncCaches } from './sync-caches.js';
+import { refused } from './sync-up.js';
+
+type Fields = Readonly<Record<string, unknown>>;
+type Strings = Readonly<Record<string, string>>;
+
+// The top-level fields that never sync down: the rest is api-syncagent's "spec".
+const notSpec = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+
+/**
+ * True when `key` is selected by a SyncDown key list (exact keys, or a prefix ending in `*`).
+ *
+ * @example
+ * ```ts
+ * keyMatches(['app.kubernetes.io/*'], 'app.kubernetes.io/name'); // true
+ * ```
+ * @param patterns - the configured keys.
+ * @param key - a label or annotation key.
+ * @returns whether it syncs.
+ */
+export function keyMatches(patterns: readonly string[] | undefined, key: string): boolean {
+  return (patterns ?? []).some((p) => (p.endsWith('*') ? key.startsWith(p.slice(0, -1)) : key === p));
+}
+
+const pick = (from: Strings | undefined, patterns: readonly string[] | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(from ?? {}).filter(([k]) => keyMatches(patterns, k)));
+
+/**
+ * The service copy the agent applies for a consumer object: every top-level field but
+ * `apiVersion`, `kind`, `metadata` and `status`; the labels and annotations `syncDown` lists; the
+ * agent's labels; the back-reference to the consumer object.
+ *
+ * @example
+ * ```ts
+ * const desired = desiredCopy(plan, db, { namespace: 'ws-a', name: 'x-y' }, sourceIdentity(cluster, plan.kcp, db));
+ * ```
+ * @param plan - the published resource's plan.
+ * @param obj - the consumer object.
+ * @param at - where it lands.
+ * @param source - the consumer object's identity.
+ * @returns the apply configuration.
+ */
+export function desiredCopy(plan: PublishedPlan, obj: KubeObject, at: ServiceName, source: SourceIdentity): KubeObject {
+  const down = plan.published.syncDown ?? {};
+  const spec = Object.fromEntries(Object.entries(obj as unknown as Fields).filter(([k]) => !notSpec.has(k)));
+  const annotations = pick(obj.metadata.annotations, down.annotations);
+  const copy: KubeObject = {
+    ...spec,
+    apiVersion: apiVersionOf(plan.service),
+    kind: plan.service.kind,
+    metadata: {
+      name: at.name,
+      ...(plan.service.namespaced ? { namespace: at.namespace } : {}),
+      labels: { ...pick(obj.metadata.labels, down.labels), ...agentLabels(plan.agentName, plan.published.name) },
+      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
+    },
+  };
+  return withBackReference(copy, source);
+}
+
+const sameEntries = (want: Strings | undefined, have: Strings | undefined): boolean => Object.entries(want ?? {}).every(([k, v]) => have?.[k] === v);
+
+/**
+ * True when the copy on the service cluster already holds what `desired` says: the same spec
+ * fields (none more, none less), the desired labels and annotations, and no synced label or
+ * annotation the consumer has since dropped. Then no apply is sent.
+ *
+ * @example
+ * ```ts
+ * const skip: boolean = copyUpToDate(plan, cached, desired);
+ * ```
+ * @param plan - the published resource's plan (for the synced key lists).
+ * @param copy - the cached copy.
+ * @param desired - what would be applied.
+ * @returns whether an apply would change nothing.
+ */
+export function copyUpToDate(plan: PublishedPlan, copy: KubeObject, desired: KubeObject): boolean {
+  const down = plan.published.syncDown ?? {};
+  const specOf = (o: KubeObject): Fields => Object.fromEntries(Object.entries(o as unknown as Fields).filter(([k]) => !notSpec.has(k)));
+  if (!isDeepStrictEqual(specOf(copy), specOf(desired))) return false;
+  const [have, want] = [copy.metadata, desired.metadata];
+  if (!sameEntries(want.labels, have.labels) || !sameEntries(want.annotations, have.annotations)) return false;
+  const stale = (mine: Strings | undefined, theirs: Strings | undefined, patterns: readonly string[] | undefined): boolean =>
+    Object.keys(theirs ?? {}).some((k) => keyMatches(patterns, k) && mine?.[k] === undefined);
+  return !stale(want.labels, have.labels, down.labels) && !stale(want.annotations, have.annotations, down.annotations);
+}
+
+// The same consumer object, perhaps an earlier incarnation (another uid): its copy is adopted.
+const sameObject = (ref: SourceIdentity | undefined, source: SourceIdentity): boolean =>
+  ref?.cluster === source.cluster && ref.resource === source.resource && ref.namespace === source.namespace && ref.name === source.name;
+
+/**
+ * What {@link syncDown} did: the outcomes of its writes (none when everything was in place), and
+ * the copy as it now stands (`undefined` when a write failed or was refused).
+ *
+ * @example
+ * ```ts
+ * const r: DownResult = { outcomes: [], copy: cached };
+ * ```
+ */
+export interface DownResult {
+  readonly outcomes: readonly WriteOutcome[];
+  readonly copy: KubeObject | undefined;
+}
+
+/**
+ * Syncs a consumer object down: makes sure its service-side namespace exists (labelled with the
+ * agent, annotated with the workspace; left alone once the agent's label is on it), then applies
+ * the copy unless the cached one is already up to date. A copy at that name that belongs to
+ * another object (another workspace, namespace or name, or no back-reference at all) is never
+ * overwritten: the write is refused with an outcome naming both. A copy of an earlier object of
+ * the same workspace, namespace and name (another uid) is adopted.
+ *
+ * @example
+ * ```ts
+ * syncDown(ctx.sinks, plan, caches, req.cluster, obj, at, source).subscribe((r: DownResult) => console.log(r.copy?.metadata.name));
+ * ```
+ * @param sinks - the controller's sinks.
+ * @param plan - the published resource's plan.
+ * @param caches - the controller's cached reads (ready).
+ * @param workspace - the consumer's logical cluster, for the namespace annotation.
+ * @param obj - the consumer object.
+ * @param at - where it lands.
+ * @param source - the consumer object's identity.
+ * @returns one result, then completes.
+ */
+export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, workspace: string, obj: KubeObject, at: ServiceName, source: SourceIdentity): Observable<DownResult> {
+  const key = objectKey(serviceCluster, plan.service.namespaced ? at.namespace : '', at.name);
+  const cached = caches.copy(key.namespace, key.name);
+  if (cached !== undefined) {
+    const ref = readBackReference(cached);
+    if (!sameObject(ref, source)) {
+      const owner = ref === undefined ? 'no valid back-reference' : `a back-reference to ${ref.cluster}/${ref.namespace}/${ref.name}`;
+      const why = `tenant check: ${plan.service.plural} ${at.namespace}/${at.name} on the service cluster carries ${owner}, not ${source.cluster}/${source.namespace}/${source.name}`;
+      return of({ outcomes: [refused('apply', key, why)], copy: undefined });
+    }
+  }
+  const desired = desiredCopy(plan, obj, at, source);
+  const ns: Observable<WriteOutcome>[] = [];
+  if (plan.service.namespaced && caches.namespace(at.namespace) === undefined) {
+    const namespace: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: at.namespace, labels: { [agentLabel]: plan.agentName }, annotations: { [syncClusterAnnotation]: workspace } } };
+    ns.push(apply(sinks, { cluster: serviceCluster, resource: namespaces, object: namespace }));
+  }
+  const upToDate = cached !== undefined && copyUpToDate(plan, cached, desired);
+  return concat(...ns).pipe(
+    toArray(),
+    concatMap((before): Observable<DownResult> => {
+      // Without its namespace the copy cannot be written: report the namespace's failure alone.
+      if (before.some(E.isLeft)) return of({ outcomes: before, copy: undefined });
+      if (upToDate) return of({ outcomes: before, copy: cached });
+      return apply(sinks, { cluster: serviceCluster, resource: plan.service, object: desired, current: cached ?? null }).pipe(
+        map((o) => ({ outcomes: [...before, o], copy: E.isRight(o) ? o.right.object : undefined })),
+      );
+    }),
+  );
+}
