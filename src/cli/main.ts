@@ -10,6 +10,7 @@ import { genCommand } from './commands/gen.js';
 import { getCommand } from './commands/get.js';
 import { initCommand } from './commands/init.js';
 import { rbacCommand } from './commands/rbac.js';
+import { syncCommand } from './commands/sync.js';
 
 // The package's version: the nearest package.json named rxfleet above this file (dist/cli/ when
 // installed, src/cli/ in the repository).
@@ -28,8 +29,8 @@ function version(): string {
 
 /**
  * Builds the `rxfleet` parser over `argv` (without the node and script paths). A usage error
- * prints `rxfleet: <message>` and sets exit code 2; a command's error rejects `parseAsync` (see
- * {@link runCli}).
+ * ends `parseAsync` with a {@link ConfigError} (thrown or rejected), a command's error with its
+ * own (see {@link runCli}, which prints either as `rxfleet: <message>`).
  *
  * @example
  * ```ts
@@ -46,6 +47,7 @@ export function rxfleetCli(argv: readonly string[]): Argv {
     .command(genCommand)
     .command(rbacCommand)
     .command(getCommand)
+    .command(syncCommand)
     .demandCommand(1, 'give a command (rxfleet --help lists them)')
     .strict()
     .completion('completion', 'print a bash/zsh completion script (rxfleet completion >> ~/.bashrc)')
@@ -54,10 +56,10 @@ export function rxfleetCli(argv: readonly string[]): Argv {
     .version(version())
     .wrap(null)
     .fail((msg: string | undefined, err: Error | undefined) => {
-      // A command's error goes on to runCli, which reports it once; a usage error is reported here.
+      // Errors go on to runCli, which reports them once. A usage error is thrown too: yargs would
+      // otherwise go on to run the command without its arguments.
       if (err !== undefined) throw err;
-      process.stderr.write(`rxfleet: ${msg ?? 'invalid arguments'} (rxfleet --help shows the usage)\n`);
-      process.exitCode = 2;
+      throw new ConfigError(`${msg ?? 'invalid arguments'} (rxfleet --help shows the usage)`);
     });
 }
 

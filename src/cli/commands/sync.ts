@@ -1,0 +1,78 @@
+// `rxfleet sync --config <file>`: the sync agent as a process. It publishes a service cluster's
+// CRDs into kcp and syncs consumers' objects down and their status up, as configured (docs/sync.md).
+import type { Argv, CommandModule } from 'yargs';
+import { ConfigError } from '../../core/config-error.js';
+import { syncOptions } from '../sync-options.js';
+
+/**
+ * The arguments of `rxfleet sync`.
+ *
+ * @example
+ * ```ts
+ * const args: SyncArgs = { config: 'sync.yaml', kcpKubeconfig: 'provider.kubeconfig', serviceKubeconfig: 'service.kubeconfig', port: 8080, host: '0.0.0.0' };
+ * ```
+ */
+export interface SyncArgs {
+  /** The agent's configuration (YAML or JSON; see SyncConfig). */
+  readonly config: string;
+  /** The provider workspace's kubeconfig (where the APIExport lives). */
+  readonly kcpKubeconfig?: string;
+  /** The service cluster's kubeconfig (where the CRDs and their operator live). */
+  readonly serviceKubeconfig?: string;
+  /** The probe and metrics server's port (0: a free one, logged at start). */
+  readonly port: number;
+  /** The probe and metrics server's address. */
+  readonly host: string;
+}
+
+const description = `Publish a service cluster's CRDs into kcp and sync consumers' objects, as configured.
+
+The agent turns each published CRD into an APIResourceSchema and keeps the APIExport current, then
+syncs every bound workspace's objects down to the service cluster (server-side apply; a finalizer
+makes deletion remove the service-side copy first) and their status and related Secrets/ConfigMaps
+back. Kubeconfigs: the flags, else KCP_KUBECONFIG / SERVICE_KUBECONFIG, else the config file's
+kubeconfigs: { kcp: <path>, service: <path> } (relative to the file).
+
+Probes and metrics on http://<host>:<port>/ (/healthz, /readyz, /metrics). It runs until SIGTERM or
+SIGINT. Exit code 2 on a configuration error (a bad file, an unknown CRD, a version not served, an
+APIExport owned by another agent), 0 after a clean stop. See docs/sync.md.`;
+
+async function handler(args: SyncArgs): Promise<void> {
+  const options = syncOptions({ config: args.config, kcpKubeconfig: args.kcpKubeconfig, serviceKubeconfig: args.serviceKubeconfig });
+  // Loaded here, not at the top: every other command (and --help) starts without the runtime.
+  const [{ defaultLogger }, { main }, { syncAgent }] = await Promise.all([import('../../runtime/logging.js'), import('../../runtime/main.js'), import('../../sync/agent.js')]);
+  const logger = defaultLogger();
+  // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
+  const controllers = await syncAgent({ config: options.config, kcp: () => ({ file: options.kcpKubeconfig }), service: { file: options.serviceKubeconfig } });
+  // The run's name labels the fleet-wide series; each controller keeps its own `controller` label.
+  await main(controllers, { name: options.config.agentName ?? 'rxfleet-sync', http: { port: args.port, host: args.host }, logger });
+}
+
+/**
+ * The `rxfleet sync` command module (yargs).
+ *
+ * @example
+ * ```ts
+ * yargs(hideBin(process.argv)).command(syncCommand).parse();
+ * // rxfleet sync --config sync.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig
+ * ```
+ */
+export const syncCommand: CommandModule<object, SyncArgs> = {
+  command: 'sync',
+  describe: "Publish a service cluster's CRDs into kcp and sync consumers' objects (the sync agent)",
+  builder: (y: Argv) =>
+    y
+      .usage(`$0 sync --config <file> [options]\n\n${description}`)
+      .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'the agent configuration file (YAML or JSON)' })
+      .option('kcp-kubeconfig', { type: 'string', describe: "the kcp provider workspace's kubeconfig" })
+      .option('service-kubeconfig', { type: 'string', describe: "the service cluster's kubeconfig" })
+      .option('port', { type: 'number', default: 8080, describe: 'probe and metrics port (0: any free port)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'probe and metrics address (0.0.0.0 in a Pod)' })
+      .check((a) => {
+        const p = a.port;
+        if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 65_535) throw new ConfigError(`--port must be an integer from 0 to 65535, got ${String(p)}`);
+        return true;
+      })
+      .example('$0 sync -c examples/sync-agent/config.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig', 'run the example agent'),
+  handler,
+};
