@@ -6,6 +6,7 @@ import { fromStatus, kubeError } from '../core/errors.js';
 import type { KubeObject } from '../core/object.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
+import { withoutManagedFieldsText } from './managed-fields-cut.js';
 
 /**
  * One decoded watch event as the server sent it. ERROR events are not here: they decode to a
@@ -24,6 +25,22 @@ export interface RawWatchEvent<T extends KubeObject = KubeObject> {
 const types = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
 /**
+ * Options of {@link parseWatchLine}.
+ *
+ * @example
+ * ```ts
+ * const opts: WatchLineOptions = { dropManagedFields: true };
+ * ```
+ */
+export interface WatchLineOptions {
+  /**
+   * Cut the object's `metadata.managedFields` out of the line before parsing it (never built, never
+   * garbage). Default false. Where the cut is not certain the line is parsed whole; strip after.
+   */
+  readonly dropManagedFields?: boolean;
+}
+
+/**
  * Decodes one line of a watch response.
  *
  * @example
@@ -33,12 +50,13 @@ const types = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
  * ```
  * @param cluster - the cluster the line came from.
  * @param line - one line of the body.
+ * @param options - {@link WatchLineOptions}.
  * @returns the event, or a `Decode` error for a line that is not a watch event, or the error an ERROR event carries.
  */
-export function parseWatchLine<T extends KubeObject = KubeObject>(cluster: ClusterName, line: string): Either<KubeError, RawWatchEvent<T>> {
+export function parseWatchLine<T extends KubeObject = KubeObject>(cluster: ClusterName, line: string, options: WatchLineOptions = {}): Either<KubeError, RawWatchEvent<T>> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(line);
+    parsed = JSON.parse(options.dropManagedFields === true ? withoutManagedFieldsText(line) : line);
   } catch {
     return E.left(kubeError('Decode', cluster, `watch line is not JSON (${line.length} bytes)`));
   }

@@ -2,9 +2,9 @@
 // implies added just before `initDone`. The store is updated before an event goes downstream, so a
 // reconciler woken by an event always reads at least that state.
 import type { MonoTypeOperatorFunction } from 'rxjs';
-import { mergeMap } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
+import { emitEach } from './emit-each.js';
 import type { WatchEvent } from './events.js';
 import type { StoreWriter } from './store.js';
 
@@ -26,5 +26,5 @@ import type { StoreWriter } from './store.js';
  * @returns an operator over {@link WatchEvent}s.
  */
 export function reflect<T extends KubeObject>(store: StoreWriter<T>, cluster: ClusterName): MonoTypeOperatorFunction<WatchEvent<T>> {
-  return (events) => events.pipe(mergeMap((ev) => store.apply(cluster, ev)));
+  return (events) => events.pipe(emitEach((ev: WatchEvent<T>) => store.apply(cluster, ev)));
 }

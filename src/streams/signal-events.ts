@@ -1,6 +1,6 @@
 // Splitting watch signals, events side: what most pipelines want from a watch.
 import type { OperatorFunction } from 'rxjs';
-import { filter, map } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { WatchEvent } from './events.js';
 import type { WatchSignal } from './watch-health.js';
@@ -16,9 +16,19 @@ import type { WatchSignal } from './watch-health.js';
  * @returns an operator from signals to {@link WatchEvent}s.
  */
 export function signalEvents<T extends KubeObject>(): OperatorFunction<WatchSignal<T>, WatchEvent<T>> {
+  // One subscriber rather than filter + map: this sits on every event of every watch.
   return (signals) =>
-    signals.pipe(
-      filter((s): s is Extract<WatchSignal<T>, { type: 'event' }> => s.type === 'event'),
-      map((s) => s.event),
+    new Observable<WatchEvent<T>>((subscriber) =>
+      signals.subscribe({
+        next: (s) => {
+          if (s.type === 'event') subscriber.next(s.event);
+        },
+        error: (e: unknown) => {
+          subscriber.error(e);
+        },
+        complete: () => {
+          subscriber.complete();
+        },
+      }),
     );
 }

@@ -3,7 +3,7 @@
 // piece of logic client-go and kube-rs both rely on: after a relist, one delete per vanished object.
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
-import { formatKey, keyOf } from '../core/key.js';
+import { formatKey, objectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { WatchEvent } from './events.js';
 
@@ -91,6 +91,8 @@ export interface StoreWriter<T extends KubeObject> extends Store<T> {
 type Index = Map<string, Set<string>>;
 interface State<T> {
   readonly entries: Map<string, T>;
+  // The indexes built so far: `cluster` always (relists, replays and drops read it), the others
+  // from their first query on. An index nobody queries costs neither memory nor time per write.
   readonly indexes: Map<string, Index>;
 }
 
@@ -100,13 +102,25 @@ function cloneState<T>(s: State<T>): State<T> {
   return { entries: new Map(s.entries), indexes };
 }
 
-function view<T extends KubeObject>(state: () => State<T>): StoreView<T> {
+function addTo(idx: Index, value: string, key: string): void {
+  const keys = idx.get(value);
+  if (keys === undefined) idx.set(value, new Set([key]));
+  else keys.add(key);
+}
+
+function removeFrom(idx: Index, value: string, key: string): void {
+  const keys = idx.get(value);
+  keys?.delete(key);
+  if (keys?.size === 0) idx.delete(value);
+}
+
+function view<T extends KubeObject>(state: () => State<T>, index: (s: State<T>, name: string) => Index | undefined): StoreView<T> {
   return {
     get: (key) => state().entries.get(typeof key === 'string' ? key : formatKey(key)),
     list: () => [...state().entries.values()],
-    byIndex: (index, value) => {
+    byIndex: (name, value) => {
       const s = state();
-      const keys = s.indexes.get(index)?.get(value);
+      const keys = index(s, name)?.get(value);
       const out: T[] = [];
       for (const k of keys ?? []) {
         const obj = s.entries.get(k);
@@ -132,48 +146,60 @@ function view<T extends KubeObject>(state: () => State<T>): StoreView<T> {
  * @returns the store, with its writer side.
  */
 export function createStore<T extends KubeObject>(options: StoreOptions<T> = {}): StoreWriter<T> {
-  const indexers: [string, Indexer<T>][] = [
+  const indexers = new Map<string, Indexer<T>>([
     ['namespace', (o) => [o.metadata.namespace ?? '']],
     ['label', (o) => Object.entries(o.metadata.labels ?? {}).map(([k, v]) => `${k}=${v}`)],
     ...Object.entries(options.indexers ?? {}),
-  ];
-  let state: State<T> = {
-    entries: new Map<string, T>(),
-    indexes: new Map<string, Index>([['cluster', new Map<string, Set<string>>()], ...indexers.map(([n]): [string, Index] => [n, new Map<string, Set<string>>()])]),
-  };
+  ]);
+  let state: State<T> = { entries: new Map<string, T>(), indexes: new Map<string, Index>([['cluster', new Map<string, Set<string>>()]]) };
   // The state a snapshot holds; the next write copies it first (copy-on-write).
   let shared: State<T> | undefined;
   const synced = new Set<ClusterName>();
   const buffers = new Map<ClusterName, Map<string, T>>();
+  // formatKey(keyOf(cluster, obj)) without encoding the cluster name for every event.
+  const prefixes = new Map<ClusterName, string>();
+  const keyFor = (cluster: ClusterName, obj: T): string => {
+    let prefix = prefixes.get(cluster);
+    if (prefix === undefined) prefixes.set(cluster, (prefix = formatKey(objectKey(cluster, '', '')).slice(0, -1)));
+    return `${prefix}${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+  };
 
+  // An index of `s`, built from its entries on first use; undefined for an unknown name.
+  const index = (s: State<T>, name: string): Index | undefined => {
+    const built = s.indexes.get(name);
+    if (built !== undefined) return built;
+    const f = indexers.get(name);
+    if (f === undefined) return undefined;
+    const idx: Index = new Map();
+    for (const [key, obj] of s.entries) for (const v of f(obj)) addTo(idx, v, key);
+    s.indexes.set(name, idx);
+    return idx;
+  };
   const writable = (): State<T> => {
     if (shared === state) state = cloneState(state);
     shared = undefined;
     return state;
   };
-  const indexValues = (cluster: string, obj: T): [string, readonly string[]][] => [['cluster', [cluster]], ...indexers.map(([n, f]): [string, readonly string[]] => [n, f(obj)])];
   const unindex = (s: State<T>, key: string, cluster: string, obj: T): void => {
-    for (const [name, values] of indexValues(cluster, obj)) {
-      const idx = s.indexes.get(name);
-      for (const v of values) {
-        const keys = idx?.get(v);
-        keys?.delete(key);
-        if (keys?.size === 0) idx?.delete(v);
-      }
+    for (const [name, idx] of s.indexes) {
+      if (name === 'cluster') removeFrom(idx, cluster, key);
+      else for (const v of indexers.get(name)?.(obj) ?? []) removeFrom(idx, v, key);
     }
   };
   const put = (cluster: ClusterName, key: string, obj: T): void => {
     const s = writable();
     const old = s.entries.get(key);
-    if (old !== undefined) unindex(s, key, cluster, old);
     s.entries.set(key, obj);
-    for (const [name, values] of indexValues(cluster, obj)) {
-      const idx = s.indexes.get(name);
-      for (const v of values) {
-        const keys = idx?.get(v);
-        if (keys === undefined) idx?.set(v, new Set([key]));
-        else keys.add(key);
+    for (const [name, idx] of s.indexes) {
+      if (name === 'cluster') {
+        // The key names the cluster: a replaced object is already in the cluster index.
+        if (old === undefined) addTo(idx, cluster, key);
+        continue;
       }
+      const f = indexers.get(name);
+      if (f === undefined) continue;
+      if (old !== undefined) for (const v of f(old)) removeFrom(idx, v, key);
+      for (const v of f(obj)) addTo(idx, v, key);
     }
   };
   const remove = (cluster: ClusterName, key: string): T | undefined => {
@@ -186,7 +212,7 @@ export function createStore<T extends KubeObject>(options: StoreOptions<T> = {})
   };
   const keysOf = (cluster: ClusterName): string[] => [...(state.indexes.get('cluster')?.get(cluster) ?? [])];
 
-  const live = view(() => state);
+  const live = view(() => state, index);
   return {
     get: live.get,
     list: live.list,
@@ -198,7 +224,7 @@ export function createStore<T extends KubeObject>(options: StoreOptions<T> = {})
     snapshot: () => {
       shared = state;
       const frozen = state;
-      return view(() => frozen);
+      return view(() => frozen, index);
     },
     apply(cluster, event) {
       switch (event.type) {
@@ -209,7 +235,7 @@ export function createStore<T extends KubeObject>(options: StoreOptions<T> = {})
         case 'initApply': {
           let buffer = buffers.get(cluster);
           if (buffer === undefined) buffers.set(cluster, (buffer = new Map<string, T>()));
-          buffer.set(formatKey(keyOf(cluster, event.object)), event.object);
+          buffer.set(keyFor(cluster, event.object), event.object);
           return [event];
         }
         case 'initDone': {
@@ -227,10 +253,10 @@ export function createStore<T extends KubeObject>(options: StoreOptions<T> = {})
           return out;
         }
         case 'applied':
-          put(cluster, formatKey(keyOf(cluster, event.object)), event.object);
+          put(cluster, keyFor(cluster, event.object), event.object);
           return [event];
         case 'deleted':
-          return remove(cluster, formatKey(keyOf(cluster, event.object))) === undefined ? [] : [event];
+          return remove(cluster, keyFor(cluster, event.object)) === undefined ? [] : [event];
       }
     },
     replay(cluster) {

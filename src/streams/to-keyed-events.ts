@@ -1,11 +1,12 @@
 // From one cluster's watch events to fleet-wide keyed events: the key gains the cluster, listings
 // become plain `applied` events (level-triggered: a relist is a resync), markers disappear.
 import type { OperatorFunction } from 'rxjs';
-import { defer, mergeMap } from 'rxjs';
+import { defer } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import { formatKey, keyOf } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
+import { emitEach } from './emit-each.js';
 import type { KeyedEvent, WatchEvent } from './events.js';
 
 /**
@@ -29,22 +30,26 @@ import type { KeyedEvent, WatchEvent } from './events.js';
  */
 export function toKeyedEvents<T extends KubeObject>(cluster: ClusterName, resource: ResourceDescriptor<T>): OperatorFunction<WatchEvent<T>, KeyedEvent<T>> {
   const applied = (object: T): KeyedEvent<T> => ({ type: 'applied', key: keyOf(cluster, object), resource, object });
+  const none: readonly KeyedEvent<T>[] = [];
   return (events) =>
     defer(() => {
       // The listing in progress, per subscription: undefined outside a listing.
-      let listing: Map<string, T> | undefined;
+      let listing: Map<string, KeyedEvent<T>> | undefined;
       return events.pipe(
-        mergeMap((ev): KeyedEvent<T>[] => {
+        emitEach((ev: WatchEvent<T>): readonly KeyedEvent<T>[] => {
           switch (ev.type) {
             case 'initStarted':
               listing = new Map();
-              return [];
-            case 'initApply':
-              if (listing === undefined) return [applied(ev.object)];
-              listing.set(formatKey(keyOf(cluster, ev.object)), ev.object);
-              return [];
+              return none;
+            case 'initApply': {
+              const key = keyOf(cluster, ev.object);
+              const out: KeyedEvent<T> = { type: 'applied', key, resource, object: ev.object };
+              if (listing === undefined) return [out];
+              listing.set(formatKey(key), out);
+              return none;
+            }
             case 'initDone': {
-              const done = [...(listing?.values() ?? [])].map(applied);
+              const done = [...(listing?.values() ?? [])];
               listing = undefined;
               return done;
             }
