@@ -1,11 +1,13 @@
 // The fleet: the set of engaged clusters and their lifetimes, kept from a provider's events. Every
 // per-cluster stream is cut with its cluster's lifetime, which is how a disengaged cluster's
 // sockets, timers and cache disappear at once.
-import type { Observable } from 'rxjs';
-import { concat, defer, filter, finalize, from, map, NEVER, ReplaySubject, share, Subject } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, concat, defer, from, NEVER, Observable, ReplaySubject, share, Subject } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { Cluster, FleetView, Provider } from './cluster.js';
 import type { ProviderReport } from './provider-report.js';
+import type { Slices } from './slices.js';
+import { slices } from './slices.js';
 
 /**
  * A cluster while it is engaged. `lifetime` emits once (then completes) when the cluster is
@@ -50,12 +52,36 @@ export interface Fleet extends FleetView {
 interface Entry {
   readonly cluster: Cluster;
   readonly end: ReplaySubject<void>;
+  /** Handed to the subscribers (a late subscriber's replay holds only these; the others are on their way). */
+  delivered: boolean;
+}
+
+/**
+ * Options of {@link createFleet}.
+ *
+ * @example
+ * ```ts
+ * const opts: CreateFleetOptions = { engagementsPerTurn: 100 };
+ * ```
+ */
+export interface CreateFleetOptions {
+  /**
+   * At most this many engagements are handed to the subscribers per turn of the event loop; a
+   * larger burst (a provider engaging thousands of clusters at once) goes out in slices, each in
+   * its own task, so that probes, metrics and timers run in between. `fleet.get` knows every
+   * engaged cluster at once. Default 50.
+   */
+  readonly engagementsPerTurn?: number;
+  /** Schedules the slices. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**
  * Keeps a provider's clusters. A provider completing leaves its clusters engaged (a static list
  * completes at once); an engagement of a name already engaged with another {@link Cluster}
  * (credentials changed) ends the old one first, so its watches stop before the new ones start.
+ * Bursts of engagements reach the subscribers `engagementsPerTurn` per turn; a cluster disengaged
+ * before its turn never reaches them.
  *
  * @example
  * ```ts
@@ -64,49 +90,70 @@ interface Entry {
  * fleet.get(clusterName('east'))?.client; // while subscribed
  * ```
  * @param provider - the source of fleet events.
+ * @param options - how many engagements per turn, and the scheduler of the slices.
  * @returns the fleet.
  */
-export function createFleet(provider: Provider): Fleet {
+export function createFleet(provider: Provider, options: CreateFleetOptions = {}): Fleet {
   const current = new Map<ClusterName, Entry>();
+  // The clusters as a list, rebuilt on the first read after a change: callers that read it per
+  // engagement (metrics, sinks) cost O(1) while a burst is handed out, not O(clusters) each.
+  let list: readonly Cluster[] | undefined;
   const toEngaged = (e: Entry): EngagedCluster => ({ cluster: e.cluster, lifetime: e.end.asObservable() });
+  let queue: Slices<Entry> | undefined;
   const end = (name: ClusterName): void => {
     const e = current.get(name);
     if (e === undefined) return;
     current.delete(name);
+    list = undefined;
+    queue?.drop(e);
     e.end.next();
     e.end.complete();
   };
 
   const reports = new Subject<ProviderReport>();
-  const live = concat(provider, NEVER).pipe(
-    map((ev): EngagedCluster | undefined => {
-      if (ev.type === 'report') {
-        reports.next(ev.report);
-        return undefined;
-      }
-      if (ev.type === 'disengaged') {
-        end(ev.name);
-        return undefined;
-      }
-      const before = current.get(ev.cluster.name);
-      if (before?.cluster === ev.cluster) return undefined; // the same engagement twice
-      end(ev.cluster.name);
-      const entry: Entry = { cluster: ev.cluster, end: new ReplaySubject<void>(1) };
-      current.set(ev.cluster.name, entry);
-      return toEngaged(entry);
-    }),
-    filter((e): e is EngagedCluster => e !== undefined),
-    finalize(() => {
+  const live = new Observable<EngagedCluster>((subscriber) => {
+    const perTurn = options.engagementsPerTurn ?? 50;
+    const q = slices<Entry>(perTurn, options.scheduler ?? asyncScheduler, (e) => {
+      e.delivered = true;
+      subscriber.next(toEngaged(e));
+    });
+    queue = q;
+    const sub = concat(provider, NEVER).subscribe({
+      next: (ev) => {
+        if (ev.type === 'report') {
+          reports.next(ev.report);
+          return;
+        }
+        if (ev.type === 'disengaged') {
+          end(ev.name);
+          return;
+        }
+        const before = current.get(ev.cluster.name);
+        if (before?.cluster === ev.cluster) return; // the same engagement twice
+        end(ev.cluster.name);
+        const entry: Entry = { cluster: ev.cluster, end: new ReplaySubject<void>(1), delivered: false };
+        current.set(ev.cluster.name, entry);
+        list = undefined;
+        q.push(entry);
+      },
+      error: (err: unknown) => {
+        q.flush();
+        subscriber.error(err);
+      },
+    });
+    return () => {
+      sub.unsubscribe();
+      q.close();
+      queue = undefined;
       for (const name of [...current.keys()]) end(name);
-    }),
-    share(),
-  );
+    };
+  }).pipe(share());
 
   return {
     // Known clusters are replayed synchronously before joining the live stream: nothing falls between.
-    engagements: defer(() => concat(from([...current.values()].map(toEngaged)), live)),
+    engagements: defer(() => concat(from([...current.values()].filter((e) => e.delivered).map(toEngaged)), live)),
     reports: reports.asObservable(),
     get: (name) => current.get(name)?.cluster,
-    clusters: () => [...current.values()].map((e) => e.cluster),
+    clusters: () => (list ??= Object.freeze([...current.values()].map((e) => e.cluster))),
   };
 }

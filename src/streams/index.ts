@@ -46,6 +46,8 @@ export { createStore } from './store.js';
 export { reflect } from './reflect.js';
 export type { Informer, InformerOptions, Informers, InformersConfig } from './informers.js';
 export { createInformers } from './informers.js';
+export type { ListPacer, ListTurn } from './list-pacing.js';
+export { defaultListsPerServer, listPacer } from './list-pacing.js';
 // Across the fleet.
 export { toKeyedEvents } from './to-keyed-events.js';
 export type { FleetWatchOptions } from './fleet-watch.js';

@@ -8,6 +8,7 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import type { Cluster, Selection } from './cluster.js';
 import type { WatchEvent } from './events.js';
+import { listPacer } from './list-pacing.js';
 import { reflect } from './reflect.js';
 import type { Indexer, Store } from './store.js';
 import { createStore } from './store.js';
@@ -104,11 +105,13 @@ export function selectionKey(resource: ResourceDescriptor, s: Selection): string
  * const sub = inf.events.subscribe(); // starts the watch
  * sub.unsubscribe();                  // stops it and drops the cache
  * ```
- * @param config - watch options shared by every informer, linger, source factory.
+ * @param config - watch options shared by every informer, linger, source factory, lists per server.
  * @returns the registry.
  */
 export function createInformers(config: InformersConfig = {}): Informers {
-  const { lingerMs = 0, ...watchConfig } = config;
+  const { lingerMs = 0, listsPerServer, ...rest } = config;
+  // One pacer for every watch of the registry: lists are bounded per server, not per cluster.
+  const watchConfig = { ...rest, listPacer: config.listPacer ?? listPacer(listsPerServer) };
   const scheduler = config.scheduler ?? asyncScheduler;
   const byCluster = new WeakMap<Cluster, Map<string, Informer<KubeObject>>>();
 

@@ -2,9 +2,9 @@
 // behind namespaces-as-clusters) go into one store keyed by the cluster each object belongs to, and
 // every such cluster gets a view with the informer's contract (listing, then live; health; store)
 // without a watch of its own. Routing is a map lookup per event: no per-event work grows with the
-// number of clusters.
-import type { Observable } from 'rxjs';
-import { concat, defer, finalize, from, ignoreElements, map, merge, share, Subject, tap } from 'rxjs';
+// number of clusters; the end of a listing reaches the clusters a slice per turn.
+import type { Observable, SchedulerLike } from 'rxjs';
+import { asyncScheduler, concat, defer, finalize, from, ignoreElements, map, merge, share, Subject, tap } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { CacheView } from './cluster.js';
@@ -12,6 +12,7 @@ import type { WatchEvent } from './events.js';
 import type { Indexer, StoreWriter } from './store.js';
 import { createStore } from './store.js';
 import { scopedStore } from './scoped-store.js';
+import { slices } from './slices.js';
 import type { WatchHealth } from './watch-health.js';
 
 /**
@@ -32,6 +33,13 @@ export interface SplitCacheConfig<T extends KubeObject> {
   readonly scopeOf: (object: T) => ClusterName | undefined;
   /** Custom indexes of the shared store. */
   readonly indexers?: Readonly<Record<string, Indexer<T>>>;
+  /**
+   * When the shared watch ends a listing, at most this many clusters get the end of theirs
+   * (`initDone`, which releases their listing downstream) per turn of the event loop. Default 50.
+   */
+  readonly listingsPerTurn?: number;
+  /** Schedules those turns. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**
@@ -85,6 +93,16 @@ export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): S
     const out = routes.get(scope)?.out;
     for (const e of store.apply(scope, ev)) out?.next(e);
   };
+  // Scopes whose listing the shared watch has ended and that wait for their turn to end theirs
+  // (value: whether their listing started). A scope's own event or a new view takes its turn at once.
+  const ending = new Map<ClusterName, boolean>();
+  const endings = slices<ClusterName>(config.listingsPerTurn ?? 50, config.scheduler ?? asyncScheduler, (scope) => {
+    const started = ending.get(scope) ?? false;
+    ending.delete(scope);
+    if (!started) apply(scope, { type: 'initStarted' });
+    apply(scope, { type: 'initDone' });
+    forget(scope);
+  });
   const emptyListing = (scope: ClusterName): void => {
     apply(scope, { type: 'initStarted' });
     apply(scope, { type: 'initDone' });
@@ -97,6 +115,8 @@ export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): S
   const onEvent = (ev: WatchEvent<T>): void => {
     switch (ev.type) {
       case 'initStarted':
+        // A relist: every listing of the previous one ends first.
+        endings.flush();
         listing = new Set();
         return;
       case 'initDone': {
@@ -104,9 +124,8 @@ export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): S
         listing = undefined;
         listed = true;
         for (const scope of new Set([...known, ...done, ...routes.keys()])) {
-          if (!done.has(scope)) apply(scope, { type: 'initStarted' });
-          apply(scope, { type: 'initDone' });
-          forget(scope);
+          ending.set(scope, done.has(scope));
+          endings.push(scope);
         }
         return;
       }
@@ -125,6 +144,7 @@ export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): S
       case 'deleted': {
         const scope = config.scopeOf(ev.object);
         if (scope === undefined) return;
+        endings.take(scope);
         if (listed && !store.synced(scope)) emptyListing(scope);
         apply(scope, ev);
         if (ev.type === 'deleted') forget(scope);
@@ -132,6 +152,8 @@ export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): S
     }
   };
   const reset = (): void => {
+    endings.close();
+    ending.clear();
     for (const scope of known) store.dropCluster(scope);
     known.clear();
     listed = false;
@@ -146,6 +168,7 @@ export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): S
         if (route === undefined) routes.set(scope, (route = { out: new Subject<WatchEvent<T>>(), subscribers: 0 }));
         route.subscribers++;
         const mine = route;
+        endings.take(scope);
         if (listed && !store.synced(scope)) emptyListing(scope);
         // The route is subscribed before the shared watch may start, and the replay is taken in
         // the same synchronous step: no event falls between them.

@@ -6,6 +6,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { CacheView, Cluster, Selection } from './cluster.js';
 import { selectionKey } from './informers.js';
+import { listPacer } from './list-pacing.js';
 import type { SplitCache } from './split-cache.js';
 import { splitCache } from './split-cache.js';
 import type { Indexer } from './store.js';
@@ -79,7 +80,8 @@ export interface SplitWatches {
  * @returns the shared watches, made on first use.
  */
 export function splitWatches(parent: Cluster, config: SplitWatchesConfig): SplitWatches {
-  const { scopeOf, ...how } = config;
+  const { scopeOf, listsPerServer, ...rest } = config;
+  const how = { ...rest, listPacer: config.listPacer ?? listPacer(listsPerServer) };
   const caches = new Map<string, SplitCache<KubeObject>>();
   return {
     view<T extends KubeObject>(
@@ -93,7 +95,7 @@ export function splitWatches(parent: Cluster, config: SplitWatchesConfig): Split
       let cache = caches.get(key) as SplitCache<T> | undefined;
       if (cache === undefined) {
         const { events, health } = watched(parent, resource, selection, how);
-        cache = splitCache<T>({ events, health, scopeOf, ...(indexers === undefined ? {} : { indexers }) });
+        cache = splitCache<T>({ events, health, scopeOf, ...(how.scheduler === undefined ? {} : { scheduler: how.scheduler }), ...(indexers === undefined ? {} : { indexers }) });
         caches.set(key, cache);
       }
       return cache.view(scope, as);

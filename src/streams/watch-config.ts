@@ -4,6 +4,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { BackoffConfig } from './backoff.js';
+import type { ListTurn } from './list-pacing.js';
 
 /**
  * Options of {@link watchEvents}, {@link watchSignals} and the informers built on them. Every field is
@@ -85,6 +86,12 @@ export interface WatchMachineConfig extends WatchConfig {
   readonly cluster: ClusterName;
   /** The resource watched; health names it by its `resourceId`. */
   readonly resource: ResourceDescriptor;
+  /**
+   * Waits for this watch's turn before each list (plain or streaming, relists included) and gives
+   * it back when the list is over; until then the watch is `listing` and not synced. Informers and
+   * shared watches pass their server's turn (`listsPerServer`); absent, lists are not paced.
+   */
+  readonly listTurn?: ListTurn;
 }
 
 /**

@@ -3,7 +3,7 @@
 // stalls, refused credentials — without ever erroring the stream. One loop iteration reads:
 // wait out the backoff → list if the cache needs it → watch until the stream ends.
 import type { Observable } from 'rxjs';
-import { asyncScheduler, catchError, concat, concatMap, defer, EMPTY, ignoreElements, of, repeat, throwError, timeout, timer } from 'rxjs';
+import { asyncScheduler, catchError, concat, concatMap, defer, EMPTY, ignoreElements, of, repeat, timer } from 'rxjs';
 import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
 import type { KubeObject, ObjectList } from '../core/object.js';
@@ -12,7 +12,9 @@ import type { WatchOptions } from '../client/client.js';
 import { parseWatchLine } from '../client/watch-line.js';
 import { E } from '../internal/fp.js';
 import { backoffDelay, defaultAuthBackoff, defaultBackoff } from './backoff.js';
+import { emitEach } from './emit-each.js';
 import type { WatchEvent } from './events.js';
+import { inactivityTimeout } from './inactivity-timeout.js';
 import { defaultPageSize, listPages } from './list-pages.js';
 import { preparedObject } from './prepared-object.js';
 import type { WatchMachineConfig } from './watch-config.js';
@@ -23,16 +25,12 @@ import type { WatchSource } from './watch-source.js';
 
 // Declared beside WatchConfig (this file is the state machine alone); exported from here as before.
 export type { WatchMachineConfig } from './watch-config.js';
-
 // A watch that ends cleanly this fast without a single line is a server refusing in disguise;
 // resuming at once would spin, so it counts as a failure.
 const SHORT_WATCH_MS = 1_000;
 // lastEventAt is refreshed in health at most this often, so health does not double the traffic.
 const HEALTH_REFRESH_MS = 5_000;
-
-function isLastPage(list: ObjectList): boolean {
-  return list.metadata.continue === undefined || list.metadata.continue === '';
-}
+const isLastPage = (list: ObjectList): boolean => list.metadata.continue === undefined || list.metadata.continue === '';
 
 /**
  * The resilient watch of one resource in one cluster, as a cold stream of events and health
@@ -72,6 +70,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
     ...(config.fieldSelector === undefined ? {} : { fieldSelector: config.fieldSelector }),
   };
   const cluster = config.cluster;
+  const turn = config.listTurn;
 
   return defer(() => {
     // All mutable state of one subscription; a new subscriber gets a fresh machine.
@@ -151,41 +150,39 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
       if (health.synced) health = { ...health, relists: health.relists + 1 };
       let pages = 0;
       let snapshotRv: string | undefined;
-      const start = report(health.synced ? 'relisting' : 'listing');
-      return concat(
-        of(start),
-        listPages(source, { ...selectors, resourceVersion: listRv }, config.pageSize ?? defaultPageSize).pipe(
-          // An injected list that errors instead of resolving to a Left is still a failed list, not a dead watch.
-          catchError((e: unknown) => of(E.left(toKubeError(e)))),
-          concatMap((page): WatchSignal<T>[] => {
-            if (E.isLeft(page)) {
-              const err = page.left;
-              // A Timeout the server answered (504: "Too large resource version"), not one the transport
-              // gave up on: a server that does not answer must back off, not be asked again at once.
-              const served = err.type === 'Gone' || (err.type === 'Timeout' && err.code !== undefined);
-              if ((err.type === 'Gone' && pages > 0) || (served && listRv !== '')) {
-                // An expired continue token, or a cached resourceVersion the server cannot serve:
-                // list again from scratch, consistently, at once.
-                listRv = '';
-                health = { ...health, lastError: err };
-              } else {
-                fail(err);
-              }
-              return [];
+      const list = listPages(source, { ...selectors, resourceVersion: listRv }, config.pageSize ?? defaultPageSize).pipe(
+        // An injected list that errors instead of resolving to a Left is still a failed list, not a dead watch.
+        catchError((e: unknown) => of(E.left(toKubeError(e)))),
+        concatMap((page): WatchSignal<T>[] => {
+          if (E.isLeft(page)) {
+            const err = page.left;
+            // A Timeout the server answered (504: "Too large resource version"), not one the transport
+            // gave up on: a server that does not answer must back off, not be asked again at once.
+            const served = err.type === 'Gone' || (err.type === 'Timeout' && err.code !== undefined);
+            if ((err.type === 'Gone' && pages > 0) || (served && listRv !== '')) {
+              // An expired continue token, or a cached resourceVersion the server cannot serve:
+              // list again from scratch, consistently, at once.
+              listRv = '';
+              health = { ...health, lastError: err };
+            } else {
+              fail(err);
             }
-            const out: WatchSignal<T>[] = pages === 0 ? [ev({ type: 'initStarted' })] : [];
-            if (pages === 0) snapshotRv = page.right.metadata.resourceVersion;
-            pages++;
-            for (const item of page.right.items) out.push(ev({ type: 'initApply', object: prepare(item) }));
-            if (isLastPage(page.right)) {
-              synced(snapshotRv);
-              watchesSinceList = 0;
-              out.push(ev({ type: 'initDone' }));
-            }
-            return out;
-          }),
-        ),
+            return [];
+          }
+          const out: WatchSignal<T>[] = pages === 0 ? [ev({ type: 'initStarted' })] : [];
+          if (pages === 0) snapshotRv = page.right.metadata.resourceVersion;
+          pages++;
+          for (const item of page.right.items) out.push(ev({ type: 'initApply', object: prepare(item) }));
+          if (isLastPage(page.right)) {
+            synced(snapshotRv);
+            watchesSinceList = 0;
+            out.push(ev({ type: 'initDone' }));
+          }
+          return out;
+        }),
       );
+      // The turn is held for the pages alone: given back after the last page (or a failed one).
+      return concat(of(report(health.synced ? 'relisting' : 'listing')), turn === undefined ? list : turn(() => list));
     };
 
     const watching = (): Observable<WatchSignal<T>> => {
@@ -200,10 +197,11 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
       let lines = 0;
       let initStarted = false;
       let failed = false;
+      let releaseTurn: (() => void) | undefined;
 
       const onLine = (line: string): WatchSignal<T>[] | KubeError => {
         lines++;
-        const parsed = parseWatchLine<T>(cluster, line);
+        const parsed = parseWatchLine<T>(cluster, line, { dropManagedFields: !keep });
         if (E.isLeft(parsed)) return parsed.left;
         const { type, object } = parsed.right;
         const out: WatchSignal<T>[] = [];
@@ -224,6 +222,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
           } else if (object.metadata.annotations?.[initialEventsEndAnnotation] === 'true') {
             synced(objectRv);
             watchesSinceList = 1;
+            releaseTurn?.();
             out.push(ev({ type: 'initDone' }), report('connected'));
           } else {
             return kubeError('BadRequest', cluster, 'the server ignored sendInitialEvents (a bookmark came before k8s.io/initial-events-end)');
@@ -259,24 +258,24 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
         fail(err);
       };
 
-      return concat(
-        of(report(initial ? (health.synced ? 'relisting' : 'listing') : 'connected')),
-        source.watch(opts).pipe(
-          timeout({
-            each: inactivityMs,
-            with: () => throwError(() => kubeError('Timeout', cluster, `no line from the watch for ${inactivityMs} ms: presumed dead, restarting it`)),
-            scheduler,
-          }),
-          concatMap((line) => {
+      const request = source.watch(opts).pipe(
+          inactivityTimeout(inactivityMs, scheduler, () => kubeError('Timeout', cluster, `no line from the watch for ${inactivityMs} ms: presumed dead, restarting it`)),
+          emitEach((line: string, end) => {
             const r = onLine(line);
             // A bad line or an ERROR event ends this watch request; the loop decides what comes next.
-            return Array.isArray(r) ? r : throwError(() => r);
+            if (Array.isArray(r)) return r;
+            end(r);
+            return [];
           }),
           catchError((e: unknown) => {
             onFailure(toKubeError(e));
             return EMPTY;
           }),
-        ),
+        );
+      return concat(
+        of(report(initial ? (health.synced ? 'relisting' : 'listing') : 'connected')),
+        // A streaming list holds its server's turn until its end bookmark, not for the watch's life.
+        initial && turn !== undefined ? turn((release) => ((releaseTurn = release), request)) : request,
         defer(() => {
           // A clean close (the server's timeoutSeconds) resumes from the last resourceVersion at once.
           if (!failed && lines === 0 && scheduler.now() - startedAt < SHORT_WATCH_MS) {

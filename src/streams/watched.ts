@@ -6,6 +6,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { Cluster, Selection } from './cluster.js';
 import type { WatchEvent } from './events.js';
+import type { ListPacer } from './list-pacing.js';
 import { signalEvents } from './signal-events.js';
 import type { WatchConfig } from './watch-config.js';
 import type { WatchHealth } from './watch-health.js';
@@ -26,6 +27,15 @@ import { clusterWatchSource } from './watch-source.js';
 export interface WatchSettings extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
   /** Builds the list/watch calls; default: the cluster's client. */
   readonly sourceFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => WatchSource<T>;
+  /**
+   * At most this many lists (plain or streaming, relists included) at once per server origin,
+   * shared by every cluster on it (kcp workspaces, namespaces of one server); a watch waiting for
+   * its turn is `listing` and not synced. Default 8 (`defaultListsPerServer`). Used by
+   * `createInformers` and `splitWatches` to make their {@link ListPacer}.
+   */
+  readonly listsPerServer?: number;
+  /** A pacer to share among several registries instead of one of their own; `listsPerServer` is then ignored. */
+  readonly listPacer?: ListPacer;
 }
 
 /**
@@ -40,7 +50,7 @@ export interface WatchSettings extends Omit<WatchConfig, 'namespace' | 'labelSel
  * @param cluster - where to watch.
  * @param resource - what.
  * @param selection - namespace and selectors.
- * @param config - watch options and the source factory.
+ * @param config - watch options, the source factory and the pacer of lists (lists are paced only with one).
  * @returns the events (before any store) and the health, latest first (nothing until the watch starts).
  */
 export function watched<T extends KubeObject>(
@@ -49,9 +59,10 @@ export function watched<T extends KubeObject>(
   selection: Selection,
   config: WatchSettings,
 ): { readonly events: Observable<WatchEvent<T>>; readonly health: Observable<WatchHealth> } {
-  const { sourceFor = clusterWatchSource, ...watchConfig } = config;
+  const { sourceFor = clusterWatchSource, listPacer, listsPerServer: _perServer, ...watchConfig } = config;
   const health = new BehaviorSubject<WatchHealth | undefined>(undefined);
-  const events = defer(() => watchSignals(sourceFor(cluster, resource), { ...watchConfig, ...selection, cluster: cluster.name, resource })).pipe(
+  const paced = listPacer === undefined ? {} : { listTurn: listPacer.turn(cluster.client.server) };
+  const events = defer(() => watchSignals(sourceFor(cluster, resource), { ...watchConfig, ...paced, ...selection, cluster: cluster.name, resource })).pipe(
     tap((s) => {
       if (s.type === 'health') health.next(s.health);
     }),

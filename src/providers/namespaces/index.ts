@@ -11,6 +11,7 @@ import '../../internal/require-node.js';
 import { map } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
+import type { Namespace } from '../../core/object.js';
 import { namespaces as namespaceResource } from '../../core/resource.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
@@ -77,13 +78,21 @@ export function namespaceProvider(options: NamespaceProviderOptions): Provider {
   const cfg = engineConfig('namespaces', options, 'its namespace was deleted', false);
   return reporting(cfg, (say) => {
     const shared = options.shareWatches === false ? undefined : splitWatches(options.cluster, { ...options.managementWatch, scopeOf: namespaceOf });
+    // Each Namespace object (frozen, replaced on change) is made a candidate once: a change of one
+    // namespace among thousands rebuilds one candidate, not all of them.
+    const made = new WeakMap<Namespace, Candidate | null>();
+    const candidateOf = (ns: Namespace): Candidate | null => {
+      let c = made.get(ns);
+      if (c === undefined) made.set(ns, (c = namespaceCandidate(options.cluster, ns, shared) ?? null));
+      return c;
+    };
     return managementWatch(options.cluster, namespaceResource, { ...options.managementWatch, ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }) }, say).pipe(
       snapshots(),
       map((all): Desired => {
         const out = new Map<ClusterName, Candidate>();
         for (const ns of all.values()) {
-          const c = namespaceCandidate(options.cluster, ns, shared);
-          if (c !== undefined) out.set(c.name, c);
+          const c = candidateOf(ns);
+          if (c !== null) out.set(c.name, c);
         }
         return out;
       }),
