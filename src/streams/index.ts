@@ -24,7 +24,7 @@ export type { ProviderReport } from './provider-report.js';
 export type { ContactOptions, Probe, ProviderOptions } from './provider-options.js';
 export type { KeyedEvent, WatchEvent } from './events.js';
 // The fleet.
-export type { EngagedCluster, Fleet } from './fleet.js';
+export type { CreateFleetOptions, EngagedCluster, Fleet } from './fleet.js';
 export { createFleet } from './fleet.js';
 export { staticProvider } from './static-provider.js';
 // Watches of one cluster.
