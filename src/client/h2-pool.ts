@@ -87,6 +87,8 @@ interface Live {
   streams: number;
   heard: boolean;
   pinging: boolean;
+  /** A stream found no answer in time: no new stream goes here until the PING answers. */
+  suspected: boolean;
   idleSince: number;
   timer: NodeJS.Timeout;
 }
@@ -163,7 +165,8 @@ export class H2Pool {
     let live: Live | undefined;
     for (const s of e.sessions) {
       const cap = Math.min(this.settings.maxStreamsPerSession, s.session.remoteSettings.maxConcurrentStreams ?? Infinity);
-      if (!s.session.closed && !s.session.destroyed && !s.pinging && s.streams < cap) {
+      // A routine liveness PING in flight does not stop new streams (as in client-go); a suspicion does.
+      if (!s.session.closed && !s.session.destroyed && !s.suspected && s.streams < cap) {
         live = s;
         break;
       }
@@ -179,6 +182,7 @@ export class H2Pool {
       session: l.session,
       heard: () => l.heard,
       suspect: () => {
+        l.suspected = true;
         this.ping(l);
       },
       stage: () => (l.socket.connecting ? 'connect' : l.session.connecting ? 'tls' : 'up'),
@@ -214,7 +218,7 @@ export class H2Pool {
       ...(c.servername === undefined ? {} : { servername: c.servername }),
     });
     const session = http2.connect(origin, { createConnection: () => socket, settings: { enablePush: false } });
-    const live: Live = { session, socket, streams: 0, heard: false, pinging: false, idleSince: Date.now(), timer: setInterval(() => {
+    const live: Live = { session, socket, streams: 0, heard: false, pinging: false, suspected: false, idleSince: Date.now(), timer: setInterval(() => {
         this.check(e, live);
       }, this.settings.pingIntervalMs) };
     live.timer.unref();
@@ -258,6 +262,7 @@ export class H2Pool {
     session.ping((err) => {
       clearTimeout(deadline);
       live.pinging = false;
+      live.suspected = false;
       if (err !== null && !session.destroyed) session.destroy(err);
     });
   }

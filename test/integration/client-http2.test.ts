@@ -106,6 +106,38 @@ describe('HTTP/2 transport', () => {
     await expect.poll(() => pool.sessionCount, { timeout: 5_000 }).toBe(0);
   });
 
+  it('keeps new streams on a session whose routine liveness PING is in flight (no second connection)', async () => {
+    const p = await proxy();
+    const name = clusterName('h2-routine-ping');
+    const loaded = loadKubeConfig(name, { yaml: kubeconfigVia(`https://127.0.0.1:${p.port}`) });
+    if (E.isLeft(loaded)) throw new Error(loaded.left.message);
+    const tls = await authFromKubeConfig(loaded.right).credentials();
+    // A PING every 200 ms that nothing answers for 10 s: from the first tick on, one is always in flight.
+    const pool = new H2Pool({ maxStreamsPerSession: 10, pingIntervalMs: 200, pingTimeoutMs: 10_000, idleMs: 60_000 });
+    const base = new URL(`https://127.0.0.1:${p.port}`);
+    const carrier = http2Carrier(name, base, pool, http1Carrier(name, base));
+    cleanups.push(() => { carrier.close(); });
+    const responses: number[] = [];
+    const get = (path: string): void => {
+      carrier.send(
+        { method: 'GET', path, headers: { ...tls.headers, accept: 'application/json' }, bounds: { connectMs: 5_000, headersMs: 5_000 }, describe: `GET ${path}` },
+        tls,
+        { response: (st) => responses.push(st), data: () => undefined, end: () => undefined, fail: () => undefined },
+      );
+    };
+    get('/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=60');
+    await expect.poll(() => responses.length, { timeout: 10_000 }).toBe(1);
+    p.set({ type: 'blackhole' });
+    // Two PING ticks pass: the routine PING is sent and stays unanswered.
+    await new Promise((r) => setTimeout(r, 500));
+    get('/version');
+    get('/api');
+    // A session skipped for its routine PING would have opened a second connection at once.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(p.stats.accepted).toBe(1);
+    expect(pool.sessionCount).toBe(1);
+  });
+
   it('speaks HTTP/1.1 to a TLS server that does not offer HTTP/2, for every request after the first too', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rxfleet-h1-'));
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
