@@ -11,7 +11,6 @@
 // BENCH_CPU_PROF=<dir> runs each child under `node --cpu-prof` into that directory.
 // Run: npm run bench:scale  (node --expose-gc --import ./bench/register.ts bench/scale.ts)
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tap } from 'rxjs';
@@ -19,6 +18,7 @@ import { createClusterClient } from '../src/client/index.js';
 import { clusterName, configMaps, controller, done, isLeft, isRight, namespaces, run, toAction } from '../src/index.js';
 import { namespaceProvider } from '../src/providers/namespaces/index.js';
 import { apply } from '../src/sinks/index.js';
+import { connectionsTo } from '../test/support/connections.js';
 import { pool } from '../test/support/pool.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 10);
@@ -48,29 +48,6 @@ const load = (): string =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
-
-/** TCP connections of this process to `port` on the server (its socket inodes matched in /proc/net/tcp{,6}). */
-function connectionsTo(port: number): number {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
-      if (m?.[1] !== undefined) inodes.add(m[1]);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  let n = 0;
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const row of readFileSync(file, 'utf8').split('\n').slice(1)) {
-      const f = row.trim().split(/\s+/);
-      // rem_address is field 2 (`IP:PORT`), state field 3 (01 = ESTABLISHED), inode field 9.
-      if (f[2]?.endsWith(`:${hexPort}`) === true && f[3] === '01' && inodes.has(f[9] ?? '')) n++;
-    }
-  }
-  return n;
-}
 
 async function child(): Promise<void> {
   const n = Number(process.env.SCALE_N);

@@ -6,7 +6,6 @@
 // alive (`process.getActiveResourcesInfo()`: sockets in use, timers), and the process's
 // established TCP connections to kcp read from /proc, which also counts the idle keep-alive
 // sockets an agent nobody closed would keep (Node unrefs those, so the first measure misses them).
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Subscription } from 'rxjs';
 import { E } from '../../src/fp/index.js';
@@ -15,34 +14,12 @@ import { apiExportProvider } from '../../src/providers/kcp/index.js';
 import { createFleet, fleetWatch } from '../../src/streams/index.js';
 import { createIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
+import { connectionsTo } from '../support/connections.js';
 import { until } from './targets.js';
 
 const fastWatch = { backoff: { initialMs: 200, maxMs: 2_000 }, authBackoff: { initialMs: 500, maxMs: 2_000 } };
 const kinds = ['TLSWrap', 'TCPSocketWrap', 'Timeout', 'connections'] as const;
 type Counts = Record<(typeof kinds)[number], number>;
-
-/** Established TCP connections of this process to `port` (Linux: /proc/self/fd and /proc/net/tcp{,6}). */
-function connectionsTo(port: number): number {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
-      if (m?.[1] !== undefined) inodes.add(m[1]);
-    } catch {
-      // The fd closed while listing.
-    }
-  }
-  let n = 0;
-  for (const table of ['/proc/self/net/tcp', '/proc/self/net/tcp6']) {
-    for (const row of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const f = row.trim().split(/\s+/);
-      const remote = f[2]?.split(':')[1];
-      // f[3] is the state (01: established), f[9] the socket's inode.
-      if (remote !== undefined && Number.parseInt(remote, 16) === port && f[3] === '01' && inodes.has(f[9] ?? '')) n++;
-    }
-  }
-  return n;
-}
 
 function count(port: number): Counts {
   const out: Counts = { TLSWrap: 0, TCPSocketWrap: 0, Timeout: 0, connections: connectionsTo(port) };
