@@ -1,7 +1,7 @@
 // Running the built `rxfleet` bin as a user would: compiled once per test file into
 // node_modules/.cache (inside the repository, so the bin resolves the package's dependencies),
 // run with a given Node, its stdout, stderr and exit code collected.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +10,8 @@ import type { ClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import { serviceAccounts } from '../../src/resources/index.js';
 import { repoRoot } from '../support/binaries.js';
+import type { NodeRun } from '../support/node-run.js';
+import { runNode } from '../support/node-run.js';
 
 const exec = promisify(execFile);
 
@@ -35,27 +37,11 @@ export async function buildCli(name: string): Promise<BuiltCli> {
 }
 
 /** What one run of the bin did. */
-export interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = NodeRun;
 
 /** Runs `node <bin> ...args` with `node` (default: this Node) and waits for it (killed after 60 s). */
 export function runCli(cli: BuiltCli, args: readonly string[], node = process.execPath): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, [cli.bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runNode([cli.bin, ...args], node);
 }
 
 /** The system Node (v20 on the test machines), the first `node` on the PATH that is not this one. */

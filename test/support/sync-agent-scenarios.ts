@@ -1,12 +1,11 @@
 // The longer scenarios of the sync-agent end-to-end test, written out step by step: the deletion
 // order (observed, not assumed), the kill -9 + restart, and a CLI run with a bad configuration.
-import { spawn } from 'node:child_process';
 import type { ClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { ResourceDescriptor, Secret } from '../../src/index.js';
 import { secrets } from '../../src/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
-import { repoRoot } from './binaries.js';
+import { runNode } from './node-run.js';
 import { getOrUndefined } from './sync-agent-kcp.js';
 import type { SyncAgentProcess } from './sync-agent-process.js';
 import { cliArgs, tempFile, waitFor } from './sync-agent-process.js';
@@ -188,17 +187,5 @@ export function badConfigRun(
 ): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
   const config = tempFile('bad.yaml', yaml);
   const args = ['sync', '--config', config, '--kcp-kubeconfig', files.kcpKubeconfig, '--service-kubeconfig', files.serviceKubeconfig, '--port', '0'];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...cliArgs(args)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runNode(cliArgs(args));
 }
