@@ -2,7 +2,7 @@
 // multicluster-runtime (bench/peer/mcr) and on rxfleet (bench/peer/rxfleet-controller.ts), both on
 // the kubeconfig file provider over one private kcp, run alternately by this driver, which owns the
 // fleet and measures each output's arrival with its own watches. Prints every run and a table of
-// ratios rxfleet ÷ MCR from adjacent pairs.
+// ratios rxfleet ÷ MCR from adjacent pairs, with the load average during the runs.
 //
 // Run: npm run bench:peer  (node --import ./bench/register.ts bench/peer/driver.ts)
 // Environment:
@@ -15,10 +15,13 @@
 //                      bound in every workspace) as a third column. Default 0. (kcp v0.28.1's virtual
 //                      workspace ends a streaming list of claimed ConfigMaps with a 500, "Object 'Kind'
 //                      is missing"; the watch then falls back to list-then-watch)
+//   BENCH_HTTP1        1: also run rxfleet on the file provider over HTTP/1.1 (`client: { http2: false }`:
+//                      keep-alive connections of each cluster's own) as a column beside the default
+//                      (one HTTP/2 session shared by every workspace), with its ratio to it. Default 0.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
 //   RXFLEET_MCR_PEER_BIN  a prebuilt MCR controller (else built once into ~/.cache/rxfleet/bin)
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +33,7 @@ import { ensureMcrBinary } from './mcr-binary.js';
 import type { Contender, FleetState, RunFigures } from './measure-run.js';
 import { measureRun } from './measure-run.js';
 import { trackOutputs } from './outputs.js';
+import type { RatioPair } from './report.js';
 import { ratioTable, runLine } from './report.js';
 
 const W = Number(process.env.BENCH_WORKSPACES ?? 20);
@@ -37,6 +41,7 @@ const N = Number(process.env.BENCH_OBJECTS ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MCR_QPS = process.env.BENCH_MCR_QPS ?? '-1';
 const APIEXPORT = process.env.BENCH_APIEXPORT === '1';
+const HTTP1 = process.env.BENCH_HTTP1 === '1';
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -49,6 +54,11 @@ const mcrBin = await ensureMcrBinary();
 const dir = mkdtempSync(join(tmpdir(), 'rxfleet-peer-'));
 say(`work directory ${dir} (controller logs, kubeconfigs)`);
 const kcp = await startKcp();
+// Rounds measured so far: a failure in a later round (kcp not answering on a loaded machine) still
+// prints the table of the complete ones.
+const rounds: RunFigures[][] = [];
+const loads: number[] = [];
+let printTable: (() => void) | undefined;
 try {
   const kube = await openKube(kcp.adminKubeconfigPath);
   const setupStart = performance.now();
@@ -57,32 +67,51 @@ try {
   const apiExport = APIEXPORT ? await setupConfigMapExport(kube, kcp.adminKubeconfigPath, dir, fleet, prefix) : undefined;
   say(`${W} workspaces × ${N} inputs set up in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
   const outputs = trackOutputs(kube, fleet.workspaces);
-  const st: FleetState = { fleet, kube, outputs, gens: new Map(), nextGen: 1, timeoutMs: TIMEOUT_MS, logDir: dir };
+  const st: FleetState = { fleet, kube, outputs, gens: new Map(), nextGen: 1, timeoutMs: TIMEOUT_MS, logDir: dir, serverPort: kcp.ports.secure };
   const mcrLabel = MCR_QPS === '-1' ? 'MCR' : `MCR (qps ${MCR_QPS === '0' ? '5, default' : MCR_QPS})`;
   const rxfleet = ['--import', join(HERE, '..', 'register.ts'), join(HERE, 'rxfleet-controller.ts')];
   const contenders: Contender[] = [
     { label: mcrLabel, command: mcrBin, args: ['-kubeconfig-dir', fleet.kubeconfigDir, '-local-kubeconfig', fleet.rootKubeconfig, '-qps', MCR_QPS] },
     { label: 'rxfleet', command: process.execPath, args: [...rxfleet, 'file', fleet.kubeconfigDir] },
   ];
+  const pairs: RatioPair[] = [];
+  if (HTTP1) {
+    contenders.push({ label: 'rxfleet (HTTP/1.1)', command: process.execPath, args: [...rxfleet, 'file-http1', fleet.kubeconfigDir] });
+    pairs.push({ of: 'rxfleet (HTTP/1.1)', to: 'rxfleet' });
+  }
   if (apiExport !== undefined) contenders.push({ label: 'rxfleet (APIExport)', command: process.execPath, args: [...rxfleet, 'apiexport', apiExport.providerKubeconfig, apiExport.exportName] });
-  const rounds: RunFigures[][] = [];
+  printTable = (): void => {
+    console.log(`\nW = ${W} workspaces × ${N} ConfigMaps, ${rounds.length} rounds (${contenders.map((c) => c.label).join(', ')} alternated), concurrency 10`);
+    // The machine may be shared: the figures mean little without it.
+    console.log(`load average (1 min) at the end of each run: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}, ${navigator.hardwareConcurrency} cores\n`);
+    console.log(ratioTable(mcrLabel, contenders.slice(1).map((c) => c.label), rounds, pairs));
+  };
   let runIndex = 0;
   for (let r = 0; r < ROUNDS; r++) {
     const round: RunFigures[] = [];
-    for (const c of contenders) {
+    // The two rxfleet transports swap places every other round, so a drift of the server or the
+    // machine over the session does not always favour the same one.
+    const order = HTTP1 && r % 2 === 1 ? [contenders[0], contenders[2], contenders[1], ...contenders.slice(3)] : contenders;
+    for (const c of order) {
+      if (c === undefined) continue;
       const f = await measureRun(st, c, ++runIndex);
-      say(`run ${runIndex} ${runLine(f)}`);
+      const [load1] = loadavg();
+      loads.push(load1 ?? NaN);
+      say(`run ${runIndex} ${runLine(f)} load1=${(load1 ?? NaN).toFixed(1)}`);
       round.push(f);
     }
     rounds.push(round);
   }
   outputs.stop();
   kube.close();
-  console.log(`\nW = ${W} workspaces × ${N} ConfigMaps, ${ROUNDS} rounds (${contenders.map((c) => c.label).join(', ')} alternated), concurrency 10\n`);
-  console.log(ratioTable(mcrLabel, contenders.slice(1).map((c) => c.label), rounds));
+  printTable();
 } catch (err) {
   process.stderr.write(`bench:peer: failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
+  if (rounds.length > 0 && printTable !== undefined) {
+    process.stderr.write(`bench:peer: the ${rounds.length} complete round(s) before the failure:\n`);
+    printTable();
+  }
 } finally {
   await kcp.stop();
   // Watches and keep-alive sockets left by a failed run must not keep the process alive.

@@ -46,11 +46,14 @@ export async function openKube(adminKubeconfigPath: string): Promise<Kube> {
   const auth = (base.headers as OutgoingHttpHeaders | undefined)?.Authorization;
   const headers = (extra: OutgoingHttpHeaders): OutgoingHttpHeaders => ({ Accept: 'application/json', ...(auth === undefined ? {} : { Authorization: auth }), ...extra });
 
+  // A delete of a workspace's 100 outputs is one collection DELETE, which kcp deletes one object at
+  // a time before it answers: ~1 s per object on a loaded 2-core machine.
+  const silentMs = 300_000;
   const request = (method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<KubeResponse> => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const extra: OutgoingHttpHeaders = payload === undefined ? {} : { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) };
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(`${origin}${path}`, { method, agent, headers: headers(extra), timeout: 60_000 }, (res) => {
+      const req = httpsRequest(`${origin}${path}`, { method, agent, headers: headers(extra), timeout: silentMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
@@ -65,7 +68,7 @@ export async function openKube(adminKubeconfigPath: string): Promise<Kube> {
           resolve({ status: res.statusCode ?? 0, body: parsed });
         });
       });
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 60 s`)));
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${silentMs / 1000} s`)));
       req.on('error', reject);
       req.end(payload);
     });

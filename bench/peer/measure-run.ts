@@ -1,6 +1,7 @@
 // One measured run of one controller: start it with no outputs present, time the initial
 // convergence and the first write, send an update wave, time single updates on the idle
-// controller, read its peak RSS and CPU, check every output, stop it, delete the outputs.
+// controller, read its peak RSS, CPU and connections to the server, check every output, stop it,
+// delete the outputs.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -12,7 +13,7 @@ import { INPUT_LABEL, inputBody, inputName } from './fleet-setup.js';
 import type { Kube } from './kube.js';
 import { must } from './kube.js';
 import type { OutputTracker } from './outputs.js';
-import { procStats } from './proc-stats.js';
+import { procStats, serverConnections } from './proc-stats.js';
 
 /** A controller under test: how to start it. */
 export interface Contender {
@@ -32,6 +33,8 @@ export interface RunFigures {
   readonly peakRssMiB: number;
   readonly cpuMsPerObject: number;
   readonly idleP50Ms: number;
+  /** Established TCP connections to the server when the run ends (the transport in use). */
+  readonly connections: number;
 }
 
 const IDLE_SAMPLES = 10;
@@ -47,6 +50,8 @@ export interface FleetState {
   nextGen: number;
   readonly timeoutMs: number;
   readonly logDir: string;
+  /** The server's port (kcp's), to count each controller's connections to it. */
+  readonly serverPort: number;
 }
 
 function quantile(xs: readonly number[], q: number): number {
@@ -135,10 +140,10 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
       await new Promise((r) => setTimeout(r, 200));
     }
     const stats = procStats(pid);
+    const connections = serverConnections(pid, st.serverPort);
     const problems = await checkOutputs(st.kube, st.fleet);
     if (problems.length > 0) throw new Error(`${c.label}: ${problems.length} wrong outputs, e.g. ${problems.slice(0, 3).join('; ')}`);
-    await cleanUp(st, child, log);
-    return {
+    const figures: RunFigures = {
       label: c.label,
       convergenceMs: lastArrival - t0,
       firstWriteMs: first - t0,
@@ -148,7 +153,15 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
       peakRssMiB: stats.peakRssBytes / 2 ** 20,
       cpuMsPerObject: stats.cpuMs / (2 * total + idle.length),
       idleP50Ms: quantile(idle, 0.5),
+      connections,
     };
+    try {
+      await cleanUp(st, child, log);
+    } catch (err) {
+      // The next run needs a clean fleet, so the session ends here; what this run measured is kept.
+      throw new Error(`${c.label}: measured ${JSON.stringify(figures)}, then could not clean up: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    return figures;
   } catch (err) {
     // Cleaning up after a failed run must not hide why it failed.
     await stopChild(child);

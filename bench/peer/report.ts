@@ -1,5 +1,6 @@
 // The peer benchmark's table: per measure, each contender's median over its runs and the ratio
-// contender ÷ baseline from adjacent pairs (run k of each), as a range and a median.
+// contender ÷ baseline from adjacent pairs (run k of each), as a range and a median, and any other
+// pair of contenders asked for (e.g. rxfleet's HTTP/1.1 ÷ its HTTP/2).
 import type { RunFigures } from './measure-run.js';
 
 type Measure = Exclude<keyof RunFigures, 'label'>;
@@ -13,7 +14,14 @@ const MEASURES: readonly { readonly key: Measure; readonly name: string; readonl
   { key: 'peakRssMiB', name: 'peak RSS (MiB, VmHWM)', digits: 1 },
   { key: 'cpuMsPerObject', name: 'CPU per object (ms, utime+stime)', digits: 2 },
   { key: 'idleP50Ms', name: 'idle single-object latency p50 (ms)', digits: 1 },
+  { key: 'connections', name: 'TCP connections to kcp at the end', digits: 0 },
 ];
+
+/** An extra ratio column: `of` ÷ `to`, from the runs of one round. */
+export interface RatioPair {
+  readonly of: string;
+  readonly to: string;
+}
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -23,21 +31,23 @@ function median(xs: readonly number[]): number {
 
 /**
  * A markdown table: rows are measures; columns the baseline's and each contender's medians, then
- * each contender's ratio to the baseline from adjacent pairs (`min–max (median)`).
+ * each contender's ratio to the baseline from adjacent pairs (`min–max (median)`), then the ratios
+ * of `pairs`, also per round.
  *
  * @example
- * console.log(ratioTable('MCR', ['rxfleet'], rounds));
+ * console.log(ratioTable('MCR', ['rxfleet', 'rxfleet (HTTP/1.1)'], rounds, [{ of: 'rxfleet (HTTP/1.1)', to: 'rxfleet' }]));
  */
-export function ratioTable(baseline: string, contenders: readonly string[], rounds: readonly (readonly RunFigures[])[]): string {
+export function ratioTable(baseline: string, contenders: readonly string[], rounds: readonly (readonly RunFigures[])[], pairs: readonly RatioPair[] = []): string {
   const of = (label: string): RunFigures[] => rounds.flatMap((r) => r.filter((f) => f.label === label));
-  const head = ['measure', baseline, ...contenders, ...contenders.map((c) => `${c} ÷ ${baseline}`)];
+  const columns = [...contenders.map((c) => ({ of: c, to: baseline })), ...pairs];
+  const head = ['measure', baseline, ...contenders, ...columns.map((p) => `${p.of} ÷ ${p.to}`)];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
   for (const m of MEASURES) {
     const cells = [m.name, median(of(baseline).map((f) => f[m.key])).toFixed(m.digits), ...contenders.map((c) => median(of(c).map((f) => f[m.key])).toFixed(m.digits))];
-    for (const c of contenders) {
+    for (const p of columns) {
       const ratios = rounds.flatMap((r) => {
-        const b = r.find((f) => f.label === baseline);
-        const x = r.find((f) => f.label === c);
+        const b = r.find((f) => f.label === p.to);
+        const x = r.find((f) => f.label === p.of);
         return b === undefined || x === undefined ? [] : [x[m.key] / b[m.key]];
       });
       cells.push(ratios.length === 0 ? '–' : `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (${median(ratios).toFixed(2)})`);

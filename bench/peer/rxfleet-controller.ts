@@ -5,6 +5,7 @@
 // Concurrency 10, no client-side rate limits (rxfleet has none by default).
 //
 //   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts file <kubeconfig dir>
+//   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts file-http1 <kubeconfig dir>
 //   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts apiexport <provider kubeconfig> <export name>
 import { configMaps, controller, done, main, toAction } from '../../src/index.js';
 import type { Provider } from '../../src/index.js';
@@ -20,8 +21,11 @@ const args = process.argv.slice(2);
 function providerFromArgs(): Provider {
   const [kind, a, b] = args;
   if (kind === 'file' && a !== undefined) return kubeconfigFileProvider({ paths: [a], globs: ['*.kubeconfig'] });
+  // The other transport (issue 14 item 4): HTTP/1.1 keep-alive connections of each cluster's own
+  // instead of the HTTP/2 session every workspace on the one kcp shares by default.
+  if (kind === 'file-http1' && a !== undefined) return kubeconfigFileProvider({ paths: [a], globs: ['*.kubeconfig'], client: { http2: false } });
   if (kind === 'apiexport' && a !== undefined && b !== undefined) return apiExportProvider({ kubeconfig: () => ({ file: a }) }, b);
-  process.stderr.write('usage: rxfleet-controller.ts file <kubeconfig dir> | apiexport <provider kubeconfig> <export>\n');
+  process.stderr.write('usage: rxfleet-controller.ts file <kubeconfig dir> | file-http1 <kubeconfig dir> | apiexport <provider kubeconfig> <export>\n');
   process.exit(2);
 }
 
