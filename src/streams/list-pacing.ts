@@ -34,7 +34,7 @@ export const defaultListsPerServer = 8;
 export type ListTurn = <T>(make: (release: () => void) => Observable<T>) => Observable<T>;
 
 /**
- * The places of every server a registry of watches lists from, one {@link Limiter} per origin
+ * The places of every server a registry of watches lists from, one limiter per origin
  * (scheme, host and port: kcp workspaces of one server share it), made on first use and dropped
  * when idle.
  *
@@ -48,7 +48,12 @@ export interface ListPacer {
   /** The turn of a watch listing from `server` (a URL, any path ignored). */
   turn(server: string): ListTurn;
   /** Lists running and waiting now, for `server`'s origin. */
-  load(server: string): { readonly running: number; readonly waiting: number };
+  load(server: string): {
+    /** Lists holding a place now. */
+    readonly running: number;
+    /** Lists waiting for a place. */
+    readonly waiting: number;
+  };
 }
 
 /** The origin of a server URL; an unparsable one stands for itself. */

@@ -42,5 +42,5 @@ export type { SyncControllerOptions } from './sync-controller.js';
 export { syncController } from './sync-controller.js';
 export { exportCluster, isConsumer, isExport, isService, serviceCluster } from './clusters.js';
 export { agentLabel, agentLabels, agentSelector, syncClusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from './labels.js';
-export type { NamingError, ServiceName } from './naming.js';
+export type { NamingError, RelatedNameResult, ServiceName } from './naming.js';
 export { defaultNameTemplate, defaultNamespaceTemplate, relatedName, serviceName } from './naming.js';

@@ -58,13 +58,19 @@ export interface ServiceName {
  * ```
  */
 export interface NamingError {
+  /** Tags the error. */
   readonly type: 'NamingError';
   /** The published resource's name. */
   readonly published: string;
   /** The workspace's logical cluster. */
   readonly cluster: string;
   /** The consumer's object (namespace `''` when cluster-scoped). */
-  readonly object: { readonly namespace: string; readonly name: string };
+  readonly object: {
+    /** Its namespace in the workspace. */
+    readonly namespace: string;
+    /** Its name. */
+    readonly name: string;
+  };
   /** The template (or path) that failed. */
   readonly template: string;
   /** A full sentence: where, what and why. */
@@ -181,6 +187,36 @@ export function serviceName(published: PublishedResource, clusterName: string, o
 }
 
 /**
+ * A related object's name on one side: found, not set yet (no error: nothing to sync yet), or a
+ * value that cannot name an object.
+ *
+ * @example
+ * ```ts
+ * const r: RelatedNameResult = relatedName({ path: 'spec.connectionSecretName' }, '1x2y3z', primary);
+ * if (r.type === 'named') console.log(r.name);
+ * ```
+ */
+export type RelatedNameResult =
+  | {
+      /** Found. */
+      readonly type: 'named';
+      /** The object's name. */
+      readonly name: string;
+    }
+  | {
+      /** The field (or a template's field) is not set yet. */
+      readonly type: 'missing';
+      /** The path that is not set. */
+      readonly field: string;
+    }
+  | {
+      /** The value cannot name an object. */
+      readonly type: 'invalid';
+      /** Why, in a sentence. */
+      readonly message: string;
+    };
+
+/**
  * A related object's name on one side, read from that side's primary object by the related
  * resource's path or template. A field not set (yet) is `missing`, not an error: the service's
  * operator may fill it in later.
@@ -199,7 +235,7 @@ export function relatedName(
   ref: RelatedReference,
   clusterName: string,
   primary: KubeObject,
-): { readonly type: 'named'; readonly name: string } | { readonly type: 'missing'; readonly field: string } | { readonly type: 'invalid'; readonly message: string } {
+): RelatedNameResult {
   let value: string;
   if (ref.path !== undefined) {
     const v = getPath(primary, ref.path);

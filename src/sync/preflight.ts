@@ -31,7 +31,9 @@ const crds = resource<CustomResourceDefinition>({ group: 'apiextensions.k8s.io',
  * ```
  */
 export interface PreflightClients {
+  /** A client of the service cluster (reads its CRDs). */
   readonly service: ClusterClient;
+  /** A client of the kcp provider workspace (reads the APIExport and its schemas). */
   readonly kcp: ClusterClient;
 }
 

@@ -50,10 +50,10 @@ export interface PublisherOptions {
 /**
  * The publisher controller. Its primary resource is CRDs on the service cluster; for each change
  * of a published CRD it:
- * 1. converts it ({@link apiResourceSchemaOf}); a CRD that no longer fits the plan (its sync
+ * 1. converts it (`apiResourceSchemaOf`); a CRD that no longer fits the plan (its sync
  *    version gone or unserved) is reported (terminal: the next CRD change retries) and nothing is written;
  * 2. creates the APIResourceSchema in the provider workspace when it is missing;
- * 3. updates the APIExport by read-modify-write ({@link mergeExport}): its own group+resource
+ * 3. updates the APIExport by read-modify-write (`mergeExport`): its own group+resource
  *    entries replaced, others kept, permission claims for related Secrets/ConfigMaps ensured, the
  *    agent annotation set; an export annotated for another agent is refused; a missing one is created.
  *

@@ -111,7 +111,19 @@ export interface SyncUp {
  * const ref: RelatedReference = { path: 'spec.connectionSecretName' };
  * ```
  */
-export type RelatedReference = { readonly path: string; readonly template?: undefined } | { readonly template: string; readonly path?: undefined };
+export type RelatedReference =
+  | {
+      /** A dotted path in the primary object whose value is the related object's name. */
+      readonly path: string;
+      /** Not with `path`. */
+      readonly template?: undefined;
+    }
+  | {
+      /** A template rendered against the primary object; its output is the name. */
+      readonly template: string;
+      /** Not with `template`. */
+      readonly path?: undefined;
+    };
 
 /**
  * A Secret or ConfigMap that travels with each primary object, in the primary's namespace on each
@@ -127,7 +139,9 @@ export interface RelatedResource {
   readonly identifier: string;
   /** The side that owns the object: `service` copies it to the workspace, `kcp` to the service cluster. */
   readonly origin: 'service' | 'kcp';
+  /** What it is: a Secret or a ConfigMap (core/v1). */
   readonly kind: 'Secret' | 'ConfigMap';
+  /** Where its name is found on each side. */
   readonly object: RelatedReference;
 }
 
@@ -142,12 +156,19 @@ export interface RelatedResource {
 export interface PublishedResource {
   /** Unique in the config; the `published` label of metrics and logs, and part of the controller's name. */
   readonly name: string;
+  /** The CRD on the service cluster. */
   readonly source: PublishedSource;
+  /** How it appears in kcp (default: as on the service cluster). */
   readonly projection?: PublishedProjection;
+  /** Where consumer objects land on the service cluster. */
   readonly naming?: PublishedNaming;
+  /** Which consumer objects are synced (default: all). */
   readonly filter?: PublishedFilter;
+  /** The metadata that syncs down besides the spec. */
   readonly syncDown?: SyncDown;
+  /** What syncs up. */
   readonly syncUp?: SyncUp;
+  /** Secrets and ConfigMaps that travel with each object. */
   readonly related?: readonly RelatedResource[];
 }
 
@@ -164,5 +185,6 @@ export interface SyncConfig {
   readonly agentName?: string;
   /** The APIExport (in the provider workspace) the agent keeps current; created when missing. */
   readonly apiExport: string;
+  /** The published resources (at least one). */
   readonly published: readonly PublishedResource[];
 }

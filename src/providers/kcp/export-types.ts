@@ -15,14 +15,21 @@ import type { CustomResourceColumnDefinition, CustomResourceDefinitionNames, Cus
  * ```
  */
 export interface APIResourceVersion {
+  /** The version's name, e.g. `v1` (kcp accepts `v<N>[alpha|beta<M>]`). */
   readonly name: string;
+  /** Whether the version is served. */
   readonly served: boolean;
+  /** Whether objects are stored in this version (exactly one version is). */
   readonly storage: boolean;
+  /** Whether clients are warned that the version is deprecated. */
   readonly deprecated?: boolean;
+  /** The warning sent instead of the default one. */
   readonly deprecationWarning?: string;
   /** The OpenAPI v3 schema of the version (a CRD's `schema.openAPIV3Schema`). */
   readonly schema: JSONSchemaProps;
+  /** The status and scale subresources, as in a CRD. */
   readonly subresources?: CustomResourceSubresources;
+  /** Columns `kubectl get` prints, as in a CRD. */
   readonly additionalPrinterColumns?: readonly CustomResourceColumnDefinition[];
 }
 
@@ -36,12 +43,19 @@ export interface APIResourceVersion {
  */
 export interface APIResourceSchema extends KubeObject {
   readonly spec: {
+    /** The API group the schema serves. */
     readonly group: string;
+    /** Kind, plural, singular, list kind, short names and categories, as in a CRD. */
     readonly names: CustomResourceDefinitionNames;
+    /** Whether objects live in namespaces. */
     readonly scope: 'Namespaced' | 'Cluster';
+    /** The versions served. */
     readonly versions: readonly APIResourceVersion[];
     /** Required by kcp when there is more than one version; `None` is the only strategy without a webhook. */
-    readonly conversion?: { readonly strategy: 'None' };
+    readonly conversion?: {
+      /** How objects convert between versions. */
+      readonly strategy: 'None';
+    };
   };
 }
 
@@ -54,12 +68,17 @@ export interface APIResourceSchema extends KubeObject {
  * ```
  */
 export interface ExportResource {
+  /** The resource's API group. */
   readonly group: string;
   /** The resource's plural. */
   readonly name: string;
   /** The APIResourceSchema's name (`<prefix>.<plural>.<group>`). */
   readonly schema: string;
-  readonly storage?: { readonly crd?: Readonly<Record<string, never>> };
+  /** Where its objects are stored. */
+  readonly storage?: {
+    /** Stored like a CRD's objects (the only storage the agent uses). */
+    readonly crd?: Readonly<Record<string, never>>;
+  };
 }
 
 /**
@@ -72,9 +91,13 @@ export interface ExportResource {
  * ```
  */
 export interface PermissionClaim {
+  /** The claimed resource's API group (`''` for core). */
   readonly group?: string;
+  /** The claimed resource (plural), e.g. `secrets`. */
   readonly resource: string;
+  /** The identity of the export defining the resource, for a resource of another export (`''` for built-ins). */
   readonly identityHash?: string;
+  /** The verbs claimed, e.g. `['*']`. */
   readonly verbs: readonly string[];
 }
 
@@ -88,7 +111,9 @@ export interface PermissionClaim {
  */
 export interface APIExport extends KubeObject {
   readonly spec?: {
+    /** The resources the export defines. */
     readonly resources?: readonly ExportResource[];
+    /** Access the export asks of each consumer, to resources it does not define. */
     readonly permissionClaims?: readonly PermissionClaim[];
     readonly [other: string]: unknown;
   };
