@@ -104,7 +104,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
     }),
   );
   const owned = replica === undefined ? discovered : replica.provider(discovered);
-  const fleet = createFleet(limits === undefined ? owned : limits.provider(owned));
+  const fleet = createFleet(limits === undefined ? owned : limits.provider(owned), { scheduler });
   const informers = createInformers({ ...watchConfig(controllers), scheduler });
   const specs: WatchSpec[] = [];
   const shared: SharedRunParts = { fleet, informers, specs, stopRequested: life.stopRequested, scheduler, ...(limits === undefined ? {} : { clusterGate: (cl: ClusterName) => limits.delayMs(cl) }) };
