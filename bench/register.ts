@@ -1,5 +1,6 @@
 // Lets `node` run the TypeScript sources directly (Node ≥ 22.18 strips types): source imports
-// name `.js` files, so a missing `.js` is retried as `.ts`. Used by bench scripts only.
+// name `.js` files, so a missing `.js` is retried as `.ts`. Used by the bench scripts, and by the
+// sync agent's end-to-end test to run the CLI from source.
 import { registerHooks } from 'node:module';
 
 registerHooks({
