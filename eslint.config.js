@@ -21,6 +21,17 @@ export default tseslint.config(
     },
   },
   {
+    // What the package loads when imported costs every controller: an ESM import of node:http
+    // reads its every export, and three are getters loading Node's bundled undici (~13 MiB, ~50 ms).
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'node:http', message: "use process.getBuiltinModule('node:http'): an ESM import loads Node's bundled undici", allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
   },

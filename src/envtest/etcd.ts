@@ -1,10 +1,12 @@
 // The etcd under an envtest kube-apiserver: plain HTTP on loopback, one member, its data in the
 // run's directory. `kill()` keeps the data dir, so `restart()` brings the same store back.
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { ServerProcess } from './process.js';
 import type { ProcessControls } from './wait.js';
 import { processControls, waitUntil } from './wait.js';
+
+// Not `import`: an ESM import of node:http loads Node's bundled undici (see src/client/http1-carrier.ts).
+const { request: httpRequest } = process.getBuiltinModule('node:http');
 
 /**
  * A running etcd; `kill()` keeps the data dir, so `restart()` brings it back.

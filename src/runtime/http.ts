@@ -1,9 +1,12 @@
 // The probe and metrics endpoint of a running controller: /healthz, /readyz and /metrics on the
 // loopback interface by default, so nothing is exposed beyond the host unless asked for.
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { HealthView } from './health.js';
+
+// Not `import`: an ESM import of node:http reads every export, and three are getters that load
+// Node's bundled undici (~13 MiB RSS, ~50 ms) — see src/client/http1-carrier.ts.
+const { createServer } = process.getBuiltinModule('node:http');
 
 /**
  * Where the endpoint listens. `port: 0` picks a free port (see {@link ProbeServer.url}).

@@ -1,6 +1,7 @@
 // A light import: the package's entry points must not load @kubernetes/client-node (~85 MiB and
-// ~0.3 s), which rxfleet needs only for a legacy `auth-provider` user, loaded then. Runs against
-// dist/, in a fresh Node process whose load hook records every module it loads.
+// ~0.3 s), which rxfleet needs only for a legacy `auth-provider` user, loaded then, nor Node's
+// bundled fetch (undici, ~13 MiB and ~50 ms), which an ESM `import` of node:http loads as a side
+// effect. Runs against dist/, in a fresh Node process whose load hook records every module it loads.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,17 +13,24 @@ const providers = readdirSync(join(root, 'src', 'providers'), { withFileTypes: t
   .map((d) => `rxfleet/providers/${d.name}`);
 const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', ...providers];
 
-/** The URLs of every module a fresh process loads while importing `specifiers`, then running `after` (a module body). */
-function modulesLoaded(specifiers: readonly string[], after = ''): string[] {
+/**
+ * The URLs of every module a fresh process loads while importing `specifiers`, then running
+ * `after` (a module body), and the names of Node's own internal modules it loaded.
+ */
+function loaded(specifiers: readonly string[], after = ''): { urls: string[]; internals: string[] } {
   const code = `
 import { registerHooks } from 'node:module';
 const seen = [];
 registerHooks({ load(url, context, next) { seen.push(url); return next(url, context); } });
 for (const s of ${JSON.stringify(specifiers)}) await import(s);
 ${after}
-console.log(JSON.stringify(seen));`;
+console.log(JSON.stringify({ urls: seen, internals: process.moduleLoadList }));`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return JSON.parse(out) as string[];
+  return JSON.parse(out) as { urls: string[]; internals: string[] };
+}
+
+function modulesLoaded(specifiers: readonly string[], after = ''): string[] {
+  return loaded(specifiers, after).urls;
 }
 
 const clientNode = (urls: readonly string[]): string[] => urls.filter((u) => u.includes('/node_modules/@kubernetes/client-node/'));
@@ -52,5 +60,12 @@ for (const user of ${JSON.stringify([yaml('{"token":"t"}'), yaml('{"exec":{"comm
   c.right.close();
 }`;
     expect(clientNode(modulesLoaded(['rxfleet/client'], after))).toEqual([]);
+  });
+
+  it("does not load Node's bundled undici from any entry point", () => {
+    const { internals } = loaded(entries);
+    // The probe: the list names Node's internal modules, and node:http is among them.
+    expect(internals).toContain('NativeModule http');
+    expect(internals.filter((m) => m.includes('undici'))).toEqual([]);
   });
 });
