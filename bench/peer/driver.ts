@@ -4,7 +4,7 @@
 // fleet and measures each output's arrival with its own watches. Prints every run and a table of
 // ratios rxfleet ÷ MCR from adjacent pairs, with the load average during the runs.
 //
-// Run: npm run bench:peer  (node --import ./bench/register.ts bench/peer/driver.ts)
+// Run: npm run bench:peer  (npm run build, then node --import ./bench/register.ts bench/peer/driver.ts)
 // Environment:
 //   BENCH_WORKSPACES   workspaces (default 20; kcp creates one in ~2.3 s here)
 //   BENCH_OBJECTS      input ConfigMaps per workspace (default 100, ~1 KB each)
@@ -19,6 +19,8 @@
 //                      keep-alive connections of each cluster's own) as a column beside the default
 //                      (one HTTP/2 session shared by every workspace), with its ratio to it. Default 0.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
+//   BENCH_RXFLEET_NODE_ARGS  Node flags for the rxfleet controllers, space-separated (e.g.
+//                      `--cpu-prof --cpu-prof-dir=/tmp/prof`); rxfleet runs as JavaScript on dist/
 //   RXFLEET_MCR_PEER_BIN  a prebuilt MCR controller (else built once into ~/.cache/rxfleet/bin)
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { startKcp } from '../../test/support/kcp.js';
 import { setupConfigMapExport } from './apiexport-setup.js';
+import { compileController } from './compile-controller.js';
 import { setupFleet } from './fleet-setup.js';
 import { openKube } from './kube.js';
 import { ensureMcrBinary } from './mcr-binary.js';
@@ -43,6 +46,7 @@ const MCR_QPS = process.env.BENCH_MCR_QPS ?? '-1';
 const APIEXPORT = process.env.BENCH_APIEXPORT === '1';
 const HTTP1 = process.env.BENCH_HTTP1 === '1';
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
+const RXFLEET_NODE_ARGS = (process.env.BENCH_RXFLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const say = (s: string): void => {
@@ -69,7 +73,9 @@ try {
   const outputs = trackOutputs(kube, fleet.workspaces);
   const st: FleetState = { fleet, kube, outputs, gens: new Map(), nextGen: 1, timeoutMs: TIMEOUT_MS, logDir: dir, serverPort: kcp.ports.secure };
   const mcrLabel = MCR_QPS === '-1' ? 'MCR' : `MCR (qps ${MCR_QPS === '0' ? '5, default' : MCR_QPS})`;
-  const rxfleet = ['--import', join(HERE, '..', 'register.ts'), join(HERE, 'rxfleet-controller.ts')];
+  // rxfleet runs as JavaScript on the built package (dist/), as a deployed controller does;
+  // BENCH_RXFLEET_NODE_ARGS adds Node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const rxfleet = [...RXFLEET_NODE_ARGS, compileController(join(HERE, 'rxfleet-controller.ts'), dir)];
   const contenders: Contender[] = [
     { label: mcrLabel, command: mcrBin, args: ['-kubeconfig-dir', fleet.kubeconfigDir, '-local-kubeconfig', fleet.rootKubeconfig, '-qps', MCR_QPS] },
     { label: 'rxfleet', command: process.execPath, args: [...rxfleet, 'file', fleet.kubeconfigDir] },
