@@ -87,6 +87,11 @@ function nameOf(cluster: ClusterName, obj: KubeObject, verb: string): Either<Kub
   return name === undefined || name === '' ? E.left(kubeError('Invalid', cluster, `${verb} needs metadata.name`)) : E.right(name);
 }
 
+function withoutManagedFields<M extends { readonly managedFields?: unknown }>(metadata: M): Omit<M, 'managedFields'> {
+  const { managedFields: _mf, ...rest } = metadata;
+  return rest;
+}
+
 // The per-call timeout and write fence (a get's options carry the timeout only), passed through to the request only when set.
 function callLimits(opts: WriteLimits | undefined): Pick<HttpRequest, 'timeoutMs' | 'fence'> {
   return { ...(opts?.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts?.fence === undefined ? {} : { fence: opts.fence }) };
@@ -161,8 +166,10 @@ export function clientOver(t: Transport): ClusterClient {
         ...writeQuery(opts),
         force: opts.force === true ? 'true' : undefined,
       });
-      // managedFields must not be sent with an apply; resourceVersion would turn it into a precondition.
-      const { managedFields: _mf, ...metadata } = obj.metadata;
+      // managedFields must not be sent with an apply (copied without it only when present: an
+      // object rest costs more than the rest of the body, and desired states rarely carry it); a
+      // resourceVersion the caller gives is sent, and makes the apply conditional.
+      const metadata = obj.metadata.managedFields === undefined ? obj.metadata : withoutManagedFields(obj.metadata);
       const body = { ...obj, apiVersion: apiVersionOf(r), kind: r.kind, metadata };
       return json({ method: 'PATCH', path, body: JSON.stringify(body), contentType: 'application/apply-patch+yaml', ...callLimits(opts) });
     },

@@ -17,9 +17,14 @@ import { armHeadersDeadline, headersTimeout } from './headers-deadline.js';
 const { Agent: HttpAgent, request: httpRequest } = process.getBuiltinModule('node:http');
 const { Agent: HttpsAgent, request: httpsRequest } = process.getBuiltinModule('node:https');
 
+// Static credentials are one object for the life of a transport, and every request asks for its
+// fingerprint: one SHA-256 of the CA (and any key) per credentials object, not per request.
+const fingerprints = new WeakMap<Credentials, string>();
+
 /**
  * A hash of the TLS material of credentials (CA, client certificate and key, server name,
- * verification): equal hashes may share connections, different ones never do.
+ * verification): equal hashes may share connections, different ones never do. Computed once per
+ * credentials object (credentials are not changed in place: new material is a new object).
  *
  * @example
  * ```ts
@@ -29,12 +34,16 @@ const { Agent: HttpsAgent, request: httpsRequest } = process.getBuiltinModule('n
  * @returns a hex digest.
  */
 export function tlsFingerprint(c: Credentials): string {
+  const known = fingerprints.get(c);
+  if (known !== undefined) return known;
   const h = createHash('sha256');
   for (const part of [c.ca, c.cert, c.key, c.servername, String(c.rejectUnauthorized)]) {
     h.update(part ?? '-');
     h.update('\0');
   }
-  return h.digest('hex');
+  const fp = h.digest('hex');
+  fingerprints.set(c, fp);
+  return fp;
 }
 
 /**

@@ -21,6 +21,26 @@ describe('resource paths', () => {
     expect(withQuery('/p', {})).toBe('/p');
   });
 
+  it('encode a query exactly as URLSearchParams does', () => {
+    const samples = [
+      'app in (web, api),tier!=db',
+      "a!b'c(d)e~f*g-h.i_j",
+      'metadata.name=x&y=z#frag?q',
+      'ünïcödé 日本 😀',
+      'lone \ud800 surrogate',
+      '%20+already%2Fencoded',
+      '',
+    ];
+    // And a few thousand random strings over printable ASCII, some Latin-1 and a surrogate pair.
+    const alphabet = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), 'é', 'ß', '😀'];
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 3000; i++) samples.push(Array.from({ length: next() % 12 }, () => alphabet[next() % alphabet.length]).join(''));
+    for (const v of samples) {
+      expect(withQuery('/p', { [v]: v, n: 5 })).toBe(`/p?${new URLSearchParams([[v, v], ['n', '5']]).toString()}`);
+    }
+  });
+
   it('refuse descriptors that would build wrong URLs', () => {
     expect(() => resource({ group: '', version: 'v1', plural: 'ConfigMaps', kind: 'ConfigMap', namespaced: true })).toThrow(TypeError);
     expect(() => resource({ group: '', version: '', plural: 'x', kind: 'X', namespaced: true })).toThrow(TypeError);
