@@ -19,6 +19,7 @@
 //                      keep-alive connections of each cluster's own) as a column beside the default
 //                      (one HTTP/2 session shared by every workspace), with its ratio to it. Default 0.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
+//   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, ceil(10 / 2) = 5)
 //   BENCH_RXFLEET_NODE_ARGS  Node flags for the rxfleet controllers, space-separated (e.g.
 //                      `--cpu-prof --cpu-prof-dir=/tmp/prof`); rxfleet runs as JavaScript on dist/
 //   RXFLEET_MCR_PEER_BIN  a prebuilt MCR controller (else built once into ~/.cache/rxfleet/bin)

@@ -17,6 +17,7 @@ const INPUT_LABEL = 'bench.rxfleet.io/input';
 const SOURCE_ANNOTATION = 'bench.rxfleet.io/source';
 
 const args = process.argv.slice(2);
+const PER_CLUSTER = process.env.BENCH_PER_CLUSTER === undefined ? undefined : Number(process.env.BENCH_PER_CLUSTER);
 
 function providerFromArgs(): Provider {
   const [kind, a, b] = args;
@@ -36,7 +37,8 @@ void main(
       provider: providerFromArgs(),
       resource: configMaps,
       select: { labelSelector: `${INPUT_LABEL}=true` },
-      queue: { concurrency: 10 },
+      // BENCH_PER_CLUSTER sets the per-cluster cap (default ceil(10 / 2) = 5; MCR's queue has none).
+      queue: { concurrency: 10, ...(PER_CLUSTER === undefined ? {} : { perClusterConcurrency: PER_CLUSTER }) },
       reconcile: (req, ctx) => {
         const x = req.object;
         if (x === undefined) return done();
