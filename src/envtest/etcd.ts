@@ -103,7 +103,7 @@ export async function startEtcd(opts: EtcdOptions): Promise<EtcdHandle> {
   try {
     await start();
   } catch (err) {
-    await proc.kill();
+    await proc.killIfRunning();
     await proc.dispose();
     throw err;
   }

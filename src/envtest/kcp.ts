@@ -165,7 +165,7 @@ export async function startKcp(opts: KcpOptions = {}): Promise<KcpHandle> {
   try {
     await startAndWait();
   } catch (err: unknown) {
-    await proc.kill();
+    await proc.killIfRunning();
     const e = err instanceof ServerStartError ? err : proc.startError(err instanceof Error ? err.message : String(err));
     await stop();
     throw e;

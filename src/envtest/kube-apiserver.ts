@@ -239,8 +239,8 @@ export async function startKubeApiserver(opts: KubeApiserverOptions = {}): Promi
       ...processControls(kas),
     };
   } catch (err: unknown) {
-    await kasProc?.kill();
-    await etcd?.kill();
+    // It may have exited already (that may be why the start failed); stop() below ends etcd.
+    await kasProc?.killIfRunning();
     const e = err instanceof ServerStartError ? err : new ServerStartError(err instanceof Error ? err.message : String(err));
     await stop();
     throw e;

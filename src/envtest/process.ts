@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
+import { waitUntilStopped } from './stopped.js';
 
 /**
  * How a server process ended.
@@ -106,8 +107,9 @@ export class ServerProcess {
     this.ringSize = opts.ringLines ?? 500;
   }
 
+  /** The process id while running; undefined before start() and once it has exited. */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.running ? this.child?.pid : undefined;
   }
 
   /** True from start() until the process has exited. */
@@ -148,7 +150,9 @@ export class ServerProcess {
         if (settled) return;
         settled = true;
         live.delete(child);
-        this.lastExit = info;
+        // Only the current run's exit may mark this process as not running: a late exit of an
+        // earlier run must not make the new one look dead (and its controls no-ops).
+        if (this.child === child) this.lastExit = info;
         this.record(`=== ${new Date().toISOString()} exited code=${info.code} signal=${info.signal}\n`);
         resolvePromise(info);
       };
@@ -179,8 +183,9 @@ export class ServerProcess {
     const child = this.child;
     if (child === undefined || !this.running) return;
     this.record(`=== ${new Date().toISOString()} SIGTERM\n`);
-    this.signal('SIGCONT');
-    this.signal('SIGTERM');
+    // Either may race with an exit already under way; the wait below covers both.
+    this.trySignal('SIGCONT');
+    this.trySignal('SIGTERM');
     const exited = this.whenExited();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolvePromise) => {
@@ -192,27 +197,44 @@ export class ServerProcess {
     clearTimeout(timer);
     if (first === 'timeout') {
       this.record(`=== did not exit ${timeoutMs} ms after SIGTERM: SIGKILL\n`);
-      this.signal('SIGKILL');
+      this.trySignal('SIGKILL');
       await exited;
     }
   }
 
-  /** SIGKILL and wait for the exit. */
+  /** SIGKILL and wait for the exit. Throws when it is not running: there is nothing to kill. */
   async kill(): Promise<void> {
-    if (!this.running) return;
-    this.record(`=== ${new Date().toISOString()} SIGKILL\n`);
-    this.signal('SIGKILL');
+    const pid = this.send('SIGKILL', 'kill');
+    this.record(`=== ${new Date().toISOString()} SIGKILL pid ${pid}\n`);
     await this.whenExited();
   }
 
-  /** SIGSTOP: the process keeps its sockets open but stops answering. */
-  pause(): void {
-    this.signal('SIGSTOP');
+  /** SIGKILL if running and wait for the exit; for clean-up paths, where it may have exited already. */
+  async killIfRunning(): Promise<void> {
+    if (!this.running) return;
+    this.record(`=== ${new Date().toISOString()} SIGKILL\n`);
+    this.trySignal('SIGKILL');
+    await this.whenExited();
   }
 
-  /** SIGCONT. */
+  /**
+   * SIGSTOP, resolved once every thread of the process has stopped (kill(2) only queues the
+   * signal: see stopped.ts); the process keeps its sockets open but answers nothing. Rejects when
+   * it is not running, exits meanwhile, or has not stopped within `timeoutMs`.
+   */
+  async pause(timeoutMs = 10_000): Promise<void> {
+    const pid = this.send('SIGSTOP', 'pause');
+    const started = Date.now();
+    await waitUntilStopped(pid, { timeoutMs, alive: () => this.running && this.child?.pid === pid }).catch((err: unknown) => {
+      throw new Error(`${this.name}: pause: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    });
+    this.record(`=== ${new Date().toISOString()} SIGSTOP pid ${pid}: stopped after ${Date.now() - started} ms\n`);
+  }
+
+  /** SIGCONT (the kernel wakes every thread before kill(2) returns). Throws when it is not running. */
   resume(): void {
-    this.signal('SIGCONT');
+    const pid = this.send('SIGCONT', 'resume');
+    this.record(`=== ${new Date().toISOString()} SIGCONT pid ${pid}\n`);
   }
 
   /** Stops the process if running and closes the log file. */
@@ -237,7 +259,21 @@ export class ServerProcess {
     );
   }
 
-  private signal(sig: NodeJS.Signals): void {
+  /** Sends `sig` to the current run and returns its pid; throws when that signals nothing. */
+  private send(sig: NodeJS.Signals, what: string): number {
+    const child = this.child;
+    const pid = child?.pid;
+    if (child === undefined || pid === undefined || !this.running) {
+      const exit = this.lastExit === undefined ? 'never started' : `exited: code=${this.lastExit.code} signal=${this.lastExit.signal}`;
+      throw new Error(`${this.name}: cannot ${what} (${sig}): not running (${exit})`);
+    }
+    // false: the process is gone, its exit not yet reported (ESRCH).
+    if (!child.kill(sig)) throw new Error(`${this.name}: cannot ${what} (${sig}): pid ${pid} has exited`);
+    return pid;
+  }
+
+  /** Sends `sig` if running; for stopping, where an exit racing the signal is what is wanted. */
+  private trySignal(sig: NodeJS.Signals): void {
     if (!this.running) return;
     try {
       this.child?.kill(sig);

@@ -72,16 +72,19 @@ export async function waitUntil<T>(what: string, probe: () => Promise<T | undefi
  * @example
  * ```ts
  * const kas = await startKubeApiserver();
- * kas.pause(); // half-open: it holds its sockets and answers nothing
+ * await kas.pause(); // half-open: it holds its sockets and answers nothing
  * kas.resume();
  * ```
  */
 export interface ProcessControls {
-  /** SIGKILL and wait for the exit. */
+  /** SIGKILL and wait for the exit. Rejects when the server is not running. */
   kill(): Promise<void>;
-  /** SIGSTOP: the process holds its sockets but answers nothing (a half-open server). */
-  pause(): void;
-  /** SIGCONT. */
+  /**
+   * SIGSTOP, resolved once the process has stopped: from then on it holds its sockets but answers
+   * nothing (a half-open server). Rejects when the server is not running or does not stop.
+   */
+  pause(): Promise<void>;
+  /** SIGCONT. Throws when the server is not running. */
   resume(): void;
   /** The last `lines` (default 40) lines of the server's output. */
   logTail(lines?: number): string;
@@ -98,9 +101,7 @@ export interface ProcessControls {
 export function processControls(proc: ServerProcess): ProcessControls {
   return {
     kill: () => proc.kill(),
-    pause: () => {
-      proc.pause();
-    },
+    pause: () => proc.pause(),
     resume: () => {
       proc.resume();
     },

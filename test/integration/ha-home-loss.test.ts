@@ -89,7 +89,7 @@ describe('leader election when the home cluster is lost', () => {
       const kept = handle.fleet.clusters()[0];
       expect(kept).toBeDefined();
 
-      home.pause();
+      await home.pause();
       await until('the leader is fenced', () => (states.at(-1) === 'fenced' ? true : undefined), 10_000);
       expect(handle.fleet.clusters()).toEqual([]); // its clusters are disengaged: nothing reconciles
       const direct = await kept?.client.apply(configMaps, { metadata: { name: 'out', namespace: ns }, data: { v: 'direct' } }, { fieldManager: 'direct', force: true });

@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { requestJson } from '../support/http.js';
 import { startKcp } from '../support/kcp.js';
+import { threadStates } from '../../src/envtest/stopped.js';
 
 function namespaceNames(kc: KubeConfig): Promise<(string | undefined)[]> {
   return kc
@@ -74,11 +75,22 @@ describe('private kcp', () => {
 
       // SIGKILL, then start again on the same root directory and ports.
       await kcp.kill();
+      expect(kcp.pid).toBeUndefined();
+      // Nothing runs: the fault controls say so instead of signalling nothing.
+      await expect(kcp.pause()).rejects.toThrow(/kcp: cannot pause \(SIGSTOP\): not running \(exited: code=null signal=SIGKILL\)/);
+      expect(() => {
+        kcp.resume();
+      }).toThrow(/not running/);
+      await expect(kcp.kill()).rejects.toThrow(/not running/);
       await kcp.restart();
       expect(await namespaceNames(ws.kubeConfig())).toContain('default');
 
-      // SIGSTOP: requests hang until SIGCONT.
-      kcp.pause();
+      // SIGSTOP: requests hang until SIGCONT. pause() resolves once every thread has stopped
+      // (kill(2) only queues the signal; a request sent before the stop completes is answered).
+      const pid = kcp.pid;
+      expect(pid).toBeDefined();
+      await kcp.pause();
+      expect(await threadStates(pid ?? 0)).toMatch(/^[Tt]+$/);
       const stalled = await requestJson(kcp.adminKubeConfig(), 'GET', '/api/v1/namespaces', undefined, 1_000).then(
         () => 'answered',
         (e: unknown) => (e instanceof Error ? e.message : String(e)),

@@ -42,7 +42,7 @@ interface PrivateServer {
   readonly warmupErrors: readonly string[];
   kill(): Promise<void>;
   restart(): Promise<void>;
-  pause(): void;
+  pause(): Promise<void>;
   resume(): void;
   stop(): Promise<void>;
 }
@@ -52,9 +52,7 @@ function controlsOf(h: ProcessControls & { restart(): Promise<void>; stop(): Pro
   return {
     kill: () => h.kill(),
     restart: () => h.restart(),
-    pause: () => {
-      h.pause();
-    },
+    pause: () => h.pause(),
     resume: () => {
       h.resume();
     },
@@ -237,7 +235,7 @@ describe.each(servers)('streams under faults ($name)', (server) => {
     try {
       await must('create s-0', () => cluster.client.create(configMaps, { metadata: { name: 's-0', namespace, labels: { fault: 'stop' } } }));
       await until('s-0 cached', () => (inf.store.size === 1 ? true : undefined));
-      srv.pause();
+      await srv.pause();
       try {
         await until('the inactivity timeout to fire', () => (health.some((h) => h.lastError?.type === 'Timeout') ? true : undefined), 30_000);
       } finally {
