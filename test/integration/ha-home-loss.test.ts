@@ -51,8 +51,12 @@ describe('leader election when the home cluster is lost', () => {
   }, 120_000);
 
   afterAll(async () => {
-    home.resume();
-    await home.stop();
+    // resume() throws when the server is not running (it died): stop() must run all the same.
+    try {
+      home.resume();
+    } finally {
+      await home.stop();
+    }
     await fleetClient.delete(namespaces, ns);
   });
 
