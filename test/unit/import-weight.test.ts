@@ -1,6 +1,6 @@
 // A light import: the package's entry points must not load @kubernetes/client-node (~85 MiB and
 // ~0.3 s), which rxfleet needs only for a legacy `auth-provider` user, loaded then, nor Node's
-// bundled fetch (undici, ~13 MiB and ~50 ms), which an ESM `import` of node:http loads as a side
+// bundled fetch (undici, ~2.5 MiB of the import), which an ESM `import` of node:http loads as a side
 // effect. Runs against dist/, in a fresh Node process whose load hook records every module it loads.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
