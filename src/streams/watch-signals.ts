@@ -87,13 +87,15 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
     // When the current run of failures began; undefined while the watch works (see watch-failing.ts).
     let failingSince: number | undefined;
     let health: WatchHealth = { cluster, resource: resourceId(config.resource), state: 'listing', synced: false, relists: 0, reconnects: 0 };
+    // The latest line's time, put in health at its next report (a copy of health per line was garbage).
+    let lastEventAt: number | undefined;
 
     const toKubeError = (e: unknown): KubeError => (isKubeError(e) ? e : kubeError('Unknown', cluster, `request failed: ${e instanceof Error ? e.message : String(e)}`));
     const ev = (event: WatchEvent<T>): WatchSignal<T> => ({ type: 'event', event });
-    const report = (state: WatchState, extra: { nextAttemptAt?: number; lastError?: KubeError; lastEventAt?: number } = {}): WatchSignal<T> => {
+    const report = (state: WatchState, extra: { nextAttemptAt?: number; lastError?: KubeError } = {}): WatchSignal<T> => {
       const { nextAttemptAt: _n, failingSince: _f, degraded: _d, ...rest } = health;
       const now = scheduler.now();
-      health = Object.freeze({ ...rest, ...failingFields(failingSince, now, degradedAfterMs), ...extra, state });
+      health = Object.freeze({ ...rest, ...(lastEventAt === undefined ? {} : { lastEventAt }), ...failingFields(failingSince, now, degradedAfterMs), ...extra, state });
       lastHealthAt = now;
       return { type: 'health', health };
     };
@@ -205,12 +207,11 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
         if (E.isLeft(parsed)) return parsed.left;
         const { type, object } = parsed.right;
         const out: WatchSignal<T>[] = [];
-        const now = scheduler.now();
+        const now = (lastEventAt = scheduler.now());
         // A line from the server ends a run of failures; health says so at once.
         const recovered = failingSince !== undefined;
         failingSince = undefined;
-        if (recovered || now - lastHealthAt >= HEALTH_REFRESH_MS) out.push(report(health.state, { lastEventAt: now }));
-        else health = { ...health, lastEventAt: now };
+        if (recovered || now - lastHealthAt >= HEALTH_REFRESH_MS) out.push(report(health.state));
         if (initial && needsList && !initStarted) {
           initStarted = true;
           out.push(ev({ type: 'initStarted' }));

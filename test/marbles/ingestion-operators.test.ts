@@ -45,6 +45,22 @@ describe('emitEach', () => {
     });
   });
 
+  it('ignores a fail called outside project (here by a downstream tap): later values still go through', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      let kept: ((e: unknown) => void) | undefined;
+      const out = cold('a-b-c|').pipe(
+        emitEach((v: string, fail) => {
+          kept = fail;
+          return [v];
+        }),
+        tap((v) => {
+          if (v === 'b') kept?.({ type: 'Decode' });
+        }),
+      );
+      expectObservable(out).toBe('a-b-c|', { a: 'a', b: 'b', c: 'c' });
+    });
+  });
+
   it('stops in the middle of an array when downstream unsubscribes', () => {
     testScheduler().run(({ cold, expectObservable, flush }) => {
       const seen: number[] = [];

@@ -65,6 +65,22 @@ describe('degraded watches', () => {
     });
   });
 
+  it('should carry the latest line time into the next health report, also for lines that were not reported on their own', () => {
+    const ts = testScheduler();
+    ts.run(({ cold }) => {
+      // Lines at 1 and 2000 ms: within 5 s of the `connected` report, neither is reported by itself;
+      // the watch then fails at 2998 ms, and the backingOff report says when the last line came.
+      const watch = cold('-a 1998ms b 997ms #', { a: line('ADDED', cm('a', '11')), b: line('MODIFIED', cm('a', '12')) }, http500);
+      const s = scripted([cold('(a|)', { a: page('10', []) })], [watch, cold('-')]);
+      const t = degradedChanges(ts, watchSignals(s.source, { ...base, scheduler: ts }), 10_000);
+      ts.flush();
+      // Reports before the backoff: listing, then connected at 0 ms, before any line.
+      const before = t.health.slice(0, t.health.findIndex((h) => h.state === 'backingOff'));
+      expect(before.map((h) => [h.state, h.lastEventAt])).toEqual([['listing', undefined], ['connected', undefined]]);
+      expect(t.health.find((h) => h.state === 'backingOff')).toMatchObject({ lastEventAt: 2000, lastError: { code: 500 } });
+    });
+  });
+
   it('should refuse a degradedAfterMs that is not above 0 and a negative maxRetryAfterMs', () => {
     const s = scripted([], []);
     expect(() => watchSignals(s.source, { ...base, degradedAfterMs: 0 })).toThrow(ConfigError);
