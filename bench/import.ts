@@ -4,10 +4,11 @@
 // median of BENCH_RUNS (default 7) processes: RSS right after the imports, VmHWM (peak RSS, Linux
 // only), the time the imports took (from before the first `import()` to after the last) and the CPU
 // time they used (user + system: unlike the wall time, barely moved by other load on the machine).
-// Run: npm run build && npm run bench:import  (node bench/import.ts)
+// Run: npm run build && npm run bench:import  (node --import ./bench/register.ts bench/import.ts)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { median } from './support.js';
 
 const root = join(import.meta.dirname, '..');
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 7));
@@ -49,12 +50,6 @@ console.log(JSON.stringify({ rssMiB: rss / 2 ** 20, hwmMiB: hwm / 2 ** 20, ms, c
 function sample(specifiers: readonly string[]): Sample {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', childCode(specifiers)], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out) as Sample;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] ?? Number.NaN) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }
 
 if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first');

@@ -19,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeServingCerts, writeTokenKubeconfig } from '../src/envtest/certs.js';
+import { median } from './support.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CONCURRENCY = 10;
@@ -128,12 +129,9 @@ async function driver(): Promise<void> {
       }
     }
     server.proc.kill();
-    const median = (m: Mode, k: 'cpuUs' | 'perS'): number => {
-      const xs = (figures.get(m) ?? []).map((f) => f[k]).sort((a, b) => a - b);
-      return xs[Math.floor(xs.length / 2)] ?? NaN;
-    };
-    const cells = modes.map((m) => `${median(m, 'cpuUs').toFixed(0)} (${median(m, 'perS').toFixed(0)})`);
-    console.log(`| ${delay} ms | ${cells.join(' | ')} | ${(median('rxfleet HTTP/2', 'cpuUs') / median('node:http2', 'cpuUs')).toFixed(2)}× |`);
+    const mid = (m: Mode, k: 'cpuUs' | 'perS'): number => median((figures.get(m) ?? []).map((f) => f[k]));
+    const cells = modes.map((m) => `${mid(m, 'cpuUs').toFixed(0)} (${mid(m, 'perS').toFixed(0)})`);
+    console.log(`| ${delay} ms | ${cells.join(' | ')} | ${(mid('rxfleet HTTP/2', 'cpuUs') / mid('node:http2', 'cpuUs')).toFixed(2)}× |`);
   }
   console.log(`\n${n} requests per client, ${CONCURRENCY} at a time, median of ${rounds}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${navigator.hardwareConcurrency} cores`);
 }

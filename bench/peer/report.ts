@@ -1,6 +1,7 @@
 // The peer benchmark's table: per measure, each contender's median over its runs and the ratio
 // contender ÷ baseline from adjacent pairs (run k of each), as a range and a median, and any other
 // pair of contenders asked for (e.g. rxfleet's HTTP/1.1 ÷ its HTTP/2).
+import { median } from '../support.js';
 import type { RunFigures } from './measure-run.js';
 
 type Measure = Exclude<keyof RunFigures, 'label'>;
@@ -21,12 +22,6 @@ const MEASURES: readonly { readonly key: Measure; readonly name: string; readonl
 export interface RatioPair {
   readonly of: string;
   readonly to: string;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
 }
 
 /**
