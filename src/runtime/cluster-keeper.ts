@@ -79,14 +79,15 @@ function failing(h: WatchHealth | undefined): boolean {
  * @param h - the new snapshot.
  * @param before - the previous snapshot of the same watch, if any.
  * @param now - the clock `failingSince` was read on, in ms (default `Date.now`, the watches' default scheduler).
+ * @param unservedResourceHint - the cluster's `Cluster.unservedResourceHint`, for a watch answered 404.
  */
-export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined, now: () => number = Date.now): void {
+export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined, now: () => number = Date.now, unservedResourceHint?: string): void {
   if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
   // A new episode also when failingSince changed: a recovery in between was not seen.
   const newEpisode = failing(h) && (!failing(before) || (h.failingSince !== undefined && before?.failingSince !== undefined && h.failingSince !== before.failingSince));
   if (newEpisode) {
     const err = h.lastError;
-    if (err?.type === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource)}`);
+    if (err?.type === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource, unservedResourceHint)}`);
     else clog.warn({ resource: h.resource, error: err?.type, reason: err?.message }, 'watch failing, retrying with backoff');
   }
   if (failing(before) && !failing(h)) {
@@ -96,7 +97,7 @@ export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth 
   }
   // Degraded is its own, slower transition: once when it starts, once when it ends.
   if (h.degraded === true && before?.degraded !== true) {
-    clog.error({ resource: h.resource, error: h.lastError?.type, failingSince: h.failingSince }, `cluster unhealthy: ${failingReason(h)}`);
+    clog.error({ resource: h.resource, error: h.lastError?.type, failingSince: h.failingSince }, `cluster unhealthy: ${failingReason(h, unservedResourceHint)}`);
   }
   if (h.degraded !== true && before?.degraded === true) clog.info({ resource: h.resource }, 'watch no longer degraded: a list or event came through');
 }
@@ -119,7 +120,7 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
       const mine = specs.filter((s) => selects(s, cluster));
       const ids = [...new Set(mine.map((s) => resourceId(s.resource)))];
       const clog = log.child({ cluster: cluster.name });
-      health.engage(cluster.name, ids);
+      health.engage(cluster.name, ids, cluster.unservedResourceHint);
       metrics.engaged(fleet.clusters().length);
       clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { source: cluster.identity.source }), watches: ids }, 'cluster engaged');
       const perWatch = mine.map((s) => {
@@ -130,7 +131,7 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
             tap((h) => {
               const before = health.watchHealth(h);
               metrics.watchHealth(h, before);
-              logTransition(clog, h, before);
+              logTransition(clog, h, before, Date.now, cluster.unservedResourceHint);
             }),
             ignoreElements(),
           ),

@@ -23,9 +23,10 @@ import { providerIssues } from './provider-issues.js';
  * @param cluster - the cluster.
  * @param expected - the ids of the watches it will report.
  * @param latest - the latest snapshot of each watch that reported.
+ * @param unservedResourceHint - the cluster's `Cluster.unservedResourceHint`, for a watch answered 404.
  * @returns its health.
  */
-export function clusterHealth(cluster: ClusterName, expected: readonly string[], latest: ReadonlyMap<string, WatchHealth>): ClusterHealth {
+export function clusterHealth(cluster: ClusterName, expected: readonly string[], latest: ReadonlyMap<string, WatchHealth>, unservedResourceHint?: string): ClusterHealth {
   const watches = expected.flatMap((id) => {
     const h = latest.get(id);
     return h === undefined ? [] : [h];
@@ -33,7 +34,7 @@ export function clusterHealth(cluster: ClusterName, expected: readonly string[],
   // A degraded watch first. Then any watch failing since its last good list or line: between
   // retries it is briefly `connected` (a request open, no headers yet), which proves nothing.
   const failing = watches.find((h) => h.degraded === true) ?? watches.find((h) => h.state === 'backingOff' || h.failingSince !== undefined);
-  if (failing !== undefined) return Object.freeze({ cluster, state: 'unhealthy', reason: failingReason(failing), watches });
+  if (failing !== undefined) return Object.freeze({ cluster, state: 'unhealthy', reason: failingReason(failing, unservedResourceHint), watches });
   const synced = watches.length === expected.length && watches.every((h) => h.synced);
   return Object.freeze({ cluster, state: synced ? 'synced' : 'syncing', watches });
 }
@@ -41,6 +42,7 @@ export function clusterHealth(cluster: ClusterName, expected: readonly string[],
 interface Entry {
   readonly expected: readonly string[];
   readonly latest: Map<string, WatchHealth>;
+  readonly unservedResourceHint: string | undefined;
   health: ClusterHealth;
 }
 
@@ -153,13 +155,13 @@ export function healthTracker(options: HealthTrackerOptions = {}): HealthTracker
       alive = false;
       changed(true);
     },
-    engage(cluster, watches) {
+    engage(cluster, watches, unservedResourceHint) {
       const old = entries.get(cluster);
       if (old !== undefined) counts[old.health.state] -= 1;
       entries.delete(cluster); // a re-engaged cluster moves to the end, as a new engagement
       const latest = new Map<string, WatchHealth>();
-      const health = clusterHealth(cluster, watches, latest);
-      entries.set(cluster, { expected: watches, latest, health });
+      const health = clusterHealth(cluster, watches, latest, unservedResourceHint);
+      entries.set(cluster, { expected: watches, latest, unservedResourceHint, health });
       counts[health.state] += 1;
       changed();
     },
@@ -175,7 +177,7 @@ export function healthTracker(options: HealthTrackerOptions = {}): HealthTracker
       if (entry === undefined) return undefined; // a late report of a cluster already gone
       const before = entry.latest.get(h.resource);
       entry.latest.set(h.resource, h);
-      setHealth(entry, clusterHealth(h.cluster, entry.expected, entry.latest));
+      setHealth(entry, clusterHealth(h.cluster, entry.expected, entry.latest, entry.unservedResourceHint));
       changed();
       return before;
     },

@@ -129,8 +129,11 @@ export interface HealthTracker extends HealthView {
   phase(p: RunPhase): void;
   /** Marks the pipeline as failed: /healthz answers 503 from now on. */
   broken(): void;
-  /** A cluster joined, with the ids (`resourceId`s) of the watches it will report. */
-  engage(cluster: ClusterName, watches: readonly string[]): void;
+  /**
+   * A cluster joined, with the ids (`resourceId`s) of the watches it will report, and its
+   * `Cluster.unservedResourceHint` (what to do when one of them answers 404).
+   */
+  engage(cluster: ClusterName, watches: readonly string[], unservedResourceHint?: string): void;
   /** A cluster left: its health is forgotten. */
   disengage(cluster: ClusterName): void;
   /** Records a watch's health; returns the previous snapshot of that watch. */
@@ -167,16 +170,20 @@ export interface HealthTrackerOptions {
 
 /**
  * The message for a watch whose list was answered 404: the resource is not served by that cluster.
+ * What to do comes from the cluster's provider (`Cluster.unservedResourceHint`), so this
+ * message names no provider.
  *
  * @example
  * ```ts
- * unservedMessage('rollouts.demo.rxfleet.dev'); // '... is not served by this cluster: install its CRD ...'
+ * unservedMessage('rollouts.demo.rxfleet.dev'); // '... is not served by this cluster (list answered 404): install its CRD, or check ...'
+ * unservedMessage('widgets.example.com', 'export it from APIExport widgets'); // '...: export it from APIExport widgets, or check ...'
  * ```
  * @param resource - the resource id.
+ * @param hint - the cluster's `Cluster.unservedResourceHint`; default `install its CRD`.
  * @returns what to fix, in one sentence.
  */
-export function unservedMessage(resource: string): string {
-  return `resource ${resource} is not served by this cluster (list answered 404): install its CRD (or bind its APIExport in kcp), or check the group, version and plural of the descriptor`;
+export function unservedMessage(resource: string, hint = 'install its CRD'): string {
+  return `resource ${resource} is not served by this cluster (list answered 404): ${hint}, or check the group, version and plural of the descriptor`;
 }
 
 /**
@@ -186,16 +193,17 @@ export function unservedMessage(resource: string): string {
  * @example
  * ```ts
  * failingReason(h); // 'degraded: the configmaps watch has been failing since 2026-11-23T12:00:00.000Z ...'
+ * failingReason(h, cluster.unservedResourceHint); // a 404 before the first list: the provider's hint
  * ```
  * @param h - a watch that is backing off or degraded.
+ * @param unservedResourceHint - the cluster's `Cluster.unservedResourceHint`, for a resource it does not serve.
  * @returns the reason.
  */
-export function failingReason(h: WatchHealth): string {
+export function failingReason(h: WatchHealth, unservedResourceHint?: string): string {
   const err = h.lastError;
-  const why = err?.type === 'NotFound' && !h.synced ? unservedMessage(h.resource) : (err?.message ?? 'watch backing off');
+  const why = err?.type === 'NotFound' && !h.synced ? unservedMessage(h.resource, unservedResourceHint) : (err?.message ?? 'watch backing off');
   if (h.degraded !== true) return why;
   // Health times are epoch milliseconds with the default scheduler: an operator reads a date.
   const since = h.failingSince === undefined ? '' : ` since ${new Date(h.failingSince).toISOString()}`;
   return `degraded: the ${h.resource} watch has been failing${since} without a successful list or event; last error: ${why}`;
 }
-

@@ -90,7 +90,8 @@ export interface ClusterIdentity {
 
 /**
  * One engaged cluster: its name in the fleet, its own client, its identity, the labels selectors
- * read (fan-out, `clusterSelector`, sharding), and optionally a cache that serves its watches.
+ * read (fan-out, `clusterSelector`, sharding), and optionally a cache that serves its watches and
+ * what to do when it does not serve a resource.
  *
  * @example
  * ```ts
@@ -108,6 +109,15 @@ export interface Cluster {
   readonly identity?: ClusterIdentity;
   /** Serves watches of this cluster from a cache the provider keeps; without it, informers watch the cluster themselves. */
   readonly cache?: ClusterCache;
+  /**
+   * What to do when a resource is not served by this cluster (its list answers 404), as one clause
+   * about "it" (the resource), lower case and without a final period; the run's health reason and
+   * log line read `resource <id> is not served by this cluster (list answered 404): <hint>, or
+   * check the group, version and plural of the descriptor`. Set by providers that know more than
+   * "install its CRD" (the default), e.g. kcp's APIExport provider: `export it from APIExport
+   * widgets (...)`.
+   */
+  readonly unservedResourceHint?: string;
 }
 
 /**

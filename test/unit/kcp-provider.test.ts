@@ -1,14 +1,17 @@
 // The kcp providers in process, every watch answered by a fake source (no server): an APIExport's
 // bound workspaces become ordinary clusters (identity, labels, guarded client, a cache that serves
 // their informers from one wildcard watch per endpoint), bindings and endpoints come and go, reports
-// travel in the provider's stream, and every client the provider made is closed.
+// travel in the provider's stream, and every client the provider made is closed. A resource the
+// virtual workspace does not serve is reported with the provider's hint, not the runtime's default.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Subscription } from 'rxjs';
-import { of, Subject } from 'rxjs';
+import { filter, firstValueFrom, of, Subject } from 'rxjs';
+import { pino } from 'pino';
 import type { ClusterClient, ListOptions } from '../../src/client/index.js';
+import { kubeError } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { Cluster, KeyedEvent, KubeObject, ResourceDescriptor } from '../../src/index.js';
-import { clusterName, formatKey, namespaces, resource } from '../../src/index.js';
+import { clusterName, controller, done, formatKey, namespaces, resource, run } from '../../src/index.js';
 import type { APIBinding, APIExportEndpointSlice, LogicalCluster } from '../../src/providers/kcp/index.js';
 import { apiExportProvider, initializerLabel, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
 import type { ProviderReport, WatchSource } from '../../src/streams/index.js';
@@ -46,9 +49,16 @@ class FakeKcp {
   readonly parents = new Map<string, Cluster>();
   private readonly listings = new Map<string, readonly KubeObject[] | E.Either<never, never>>();
   private readonly streams = new Map<string, Subject<string>>();
+  private readonly unserved = new Set<string>();
 
   has(cluster: string, plural: string, items: readonly KubeObject[]): this {
     this.listings.set(`${cluster} ${plural}`, items);
+    return this;
+  }
+
+  /** Lists of `plural` at `cluster` answer 404, as for a resource that is not served there. */
+  notServing(cluster: string, plural: string): this {
+    this.unserved.add(`${cluster} ${plural}`);
     return this;
   }
 
@@ -69,6 +79,7 @@ class FakeKcp {
     return {
       list: (o) => {
         this.calls.push(`list ${where(o)}`);
+        if (this.unserved.has(key)) return of(E.left(kubeError('NotFound', cluster.name, 'the server could not find the requested resource', { code: 404 })));
         const items = (this.listings.get(key) ?? []) as readonly T[];
         return of(E.right({ metadata: { resourceVersion: '1' }, items: [...items] }));
       },
@@ -116,6 +127,7 @@ describe('apiExportProvider on a fake kcp', () => {
     const a = fleet.get(clusterName('a'));
     expect(a?.identity).toEqual({ provider: 'kcp-apiexport', source: 'workspace a via APIExport widgets', id: 'a' });
     expect(a?.labels).toEqual({ 'kcp.io/cluster': 'a' });
+    expect(a?.unservedResourceHint).toBe("export it from APIExport widgets (as one of its resource schemas, or as a permission claim that workspace a's APIBinding accepts)");
     expect(a?.client.server).toBe(`${ENDPOINT}/clusters/a`);
     // One wildcard watch of widgets for both workspaces; neither opened its own.
     expect(kcp.calls.filter((c) => c.endsWith(' widgets') && c.startsWith('list'))).toEqual([`list ${WILDCARD} widgets`]);
@@ -190,6 +202,23 @@ describe('apiExportProvider on a fake kcp', () => {
     expect(reports[2]).toMatchObject({ error: 'Forbidden' });
   });
 
+  it("reports a resource the virtual workspace does not serve with the provider's hint in the cluster's health", async () => {
+    const kcp = new FakeKcp()
+      .has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])])
+      .has(WILDCARD, 'apibindings', [bound('a')])
+      .notServing(WILDCARD, 'widgets');
+    const c = controller({ name: 'widgets', provider: apiExportProvider({ kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'), resource: widgets, reconcile: () => done() });
+    const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: false });
+    try {
+      const report = await firstValueFrom(handle.health.changes.pipe(filter((r) => r.clusters.some((h) => h.state === 'unhealthy'))));
+      expect(report.clusters.find((h) => h.cluster === 'a')?.reason).toBe(
+        "resource widgets.example.com is not served by this cluster (list answered 404): export it from APIExport widgets (as one of its resource schemas, or as a permission claim that workspace a's APIBinding accepts), or check the group, version and plural of the descriptor",
+      );
+    } finally {
+      await handle.stop();
+    }
+  });
+
   it('refuses an empty export name and a backoff that can never work', () => {
     expect(() => apiExportProvider({ kubeconfig }, '')).toThrow(/APIExport name is empty/);
     expect(() => apiExportProvider({ kubeconfig, managementWatch: { backoff: { initialMs: 0 } } }, 'widgets')).toThrow(/managementWatch\.backoff\.initialMs/);
@@ -216,6 +245,7 @@ describe('initializingWorkspaces on a fake kcp', () => {
     expect(x.identity).toEqual({ provider: 'kcp-initializing', source: 'workspace root:org:x initializing for WorkspaceType tenant', id: 'x1' });
     expect(x.labels).toEqual({ [initializerLabel]: 'root:org:tenant', 'kcp.io/cluster': 'x1', 'kcp.io/path': 'root:org:x' });
     expect(x.cache).toBeUndefined();
+    expect(x.unservedResourceHint).toBe('bind an APIExport that exports it in workspace root:org:x, or create its CRD there');
     // kcp's synthetic DELETED once it no longer waits for this initializer.
     kcp.send(`${INIT}/clusters/*`, 'logicalclusters', 'DELETED', lc('x1', 'root:org:x'));
     await vi.waitFor(() => {

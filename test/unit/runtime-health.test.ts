@@ -1,13 +1,17 @@
 // The health tracker's cost per change must not grow with the fleet (issue 14: rebuilding every
 // cluster's health on every watch change was quadratic, the top CPU consumer at 2,000 clusters).
 // Measured by work, not time: every read of a watch snapshot's fields is counted, so recomputing
-// any other cluster's health shows up. Also: readiness counted incrementally, and `changes`
-// coalesced in virtual time.
+// any other cluster's health shows up. Also: readiness counted incrementally, `changes`
+// coalesced in virtual time, and a resource a cluster does not serve explained with its provider's
+// hint (the runtime names no provider).
+import { pino } from 'pino';
 import { VirtualTimeScheduler } from 'rxjs';
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
 import type { ClusterName } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
+import { logTransition } from '../../src/runtime/cluster-keeper.js';
 import { healthTracker } from '../../src/runtime/health-tracker.js';
 import type { HealthReport } from '../../src/runtime/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
@@ -122,5 +126,53 @@ describe('healthTracker cost', () => {
     // A line from the server clears failingSince: healthy again, the last error kept for diagnosis.
     t.watchHealth({ ...base, lastError });
     expect(t.report().clusters[0]?.state).toBe('synced');
+  });
+});
+
+describe('a resource a cluster does not serve', () => {
+  const notFound = (c: ClusterName): WatchHealth => ({
+    cluster: c,
+    resource: 'widgets.example.com',
+    state: 'backingOff',
+    synced: false,
+    relists: 0,
+    reconnects: 0,
+    failingSince: 0,
+    lastError: kubeError('NotFound', c, 'the server could not find the requested resource', { code: 404 }),
+  });
+  const hint = 'export it from APIExport widgets';
+
+  it("is explained with the cluster's hint when its provider gives one, else with the default", () => {
+    const [kcp, plain] = [clusterName('root:org:a'), clusterName('east')];
+    const t = healthTracker();
+    t.engage(kcp, ['widgets.example.com'], hint);
+    t.engage(plain, ['widgets.example.com']);
+    t.watchHealth(notFound(kcp));
+    t.watchHealth(notFound(plain));
+    expect(t.report().clusters.map((c) => c.reason)).toEqual([
+      `resource widgets.example.com is not served by this cluster (list answered 404): ${hint}, or check the group, version and plural of the descriptor`,
+      'resource widgets.example.com is not served by this cluster (list answered 404): install its CRD, or check the group, version and plural of the descriptor',
+    ]);
+    // Degraded: the same hint, after since when.
+    t.watchHealth({ ...notFound(kcp), degraded: true });
+    expect(t.report().clusters[0]?.reason).toMatch(/^degraded: the widgets.example.com watch has been failing since /);
+    expect(t.report().clusters[0]?.reason).toContain(`; last error: resource widgets.example.com is not served by this cluster (list answered 404): ${hint}, or check`);
+  });
+
+  it("is logged with the cluster's hint", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const h = notFound(clusterName('root:org:a'));
+    logTransition(pino({ level: 'info' }, sink), h, undefined, () => 0, hint);
+    logTransition(pino({ level: 'info' }, sink), h, undefined);
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
+      `cluster unhealthy: resource widgets.example.com is not served by this cluster (list answered 404): ${hint}, or check the group, version and plural of the descriptor`,
+      'cluster unhealthy: resource widgets.example.com is not served by this cluster (list answered 404): install its CRD, or check the group, version and plural of the descriptor',
+    ]);
   });
 });

@@ -73,7 +73,7 @@ describe('healthTracker', () => {
     t.watchHealth(h(east, { state: 'backingOff', synced: false, lastError: kubeError('NotFound', east, 'the server could not find the requested resource', { code: 404 }) }));
     const r = t.report();
     expect(r.ready).toBe(true);
-    expect(r.clusters.find((c) => c.cluster === east)).toMatchObject({ state: 'unhealthy', reason: expect.stringMatching(/not served by this cluster.*install its CRD/) as unknown });
+    expect(r.clusters.find((c) => c.cluster === east)).toMatchObject({ state: 'unhealthy', reason: 'resource configmaps is not served by this cluster (list answered 404): install its CRD, or check the group, version and plural of the descriptor' });
     expect(r.clusters.find((c) => c.cluster === west)?.state).toBe('synced');
   });
 

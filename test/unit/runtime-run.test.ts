@@ -122,7 +122,7 @@ describe('run', () => {
       { east: 'notFound', west: listOf(cm('b')) },
     );
     const report = await untilReport(handle, (r) => r.ready);
-    expect(report.clusters.find((c) => c.cluster === 'east')).toMatchObject({ state: 'unhealthy', reason: expect.stringContaining('install its CRD') as unknown });
+    expect(report.clusters.find((c) => c.cluster === 'east')).toMatchObject({ state: 'unhealthy', reason: expect.stringContaining(': install its CRD, or check') as unknown });
     while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
     expect(seen).toEqual(['west/b/u-b']);
     expect(await handle.metrics.registry.metrics()).toMatch(/rxfleet_reconcile_total\{cluster="west",result="done",controller="test"\} 1/);

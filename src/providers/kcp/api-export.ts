@@ -21,6 +21,9 @@ import { workspaceProvider } from './workspaces.js';
  *   {@link tenantGuard} (closed when the workspace is disengaged or the provider unsubscribed);
  * - `identity`: `{ provider: 'kcp-apiexport', source: 'workspace <name> via APIExport <export>', id: <logical cluster> }`;
  * - `labels`: `kcp.io/cluster` (the logical name) and, when path-aware, `kcp.io/path`;
+ * - `unservedResourceHint` (what a run says to do about a resource the virtual workspace answers
+ *   404 for): `export it from APIExport <export> (as one of its resource schemas, or as a
+ *   permission claim that workspace <name>'s APIBinding accepts)`;
  * - a `cache` that serves its informers from one wildcard watch per endpoint, resource and label
  *   selection (made when the first workspace's informer asks, stopped after the last leaves),
  *   split by each object's `kcp.io/cluster`. So `fleetWatch`, `controller` and informers read any
@@ -57,6 +60,8 @@ export function apiExportProvider(config: KcpProviderOptions, exportName: string
     presence: apiBindings,
     counts: (b) => isBoundTo(b, exportName),
     source: (workspace) => `workspace ${workspace} via APIExport ${exportName}`,
+    // The virtual workspace serves a workspace the export's resources and the claims its binding accepted, nothing else.
+    unservedResourceHint: (workspace) => `export it from APIExport ${exportName} (as one of its resource schemas, or as a permission claim that workspace ${workspace}'s APIBinding accepts)`,
     serveWatches: true,
     removedReason: `its APIBinding to ${exportName} was deleted, or its virtual-workspace endpoint went away`,
   });

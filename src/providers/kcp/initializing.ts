@@ -37,8 +37,10 @@ function initializerOf(endpoint: string): string {
  * wildcard watch of `core.kcp.io/v1alpha1` LogicalClusters lists the workspaces that still wait for
  * this initializer. Each is engaged with a client of `<url>/clusters/<logical name>` (which can
  * read and write the workspace's objects), `identity` `{ provider: 'kcp-initializing', source:
- * 'workspace <name> initializing for WorkspaceType <type>', id: <logical cluster> }` and the labels
- * `kcp.io/cluster`, {@link initializerLabel} (and `kcp.io/path` when path-aware), and disengaged
+ * 'workspace <name> initializing for WorkspaceType <type>', id: <logical cluster> }`, the labels
+ * `kcp.io/cluster`, {@link initializerLabel} (and `kcp.io/path` when path-aware) and the
+ * `unservedResourceHint` `bind an APIExport that exports it in workspace <name>, or create its CRD
+ * there` (what a run says to do about a resource the workspace answers 404 for), and disengaged
  * when kcp sends the synthetic DELETED that means it no longer matches (its initializer was
  * removed, or it was deleted). Its informers watch each workspace through that client.
  *
@@ -68,6 +70,8 @@ export function initializingWorkspaceProvider(config: KcpProviderOptions, worksp
     presence: logicalClusters,
     counts: (lc) => lc.metadata.deletionTimestamp === undefined,
     source: (workspace) => `workspace ${workspace} initializing for WorkspaceType ${workspaceTypeName}`,
+    // Through the initializing virtual workspace a workspace serves what it serves itself: its bindings and its CRDs.
+    unservedResourceHint: (workspace) => `bind an APIExport that exports it in workspace ${workspace}, or create its CRD there`,
     labels: (endpoint) => ({ [initializerLabel]: initializerOf(endpoint) }),
     // The initializing virtual workspace serves no resource set to share: each cluster's informers watch it themselves.
     serveWatches: false,

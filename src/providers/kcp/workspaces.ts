@@ -37,7 +37,7 @@ import { clusterUrl } from './urls.js';
  * const spec: WorkspaceProviderSpec<APIBinding> = {
  *   provider: 'kcp-apiexport', config, urls: (say: Reporter) => listedUrls(config, say, apiExportEndpointSlices, 'widgets', pick),
  *   presence: apiBindings, counts: (b: APIBinding) => isBoundTo(b, 'widgets'), source: (ws: string) => `workspace ${ws} via APIExport widgets`,
- *   serveWatches: true, removedReason: 'unbound',
+ *   unservedResourceHint: (ws: string) => `export it from APIExport widgets (for workspace ${ws})`, serveWatches: true, removedReason: 'unbound',
  * };
  * ```
  */
@@ -50,6 +50,8 @@ export interface WorkspaceProviderSpec<P extends KubeObject> {
   readonly counts: (obj: P) => boolean;
   /** The cluster's `identity.source`, from its fleet name. */
   readonly source: (workspace: string) => string;
+  /** The cluster's `unservedResourceHint` (what to do when a resource is not served there), from its fleet name. */
+  readonly unservedResourceHint: (workspace: string) => string;
   /** Extra labels of a cluster served by `endpoint`. */
   readonly labels?: (endpoint: string) => Readonly<Record<string, string>>;
   readonly serveWatches: boolean;
@@ -62,7 +64,7 @@ interface Workspace {
   candidate?: Candidate;
 }
 
-/** The candidate of one named workspace: a guarded client of `<endpoint>/clusters/<logical>`, identity, labels, cache. */
+/** The candidate of one named workspace: a guarded client of `<endpoint>/clusters/<logical>`, identity, labels, cache, hint. */
 function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical: ClusterName, url: string, name: string, ep: Endpoint<P> | undefined): Candidate {
   const display = clusterName(name);
   const labels = { ...spec.labels?.(url), [clusterAnnotation]: logical, ...(display === logical ? {} : { [pathAnnotation]: name }) };
@@ -75,7 +77,8 @@ function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical
       const client = kcpClient(display, clusterUrl(url, logical), spec.config.kubeconfig, spec.config.client);
       if (E.isLeft(client)) return E.left(`workspace ${name}: ${client.left.message}`);
       const cache = ep?.cacheOf(logical, display);
-      const cluster: Cluster = { name: display, client: tenantGuard(client.right, logical), labels, identity, ...(cache === undefined ? {} : { cache }) };
+      const unservedResourceHint = spec.unservedResourceHint(name);
+      const cluster: Cluster = { name: display, client: tenantGuard(client.right, logical), labels, identity, unservedResourceHint, ...(cache === undefined ? {} : { cache }) };
       return E.right(Object.freeze(cluster));
     },
   };
