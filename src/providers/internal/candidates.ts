@@ -124,3 +124,30 @@ export function diffDesired(before: Desired, after: Desired): DesiredDiff {
   }
   return { added, changed, removed };
 }
+
+/**
+ * What the engine is told: the whole desired set (`all`, diffed against the last one: O(candidates))
+ * or the candidates of some names only (`some`: each name's candidate now, or removed; O(names)).
+ * Providers with one candidate per watched object send `some` per change, so a change of one among
+ * thousands costs the same as among ten.
+ *
+ * @example
+ * ```ts
+ * const step: DesiredChange = { type: 'some', set: [east], removed: [clusterName('west')] };
+ * ```
+ */
+export type DesiredChange =
+  | {
+      /** Every candidate now. */
+      readonly type: 'all';
+      /** The whole desired set. */
+      readonly desired: Desired;
+    }
+  | {
+      /** Only these names changed; every other candidate stays as it was. */
+      readonly type: 'some';
+      /** The new candidate of each name added or changed. */
+      readonly set: readonly Candidate[];
+      /** Names no longer desired. */
+      readonly removed: readonly ClusterName[];
+    };

@@ -1,4 +1,4 @@
-// The engine every provider shares: successive desired sets in, FleetEvents out. Each candidate
+// The engine every provider shares: desired sets (whole, or the names that changed) in, FleetEvents out. Each candidate
 // lives on its own (a slow or unreachable one is retried on a timer and holds back no other), every
 // wait has a timeout, clients it built are closed on disengage and on unsubscribe, and nothing is
 // emitted after unsubscribe (the fleet reads unsubscribe as "disengage everything"). Its reports go
@@ -12,7 +12,7 @@ import type { ClusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import { concurrencyLimit } from './limit.js';
-import type { Candidate, Desired } from './candidates.js';
+import type { Candidate, Desired, DesiredChange } from './candidates.js';
 import { changeReason, diffDesired } from './candidates.js';
 import type { Probe } from '../../streams/provider-options.js';
 import type { Reporter, ReportScope } from './report.js';
@@ -72,21 +72,11 @@ function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: R
 }
 
 /**
- * Turns successive desired sets into FleetEvents: engages added candidates, disengages removed
- * ones, and replaces (disengaged, then engaged with a new client) those whose fingerprint or
- * meta fingerprint changed. A candidate whose build fails is reported as skipped, once per reason.
- * Each lifecycle event is followed by its report (`engaged`, `reengaged`, `disengaged`), said
- * through `say` (the subscription's reporter, see `reporting`). The source completing leaves
- * the engaged clusters engaged; its errors are reported, never forwarded.
- *
- * The first desired set is the first discovery pass: once each of its candidates was engaged,
- * skipped, removed or failed its first probe (`waiting`), `discovered` is said, once per
- * subscription, with how many clusters are engaged when it ends. A source that errors or completes
- * before its first set ends the pass with none.
+ * {@link engageChanges} for providers that compute their whole desired set each time (a file's
+ * contexts, a static list): each set is diffed against the last.
  *
  * @example
  * ```ts
- * const cfg = engineConfig('file', options, 'gone', true);
  * reporting(cfg, (say: Reporter) => desiredSets.pipe(engageCandidates(cfg, say)));
  * ```
  * @param cfg - probing, timing and the removal reason.
@@ -95,10 +85,42 @@ function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: R
  */
 export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunction<Desired, FleetEvent> {
   return (source) =>
+    source.pipe(
+      map((desired): DesiredChange => ({ type: 'all', desired })),
+      engageChanges(cfg, say),
+    );
+}
+
+/**
+ * Turns {@link DesiredChange}s into FleetEvents: engages added candidates, disengages removed
+ * ones, and replaces (disengaged, then engaged with a new client) those whose fingerprint or
+ * meta fingerprint changed. A candidate whose build fails is reported as skipped, once per reason.
+ * Each lifecycle event is followed by its report (`engaged`, `reengaged`, `disengaged`), said
+ * through `say` (the subscription's reporter, see `reporting`). The source completing leaves
+ * the engaged clusters engaged; its errors are reported, never forwarded.
+ *
+ * A `some` change touches only its names (O(names), not O(candidates)); an `all` is diffed against
+ * the current set. The first change is the first discovery pass: once each of its candidates was engaged,
+ * skipped, removed or failed its first probe (`waiting`), `discovered` is said, once per
+ * subscription, with how many clusters are engaged when it ends. A source that errors or completes
+ * before its first set ends the pass with none.
+ *
+ * @example
+ * ```ts
+ * const cfg = engineConfig('file', options, 'gone', true);
+ * reporting(cfg, (say: Reporter) => watch.pipe(objectChanges(), desiredPerObject(candidateOf), engageChanges(cfg, say)));
+ * ```
+ * @param cfg - probing, timing and the removal reason.
+ * @param say - the reporter of the subscription this runs in.
+ * @returns the operator.
+ */
+export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunction<DesiredChange, FleetEvent> {
+  return (source) =>
     new RxObservable<FleetEvent>((subscriber) => {
       const slots = new Map<ClusterName, Slot>();
       const limited = concurrencyLimit<Either<string, unknown>>(probesInFlight);
-      let current: Desired = new Map();
+      // The engine's own copy of what is desired now: `all` replaces it, `some` edits it in place.
+      let current = new Map<ClusterName, Candidate>();
       // The first pass's candidates not yet settled; undefined before the first set, and once said.
       let pass: { readonly pending: Set<ClusterName>; readonly candidates: number } | undefined;
       let passSaid = false;
@@ -163,17 +185,34 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
       };
 
       const sub = source.subscribe({
-        next: (next) => {
-          const before = current;
-          const diff = diffDesired(before, next);
-          current = next;
-          if (!passSaid && pass === undefined) pass = { pending: new Set(next.keys()), candidates: next.size };
-          for (const name of diff.removed) remove(name, cfg.removedReason);
-          for (const c of diff.changed) {
-            const old = before.get(c.name);
-            start(c, old === undefined ? undefined : changeReason(old, c));
+        next: (step) => {
+          const first = !passSaid && pass === undefined;
+          if (step.type === 'all') {
+            const diff = diffDesired(current, step.desired);
+            const before = current;
+            current = new Map(step.desired);
+            if (first) pass = { pending: new Set(current.keys()), candidates: current.size };
+            for (const name of diff.removed) remove(name, cfg.removedReason);
+            for (const c of diff.changed) {
+              const old = before.get(c.name);
+              start(c, old === undefined ? undefined : changeReason(old, c));
+            }
+            for (const c of diff.added) start(c, undefined);
+          } else {
+            if (first) pass = { pending: new Set(step.set.map((c) => c.name)), candidates: step.set.length };
+            for (const name of step.removed) {
+              if (current.delete(name)) remove(name, cfg.removedReason);
+            }
+            for (const c of step.set) {
+              const old = current.get(c.name);
+              current.set(c.name, c);
+              if (old === undefined) start(c, undefined);
+              else {
+                const why = changeReason(old, c);
+                if (why !== undefined) start(c, why);
+              }
+            }
           }
-          for (const c of diff.added) start(c, undefined);
           if (pass?.pending.size === 0) endPass();
         },
         error: (err: unknown) => {

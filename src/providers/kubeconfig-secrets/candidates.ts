@@ -1,9 +1,8 @@
-// What the kubeconfig-secrets provider wants engaged, from a snapshot of the Secrets: a candidate per
-// Secret, fingerprinted by its kubeconfig, or skipped with a reason that names the Secret.
-import type { ClusterName } from '../../core/cluster.js';
+// What the kubeconfig-secrets provider wants engaged: a candidate per Secret, fingerprinted by its
+// kubeconfig, or skipped with a reason that names the Secret.
 import { clusterName } from '../../core/cluster.js';
 import type { Secret } from '../../core/object.js';
-import type { Candidate, Desired } from '../internal/candidates.js';
+import type { Candidate } from '../internal/candidates.js';
 import { skipped } from '../internal/candidates.js';
 import type { KubeconfigTrust } from '../internal/trust.js';
 import { secretKubeconfigCandidate } from '../internal/trust.js';
@@ -32,25 +31,4 @@ export function secretCandidate(secret: Secret, key: string, trust: KubeconfigTr
   const yaml = Buffer.from(data, 'base64').toString('utf8');
   if (yaml.trim() === '') return skipped(name, `${source} has an empty "${key}"`);
   return secretKubeconfigCandidate(name, yaml, { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels }, trust);
-}
-
-/**
- * The desired set of a snapshot of Secrets.
- *
- * @example
- * ```ts
- * desiredFromSecrets(new Map([['fleet/east', secret]]), 'kubeconfig');
- * ```
- * @param all - Secrets by `namespace/name`.
- * @param key - the data key.
- * @param trust - exec plugins and files the kubeconfigs may use (default none).
- * @returns candidates by cluster name.
- */
-export function desiredFromSecrets(all: ReadonlyMap<string, Secret>, key: string, trust: KubeconfigTrust = {}): Desired {
-  const out = new Map<ClusterName, Candidate>();
-  for (const s of all.values()) {
-    const c = secretCandidate(s, key, trust);
-    if (c !== undefined) out.set(c.name, c);
-  }
-  return out;
 }

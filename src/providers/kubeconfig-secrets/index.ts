@@ -10,19 +10,20 @@
  */
 // First: fails clearly on an unsupported Node before anything else loads.
 import '../../internal/require-node.js';
-import { map } from 'rxjs';
 import { ConfigError } from '../../core/config-error.js';
+import type { Secret } from '../../core/object.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import { secrets } from '../../core/resource.js';
 import type { WatchSettings } from '../../streams/watched.js';
-import { engageCandidates } from '../internal/engage.js';
+import { desiredPerObject } from '../internal/desired-per-object.js';
+import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
-import { snapshots } from '../internal/objects.js';
+import { objectChanges } from '../internal/objects.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
 import type { KubeconfigTrust } from '../internal/trust.js';
-import { desiredFromSecrets } from './candidates.js';
+import { secretCandidate } from './candidates.js';
 
 export type { KubeconfigTrust } from '../internal/trust.js';
 
@@ -94,9 +95,9 @@ export function kubeconfigSecretProvider(options: KubeconfigSecretProviderOption
       },
       say,
     ).pipe(
-      snapshots(),
-      map((all) => desiredFromSecrets(all, key, options.trust)),
-      engageCandidates(cfg, say),
+      objectChanges(),
+      desiredPerObject((s: Secret) => secretCandidate(s, key, options.trust)),
+      engageChanges(cfg, say),
     ),
   );
 }

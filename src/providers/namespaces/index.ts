@@ -8,7 +8,6 @@
  */
 // First: fails clearly on an unsupported Node before anything else loads.
 import '../../internal/require-node.js';
-import { map } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { Namespace } from '../../core/object.js';
@@ -17,10 +16,11 @@ import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { splitWatches } from '../../streams/split-watches.js';
 import type { WatchSettings } from '../../streams/watched.js';
-import type { Candidate, Desired } from '../internal/candidates.js';
-import { engageCandidates } from '../internal/engage.js';
+import type { Candidate } from '../internal/candidates.js';
+import { desiredPerObject } from '../internal/desired-per-object.js';
+import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
-import { snapshots } from '../internal/objects.js';
+import { objectChanges } from '../internal/objects.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
 import { namespaceCandidate } from './candidate.js';
@@ -87,16 +87,9 @@ export function namespaceProvider(options: NamespaceProviderOptions): Provider {
       return c;
     };
     return managementWatch(options.cluster, namespaceResource, { ...options.managementWatch, ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }) }, say).pipe(
-      snapshots(),
-      map((all): Desired => {
-        const out = new Map<ClusterName, Candidate>();
-        for (const ns of all.values()) {
-          const c = candidateOf(ns);
-          if (c !== null) out.set(c.name, c);
-        }
-        return out;
-      }),
-      engageCandidates(cfg, say),
+      objectChanges(),
+      desiredPerObject((ns: Namespace) => candidateOf(ns) ?? undefined),
+      engageChanges(cfg, say),
     );
   });
 }
