@@ -128,15 +128,35 @@ export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): Ope
         }
       };
 
+      // A newly engaged (or relabelled) cluster for one source: `desired` if it matches and was not a
+      // target, `removed` if it was and no longer matches.
+      const placeOn = (s: Source<T>, c: Cluster) => {
+        const matches = matchesSelector(selectorOf(s.object), c.labels ?? {});
+        if (matches && !s.targets.has(c.name)) {
+          s.targets.add(c.name);
+          subscriber.next({ type: 'desired', cluster: c.name, source: s.key, object: config.desired(s.object, c) });
+        } else if (!matches && s.targets.delete(c.name)) {
+          subscriber.next({ type: 'removed', cluster: c.name, source: s.key });
+        }
+      };
+
       const fleetSub = config.fleet.subscribe({
         next: (f) => {
-          if (isView(f)) engaged = new Map(f.clusters().map((c) => [c.name, c]));
-          else {
-            engaged ??= new Map();
-            if (f.type === 'engaged') engaged.set(f.cluster.name, f.cluster);
-            else if (f.type === 'disengaged') engaged.delete(f.name);
+          if (isView(f)) {
+            engaged = new Map(f.clusters().map((c) => [c.name, c]));
+            for (const s of sources.values()) place(s, true);
+            return;
           }
-          for (const s of sources.values()) place(s, true);
+          // One cluster changed: only that cluster is placed, O(sources) and not O(sources × clusters)
+          // per engagement (a burst of thousands would otherwise be quadratic).
+          engaged ??= new Map();
+          if (f.type === 'engaged') {
+            engaged.set(f.cluster.name, f.cluster);
+            for (const s of sources.values()) placeOn(s, f.cluster);
+          } else if (f.type === 'disengaged') {
+            engaged.delete(f.name);
+            for (const s of sources.values()) s.targets.delete(f.name);
+          }
         },
         error: (err: unknown) => {
           subscriber.error(err);

@@ -39,6 +39,17 @@ describe('fanOut', () => {
     });
   });
 
+  it('should place only the cluster an engagement names: a relabelled engagement that no longer matches removes its copy', () => {
+    const eastDev = fakeCluster('east', { env: 'dev' });
+    testScheduler().run(({ hot, expectObservable }) => {
+      const fleet = hot('e 9ms w 9ms E', { e: engaged(east), w: engaged(west), E: engaged(eastDev) });
+      const source = hot<KeyedEvent<ConfigMap>>('s', { s: ev.applied('hub', 'fleet/settings', { data: { v: '1' } }) });
+      const out = source.pipe(fanOut({ fleet, clusterSelector: { matchLabels: { env: 'prod' } }, desired: copy }));
+      // 10: west engaged → a copy for west only (east already has one). 20: east relabelled → removed.
+      expectObservable(out).toBe('a 9ms b 9ms r', { a: desired('east', '1@east'), b: desired('west', '1@west'), r: removed('east') });
+    });
+  });
+
   it('should remove copies from clusters that stop matching, with fleet snapshots as input', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const fleet = hot('a 9ms b', { a: fakeFleet([east, west]), b: fakeFleet([east, westDev]) });
