@@ -3,7 +3,7 @@
 // metrics and one log line per real state change.
 import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
-import { finalize, ignoreElements, merge, mergeMap, NEVER, takeUntil, tap } from 'rxjs';
+import { defer, finalize, ignoreElements, merge, mergeMap, NEVER, takeUntil, tap } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
@@ -115,39 +115,45 @@ export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth 
  */
 export function keepClusters(parts: KeeperParts): Observable<never> {
   const { fleet, informers, specs, health, metrics, log } = parts;
-  return fleet.engagements.pipe(
-    mergeMap(({ cluster, lifetime }) => {
-      const mine = specs.filter((s) => selects(s, cluster));
-      const ids = [...new Set(mine.map((s) => resourceId(s.resource)))];
-      const clog = log.child({ cluster: cluster.name });
-      health.engage(cluster.name, ids, cluster.unservedResourceHint);
-      metrics.engaged(fleet.clusters().length);
-      clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { source: cluster.identity.source }), watches: ids }, 'cluster engaged');
-      const perWatch = mine.map((s) => {
-        const inf = informers.informer(cluster, s.resource, s.options);
-        return merge(
-          inf.events.pipe(ignoreElements()),
-          inf.health.pipe(
-            tap((h) => {
-              const before = health.watchHealth(h);
-              metrics.watchHealth(h, before);
-              logTransition(clog, h, before, Date.now, cluster.unservedResourceHint);
-            }),
-            ignoreElements(),
-          ),
+  return defer(() => {
+    // Counted here, O(1) per change: reading fleet.clusters() per engagement rebuilds its list under churn.
+    let kept = 0;
+    return fleet.engagements.pipe(
+      mergeMap(({ cluster, lifetime }) => {
+        const mine = specs.filter((s) => selects(s, cluster));
+        const ids = [...new Set(mine.map((s) => resourceId(s.resource)))];
+        const clog = log.child({ cluster: cluster.name });
+        health.engage(cluster.name, ids, cluster.unservedResourceHint);
+        kept += 1;
+        metrics.engaged(kept);
+        clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { source: cluster.identity.source }), watches: ids }, 'cluster engaged');
+        const perWatch = mine.map((s) => {
+          const inf = informers.informer(cluster, s.resource, s.options);
+          return merge(
+            inf.events.pipe(ignoreElements()),
+            inf.health.pipe(
+              tap((h) => {
+                const before = health.watchHealth(h);
+                metrics.watchHealth(h, before);
+                logTransition(clog, h, before, Date.now, cluster.unservedResourceHint);
+              }),
+              ignoreElements(),
+            ),
+          );
+        });
+        // NEVER keeps a cluster that no watch selects (e.g. a downstream target) tracked until its
+        // lifetime ends; an empty merge would complete at once and report it disengaged.
+        return merge(NEVER, ...perWatch).pipe(
+          takeUntil(lifetime),
+          finalize(() => {
+            health.disengage(cluster.name);
+            metrics.forget(cluster.name, ids);
+            kept -= 1;
+            metrics.engaged(kept);
+            clog.info('cluster disengaged');
+          }),
         );
-      });
-      // NEVER keeps a cluster that no watch selects (e.g. a downstream target) tracked until its
-      // lifetime ends; an empty merge would complete at once and report it disengaged.
-      return merge(NEVER, ...perWatch).pipe(
-        takeUntil(lifetime),
-        finalize(() => {
-          health.disengage(cluster.name);
-          metrics.forget(cluster.name, ids);
-          metrics.engaged(fleet.clusters().length);
-          clog.info('cluster disengaged');
-        }),
-      );
-    }),
-  );
+      }),
+    );
+  });
 }
