@@ -16,7 +16,6 @@ import { keepClusters } from './cluster-keeper.js';
 import type { Controller } from './controller.js';
 import { countClusters, emptyFleetFailure, firstPass, fleetSettings } from './first-pass.js';
 import { followReports } from './follow-reports.js';
-import { clusterRateLimits } from './cluster-rate-limit.js';
 import { healthTracker } from './health-tracker.js';
 import { lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
@@ -71,11 +70,12 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   const root = options.logger ?? defaultLogger();
   const log = controllerLogger(root, name);
   // prom-client (~7.5 MiB with its dependencies) loads when a controller runs, not when rxfleet
-  // is imported: importing the package loads only what is used.
-  const [{ controllerMetrics, scopedMetrics }, { registerProcessMetrics }, { combinedMetrics }, { Registry }] = await Promise.all([
+  // is imported: importing the package loads only what is used (so do the modules that use it).
+  const [{ controllerMetrics, scopedMetrics }, { registerProcessMetrics }, { combinedMetrics }, { clusterRateLimits }, { Registry }] = await Promise.all([
     import('./metrics.js'),
     import('./process-metrics.js'),
     import('./metrics-exposition.js'),
+    import('./cluster-rate-limit.js'),
     import('prom-client'),
   ]);
   // One controller: every series on one registry, as before. Several: the fleet's series on the

@@ -1,7 +1,7 @@
 // A light import: the package's entry points must not load @kubernetes/client-node (~85 MiB and
 // ~0.3 s), which rxfleet needs only for a legacy `auth-provider` user, loaded then, nor Node's
 // bundled fetch (undici, ~2.5 MiB of the import), which an ESM `import` of node:http loads as a side
-// effect. Runs against dist/, in a fresh Node process whose load hook records every module it loads.
+// effect, nor prom-client before a controller runs. Runs against dist/, in a fresh Node process whose load hook records every module it loads.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,6 +60,13 @@ for (const user of ${JSON.stringify([yaml('{"token":"t"}'), yaml('{"exec":{"comm
   c.right.close();
 }`;
     expect(clientNode(modulesLoaded(['rxfleet/client'], after))).toEqual([]);
+  });
+
+  it('does not load prom-client before a controller runs (rxfleet/runtime exports the metrics helpers built on it)', () => {
+    const promClient = (urls: readonly string[]): string[] => urls.filter((u) => u.includes('/node_modules/prom-client/'));
+    expect(promClient(modulesLoaded(entries.filter((e) => e !== 'rxfleet/runtime')))).toEqual([]);
+    // The probe: the hook sees prom-client where it is loaded.
+    expect(promClient(modulesLoaded(['rxfleet/runtime'])).length).toBeGreaterThan(0);
   });
 
   it("does not load Node's bundled undici from any entry point", () => {
