@@ -23,6 +23,8 @@
 //   BENCH_RXFLEET_NODE_ARGS  Node flags for the rxfleet controllers, space-separated (e.g.
 //                      `--cpu-prof --cpu-prof-dir=/tmp/prof`); rxfleet runs as JavaScript on dist/
 //   RXFLEET_MCR_PEER_BIN  a prebuilt MCR controller (else built once into ~/.cache/rxfleet/bin)
+//   BENCH_MEMORY_LIMIT_MIB  run every controller in a memory cgroup of this many MiB, as a pod's
+//                      memory limit does (Node sizes V8's heap from it; Go does not). Needs root.
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,6 +36,8 @@ import { compileController } from './compile-controller.js';
 import { setupFleet } from './fleet-setup.js';
 import { openKube } from './kube.js';
 import { ensureMcrBinary } from './mcr-binary.js';
+import type { MemoryLimit } from './memory-limit.js';
+import { memoryLimit } from './memory-limit.js';
 import type { Contender, FleetState, RunFigures } from './measure-run.js';
 import { measureRun } from './measure-run.js';
 import { trackOutputs } from './outputs.js';
@@ -48,6 +52,7 @@ const APIEXPORT = process.env.BENCH_APIEXPORT === '1';
 const HTTP1 = process.env.BENCH_HTTP1 === '1';
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
 const RXFLEET_NODE_ARGS = (process.env.BENCH_RXFLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+const MEMORY_LIMIT_MIB = process.env.BENCH_MEMORY_LIMIT_MIB === undefined ? undefined : Number(process.env.BENCH_MEMORY_LIMIT_MIB);
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const say = (s: string): void => {
@@ -64,7 +69,13 @@ const kcp = await startKcp();
 const rounds: RunFigures[][] = [];
 const loads: number[] = [];
 let printTable: (() => void) | undefined;
+let limit: MemoryLimit | undefined;
 try {
+  if (MEMORY_LIMIT_MIB !== undefined) {
+    if (!(MEMORY_LIMIT_MIB > 0)) throw new Error(`BENCH_MEMORY_LIMIT_MIB must be a positive number of MiB, got ${process.env.BENCH_MEMORY_LIMIT_MIB ?? ''}`);
+    limit = memoryLimit(MEMORY_LIMIT_MIB, `rxfleet-peer-${randomBytes(3).toString('hex')}`);
+    say(`every controller runs in the memory cgroup ${limit.path}, limited to ${MEMORY_LIMIT_MIB} MiB`);
+  }
   const kube = await openKube(kcp.adminKubeconfigPath);
   const setupStart = performance.now();
   const prefix = `peer-${randomBytes(2).toString('hex')}`;
@@ -90,7 +101,7 @@ try {
   printTable = (): void => {
     console.log(`\nW = ${W} workspaces × ${N} ConfigMaps, ${rounds.length} rounds (${contenders.map((c) => c.label).join(', ')} alternated), concurrency 10`);
     // The machine may be shared: the figures mean little without it.
-    console.log(`load average (1 min) at the end of each run: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}, ${navigator.hardwareConcurrency} cores\n`);
+    console.log(`load average (1 min) at the end of each run: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}, ${navigator.hardwareConcurrency} cores${limit === undefined ? '' : `, every controller under a ${limit.mib} MiB memory limit`}\n`);
     console.log(ratioTable(mcrLabel, contenders.slice(1).map((c) => c.label), rounds, pairs));
   };
   let runIndex = 0;
@@ -101,7 +112,7 @@ try {
     const order = HTTP1 && r % 2 === 1 ? [contenders[0], contenders[2], contenders[1], ...contenders.slice(3)] : contenders;
     for (const c of order) {
       if (c === undefined) continue;
-      const f = await measureRun(st, c, ++runIndex);
+      const f = await measureRun(st, limit === undefined ? c : limit.wrap(c), ++runIndex);
       const [load1] = loadavg();
       loads.push(load1 ?? NaN);
       say(`run ${runIndex} ${runLine(f)} load1=${(load1 ?? NaN).toFixed(1)}`);
@@ -121,6 +132,7 @@ try {
   }
 } finally {
   await kcp.stop();
+  limit?.remove();
   // Watches and keep-alive sockets left by a failed run must not keep the process alive.
   if (process.exitCode === 1) process.exit();
 }
