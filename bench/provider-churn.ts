@@ -1,10 +1,11 @@
 // What one Namespace change costs a provider with N clusters engaged: the watch folded by object,
 // the desired set and the engine, fed N listed Namespaces and then `BENCH_CHANGES` label changes of
 // one Namespace each. The per-object path (objectChanges → desiredPerObject → engageChanges, what
-// the namespaces and kubeconfig-secrets providers use) against the whole-set path (snapshots →
-// a desired set per change → engageCandidates, which cluster-api and cluster-profiles still use).
+// every watching provider uses) against the whole-set path they used before (a new snapshot →
+// a desired set per change → engageCandidates).
 // Run: npm run bench:provider-churn   (BENCH_CLUSTERS=100,2000, BENCH_CHANGES=2000)
-import { asyncScheduler, map, Subject } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
+import { asyncScheduler, map, scan, Subject } from 'rxjs';
 import { clusterName } from '../src/core/cluster.js';
 import type { Namespace } from '../src/core/object.js';
 import { E } from '../src/internal/fp.js';
@@ -12,7 +13,8 @@ import type { Candidate } from '../src/providers/internal/candidates.js';
 import { desiredPerObject } from '../src/providers/internal/desired-per-object.js';
 import { engageCandidates, engageChanges } from '../src/providers/internal/engage.js';
 import type { EngageConfig } from '../src/providers/internal/engage.js';
-import { objectChanges, snapshots } from '../src/providers/internal/objects.js';
+import type { ObjectChange } from '../src/providers/internal/objects.js';
+import { objectChanges } from '../src/providers/internal/objects.js';
 import type { WatchEvent } from '../src/streams/events.js';
 import { fakeCluster } from '../src/testing/fleet.js';
 
@@ -30,12 +32,22 @@ const candidateOf = (o: Namespace): Candidate => {
   return c;
 };
 
+/** The path the providers left: a new snapshot of every object per change (O(objects) per change). */
+const wholeSets = (): OperatorFunction<ObjectChange<Namespace>, ReadonlyMap<string, Namespace>> =>
+  scan((all: ReadonlyMap<string, Namespace>, c: ObjectChange<Namespace>): ReadonlyMap<string, Namespace> => {
+    if (c.type === 'listed') return c.all;
+    const next = new Map(all);
+    if (c.type === 'set') next.set(c.id, c.object);
+    else next.delete(c.id);
+    return next;
+  }, new Map<string, Namespace>());
+
 /** µs per change after the listing, for one path. */
 function run(n: number, path: 'per-object' | 'whole-set'): number {
   const watch = new Subject<WatchEvent<Namespace>>();
   const out = path === 'per-object'
     ? watch.pipe(objectChanges(), desiredPerObject(candidateOf), engageChanges(cfg, say))
-    : watch.pipe(snapshots(), map((all) => new Map([...all.values()].map((o) => [candidateOf(o).name, candidateOf(o)]))), engageCandidates(cfg, say));
+    : watch.pipe(objectChanges(), wholeSets(), map((all) => new Map([...all.values()].map((o) => [candidateOf(o).name, candidateOf(o)]))), engageCandidates(cfg, say));
   let events = 0;
   const sub = out.subscribe(() => (events += 1));
   watch.next({ type: 'initStarted' });

@@ -6,14 +6,16 @@ import { map, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 // Narrow imports: the pieces under test, not the barrels around them.
 import { clusterName } from '../../src/core/cluster.js';
-import type { ConfigMap } from '../../src/core/object.js';
+import type { ConfigMap, KubeObject, Secret } from '../../src/core/object.js';
 import { E } from '../../src/internal/fp.js';
 import type { Candidate, DesiredChange } from '../../src/providers/internal/candidates.js';
 import { desiredPerObject } from '../../src/providers/internal/desired-per-object.js';
+import type { CapiCluster } from '../../src/providers/cluster-api/desired.js';
+import { joinKubeconfigSecrets } from '../../src/providers/cluster-api/desired.js';
 import type { EngageConfig } from '../../src/providers/internal/engage.js';
 import { engageChanges } from '../../src/providers/internal/engage.js';
 import type { ObjectChange } from '../../src/providers/internal/objects.js';
-import { objectChanges, snapshots } from '../../src/providers/internal/objects.js';
+import { objectChanges, restateOn } from '../../src/providers/internal/objects.js';
 import { reporting } from '../../src/providers/internal/report.js';
 import type { FleetEvent } from '../../src/streams/cluster.js';
 import type { WatchEvent } from '../../src/streams/events.js';
@@ -50,11 +52,17 @@ describe('objectChanges', () => {
     });
   });
 
-  it('should keep snapshots() as before: a new map after the listing and after each change', () => {
-    testScheduler().run(({ cold, expectObservable }) => {
+  it('should restate the whole set at each tick once listed (restateOn), passing changes through', () => {
+    testScheduler().run(({ cold, hot, expectObservable }) => {
       const events = cold<WatchEvent<ConfigMap>>('sab-d-A-X', watch);
-      const versions = (all: ReadonlyMap<string, ConfigMap>): string => [...all.values()].map((o) => `${o.metadata.name ?? ''}@${o.metadata.resourceVersion ?? ''}`).join(',');
-      expectObservable(events.pipe(snapshots(), map(versions))).toBe('----a-b-c', { a: 'a@1,b@1', b: 'a@2,b@1', c: 'a@2' });
+      const ticks = hot('--t----t---t');
+      expectObservable(events.pipe(objectChanges(), restateOn(ticks), map(describeChange))).toBe('----a-bcd--e', {
+        a: 'listed default/a,default/b',
+        b: 'set default/a@2',
+        c: 'listed default/a,default/b',
+        d: 'gone default/b',
+        e: 'listed default/a',
+      });
     });
   });
 });
@@ -125,6 +133,38 @@ describe('desiredPerObject', () => {
       .subscribe((d) => out.push(d));
     expect(made).toBe(1001);
     expect(out.slice(1).map(describeDesired)).toEqual(['some +c7=default/o7@2', 'some -c8']);
+  });
+});
+
+describe('joinKubeconfigSecrets (cluster-api)', () => {
+  it('should join once both watches listed, then send only the Cluster a Cluster or its kubeconfig Secret change touches', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const capi = (name: string, rv: string): KubeObject => ({ metadata: { namespace: 'ns', name, resourceVersion: rv } });
+      const secret = (name: string, rv: string): Secret => ({ metadata: { namespace: 'ns', name, resourceVersion: rv } });
+      const clusters = hot<ObjectChange<KubeObject>>('-a------g', {
+        a: { type: 'listed', all: new Map([['ns/a', capi('a', '1')], ['ns/b', capi('b', '1')]]) },
+        g: { type: 'gone', id: 'ns/b' },
+      });
+      const secrets = hot<ObjectChange<Secret>>('s--k-o-x', {
+        // a change before both listings is folded into the join, not sent.
+        s: { type: 'set', id: 'ns/early', object: secret('early', '1') },
+        k: { type: 'listed', all: new Map([['ns/a-kubeconfig', secret('a-kubeconfig', '1')]]) },
+        o: { type: 'set', id: 'ns/other', object: secret('other', '1') },
+        x: { type: 'set', id: 'ns/b-kubeconfig', object: secret('b-kubeconfig', '2') },
+      });
+      const show = (c: ObjectChange<CapiCluster>): string =>
+        c.type === 'listed'
+          ? `listed ${[...c.all].map(([id, j]) => `${id}+${j.kubeconfig?.metadata.resourceVersion ?? 'none'}`).join(',')}`
+          : c.type === 'set'
+            ? `set ${c.id}+${c.object.kubeconfig?.metadata.resourceVersion ?? 'none'}`
+            : `gone ${c.id}`;
+      // 3: both listed. 5: a Secret of no Cluster: nothing. 7: b's Secret → b. 8: b gone.
+      expectObservable(joinKubeconfigSecrets(clusters, secrets).pipe(map(show))).toBe('---l---bg', {
+        l: 'listed ns/a+1,ns/b+none',
+        b: 'set ns/b+2',
+        g: 'gone ns/b',
+      });
+    });
   });
 });
 

@@ -7,12 +7,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { KubeObject, Secret } from '../../src/index.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName, namespaces } from '../../src/index.js';
-import { desiredFromCapi } from '../../src/providers/cluster-api/desired.js';
-import { desiredFromProfiles } from '../../src/providers/cluster-profiles/desired.js';
 import { profileKubeconfig } from '../../src/providers/cluster-profiles/profile.js';
 import type { KubeconfigTrust } from '../../src/providers/kubeconfig-secrets/index.js';
 import { secretCandidate } from '../../src/providers/kubeconfig-secrets/candidates.js';
 import { refusedKubeconfigField } from '../../src/providers/internal/trust.js';
+import { capiDesired, profileDesired } from '../support/provider-desired.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -162,11 +161,11 @@ describe('Secret-sourced candidates', () => {
     const capi = new Map<string, KubeObject>([['ns/a', { metadata: { namespace: 'ns', name: 'a' }, status: { initialization: { controlPlaneInitialized: true } } }]]);
     const secrets = new Map<string, Secret>([['ns/a-kubeconfig', { metadata: { namespace: 'ns', name: 'a-kubeconfig' }, data: { value: b64(kubeconfig(exec('aws'))) } }]]);
     const ready = () => true;
-    const refused = desiredFromCapi(capi, secrets, ready, 'value').get(clusterName('ns/a'))?.build();
+    const refused = capiDesired(capi, secrets, ready, 'value').get(clusterName('ns/a'))?.build();
     expect(refused !== undefined && E.isLeft(refused) && refused.left).toBe(
       'kubeconfig Secret ns/a-kubeconfig of Cluster ns/a: kubeconfig field users[0].user.exec is not allowed from a Secret (it runs "aws"; allow the command with trust.execCommands)',
     );
-    const ok = desiredFromCapi(capi, secrets, ready, 'value', { execCommands: ['aws'] }).get(clusterName('ns/a'))?.build();
+    const ok = capiDesired(capi, secrets, ready, 'value', { execCommands: ['aws'] }).get(clusterName('ns/a'))?.build();
     expect(ok !== undefined && E.isRight(ok)).toBe(true);
     if (ok !== undefined && E.isRight(ok)) ok.right.client.close();
   });
@@ -175,7 +174,7 @@ describe('Secret-sourced candidates', () => {
     const providers = [{ name: 'tokens', execConfig: { command: '/bin/tokens' } }];
     const status = (cluster: Record<string, unknown>) => ({ conditions: [{ type: 'ControlPlaneHealthy', status: 'True' }], accessProviders: [{ name: 'tokens', cluster }] });
     const profile = (cluster: Record<string, unknown>): KubeObject => ({ metadata: { namespace: 'inv', name: 'p1' }, status: status(cluster) });
-    const ok = desiredFromProfiles(new Map([['inv/p1', profile({ server: 'https://10.0.0.1' })]]), providers, () => true, 0).get(clusterName('inv/p1'))?.build();
+    const ok = profileDesired(new Map([['inv/p1', profile({ server: 'https://10.0.0.1' })]]), providers, () => true, 0).get(clusterName('inv/p1'))?.build();
     expect(ok !== undefined && E.isRight(ok)).toBe(true);
     if (ok !== undefined && E.isRight(ok)) ok.right.client.close();
     expect(profileKubeconfig(profile({ server: 'https://10.0.0.1', 'certificate-authority': '/etc/shadow' }), providers)).toBe(

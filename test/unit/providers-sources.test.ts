@@ -8,9 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
 import type { KubeObject, Secret } from '../../src/index.js';
 import { clusterName, configMaps, namespaces as namespaceResource } from '../../src/index.js';
-import { desiredFromCapi } from '../../src/providers/cluster-api/desired.js';
 import { controlPlaneInitialized } from '../../src/providers/cluster-api/index.js';
-import { desiredFromProfiles } from '../../src/providers/cluster-profiles/desired.js';
 import { clusterSetId, controlPlaneHealthy } from '../../src/providers/cluster-profiles/index.js';
 import { profileKubeconfig } from '../../src/providers/cluster-profiles/profile.js';
 import { defaultKubeconfigPaths } from '../../src/providers/file/index.js';
@@ -21,6 +19,7 @@ import { parseKindClusters } from '../../src/providers/kind/command.js';
 import { secretCandidate } from '../../src/providers/kubeconfig-secrets/candidates.js';
 import { scopedClient } from '../../src/providers/namespaces/scoped-client.js';
 import { stubClient } from '../../src/testing/index.js';
+import { capiDesired, profileDesired } from '../support/provider-desired.js';
 
 function kubeconfig(contexts: Record<string, { server: string; token: string }>): string {
   const names = Object.keys(contexts);
@@ -151,7 +150,7 @@ describe('Cluster API candidates', () => {
       ['ns/nosecret', { metadata: { namespace: 'ns', name: 'nosecret' }, status: ready }],
     ]);
     const secretsById = new Map<string, Secret>([['ns/ready-kubeconfig', { metadata: { namespace: 'ns', name: 'ready-kubeconfig' }, data: { value: b64(kubeconfig({ a: { server: 'https://127.0.0.1:1', token: 't' } })) } }]]);
-    const d = desiredFromCapi(capi, secretsById, controlPlaneInitialized, 'value');
+    const d = capiDesired(capi, secretsById, controlPlaneInitialized, 'value');
     const why = (n: string): string | undefined => {
       const r = d.get(clusterName(n))?.build();
       return r === undefined || E.isRight(r) ? undefined : r.left;
@@ -162,7 +161,7 @@ describe('Cluster API candidates', () => {
     const built = d.get(clusterName('ns/ready'))?.build();
     expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'cluster-api', source: 'Cluster ns/ready' }, { env: 'prod' }]);
     const garbage = new Map([['ns/ready-kubeconfig', { metadata: { namespace: 'ns', name: 'ready-kubeconfig' }, data: { value: b64('clusters: [ {') } }]]);
-    const broken = desiredFromCapi(capi, garbage, controlPlaneInitialized, 'value').get(clusterName('ns/ready'))?.build();
+    const broken = capiDesired(capi, garbage, controlPlaneInitialized, 'value').get(clusterName('ns/ready'))?.build();
     expect(broken !== undefined && E.isLeft(broken) && broken.left).toMatch(/^kubeconfig Secret ns\/ready-kubeconfig of Cluster ns\/ready: invalid kubeconfig: /);
   });
 });
@@ -188,7 +187,7 @@ describe('ClusterProfile candidates', () => {
   it('should skip an unhealthy profile, naming it, and let readiness depend on the clock', () => {
     const p = profile({ conditions: healthy, accessProviders: [{ name: 'tokens', cluster: { server: 'https://10.0.0.1' } }] });
     const all = new Map([['inv/p1', p]]);
-    const at = (now: number) => desiredFromProfiles(all, providers, (_p, t) => t >= 10, now).get(clusterName('inv/p1'))?.build();
+    const at = (now: number) => profileDesired(all, providers, (_p, t) => t >= 10, now).get(clusterName('inv/p1'))?.build();
     const early = at(5);
     expect(early !== undefined && E.isLeft(early) && early.left).toBe('ClusterProfile inv/p1: ControlPlaneHealthy is not True');
     const later = at(10);
@@ -201,7 +200,7 @@ describe('ClusterProfile candidates', () => {
     expect(clusterSetId(withId)).toBe('east.set-1');
     expect(clusterSetId(profile(status([{ name: 'cluster.clusterset.k8s.io', value: '' }])))).toBeUndefined();
     expect(clusterSetId(profile(status()))).toBeUndefined();
-    const build = (p: KubeObject) => desiredFromProfiles(new Map([['inv/p1', p]]), providers, () => true, 0).get(clusterName('inv/p1'))?.build();
+    const build = (p: KubeObject) => profileDesired(new Map([['inv/p1', p]]), providers, () => true, 0).get(clusterName('inv/p1'))?.build();
     const built = build(withId);
     expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'cluster-profiles', source: 'ClusterProfile inv/p1', id: 'east.set-1' }, { region: 'eu' }]);
     const anonymous = build(profile(status()));

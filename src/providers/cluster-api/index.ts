@@ -10,21 +10,23 @@
  */
 // First: fails clearly on an unsupported Node before anything else loads.
 import '../../internal/require-node.js';
-import { combineLatest, map } from 'rxjs';
+import { clusterName } from '../../core/cluster.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { resource, secrets } from '../../core/resource.js';
 import type { WatchSettings } from '../../streams/watched.js';
-import { engageCandidates } from '../internal/engage.js';
+import { desiredPerObject } from '../internal/desired-per-object.js';
+import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
-import { snapshots } from '../internal/objects.js';
+import { objectChanges } from '../internal/objects.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
 import type { KubeconfigTrust } from '../internal/trust.js';
-import { desiredFromCapi } from './desired.js';
+import type { CapiCluster } from './desired.js';
+import { capiCandidate, joinKubeconfigSecrets } from './desired.js';
 import { controlPlaneInitialized } from './readiness.js';
 
 export { controlPlaneInitialized } from './readiness.js';
@@ -97,13 +99,14 @@ export function clusterApiProvider(options: ClusterApiProviderOptions): Provider
   const ns = options.namespace === undefined ? {} : { namespace: options.namespace };
   const key = options.secretKey ?? 'value';
   if (key === '') throw new ConfigError('cluster-api provider: `secretKey` must not be empty (it names the Secret data key holding the kubeconfig)');
+  const rules = { isReady: options.isReady ?? controlPlaneInitialized, key, ...(options.trust === undefined ? {} : { trust: options.trust }) };
   return reporting(cfg, (say) =>
-    combineLatest([
-      managementWatch(options.cluster, capiClusterResource(options.version), { ...options.managementWatch, ...ns }, say).pipe(snapshots()),
-      managementWatch(options.cluster, secrets, { ...options.managementWatch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(snapshots()),
-    ]).pipe(
-      map(([capi, kubeconfigs]) => desiredFromCapi(capi, kubeconfigs, options.isReady ?? controlPlaneInitialized, key, options.trust)),
-      engageCandidates(cfg, say),
+    joinKubeconfigSecrets(
+      managementWatch(options.cluster, capiClusterResource(options.version), { ...options.managementWatch, ...ns }, say).pipe(objectChanges()),
+      managementWatch(options.cluster, secrets, { ...options.managementWatch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(objectChanges()),
+    ).pipe(
+      desiredPerObject((joined: CapiCluster, id: string) => (joined.cluster.metadata.deletionTimestamp === undefined ? capiCandidate(joined, id, clusterName(id), rules) : undefined)),
+      engageChanges(cfg, say),
     ),
   );
 }

@@ -9,19 +9,21 @@
  */
 // First: fails clearly on an unsupported Node before anything else loads.
 import '../../internal/require-node.js';
-import { combineLatest, map, timer } from 'rxjs';
+import { timer } from 'rxjs';
+import { clusterName } from '../../core/cluster.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { WatchSettings } from '../../streams/watched.js';
-import { engageCandidates } from '../internal/engage.js';
+import { desiredPerObject } from '../internal/desired-per-object.js';
+import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
-import { snapshots } from '../internal/objects.js';
+import { objectChanges, restateOn } from '../internal/objects.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { durationOption, engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
 import type { AccessProviderConfig } from './profile.js';
-import { desiredFromProfiles } from './desired.js';
+import { profileCandidate } from './desired.js';
 import { clusterProfileResource, controlPlaneHealthy } from './profile.js';
 
 export type { AccessProviderConfig } from './profile.js';
@@ -75,12 +77,14 @@ export function clusterProfileProvider(options: ClusterProfileProviderOptions): 
   }
   const isReady = options.isReady ?? ((p: KubeObject) => controlPlaneHealthy(p));
   return reporting(cfg, (say) =>
-    combineLatest([
-      managementWatch(options.cluster, clusterProfileResource, { ...options.managementWatch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) }, say).pipe(snapshots()),
-      timer(0, recheckMs, cfg.scheduler),
-    ]).pipe(
-      map(([profiles]) => desiredFromProfiles(profiles, options.providers, isReady, cfg.scheduler.now())),
-      engageCandidates(cfg, say),
+    managementWatch(options.cluster, clusterProfileResource, { ...options.managementWatch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) }, say).pipe(
+      objectChanges(),
+      // Health is judged on the clock too: every profile is judged again each recheck.
+      restateOn(timer(recheckMs, recheckMs, cfg.scheduler)),
+      desiredPerObject((p: KubeObject, id: string) =>
+        p.metadata.deletionTimestamp === undefined ? profileCandidate(p, id, clusterName(id), { providers: options.providers, isReady, now: cfg.scheduler.now() }) : undefined,
+      ),
+      engageChanges(cfg, say),
     ),
   );
 }

@@ -5,7 +5,6 @@
 import type { OperatorFunction } from 'rxjs';
 import { Observable } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
-import type { KubeObject } from '../../core/object.js';
 import type { Candidate, DesiredChange } from './candidates.js';
 import type { ObjectChange } from './objects.js';
 
@@ -43,7 +42,8 @@ const holder = (s: Claims, name: ClusterName): Candidate | undefined => {
 
 /**
  * Turns a watch's {@link ObjectChange}s into {@link DesiredChange}s, given each object's candidate
- * (`undefined`: the object wants no cluster, e.g. it is being deleted). A listing sends the whole
+ * (`undefined`: the object wants no cluster, e.g. it is being deleted). The objects may be joined
+ * ones (a Cluster API Cluster with its kubeconfig Secret). A listing sends the whole
  * set (`all`); a later change of one object sends only the names it touched (`some`): O(1) per
  * change however many objects there are.
  *
@@ -58,7 +58,7 @@ const holder = (s: Claims, name: ClusterName): Candidate | undefined => {
  * @param candidateOf - the candidate of one object, given its `namespace/name`.
  * @returns the operator.
  */
-export function desiredPerObject<T extends KubeObject>(candidateOf: (o: T, id: string) => Candidate | undefined): OperatorFunction<ObjectChange<T>, DesiredChange> {
+export function desiredPerObject<T>(candidateOf: (o: T, id: string) => Candidate | undefined): OperatorFunction<ObjectChange<T>, DesiredChange> {
   return (source) =>
     new Observable<DesiredChange>((subscriber) => {
       let s: Claims = { byId: new Map(), byName: new Map() };

@@ -95,7 +95,7 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
  *
  * @example
  * ```ts
- * managementWatch(hub, secrets, { namespace: 'fleet' }, say).pipe(snapshots());
+ * managementWatch(hub, secrets, { namespace: 'fleet' }, say).pipe(objectChanges());
  * ```
  * @param cluster - the management cluster.
  * @param resource - what to watch.

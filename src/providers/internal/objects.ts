@@ -1,40 +1,14 @@
 // Watch events folded by object: the whole set after each listing, then one object per change
-// (objectChanges), or a snapshot of every object after each change (snapshots) for providers that
-// join several watches. Providers compute their desired clusters from these.
-import type { OperatorFunction } from 'rxjs';
-import { Observable, scan } from 'rxjs';
-import type { ClusterName } from '../../core/cluster.js';
-import { clusterName } from '../../core/cluster.js';
+// (objectChanges), restated on a schedule where candidates depend on the clock (restateOn).
+// Providers compute their desired clusters from these, object by object (desired-per-object.ts).
+import type { MonoTypeOperatorFunction, OperatorFunction } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { KubeObject } from '../../core/object.js';
 import type { WatchEvent } from '../../streams/events.js';
-import type { Candidate, Desired } from './candidates.js';
 
 /** `namespace/name` of an object. @example `objectId(secret) // 'fleet/east'` @param o - the object. @returns its id. */
 export function objectId(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-}
-
-/**
- * The desired set of a snapshot of objects that each describe one cluster (a Cluster API Cluster, a
- * ClusterProfile): one candidate per object not being deleted, named `<namespace>/<name>`.
- *
- * @example
- * ```ts
- * desiredByObject(profiles, (p: KubeObject, id: string, name: ClusterName) => skipped(name, `ClusterProfile ${id}: not ready`));
- * ```
- * @param objects - the snapshot, by `namespace/name`.
- * @param candidate - the candidate of one object, given its id and cluster name.
- * @returns candidates by cluster name.
- */
-export function desiredByObject<T extends KubeObject>(objects: ReadonlyMap<string, T>, candidate: (o: T, id: string, name: ClusterName) => Candidate): Desired {
-  const out = new Map<ClusterName, Candidate>();
-  for (const o of objects.values()) {
-    if (o.metadata.deletionTimestamp !== undefined) continue;
-    const id = objectId(o);
-    const name = clusterName(id);
-    out.set(name, candidate(o, id, name));
-  }
-  return out;
 }
 
 /**
@@ -48,7 +22,7 @@ export function desiredByObject<T extends KubeObject>(objects: ReadonlyMap<strin
  * const step: ObjectChange<Secret> = { type: 'gone', id: 'fleet/east' };
  * ```
  */
-export type ObjectChange<T extends KubeObject> =
+export type ObjectChange<T> =
   | {
       /** A listing ended: these are all the objects now. */
       readonly type: 'listed';
@@ -121,35 +95,41 @@ export function objectChanges<T extends KubeObject>(): OperatorFunction<WatchEve
 }
 
 /**
- * Folds a watch into snapshots of every object, by `namespace/name`: one after each complete
- * listing and one after each later change (see {@link objectChanges}). Each snapshot is a new
- * map (O(objects) per change): for providers that join several watches; a provider with one
- * candidate per object folds {@link objectChanges} instead.
+ * Passes {@link ObjectChange}s through, and restates the whole set (`listed`) at each tick once the
+ * first listing is in: for a provider whose candidates also depend on the clock (a profile's health
+ * re-checked on a schedule). O(1) per change; O(objects) per tick.
  *
  * @example
  * ```ts
- * watchEvents(management, secrets, { namespace: 'fleet' })
- *   .pipe(snapshots(), map((all: ReadonlyMap<string, Secret>) => [...all.keys()]))
- *   .subscribe((ids) => console.log(ids)); // ['fleet/east-kubeconfig', ...]: after the listing, then after each change
+ * watch.pipe(objectChanges(), restateOn(timer(30_000, 30_000)));
  * ```
+ * @param ticks - when to restate.
  * @returns the operator.
  */
-export function snapshots<T extends KubeObject>(): OperatorFunction<WatchEvent<T>, ReadonlyMap<string, T>> {
+export function restateOn<T>(ticks: Observable<unknown>): MonoTypeOperatorFunction<ObjectChange<T>> {
   return (source) =>
-    source.pipe(
-      objectChanges<T>(),
-      scan((all: ReadonlyMap<string, T>, c: ObjectChange<T>): ReadonlyMap<string, T> => {
-        switch (c.type) {
-          case 'listed':
-            return c.all;
-          case 'set':
-            return new Map(all).set(c.id, c.object);
-          case 'gone': {
-            const next = new Map(all);
-            next.delete(c.id);
-            return next;
-          }
-        }
-      }, new Map<string, T>()),
-    );
+    new Observable<ObjectChange<T>>((subscriber) => {
+      let all: Map<string, T> | undefined;
+      const tickSub = ticks.subscribe(() => {
+        if (all !== undefined) subscriber.next({ type: 'listed', all: new Map(all) });
+      });
+      const sub = source.subscribe({
+        next: (c) => {
+          if (c.type === 'listed') all = new Map(c.all);
+          else if (c.type === 'set') all?.set(c.id, c.object);
+          else all?.delete(c.id);
+          subscriber.next(c);
+        },
+        error: (err: unknown) => {
+          subscriber.error(err);
+        },
+        complete: () => {
+          subscriber.complete();
+        },
+      });
+      return () => {
+        tickSub.unsubscribe();
+        sub.unsubscribe();
+      };
+    });
 }
