@@ -169,7 +169,7 @@ describe('leader election across processes (examples/ha, lease 4 s, renew 3 s, r
     const churn = churnInputs(client, p.tenants.names, 'settings', 100);
     await eventually('the leader writing', () => (writesBy(leader.identity).length >= 5 ? true : undefined), 15_000, () => tails([leader]));
 
-    const stoppedAt = leader.signal('SIGSTOP');
+    const stoppedAt = await leader.pause();
     await waitForLog(standby, 'leading while the leader is frozen', isState('leading'), TIMING.leaseDurationMs + TIMING.retryPeriodMs + SLACK_MS + 10_000);
     const takeOver = await eventually('the Lease update that made the standby holder', () => p.leases.events().find((e) => holderOf(e.object) === standby.identity), 5_000);
     expect(takeOver.seenAt - stoppedAt).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - TIMING.retryPeriodMs - 250);

@@ -5,6 +5,7 @@
 // the test's: log times and signal times compare directly.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { waitUntilStopped } from '../../src/envtest/stopped.js';
 import { repoRoot } from './binaries.js';
 import type { Running } from './captured.js';
 import { captured } from './captured.js';
@@ -56,6 +57,11 @@ export interface ReplicaProcess {
   tail(n?: number): string;
   /** Sends `sig` and returns the time it was sent (Date.now()). */
   signal(sig: NodeJS.Signals): number;
+  /**
+   * SIGSTOP, resolved once every thread of the process is stopped (kill(2) only queues the signal:
+   * until one thread takes it the others run on), with the time it was sent.
+   */
+  pause(): Promise<number>;
   /** Resolves with the exit code, or the signal's name when killed by one. */
   readonly exited: Promise<number | string>;
   /** When the exit was seen, if it was. */
@@ -145,6 +151,13 @@ export function startReplica(build: ReplicaBuild, spec: ReplicaSpec): ReplicaPro
     output: () => running.output(),
     tail: (n = 40) => running.output().split('\n').slice(-n).join('\n'),
     signal,
+    async pause() {
+      const pid = running.child.pid;
+      if (pid === undefined || exitedAt !== undefined) throw new Error(`replica ${spec.identity} is not running: nothing to pause`);
+      const at = signal('SIGSTOP');
+      await waitUntilStopped(pid, { timeoutMs: 10_000, alive: () => exitedAt === undefined });
+      return at;
+    },
     exited,
     exitedAt: () => exitedAt,
     async stop(ms = 10_000) {
