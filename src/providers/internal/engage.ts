@@ -1,8 +1,9 @@
-// The engine every provider shares: desired sets (whole, or the names that changed) in, FleetEvents out. Each candidate
-// lives on its own (a slow or unreachable one is retried on a timer and holds back no other), every
-// wait has a timeout, clients it built are closed on disengage and on unsubscribe, and nothing is
-// emitted after unsubscribe (the fleet reads unsubscribe as "disengage everything"). Its reports go
-// through the subscription's reporter (see reporting()), inline with the events they explain.
+// The engine every provider shares: desired sets (whole, or the names that changed) in,
+// FleetEvents out. Each candidate lives on its own (a slow or unreachable one is retried on a
+// timer and holds back no other), every wait has a timeout, clients it built are closed on
+// disengage and on unsubscribe, and nothing is emitted after unsubscribe (the fleet reads
+// unsubscribe as "disengage everything"). Its reports go through the subscription's reporter (see
+// reporting()), inline with the events they explain.
 import type { ClusterClientOptions } from '../../client/client.js';
 import type { MonoTypeOperatorFunction, Observable, OperatorFunction, Subscription } from 'rxjs';
 import { catchError, defer, filter, from, map, Observable as RxObservable, of, repeat, take, tap, timeout, timer } from 'rxjs';
@@ -100,8 +101,8 @@ export function engageCandidates(cfg: EngageConfig, say: Reporter): OperatorFunc
  * the engaged clusters engaged; its errors are reported, never forwarded.
  *
  * A `some` change touches only its names (O(names), not O(candidates)); an `all` is diffed against
- * the current set. The first change is the first discovery pass: once each of its candidates was engaged,
- * skipped, removed or failed its first probe (`waiting`), `discovered` is said, once per
+ * the current set. The first change is the first discovery pass: once each of its candidates was
+ * engaged, skipped, removed or failed its first probe (`waiting`), `discovered` is said, once per
  * subscription, with how many clusters are engaged when it ends. A source that errors or completes
  * before its first set ends the pass with none.
  *
