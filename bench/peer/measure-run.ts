@@ -30,6 +30,9 @@ export interface RunFigures {
   readonly waveThroughputPerS: number;
   readonly waveP50Ms: number;
   readonly waveP99Ms: number;
+  /** Median wave latency of the workspace the driver updated first, and of the one it updated last (the spread between clusters). */
+  readonly waveFirstWorkspaceP50Ms: number;
+  readonly waveLastWorkspaceP50Ms: number;
   readonly peakRssMiB: number;
   readonly cpuMsPerObject: number;
   readonly idleP50Ms: number;
@@ -150,6 +153,9 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
       waveThroughputPerS: total / ((waveEnd - waveStart) / 1000),
       waveP50Ms: quantile(latencies, 0.5),
       waveP99Ms: quantile(latencies, 0.99),
+      // The wave is sent workspace after workspace (keys are in that order).
+      waveFirstWorkspaceP50Ms: quantile(latencies.filter((_, i) => keys[i]?.ws === keys[0]?.ws), 0.5),
+      waveLastWorkspaceP50Ms: quantile(latencies.filter((_, i) => keys[i]?.ws === keys[total - 1]?.ws), 0.5),
       peakRssMiB: stats.peakRssBytes / 2 ** 20,
       cpuMsPerObject: stats.cpuMs / (2 * total + idle.length),
       idleP50Ms: quantile(idle, 0.5),

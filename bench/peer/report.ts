@@ -12,6 +12,8 @@ const MEASURES: readonly { readonly key: Measure; readonly name: string; readonl
   { key: 'waveThroughputPerS', name: 'wave throughput (objects/s, higher is better)', digits: 0 },
   { key: 'waveP50Ms', name: 'wave latency p50 (ms)', digits: 0 },
   { key: 'waveP99Ms', name: 'wave latency p99 (ms)', digits: 0 },
+  { key: 'waveFirstWorkspaceP50Ms', name: 'wave p50 of the workspace updated first (ms)', digits: 0 },
+  { key: 'waveLastWorkspaceP50Ms', name: 'wave p50 of the workspace updated last (ms)', digits: 0 },
   { key: 'peakRssMiB', name: 'peak RSS (MiB, VmHWM)', digits: 1 },
   { key: 'cpuMsPerObject', name: 'CPU per object (ms, utime+stime)', digits: 2 },
   { key: 'idleP50Ms', name: 'idle single-object latency p50 (ms)', digits: 1 },
