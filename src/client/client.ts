@@ -11,6 +11,7 @@ import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import { authFromKubeConfig } from './auth.js';
 import type { KubeConfigSource } from './kubeconfig.js';
+import type { LoadedKubeconfig } from './kubeconfig-types.js';
 import { listAllPages } from './list-all.js';
 import { loadKubeConfig } from './kubeconfig.js';
 import { resourcePath, withQuery } from './paths.js';
@@ -217,6 +218,24 @@ export function clientOver(t: Transport): ClusterClient {
  */
 export function createClusterClient(cluster: ClusterName, source: KubeConfigSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
   const kc = loadKubeConfig(cluster, source);
-  if (E.isLeft(kc)) return kc;
-  return E.right(clientOver(createTransport(cluster, kc.right.cluster.server, authFromKubeConfig(kc.right), options)));
+  return E.isLeft(kc) ? kc : E.right(clientOfKubeconfig(cluster, kc.right, options));
+}
+
+/**
+ * The client of one cluster from a kubeconfig already loaded and checked (by `loadKubeConfig` or
+ * `checkedKubeconfig`): its server, its credentials, the transport options. The entries are held,
+ * not copied: they must be this cluster's own, frozen.
+ *
+ * @example
+ * ```ts
+ * const kc = loadKubeConfig(clusterName('east'), { file: 'east.yaml' });
+ * if (E.isRight(kc)) clientOfKubeconfig(clusterName('east'), kc.right);
+ * ```
+ * @param cluster - the cluster's name in the fleet.
+ * @param kc - its checked context, cluster and user.
+ * @param options - transport options.
+ * @returns the client.
+ */
+export function clientOfKubeconfig(cluster: ClusterName, kc: LoadedKubeconfig, options: ClusterClientOptions = {}): ClusterClient {
+  return clientOver(createTransport(cluster, kc.cluster.server, authFromKubeConfig(kc), options));
 }

@@ -157,7 +157,7 @@ export function kubeconfigDocument(doc: unknown, directory?: string): Kubeconfig
  * @throws the js-yaml error (with `reason` and `mark`) or an Error naming the invalid entry.
  */
 export function parseKubeconfig(yaml: string, directory?: string): KubeconfigDocument {
-  // JSON (exportConfig(), the file provider's one-context kubeconfigs) reads ~20× faster with JSON.parse; when it refuses, js-yaml says where.
+  // JSON (exportConfig(), kubeconfigs written by tools) reads ~20× faster with JSON.parse; when it refuses, js-yaml says where.
   let doc: unknown;
   if (/^\s*\{/.test(yaml)) {
     try {

@@ -11,7 +11,7 @@ import { kubeError } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import { parseKubeconfig } from './kubeconfig-parse.js';
-import type { KubeconfigDocument, LoadedKubeconfig } from './kubeconfig-types.js';
+import type { KubeconfigCluster, KubeconfigContext, KubeconfigDocument, KubeconfigUser, LoadedKubeconfig } from './kubeconfig-types.js';
 
 /**
  * What rxfleet uses of a @kubernetes/client-node `KubeConfig`: its `exportConfig()`. Any
@@ -79,38 +79,42 @@ function parse(source: KubeConfigSource): KubeconfigDocument {
 }
 
 /**
- * Loads and validates one cluster's kubeconfig: it must parse, its (given or current) context must
- * exist and name a cluster with an http(s) server URL and a user. Plain `http:` is accepted only with
- * the kubeconfig's own `insecure-skip-tls-verify`, as kubectl does; `proxy-url`, credentials in the
- * URL, an exec plugin without a command and a user with both a token and a password are refused.
- * Nothing but the kubeconfig itself is read: certificate and token files are read when credentials
- * are first needed.
+ * One context's entries, looked up: the context, and the cluster and user it names (`undefined`
+ * when the kubeconfig has no entry of that name). What {@link checkedKubeconfig} checks; the file
+ * provider keeps each context's entries this way (parsed once), not as text.
  *
  * @example
  * ```ts
- * const kc = loadKubeConfig(clusterName('east'), { file: 'east.kubeconfig' });
- * if (E.isLeft(kc)) console.error(kc.left.message); // 'cluster "east": invalid kubeconfig east.kubeconfig: ...'
- * else console.log(kc.right.cluster.server);
+ * const e: KubeconfigContextEntries = { context: { name: 'east', cluster: 'east', user: 'admin' }, cluster: { name: 'east', server: 'https://10.0.0.1:6443', skipTLSVerify: false }, user: { name: 'admin', token: '…' } };
  * ```
- * @param cluster - the cluster this kubeconfig is for (used in errors).
- * @param source - YAML, a file path, or a KubeConfig, plus an optional context.
- * @returns the context, its cluster and its user (frozen, of its own), or an `InvalidConfig` error.
  */
-export function loadKubeConfig(cluster: ClusterName, source: KubeConfigSource): Either<KubeError, LoadedKubeconfig> {
-  const invalid = (why: string): Either<KubeError, LoadedKubeconfig> =>
-    E.left(kubeError('InvalidConfig', cluster, `invalid kubeconfig${'file' in source ? ` ${source.file}` : ''}: ${why}`));
-  let doc: KubeconfigDocument;
-  try {
-    doc = parse(source);
-  } catch (err) {
-    return invalid(describe(err));
-  }
-  const contextName = source.context ?? doc.currentContext;
-  if (contextName === undefined || contextName === '') return invalid('no current-context and no context given');
-  const context = doc.contexts.find((c) => c.name === contextName);
-  if (context === undefined) return invalid(`context "${contextName}" not found`);
-  const kcCluster = doc.clusters.find((c) => c.name === context.cluster);
-  if (kcCluster === undefined) return invalid(`context "${contextName}" names cluster "${context.cluster}", which is not defined`);
+export interface KubeconfigContextEntries {
+  readonly context: KubeconfigContext;
+  readonly cluster: KubeconfigCluster | undefined;
+  readonly user: KubeconfigUser | undefined;
+}
+
+/**
+ * Checks one context's entries as {@link loadKubeConfig} does once it has found them (same checks,
+ * same order, same messages): a defined cluster with an http(s) server URL (plain `http:` only with
+ * `insecure-skip-tls-verify`), no credentials in the URL, no `proxy-url`, a defined user, an exec
+ * plugin with a command, not both a token and a password. The entries are not copied: the result
+ * holds them, frozen, so give each cluster entries of its own.
+ *
+ * @example
+ * ```ts
+ * const kc = checkedKubeconfig(clusterName('east'), { context, cluster, user: undefined });
+ * // Left: 'cluster "east": invalid kubeconfig: context "east" names user "admin", which is not defined'
+ * ```
+ * @param cluster - the cluster these entries are for (used in errors).
+ * @param entries - the context and the cluster and user it names.
+ * @param file - the kubeconfig file they came from, named in errors after `invalid kubeconfig`; absent: none named.
+ * @returns the checked context, cluster and user, or an `InvalidConfig` error.
+ */
+export function checkedKubeconfig(cluster: ClusterName, entries: KubeconfigContextEntries, file?: string): Either<KubeError, LoadedKubeconfig> {
+  const invalid = (why: string): Either<KubeError, LoadedKubeconfig> => E.left(kubeError('InvalidConfig', cluster, `invalid kubeconfig${file === undefined ? '' : ` ${file}`}: ${why}`));
+  const { context, cluster: kcCluster, user } = entries;
+  if (kcCluster === undefined) return invalid(`context "${context.name}" names cluster "${context.cluster}", which is not defined`);
   let url: URL;
   try {
     url = new URL(kcCluster.server);
@@ -123,11 +127,45 @@ export function loadKubeConfig(cluster: ClusterName, source: KubeConfigSource): 
   }
   if (url.username !== '' || url.password !== '') return invalid('credentials in the server URL are not supported');
   if (kcCluster.proxyUrl !== undefined) return invalid(`cluster "${kcCluster.name}" sets proxy-url, which rxfleet does not support yet: remove it or reach the server directly`);
-  const user = doc.users.find((u) => u.name === context.user);
-  if (user === undefined) return invalid(`context "${contextName}" names user "${context.user ?? ''}", which is not defined`);
+  if (user === undefined) return invalid(`context "${context.name}" names user "${context.user ?? ''}", which is not defined`);
   if (user.exec?.command === '') return invalid(`user "${user.name}" has an exec plugin without a command`);
   if ((user.token !== undefined || user.tokenFile !== undefined) && (user.username !== undefined || user.password !== undefined)) {
     return invalid(`user "${user.name}" sets both a token and a username/password: keep one`);
   }
   return E.right(Object.freeze({ context: Object.freeze(context), cluster: Object.freeze(kcCluster), user: Object.freeze(user) }));
+}
+
+/**
+ * Loads and validates one cluster's kubeconfig: it must parse, its (given or current) context must
+ * exist and name a cluster with an http(s) server URL and a user. Plain `http:` is accepted only with
+ * the kubeconfig's own `insecure-skip-tls-verify`, as kubectl does; `proxy-url`, credentials in the
+ * URL, an exec plugin without a command and a user with both a token and a password are refused
+ * (see {@link checkedKubeconfig}). Nothing but the kubeconfig itself is read: certificate and token
+ * files are read when credentials are first needed.
+ *
+ * @example
+ * ```ts
+ * const kc = loadKubeConfig(clusterName('east'), { file: 'east.kubeconfig' });
+ * if (E.isLeft(kc)) console.error(kc.left.message); // 'cluster "east": invalid kubeconfig east.kubeconfig: ...'
+ * else console.log(kc.right.cluster.server);
+ * ```
+ * @param cluster - the cluster this kubeconfig is for (used in errors).
+ * @param source - YAML, a file path, or a KubeConfig, plus an optional context.
+ * @returns the context, its cluster and its user (frozen, of its own), or an `InvalidConfig` error.
+ */
+export function loadKubeConfig(cluster: ClusterName, source: KubeConfigSource): Either<KubeError, LoadedKubeconfig> {
+  const file = 'file' in source ? source.file : undefined;
+  const invalid = (why: string): Either<KubeError, LoadedKubeconfig> => E.left(kubeError('InvalidConfig', cluster, `invalid kubeconfig${file === undefined ? '' : ` ${file}`}: ${why}`));
+  let doc: KubeconfigDocument;
+  try {
+    doc = parse(source);
+  } catch (err) {
+    return invalid(describe(err));
+  }
+  const contextName = source.context ?? doc.currentContext;
+  if (contextName === undefined || contextName === '') return invalid('no current-context and no context given');
+  const context = doc.contexts.find((c) => c.name === contextName);
+  if (context === undefined) return invalid(`context "${contextName}" not found`);
+  // The first entry of a name is the one used, as kubectl does.
+  return checkedKubeconfig(cluster, { context, cluster: doc.clusters.find((c) => c.name === context.cluster), user: doc.users.find((u) => u.name === context.user) }, file);
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClusterClient, loadKubeConfig } from '../../src/client/index.js';
+import { checkedKubeconfig } from '../../src/client/kubeconfig.js';
+import { parseKubeconfig } from '../../src/client/kubeconfig-parse.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName } from '../../src/index.js';
 
@@ -66,5 +68,21 @@ describe('loading a kubeconfig', () => {
 
   it('refuses a server URL that is not a URL', () => {
     expect(errorOf(createClusterClient(east, { yaml: kubeconfig({ server: 'not a url' }) })).message).toContain('no valid server URL');
+  });
+
+  it('checks already parsed entries as loadKubeConfig checks a text, naming the file given, and holds them without a copy', () => {
+    const doc = parseKubeconfig(kubeconfig({ server: 'http://127.0.0.1:8080' }));
+    const [context] = doc.contexts;
+    if (context === undefined) throw new Error('one context expected');
+    const entries = { context, cluster: doc.clusters[0], user: doc.users[0] };
+    expect(errorOf(checkedKubeconfig(east, entries, '/etc/fleet/a.kubeconfig')).message).toBe(
+      'cluster "east": invalid kubeconfig /etc/fleet/a.kubeconfig: plain http server URL without insecure-skip-tls-verify: refusing to send credentials unencrypted',
+    );
+    expect(errorOf(checkedKubeconfig(east, { ...entries, cluster: undefined })).message).toBe(errorOf(loadKubeConfig(east, { yaml: kubeconfig().replace('- name: c\n', '- name: other\n') })).message);
+    const ok = parseKubeconfig(kubeconfig());
+    const loaded = checkedKubeconfig(east, { context: ok.contexts[0] ?? context, cluster: ok.clusters[0], user: ok.users[0] });
+    if (E.isLeft(loaded)) throw new Error(loaded.left.message);
+    expect(loaded.right.user).toBe(ok.users[0]);
+    expect(Object.isFrozen(loaded.right.user)).toBe(true);
   });
 });

@@ -87,8 +87,10 @@ export interface KubeconfigFileProviderOptions extends ContactOptions {
  * context's `rxfleet.dev/labels` extension overlaid with `options.labels[name]`. A context is
  * fingerprinted by its resolved cluster and user: a change there (new token, new CA, new server)
  * re-engages it with a new client; a label change re-engages it too; changes elsewhere in the file
- * do nothing. By default a cluster must answer `GET /version` before it is engaged; one that does
- * not is reported as `waiting` and retried, never holding back the others.
+ * do nothing. A cluster keeps its credentials once, as its context's parsed entries, frozen: its
+ * clients are built from them and parse no copy of their own, and no other cluster shares them.
+ * By default a cluster must answer `GET /version` before it is engaged; one that does not is
+ * reported as `waiting` and retried, never holding back the others.
  *
  * Files are read asynchronously and only when they changed: a rescan stats each file and reads one
  * whose inode, size or times changed; a file whose content hash is the same is not parsed again; a

@@ -1,11 +1,14 @@
 // One kubeconfig file's contexts, from its parsed document: everything a scan needs per context
-// (the fingerprint, the labels, a kubeconfig of that context alone for its client) is computed once
+// (the fingerprint, the labels, the parsed entries its clients are built from) is computed once
 // when the file changes, and a context whose entries did not change keeps what was computed for it.
+// A context keeps its parsed entries only: no text of its kubeconfig and no raw copy of them (its
+// clients share those frozen entries); a later load compares its own parsed entries with them.
 // A file of thousands of contexts is loaded in slices that yield to the event loop between them.
 import { dirname } from 'node:path';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs';
 import { kubeconfigDocument } from '../../client/kubeconfig-parse.js';
+import type { KubeconfigContextEntries } from '../../client/kubeconfig.js';
 import type { KubeconfigCluster, KubeconfigContext, KubeconfigUser } from '../../client/kubeconfig-types.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
@@ -19,16 +22,18 @@ import { entryLabels } from './labels.js';
  *
  * @example
  * ```ts
- * const c: FileContext = { file: '/etc/fleet/a.kubeconfig', context: 'east', yaml: '{"contexts":[…]}', fingerprint: '9f86…', labels: { region: 'eu' } };
+ * const c: FileContext = { file: '/etc/fleet/a.kubeconfig', context: 'east', entries: { context, cluster, user }, fingerprint: '9f86…', labels: { region: 'eu' } };
  * ```
  */
 export interface FileContext {
   readonly file: string;
   readonly context: string;
-  /** A kubeconfig of this context, its cluster and its user only (JSON, which YAML reads); relative paths stay relative to the file's directory. */
-  readonly yaml: string;
-  /** The entries it was made from, as parsed: a later load whose entries are equal keeps this object. */
-  readonly entries: readonly unknown[];
+  /**
+   * The context and the cluster and user it names, parsed (relative paths made absolute from the
+   * file's directory) and deeply frozen: what its clients are built from. A later load whose
+   * entries and labels are equal keeps this object.
+   */
+  readonly entries: KubeconfigContextEntries;
   /** The digest of `contextFingerprint`: changes exactly when the context's server or credentials change. */
   readonly fingerprint: string;
   readonly labels: Labels | undefined;
@@ -91,11 +96,7 @@ function* parsedEntries<K extends 'clusters' | 'users' | 'contexts'>(doc: Json, 
   return out as ReturnType<typeof kubeconfigDocument>[K];
 }
 
-function kubeconfigOf(ctx: unknown, cluster: unknown, user: unknown, context: string): string {
-  return JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: cluster === undefined ? [] : [cluster], users: user === undefined ? [] : [user], contexts: ctx === undefined ? [] : [ctx], 'current-context': context });
-}
-
-/** Equality of parsed JSON/YAML values; strings compare natively, so a 10 MB file compares in a few ms. */
+/** Equality of parsed values; strings compare natively, so a 10 MB file compares in a few ms. */
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -104,6 +105,15 @@ function same(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const rb = b as Json;
   return ka.length === Object.keys(rb).length && ka.every((k) => k in rb && same((a as Json)[k], rb[k]));
+}
+
+/** Freezes a parsed entry and what it holds (exec arguments and environment, auth-provider config): its clients share it. */
+function frozen<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const x of Object.values(v)) frozen(x);
+    Object.freeze(v);
+  }
+  return v;
 }
 
 /** The steps of a load, yielding between slices; `previous` (the file's last load) lends the contexts whose entries did not change. */
@@ -125,31 +135,40 @@ function* loading(raw: unknown, path: string, previous: LoadedFile | undefined):
     return E.left(`invalid kubeconfig ${path}: ${err instanceof Error ? err.message : 'unknown error'}`);
   }
   if (contexts.length === 0) return E.left(`kubeconfig ${path} has no contexts`);
-  const raws = { contexts: byName(list(doc, 'contexts'), rawName), clusters: byName(list(doc, 'clusters'), rawName), users: byName(list(doc, 'users'), rawName) };
+  const rawContexts = byName(list(doc, 'contexts'), rawName);
   const parsed = { contexts: byName(contexts, (c) => c.name), clusters: byName(clusters, (c) => c.name), users: byName(users, (u) => u.name) };
   const before = byName<FileContext>(previous?.contexts ?? [], (c) => c.context);
+  // Each context keeps entries of its own: a cluster or user entry named by several contexts is
+  // copied for the second and later ones, so that no two clusters share credentials.
+  const taken = new Set<object>();
+  function own<T extends object>(entry: T): T;
+  function own<T extends object>(entry: T | undefined): T | undefined;
+  function own<T extends object>(entry: T | undefined): T | undefined {
+    if (entry === undefined || !taken.has(entry)) {
+      if (entry !== undefined) taken.add(entry);
+      return entry;
+    }
+    return structuredClone(entry);
+  }
   const out: FileContext[] = [];
   for (const [i, ctx] of contexts.entries()) {
-    const rawCtx = raws.contexts.get(ctx.name);
-    // The entries the loader will use: named as the parsed context names them (numbers written out).
-    const entries = [rawCtx, raws.clusters.get(ctx.cluster), ctx.user === undefined ? undefined : raws.users.get(ctx.user)];
+    // The entries the loader uses: the first of each name, as kubectl reads them.
+    const used = parsed.contexts.get(ctx.name) ?? ctx;
+    const entries = { context: used, cluster: parsed.clusters.get(used.cluster), user: used.user === undefined ? undefined : parsed.users.get(used.user) };
+    const read = entryLabels(rawContexts.get(ctx.name));
+    const labels = E.isRight(read) ? read.right : undefined;
+    const problem: ReportInput | undefined = E.isLeft(read) ? { type: 'error', reason: `context "${ctx.name}" of kubeconfig ${path}: ${read.left}; its labels are ignored` } : undefined;
     const known = before.get(ctx.name);
-    // The same entries as last time: the same kubeconfig, fingerprint and labels, already computed.
-    if (known !== undefined && same(known.entries, entries)) out.push(known);
+    // The same entries and labels as last time: the same object, already computed.
+    if (known !== undefined && same(known.entries, entries) && same(known.labels, labels) && same(known.problem, problem)) out.push(known);
     else {
-      const used = parsed.contexts.get(ctx.name);
-      const cluster = used === undefined ? null : (parsed.clusters.get(used.cluster) ?? null);
-      const user = used?.user === undefined ? null : (parsed.users.get(used.user) ?? null);
-      const labels = entryLabels(rawCtx);
-      const problem: ReportInput | undefined = E.isLeft(labels) ? { type: 'error', reason: `context "${ctx.name}" of kubeconfig ${path}: ${labels.left}; its labels are ignored` } : undefined;
       out.push({
         file: path,
         context: ctx.name,
-        yaml: kubeconfigOf(entries[0], entries[1], entries[2], ctx.name),
-        entries,
-        // The digest of contextFingerprint (internal/kubeconfig.ts), with its lookups by map: the first entry of a name.
-        fingerprint: sha256(JSON.stringify({ cluster, user, namespace: used?.namespace })),
-        labels: E.isRight(labels) ? labels.right : undefined,
+        entries: frozen({ context: own(entries.context), cluster: own(entries.cluster), user: own(entries.user) }),
+        // The digest of contextFingerprint (internal/kubeconfig.ts), with its lookups by map.
+        fingerprint: sha256(JSON.stringify({ cluster: entries.cluster ?? null, user: entries.user ?? null, namespace: used.namespace })),
+        labels,
         ...(problem === undefined ? {} : { problem }),
       });
     }

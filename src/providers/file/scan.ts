@@ -4,14 +4,14 @@
 // parsed is reported as skipped with its path and the cause, and the other files go on. Labels come
 // from the context's `rxfleet.dev/labels` extension and from the provider's options.
 import { readFileSync } from 'node:fs';
-import { dirname, sep } from 'node:path';
+import { sep } from 'node:path';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import type { Candidate, Desired } from '../internal/candidates.js';
 import type { Labels } from '../internal/kubeconfig.js';
-import { kubeconfigCandidate } from '../internal/kubeconfig.js';
+import { entriesCandidate } from '../internal/kubeconfig.js';
 import type { ReportInput } from '../internal/report.js';
 import type { FileLook } from './file-cache.js';
 import type { FileContext } from './load-file.js';
@@ -193,5 +193,5 @@ function newCandidate(d: FileContext, wanted: string, shortFile: string, options
   }
   const labels = { ...d.labels, ...options.labels?.[name] };
   const identity = { provider: 'file', source: `context "${d.context}" of kubeconfig ${shortFile}` };
-  return E.right(kubeconfigCandidate(name, { yaml: d.yaml, context: d.context, directory: dirname(d.file) }, d.fingerprint, { identity, labels }));
+  return E.right(entriesCandidate(name, d.entries, d.fingerprint, { identity, labels }));
 }

@@ -3,8 +3,9 @@
 // engaged it and from where (its identity) and its labels; a kubeconfig that does not load is
 // skipped with a reason that names where it came from (a file, a Secret) and why.
 import type { ClusterClient } from '../../client/client.js';
-import { createClusterClient } from '../../client/client.js';
-import type { KubeConfigSource } from '../../client/kubeconfig.js';
+import { clientOfKubeconfig, createClusterClient } from '../../client/client.js';
+import type { KubeConfigSource, KubeconfigContextEntries } from '../../client/kubeconfig.js';
+import { checkedKubeconfig } from '../../client/kubeconfig.js';
 import type { KubeconfigDocument } from '../../client/kubeconfig-types.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { E } from '../../internal/fp.js';
@@ -64,6 +65,12 @@ export function factsFingerprint(facts: ClusterFacts): string {
   return sha256(JSON.stringify(labels), facts.identity.id ?? '');
 }
 
+/** A build's failure as a skip reason: where the kubeconfig came from, then the loader's reason (its `cluster "<name>": ` dropped: the report names the candidate already). */
+function buildFailure(name: ClusterName, facts: ClusterFacts, message: string): string {
+  const own = `cluster "${name}": `;
+  return `${facts.origin ?? facts.identity.source}: ${message.startsWith(own) ? message.slice(own.length) : message}`;
+}
+
 /**
  * A candidate whose cluster is built from a kubeconfig (a new client at each build).
  *
@@ -84,13 +91,36 @@ export function kubeconfigCandidate(name: ClusterName, source: KubeConfigSource,
     metaFingerprint: factsFingerprint(facts),
     build: (options) => {
       const client = createClusterClient(name, source, options);
-      if (E.isLeft(client)) {
-        // The loader says `cluster "<name>": …`; the report names the candidate already, so say where instead.
-        const own = `cluster "${name}": `;
-        const why = client.left.message.startsWith(own) ? client.left.message.slice(own.length) : client.left.message;
-        return E.left(`${facts.origin ?? facts.identity.source}: ${why}`);
-      }
-      return E.right(describedCluster(name, client.right, facts));
+      return E.isLeft(client) ? E.left(buildFailure(name, facts, client.left.message)) : E.right(describedCluster(name, client.right, facts));
+    },
+  };
+}
+
+/**
+ * A candidate whose cluster is built from one context's parsed entries, with the checks and
+ * messages of {@link kubeconfigCandidate} (a new client at each build). Keeps the entries, not a
+ * kubeconfig text: its clients hold the same frozen entries (no copy of the credentials per client;
+ * they are this one cluster's), so pass entries parsed for this cluster alone, deeply frozen.
+ *
+ * @example
+ * ```ts
+ * entriesCandidate(clusterName('east'), { context, cluster, user }, contextFingerprint(doc, 'east'), { identity: { provider: 'file', source: 'context "east" of kubeconfig a.yaml' } });
+ * ```
+ * @param name - the cluster's name.
+ * @param entries - its context and the cluster and user that context names.
+ * @param fingerprint - what identifies these credentials (see {@link contextFingerprint}).
+ * @param facts - identity and labels of the Cluster.
+ * @returns the candidate; its build fails, naming the origin and the reason, when the entries do not make a client.
+ */
+export function entriesCandidate(name: ClusterName, entries: KubeconfigContextEntries, fingerprint: string, facts: ClusterFacts): Candidate {
+  return {
+    name,
+    fingerprint,
+    metaFingerprint: factsFingerprint(facts),
+    build: (options) => {
+      const kc = checkedKubeconfig(name, entries);
+      if (E.isLeft(kc)) return E.left(buildFailure(name, facts, kc.left.message));
+      return E.right(describedCluster(name, clientOfKubeconfig(name, kc.right, options), facts));
     },
   };
 }
