@@ -20,6 +20,7 @@ import type { Probe } from '../../src/streams/provider-options.js';
 import type { ProviderReport } from '../../src/streams/provider-report.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
+import { describeEv, engineConfig } from './engine-fixtures.js';
 
 interface Built {
   readonly candidate: Candidate;
@@ -46,19 +47,7 @@ function desired(...cs: Candidate[]): Desired {
   return new Map(cs.map((c) => [c.name, c]));
 }
 
-/** `+a`, `-a (why)`, and a report as `!type subject: reason`. */
-function describeEv(ev: FleetEvent): string {
-  if (ev.type === 'engaged') return `+${ev.cluster.name}`;
-  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
-  const r = ev.report;
-  if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
-  const subject = 'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : '';
-  return `!${r.type} ${subject}${'reason' in r ? `: ${r.reason}` : ''}`;
-}
-
-function config(scheduler: EngageConfig['scheduler'], probe?: Probe): EngageConfig {
-  return { provider: 'test', scheduler, probe, probeTimeoutMs: 5, retryIntervalMs: 10, removedReason: 'gone' };
-}
+const config = engineConfig;
 
 /** The engine as a provider: desired sets in, fleet events and reports out, in one stream. */
 function engine(source: Observable<Desired>, cfg: EngageConfig): Observable<FleetEvent> {

@@ -17,10 +17,10 @@ import { engageChanges } from '../../src/providers/internal/engage.js';
 import type { ObjectChange } from '../../src/providers/internal/objects.js';
 import { objectChanges, restateOn } from '../../src/providers/internal/objects.js';
 import { reporting } from '../../src/providers/internal/report.js';
-import type { FleetEvent } from '../../src/streams/cluster.js';
 import type { WatchEvent } from '../../src/streams/events.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { cm, testScheduler } from './watch-fixtures.js';
+import { describeEv, engineConfig } from './engine-fixtures.js';
 
 const a1 = cm('a', '1');
 const a2 = cm('a', '2');
@@ -168,18 +168,7 @@ describe('joinKubeconfigSecrets (cluster-api)', () => {
   });
 });
 
-function config(scheduler: EngageConfig['scheduler']): EngageConfig {
-  return { provider: 'test', scheduler, probe: undefined, probeTimeoutMs: 5, retryIntervalMs: 10, removedReason: 'gone' };
-}
-
-/** `+a`, `-a (why)`, `!type subject`. */
-function describeEv(ev: FleetEvent): string {
-  if (ev.type === 'engaged') return `+${ev.cluster.name}`;
-  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
-  const r = ev.report;
-  if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
-  return `!${r.type} ${'cluster' in r ? r.cluster : ''}${'reason' in r ? `: ${r.reason}` : ''}`;
-}
+const config = (scheduler: EngageConfig['scheduler']): EngageConfig => engineConfig(scheduler);
 
 const cand = (name: string, fingerprint: string): Candidate => ({ name: clusterName(name), fingerprint, build: () => E.right(fakeCluster(name)) });
 
