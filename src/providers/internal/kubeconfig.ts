@@ -3,9 +3,9 @@
 // engaged it and from where (its identity) and its labels; a kubeconfig that does not load is
 // skipped with a reason that names where it came from (a file, a Secret) and why.
 import type { ClusterClient } from '../../client/client.js';
-import { clientOfKubeconfig, createClusterClient } from '../../client/client.js';
+import { clientOfKubeconfig } from '../../client/client.js';
 import type { KubeConfigSource, KubeconfigContextEntries } from '../../client/kubeconfig.js';
-import { checkedKubeconfig } from '../../client/kubeconfig.js';
+import { checkedKubeconfig, loadKubeConfig } from '../../client/kubeconfig.js';
 import type { KubeconfigDocument } from '../../client/kubeconfig-types.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { E } from '../../internal/fp.js';
@@ -72,7 +72,8 @@ function buildFailure(name: ClusterName, facts: ClusterFacts, message: string): 
 }
 
 /**
- * A candidate whose cluster is built from a kubeconfig (a new client at each build).
+ * A candidate whose cluster is built from a kubeconfig, loaded once when the candidate is made (a
+ * new client at each build, all of them holding the same frozen entries).
  *
  * @example
  * ```ts
@@ -85,15 +86,14 @@ function buildFailure(name: ClusterName, facts: ClusterFacts, message: string): 
  * @returns the candidate; its build fails, naming the origin and the loader's reason, when the kubeconfig is invalid.
  */
 export function kubeconfigCandidate(name: ClusterName, source: KubeConfigSource, fingerprint: string, facts: ClusterFacts): Candidate {
-  return {
-    name,
-    fingerprint,
-    metaFingerprint: factsFingerprint(facts),
-    build: (options) => {
-      const client = createClusterClient(name, source, options);
-      return E.isLeft(client) ? E.left(buildFailure(name, facts, client.left.message)) : E.right(describedCluster(name, client.right, facts));
-    },
-  };
+  // Loaded once, here: its clients share these frozen entries (this cluster's own), and neither the
+  // text nor a parse per client is kept.
+  const kc = loadKubeConfig(name, source);
+  if (E.isLeft(kc)) {
+    const why = buildFailure(name, facts, kc.left.message);
+    return { name, fingerprint, metaFingerprint: factsFingerprint(facts), build: () => E.left(why) };
+  }
+  return entriesCandidate(name, kc.right, fingerprint, facts);
 }
 
 /**
