@@ -140,7 +140,7 @@ export function checkedKubeconfig(cluster: ClusterName, entries: KubeconfigConte
  * exist and name a cluster with an http(s) server URL and a user. Plain `http:` is accepted only with
  * the kubeconfig's own `insecure-skip-tls-verify`, as kubectl does; `proxy-url`, credentials in the
  * URL, an exec plugin without a command and a user with both a token and a password are refused
- * (see {@link checkedKubeconfig}). Nothing but the kubeconfig itself is read: certificate and token
+ * (the checks of `checkedKubeconfig`). Nothing but the kubeconfig itself is read: certificate and token
  * files are read when credentials are first needed.
  *
  * @example
