@@ -20,6 +20,8 @@ import { secretCandidate } from '../../src/providers/kubeconfig-secrets/candidat
 import { scopedClient } from '../../src/providers/namespaces/scoped-client.js';
 import { stubClient } from '../../src/testing/index.js';
 import { capiDesired, profileDesired } from '../support/provider-desired.js';
+import { profileCandidate } from '../../src/providers/cluster-profiles/desired.js';
+import type { Candidate } from '../../src/providers/internal/candidates.js';
 
 function kubeconfig(contexts: Record<string, { server: string; token: string }>): string {
   const names = Object.keys(contexts);
@@ -192,6 +194,18 @@ describe('ClusterProfile candidates', () => {
     expect(early !== undefined && E.isLeft(early) && early.left).toBe('ClusterProfile inv/p1: ControlPlaneHealthy is not True');
     const later = at(10);
     expect(later !== undefined && E.isRight(later)).toBe(true);
+  });
+
+  it('should make a healthy profile object\'s candidate once when given `made`, and judge its health each time', () => {
+    const p = profile({ conditions: healthy, accessProviders: [{ name: 'tokens', cluster: { server: 'https://10.0.0.1' } }] });
+    const made = new WeakMap<KubeObject, Candidate>();
+    const judge = (o: KubeObject, now: number) => profileCandidate(o, 'inv/p1', clusterName('inv/p1'), { providers, isReady: (_p, t) => t < 100, now, made });
+    const first = judge(p, 0);
+    expect(judge(p, 30)).toBe(first);
+    // Unhealthy later: skipped, whatever was made.
+    expect(judge(p, 100).fingerprint).toMatch(/^skipped:/);
+    // A changed profile is a new object: a new candidate.
+    expect(judge({ ...p }, 0)).not.toBe(first);
   });
 
   it('should take the identity from the cluster.clusterset.k8s.io property when published, and the labels from the profile', () => {

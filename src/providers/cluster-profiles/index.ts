@@ -15,6 +15,7 @@ import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { WatchSettings } from '../../streams/watched.js';
+import type { Candidate } from '../internal/candidates.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
@@ -76,15 +77,24 @@ export function clusterProfileProvider(options: ClusterProfileProviderOptions): 
     throw new ConfigError('cluster-profiles provider: `providers` is empty, so no ClusterProfile can get credentials; configure the exec plugin of at least one access provider');
   }
   const isReady = options.isReady ?? ((p: KubeObject) => controlPlaneHealthy(p));
-  return reporting(cfg, (say) =>
-    managementWatch(options.cluster, clusterProfileResource, { ...options.managementWatch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) }, say).pipe(
+  return reporting(cfg, (say) => {
+    // Per subscription: a healthy profile object's candidate (its kubeconfig loaded) is made once.
+    const made = new WeakMap<KubeObject, Candidate>();
+    return managementWatch(
+      options.cluster,
+      clusterProfileResource,
+      { ...options.managementWatch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) },
+      say,
+    ).pipe(
       objectChanges(),
       // Health is judged on the clock too: every profile is judged again each recheck.
       restateOn(timer(recheckMs, recheckMs, cfg.scheduler)),
       desiredPerObject((p: KubeObject, id: string) =>
-        p.metadata.deletionTimestamp === undefined ? profileCandidate(p, id, clusterName(id), { providers: options.providers, isReady, now: cfg.scheduler.now() }) : undefined,
+        p.metadata.deletionTimestamp === undefined
+          ? profileCandidate(p, id, clusterName(id), { providers: options.providers, isReady, now: cfg.scheduler.now(), made })
+          : undefined,
       ),
       engageChanges(cfg, say),
-    ),
-  );
+    );
+  });
 }
