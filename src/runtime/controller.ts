@@ -175,7 +175,7 @@ export interface ControllerSpec<T extends KubeObject> {
   readonly reconcile: ControllerReconciler<T>;
   /**
    * Namespace, selectors and clusters of the primary watch. Clusters whose provider keeps a cache
-   * (kcp workspaces behind an APIExport, namespaces-as-clusters) serve it from that cache.
+   * (`Cluster.cache`) serve it from that cache.
    */
   readonly select?: ControllerSelection<T>;
   /** Between the primary watch and the queue, e.g. `generationChanged()`. Extra inputs skip it. */
@@ -251,7 +251,7 @@ export function controller<T extends KubeObject>(spec: ControllerSpec<T>): Contr
   }
   if (loose.resource === undefined) throw new ConfigError(`${where}: no resource given; pass \`resource\`, e.g. configMaps or resource({ group, version, plural, kind, namespaced })`);
   if (typeof loose.reconcile !== 'function') throw new ConfigError(`${where}: \`reconcile\` must be a function (request, context) => Action`);
-  if ('source' in spec) throw new ConfigError(`${where}: \`source\` was removed; a cluster's provider now serves its watches from its own cache (kcp: \`provider: apiExportProvider(...)\` with \`resource\`)`);
+  if ('source' in spec) throw new ConfigError(`${where}: \`source\` was removed; a cluster's provider now serves its watches from its own cache: pass the provider that engages those clusters as \`provider\`, and the resource as \`resource\``);
   const fieldManager = spec.fieldManager ?? name;
   if (fieldManager.length > 128) throw new ConfigError(`${where}: field manager must be at most 128 characters; pass a shorter \`fieldManager\``);
   return Object.freeze({ ...spec, name, fieldManager });

@@ -49,6 +49,12 @@ describe('controller()', () => {
     expect(() => controller(noProvider)).toThrow(/no provider given; pass `provider`/);
   });
 
+  it('refuses the removed `source` option, saying what replaced it', () => {
+    const withSource = { ...base, source: 'kcp' } as unknown as ControllerSpec<never>;
+    expect(() => controller(withSource)).toThrow(ConfigError);
+    expect(() => controller(withSource)).toThrow(/`source` was removed; .* pass the provider that engages those clusters as `provider`, and the resource as `resource`/);
+  });
+
   it('refuses an empty name and an overlong field manager', () => {
     expect(() => controller({ ...base, name: ' ' })).toThrow(/`name` is required/);
     expect(() => controller({ ...base, fieldManager: 'x'.repeat(129) })).toThrow(/at most 128/);
