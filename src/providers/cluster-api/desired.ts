@@ -11,6 +11,7 @@ import { skipped } from '../internal/candidates.js';
 import type { KubeconfigTrust } from '../internal/trust.js';
 import { secretKubeconfigCandidate } from '../internal/trust.js';
 import type { ObjectChange } from '../internal/objects.js';
+import { foldChange } from '../internal/objects.js';
 
 /**
  * A Cluster object with the kubeconfig Secret Cluster API writes for it (`<name>-kubeconfig`), if any.
@@ -97,23 +98,16 @@ export function joinKubeconfigSecrets(clusters: Observable<ObjectChange<KubeObje
       subscriber.next(c === undefined ? { type: 'gone', id } : { type: 'set', id, object: joined(id, c) });
     };
     const onCluster = (ch: ObjectChange<KubeObject>): void => {
-      if (ch.type === 'listed') {
-        cs = new Map(ch.all);
-        restate();
-        return;
-      }
-      if (ch.type === 'set') cs?.set(ch.id, ch.object);
-      else cs?.delete(ch.id);
-      changed(ch.id);
+      cs = foldChange(cs, ch);
+      if (ch.type === 'listed') restate();
+      else changed(ch.id);
     };
     const onSecret = (ch: ObjectChange<Secret>): void => {
+      ss = foldChange(ss, ch);
       if (ch.type === 'listed') {
-        ss = new Map(ch.all);
         restate();
         return;
       }
-      if (ch.type === 'set') ss?.set(ch.id, ch.object);
-      else ss?.delete(ch.id);
       const id = ch.id.endsWith(suffix) ? ch.id.slice(0, -suffix.length) : undefined;
       if (id !== undefined && cs?.has(id) === true) changed(id);
     };

@@ -95,6 +95,27 @@ export function objectChanges<T extends KubeObject>(): OperatorFunction<WatchEve
 }
 
 /**
+ * Folds one {@link ObjectChange} into the objects known so far: a listing replaces them (a copy of
+ * its own, edited in place from then on), a change sets or deletes one object; before the first
+ * listing nothing is known and changes are dropped.
+ *
+ * @example
+ * ```ts
+ * let all: Map<string, Secret> | undefined;
+ * watch.pipe(objectChanges<Secret>()).subscribe((c: ObjectChange<Secret>) => (all = foldChange(all, c)));
+ * ```
+ * @param all - the objects known so far, by `namespace/name` (edited in place).
+ * @param c - the change.
+ * @returns the objects known now.
+ */
+export function foldChange<T>(all: Map<string, T> | undefined, c: ObjectChange<T>): Map<string, T> | undefined {
+  if (c.type === 'listed') return new Map(c.all);
+  if (c.type === 'set') all?.set(c.id, c.object);
+  else all?.delete(c.id);
+  return all;
+}
+
+/**
  * Passes {@link ObjectChange}s through, and restates the whole set (`listed`) at each tick once the
  * first listing is in: for a provider whose candidates also depend on the clock (a profile's health
  * re-checked on a schedule). O(1) per change; O(objects) per tick.
@@ -115,9 +136,7 @@ export function restateOn<T>(ticks: Observable<unknown>): MonoTypeOperatorFuncti
       });
       const sub = source.subscribe({
         next: (c) => {
-          if (c.type === 'listed') all = new Map(c.all);
-          else if (c.type === 'set') all?.set(c.id, c.object);
-          else all?.delete(c.id);
+          all = foldChange(all, c);
           subscriber.next(c);
         },
         error: (err: unknown) => {
