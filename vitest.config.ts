@@ -1,6 +1,18 @@
 // Test layout: fast unit and marble tests need no server; integration tests share one real kcp and
 // one real kube-apiserver per run (started by test/support/global-setup.ts).
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// The examples import the package by name (`rxfleet`, `rxfleet/sinks`...), as a user's project
+// does. In tests that name means the sources, as tsconfig.json's `paths` says for the type checker:
+// one copy of every module, whether a test reaches it through an example or directly.
+const src = fileURLToPath(new URL('./src/', import.meta.url));
+const resolve = {
+  alias: [
+    { find: /^rxfleet$/, replacement: `${src}index.ts` },
+    { find: /^rxfleet\/(.+)$/, replacement: `${src}$1/index.ts` },
+  ],
+};
 
 export default defineConfig({
   test: {
@@ -8,12 +20,14 @@ export default defineConfig({
     allowOnly: false,
     projects: [
       {
+        resolve,
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/marbles/**/*.test.ts'],
         },
       },
       {
+        resolve,
         test: {
           name: 'integration',
           // test/faults: the fault suite (npm run test:faults), on the same shared servers.

@@ -3,11 +3,11 @@
 // happened cluster by cluster. It exits after the last step (pass --stay to keep it running) and
 // stops kcp on the way out, Ctrl-C included.
 import { pino } from 'pino';
-import type { ClusterClient } from '../src/client/index.js';
-import { createClusterClient } from '../src/client/index.js';
-import type { RunHandle } from '../src/index.js';
-import { clusterName, isLeft, isRight, run } from '../src/index.js';
-import { clusterListProvider } from '../src/providers/clusters/index.js';
+import type { ClusterClient } from 'rxfleet/client';
+import { createClusterClient } from 'rxfleet/client';
+import type { RunHandle } from 'rxfleet';
+import { clusterName, isLeft, isRight, run } from 'rxfleet';
+import { clusterListProvider } from 'rxfleet/providers/clusters';
 import { fanoutController, memberAgent } from '../examples/fanout-status/controller.js';
 import type { Rollout } from '../examples/fanout-status/rollout.js';
 import { installRolloutCrd, rollouts } from '../examples/fanout-status/rollout.js';

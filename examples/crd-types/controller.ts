@@ -1,10 +1,10 @@
 // crd-types: a controller that reconciles a custom resource through types generated from its CRD
-// (`rxfleet gen types widget-crd.yaml --out . --import-from ../../src/index.js`). Every Widget gets a
-// ConfigMap of settings rendered from its typed spec, and its status says which ConfigMap and generation.
+// (`npx rxfleet gen types widget-crd.yaml --out .`). Every Widget gets a ConfigMap of settings
+// rendered from its typed spec, and its status says which ConfigMap and generation.
 import { concat, map, toArray } from 'rxjs';
-import type { Action, ConfigMap, Controller, Provider } from '../../src/index.js';
-import { configMaps, controller, done, error, isLeft } from '../../src/index.js';
-import { apply, applyStatus } from '../../src/sinks/index.js';
+import type { Action, ConfigMap, Controller, Provider } from 'rxfleet';
+import { configMaps, controller, done, error, isLeft } from 'rxfleet';
+import { apply, applyStatus } from 'rxfleet/sinks';
 import type { Widget, WidgetSpec } from './widget-v1.js';
 import { widgets } from './widget-v1.js';
 

@@ -3,12 +3,12 @@
 // hub object deletes the copies first (a finalizer, since owner references cannot cross clusters).
 import type { Observable } from 'rxjs';
 import { concat, concatMap, defer, from, map, mergeMap, of, toArray } from 'rxjs';
-import { resourceId } from '../../src/client/index.js';
-import type { Action, ApplyConfiguration, Cluster, Controller, ControllerContext, Provider, ReconcileInput } from '../../src/index.js';
-import { controller, done, error, isLeft, objectKey, toAction } from '../../src/index.js';
-import { mapToKeys, withFinalizer } from '../../src/operators/index.js';
-import type { WriteOutcome } from '../../src/sinks/index.js';
-import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from '../../src/sinks/index.js';
+import { resourceId } from 'rxfleet/client';
+import type { Action, ApplyConfiguration, Cluster, Controller, ControllerContext, Provider, ReconcileInput } from 'rxfleet';
+import { controller, done, error, isLeft, objectKey, toAction } from 'rxfleet';
+import { mapToKeys, withFinalizer } from 'rxfleet/operators';
+import type { WriteOutcome } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
 import type { ClusterStatus, Rollout } from './rollout.js';
 import { rollouts } from './rollout.js';
 

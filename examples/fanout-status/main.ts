@@ -2,11 +2,11 @@
 //   node dist-demo/examples/fanout-status/main.js --cluster hub=hub.kubeconfig#role=hub \
 //     --cluster east=east.kubeconfig#role=member,region=eu --cluster west=west.kubeconfig#role=member,region=us
 // With INSTALL_CRDS=1 it installs the Rollout CRD in every cluster first.
-import { createClusterClient } from '../../src/client/index.js';
-import type { RunResult } from '../../src/index.js';
-import { clusterName, ConfigError, isLeft, run } from '../../src/index.js';
-import { clusterListProvider } from '../../src/providers/clusters/index.js';
-import { exitCodes } from '../../src/runtime/index.js';
+import { createClusterClient } from 'rxfleet/client';
+import type { RunResult } from 'rxfleet';
+import { clusterName, ConfigError, isLeft, run } from 'rxfleet';
+import { clusterListProvider } from 'rxfleet/providers/clusters';
+import { exitCodes } from 'rxfleet/runtime';
 import { parseExampleArgs, probePort } from '../shared/cli.js';
 import { fanoutController, memberAgent } from './controller.js';
 import { installRolloutCrd } from './rollout.js';

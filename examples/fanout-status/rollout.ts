@@ -1,8 +1,8 @@
 // The Rollout API of the fanout-status example: a spec (image, replicas, which member clusters)
 // written on the hub, copied to members, and a per-cluster status gathered back on the hub.
-import type { ClusterClient } from '../../src/client/index.js';
-import type { KubeObject } from '../../src/index.js';
-import { customResourceDefinitions, isLeft, isRight, resource } from '../../src/index.js';
+import type { ClusterClient } from 'rxfleet/client';
+import type { KubeObject } from 'rxfleet';
+import { customResourceDefinitions, isLeft, isRight, resource } from 'rxfleet';
 
 export interface RolloutSpec {
   readonly image: string;

@@ -2,11 +2,11 @@
 // timings, and this replica's identity. Checked before anything starts, so a typo exits with code 2
 // and what to fix instead of a replica that joins the wrong group.
 import { parseArgs } from 'node:util';
-import { createClusterClient } from '../../src/client/index.js';
-import type { Cluster } from '../../src/index.js';
-import { clusterName, ConfigError, isLeft } from '../../src/index.js';
-import type { Replicas } from '../../src/runtime/index.js';
-import { replicaIdentity } from '../../src/runtime/index.js';
+import { createClusterClient } from 'rxfleet/client';
+import type { Cluster } from 'rxfleet';
+import { clusterName, ConfigError, isLeft } from 'rxfleet';
+import type { Replicas } from 'rxfleet/runtime';
+import { replicaIdentity } from 'rxfleet/runtime';
 import { parseExampleArgs } from '../shared/cli.js';
 import { CONTROLLER, TENANT_SELECTOR } from './controller.js';
 

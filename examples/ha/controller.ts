@@ -4,10 +4,10 @@
 // that wrote it and when. Those two annotations are what makes a hand-over visible on the server:
 // `kubectl get cm -A -l rxfleet.io/ha-role=output -o custom-columns=...` shows who writes where.
 import { concatMap, timer } from 'rxjs';
-import type { Cluster, ConfigMap, Controller } from '../../src/index.js';
-import { configMaps, controller, done, namespaces, toAction } from '../../src/index.js';
-import { namespaceProvider } from '../../src/providers/namespaces/index.js';
-import { apply } from '../../src/sinks/index.js';
+import type { Cluster, ConfigMap, Controller } from 'rxfleet';
+import { configMaps, controller, done, namespaces, toAction } from 'rxfleet';
+import { namespaceProvider } from 'rxfleet/providers/namespaces';
+import { apply } from 'rxfleet/sinks';
 
 /** The controller's name: its field manager and, by default, its Lease name (or Lease prefix). */
 export const CONTROLLER = 'ha-copy';

@@ -4,7 +4,7 @@
 // then label some namespaces `rxfleet.io/tenant=true`, create ConfigMaps labelled
 // `rxfleet.io/ha-role=input` in them, and watch `<name>-out` appear, annotated with the writer.
 // Stop one replica (Ctrl-C, kill -9, kill -STOP) and see another take over. README.md has more.
-import { ConfigError, main } from '../../src/index.js';
+import { ConfigError, main } from 'rxfleet';
 import { probePort } from '../shared/cli.js';
 import type { HaSetup } from './cli.js';
 import { parseHaArgs } from './cli.js';

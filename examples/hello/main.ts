@@ -1,8 +1,8 @@
 // The smallest rxfleet controller: every ConfigMap named `greeting` in any cluster of the fleet
 // gets `data.reply` set to a hello from that cluster. Run: node main.js NAMESPACE KUBECONFIG...
-import { configMaps, controller, done, main, toAction } from '../../src/index.js';
-import { clusterListProvider } from '../../src/providers/clusters/index.js';
-import { apply } from '../../src/sinks/index.js';
+import { configMaps, controller, done, main, toAction } from 'rxfleet';
+import { clusterListProvider } from 'rxfleet/providers/clusters';
+import { apply } from 'rxfleet/sinks';
 
 const [namespace = 'default', ...files] = process.argv.slice(2);
 

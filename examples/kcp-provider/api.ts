@@ -1,8 +1,8 @@
 // The MongoDB API of the kcp-provider example: what a service provider exports from its kcp
 // workspace (an APIResourceSchema and an APIExport) and consumers bind and create instances of.
-import type { ClusterClient } from '../../src/client/index.js';
-import type { KubeObject } from '../../src/index.js';
-import { isLeft, resource } from '../../src/index.js';
+import type { ClusterClient } from 'rxfleet/client';
+import type { KubeObject } from 'rxfleet';
+import { isLeft, resource } from 'rxfleet';
 
 export const GROUP = 'databases.example.dev';
 /** The export's default name (`--export` overrides it). */

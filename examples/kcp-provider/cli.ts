@@ -2,8 +2,8 @@
 // name, the downstream cluster's kubeconfig and namespace, as flags or environment variables.
 // Kubeconfigs are checked before anything starts, as in examples/shared/cli.ts.
 import { parseArgs } from 'node:util';
-import { loadKubeConfig } from '../../src/client/index.js';
-import { clusterName, ConfigError, isLeft } from '../../src/index.js';
+import { loadKubeConfig } from 'rxfleet/client';
+import { clusterName, ConfigError, isLeft } from 'rxfleet';
 import { DEFAULT_EXPORT } from './api.js';
 
 export interface KcpProviderArgs {

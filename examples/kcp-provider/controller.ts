@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import { concatMap, merge, of } from 'rxjs';
-import { resourceId } from '../../src/client/index.js';
-import type { Action, Cluster, ClusterName, ConfigMap, Controller, ControllerContext, Provider, ReconcileInput, ReconcileRequest } from '../../src/index.js';
-import { clusterName, configMaps, controller, done, error, isLeft, objectKey, toAction } from '../../src/index.js';
-import { mapToKeys, withFinalizer } from '../../src/operators/index.js';
-import type { SourceIdentity } from '../../src/sinks/index.js';
-import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from '../../src/sinks/index.js';
+import { resourceId } from 'rxfleet/client';
+import type { Action, Cluster, ClusterName, ConfigMap, Controller, ControllerContext, Provider, ReconcileInput, ReconcileRequest } from 'rxfleet';
+import { clusterName, configMaps, controller, done, error, isLeft, objectKey, toAction } from 'rxfleet';
+import { mapToKeys, withFinalizer } from 'rxfleet/operators';
+import type { SourceIdentity } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
 import type { MongoDB, MongoDBStatus } from './api.js';
 import { mongodbs } from './api.js';
 

@@ -6,12 +6,12 @@
 // (workspaces engaged and disengaged, a failing endpoint-slice or binding watch) are logged by
 // `main` like every provider's.
 import type { Logger } from 'pino';
-import { createClusterClient } from '../../src/client/index.js';
-import type { Controller } from '../../src/index.js';
-import { clusterName, ConfigError, isLeft, isRight, main, namespaces } from '../../src/index.js';
-import { apiExportProvider } from '../../src/providers/kcp/index.js';
-import { singleClusterProvider } from '../../src/providers/single/index.js';
-import { defaultLogger, exitCodes } from '../../src/runtime/index.js';
+import { createClusterClient } from 'rxfleet/client';
+import type { Controller } from 'rxfleet';
+import { clusterName, ConfigError, isLeft, isRight, main, namespaces } from 'rxfleet';
+import { apiExportProvider } from 'rxfleet/providers/kcp';
+import { singleClusterProvider } from 'rxfleet/providers/single';
+import { defaultLogger, exitCodes } from 'rxfleet/runtime';
 import { probePort } from '../shared/cli.js';
 import type { MongoDB } from './api.js';
 import { installMongoApi } from './api.js';

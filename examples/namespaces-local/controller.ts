@@ -2,11 +2,11 @@
 // of the fleet (the namespaces provider), so fleet controllers can be tried on a laptop's single
 // cluster. The controller keeps a `tenant-settings` ConfigMap in each of them, reverting drift.
 import { map } from 'rxjs';
-import type { Cluster, ConfigMap, Controller } from '../../src/index.js';
-import { configMaps, controller, done, objectKey, toAction } from '../../src/index.js';
-import { enqueue } from '../../src/operators/index.js';
-import { namespaceLabel, namespaceProvider } from '../../src/providers/namespaces/index.js';
-import { apply } from '../../src/sinks/index.js';
+import type { Cluster, ConfigMap, Controller } from 'rxfleet';
+import { configMaps, controller, done, objectKey, toAction } from 'rxfleet';
+import { enqueue } from 'rxfleet/operators';
+import { namespaceLabel, namespaceProvider } from 'rxfleet/providers/namespaces';
+import { apply } from 'rxfleet/sinks';
 
 export const SETTINGS = 'tenant-settings';
 export const TENANT_SELECTOR = 'rxfleet.dev/tenant=true';

@@ -1,8 +1,8 @@
 // Runs namespaces-local against one cluster:
 //   node dist-demo/examples/namespaces-local/main.js --cluster local=$HOME/.kube/config  (TENANT_SELECTOR overrides the selector)
 // then `kubectl create ns team-a && kubectl label ns team-a rxfleet.dev/tenant=true`.
-import { createClusterClient } from '../../src/client/index.js';
-import { clusterName, ConfigError, isLeft, main } from '../../src/index.js';
+import { createClusterClient } from 'rxfleet/client';
+import { clusterName, ConfigError, isLeft, main } from 'rxfleet';
 import { parseExampleArgs, probePort } from '../shared/cli.js';
 import { TENANT_SELECTOR, tenantSettingsController } from './controller.js';
 

@@ -1,9 +1,9 @@
 // Command-line parsing shared by the examples: clusters as `--cluster NAME=KUBECONFIG[#k=v,...]`,
 // checked before anything starts so a bad kubeconfig fails at once with what to fix.
 import { parseArgs } from 'node:util';
-import { loadKubeConfig } from '../../src/client/index.js';
-import { clusterName, ConfigError, isLeft } from '../../src/index.js';
-import type { KubeconfigEntry } from '../../src/providers/clusters/index.js';
+import { loadKubeConfig } from 'rxfleet/client';
+import { clusterName, ConfigError, isLeft } from 'rxfleet';
+import type { KubeconfigEntry } from 'rxfleet/providers/clusters';
 
 /** What every example accepts (the probe port comes from PROBE_PORT, see probePort). */
 export interface ExampleArgs {

@@ -2,9 +2,9 @@
 // would install it. The agent publishes it into kcp (examples/sync-agent/config.yaml); the
 // stand-in operator (operator.ts) serves it. The group is a parameter so tests can install it
 // under a group of their own.
-import type { ClusterClient } from '../../src/client/index.js';
-import type { KubeObject, ResourceDescriptor } from '../../src/index.js';
-import { customResourceDefinitions, isLeft, resource } from '../../src/index.js';
+import type { ClusterClient } from 'rxfleet/client';
+import type { KubeObject, ResourceDescriptor } from 'rxfleet';
+import { customResourceDefinitions, isLeft, resource } from 'rxfleet';
 
 /** The example's API group on the service cluster (config.yaml names it). */
 export const DEFAULT_GROUP = 'db.example.dev';

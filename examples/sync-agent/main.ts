@@ -3,10 +3,10 @@
 // With INSTALL_CRD=1 it first installs the Database CRD. The agent itself is the CLI:
 //   rxfleet sync --config examples/sync-agent/config.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig
 import { parseArgs } from 'node:util';
-import { createClusterClient } from '../../src/client/index.js';
-import { clusterName, ConfigError, isLeft, main } from '../../src/index.js';
-import { singleClusterProvider } from '../../src/providers/single/index.js';
-import { defaultLogger, exitCodes } from '../../src/runtime/index.js';
+import { createClusterClient } from 'rxfleet/client';
+import { clusterName, ConfigError, isLeft, main } from 'rxfleet';
+import { singleClusterProvider } from 'rxfleet/providers/single';
+import { defaultLogger, exitCodes } from 'rxfleet/runtime';
 import { probePort } from '../shared/cli.js';
 import { DEFAULT_GROUP, installDatabaseCrd } from './api.js';
 import type { DatabaseOperatorOptions } from './operator.js';

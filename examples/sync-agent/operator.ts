@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import { concatMap, of } from 'rxjs';
-import type { Action, ControllerContext, Controller, Provider, ReconcileRequest, Secret } from '../../src/index.js';
-import { controller, done, objectKey, requeueAfter, secrets, toAction } from '../../src/index.js';
-import { withFinalizer } from '../../src/operators/index.js';
-import { apply, finalizerWrites, patchStatus, remove } from '../../src/sinks/index.js';
+import type { Action, ControllerContext, Controller, Provider, ReconcileRequest, Secret } from 'rxfleet';
+import { controller, done, objectKey, requeueAfter, secrets, toAction } from 'rxfleet';
+import { withFinalizer } from 'rxfleet/operators';
+import { apply, finalizerWrites, patchStatus, remove } from 'rxfleet/sinks';
 import type { Database, DatabaseStatus } from './api.js';
 import { databasesIn } from './api.js';
 

@@ -3,11 +3,11 @@
 // One key per cluster (the ConfigMap's); a change to either object, or a cluster joining, wakes it.
 import type { Observable } from 'rxjs';
 import { concat, map, toArray } from 'rxjs';
-import type { Action, ConfigMap, Controller, KubeObject, Provider, ReconcileInput } from '../../src/index.js';
-import { configMaps, controller, done, error, isLeft, isRight, namespaces, objectKey, resource } from '../../src/index.js';
-import { enqueue, mapToKeys } from '../../src/operators/index.js';
-import type { WriteOutcome } from '../../src/sinks/index.js';
-import { apply } from '../../src/sinks/index.js';
+import type { Action, ConfigMap, Controller, KubeObject, Provider, ReconcileInput } from 'rxfleet';
+import { configMaps, controller, done, error, isLeft, isRight, namespaces, objectKey, resource } from 'rxfleet';
+import { enqueue, mapToKeys } from 'rxfleet/operators';
+import type { WriteOutcome } from 'rxfleet/sinks';
+import { apply } from 'rxfleet/sinks';
 
 /** RBAC Roles (rbac.authorization.k8s.io/v1). */
 export interface Role extends KubeObject {

@@ -1,7 +1,7 @@
 // Runs uniform-baseline over the clusters given on the command line:
 //   node dist-demo/examples/uniform-baseline/main.js --cluster east=east.kubeconfig --cluster west=west.kubeconfig
-import { main } from '../../src/index.js';
-import { clusterListProvider } from '../../src/providers/clusters/index.js';
+import { main } from 'rxfleet';
+import { clusterListProvider } from 'rxfleet/providers/clusters';
 import { parseExampleArgs, probePort } from '../shared/cli.js';
 import { baselineController } from './controller.js';
 

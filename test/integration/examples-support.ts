@@ -6,13 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../support/binaries.js';
+import { assertPackageBuilt } from '../support/replica-build.js';
 import type { Running } from '../support/captured.js';
 import { captured } from '../support/captured.js';
 
 const exec = promisify(execFile);
 
-/** Compiles examples and demo to dist-demo/ (tsconfig.examples.json). */
+/** Compiles examples and demo to dist-demo/ (tsconfig.examples.json), against the built package (dist/). */
 export async function buildExamples(): Promise<void> {
+  assertPackageBuilt();
   await exec(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repoRoot, 'tsconfig.examples.json')], { cwd: repoRoot });
 }
 

@@ -2,12 +2,27 @@
 // own, so files running at the same time never share (half-written) output.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './binaries.js';
 
 const exec = promisify(execFile);
+
+/**
+ * Throws unless the package is built: the examples import `rxfleet`, which resolves (package.json
+ * `exports`) to dist/, so they compile against and run on the built package, not the sources.
+ *
+ * @example
+ * ```ts
+ * assertPackageBuilt(); // before tsc -p tsconfig.examples.json
+ * ```
+ */
+export function assertPackageBuilt(): void {
+  if (!existsSync(join(repoRoot, 'dist', 'index.d.ts'))) {
+    throw new Error('the examples import rxfleet, which resolves to dist/: run `npm run build` first (`npm test` does)');
+  }
+}
 
 /** The compiled example, in a directory of its own. */
 export interface ReplicaBuild {
@@ -18,7 +33,7 @@ export interface ReplicaBuild {
 }
 
 /**
- * Compiles examples/ha (and the sources it imports) into a fresh directory under dist-demo/, so
+ * Compiles examples/ha (against the built package: see {@link assertPackageBuilt}) into a fresh directory under dist-demo/, so
  * test files running at the same time never read each other's half-written output (they would,
  * sharing dist-demo/examples). Under the repository, so `node` finds node_modules and
  * package.json's `"type": "module"`. Fails, with the compiler's output, on any type error.
@@ -28,6 +43,7 @@ export interface ReplicaBuild {
  * afterAll(() => build.remove());
  */
 export async function buildReplicaExample(): Promise<ReplicaBuild> {
+  assertPackageBuilt();
   const dir = join(repoRoot, 'dist-demo', `ha-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   const config = join(dir, 'tsconfig.json');

@@ -9,17 +9,16 @@ import { repoRoot } from './type-check-support.js';
 const dir = join(repoRoot, 'examples', 'crd-types');
 
 describe('examples/crd-types', () => {
-  it('commits exactly what `rxfleet gen types widget-crd.yaml --import-from ../../src/index.js` writes', async () => {
+  it('commits exactly what `rxfleet gen types widget-crd.yaml` writes (importing from rxfleet, as a user\'s files do)', async () => {
     const files = await generateTypes({
       crds: readCrds(readFileSync(join(dir, 'widget-crd.yaml'), 'utf8'), 'widget-crd.yaml'),
-      importFrom: '../../src/index.js',
       source: 'widget-crd.yaml',
     });
     expect(files.map((f) => f.path)).toEqual(['widget-v1.ts', 'widget-v1alpha1.ts']);
     const committed = readdirSync(dir).filter((f) => /^widget-.*\.ts$/.test(f)).sort();
     expect(committed).toEqual(files.map((f) => f.path).sort());
     for (const f of files) {
-      expect(readFileSync(join(dir, f.path), 'utf8'), `${f.path} is stale: run rxfleet gen types examples/crd-types/widget-crd.yaml --out examples/crd-types --import-from ../../src/index.js`).toBe(f.text);
+      expect(readFileSync(join(dir, f.path), 'utf8'), `${f.path} is stale: run npx rxfleet gen types examples/crd-types/widget-crd.yaml --out examples/crd-types`).toBe(f.text);
     }
   });
 });

@@ -23,17 +23,12 @@ function body(code: string): string[] {
     .filter((l) => l.trim() !== '' && !l.startsWith('import ') && !l.startsWith('//'));
 }
 
-/** The names each import brings in, per published module (source paths mapped to package subpaths). */
+/** The names each import brings in, per module (the example imports the package as the docs do). */
 function imports(code: string): string[] {
-  const toPackage = (from: string): string =>
-    from
-      .replace(/^(\.\.\/)+src\/index\.js$/, 'rxfleet')
-      .replace(/^(\.\.\/)+src\/(streams|client|runtime|fp|operators|sinks|testing)\/index\.js$/, 'rxfleet/$2')
-      .replace(/^(\.\.\/)+src\/providers\/([^/]+)\/index\.js$/, 'rxfleet/providers/$2');
   const out: string[] = [];
   for (const m of code.matchAll(/^import (?:type )?\{([^}]*)\} from '([^']+)';$/gm)) {
     const names = (m[1] ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
-    for (const n of names) out.push(`${toPackage(m[2] ?? '')}:${n}`);
+    for (const n of names) out.push(`${m[2] ?? ''}:${n}`);
   }
   return out.sort();
 }
