@@ -10,13 +10,16 @@ import { fromTransport, kubeError } from '../core/errors.js';
 import type { Credentials } from './auth.js';
 import type { Carrier, ExchangeEvents, PreparedRequest } from './exchange.js';
 import { abortedRequest, settleOnce } from './exchange.js';
-import type { H2Lease, H2Pool, H2Slot } from './h2-pool.js';
+import type { H2Pool } from './h2-pool.js';
+import type { H2Lease, H2Slot } from './h2-types.js';
+import { noHttp2Code } from './h2-types.js';
 import { headersTimeout } from './headers-deadline.js';
 import { tlsFingerprint } from './http1-carrier.js';
 
 const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
-// What a TLS server that does not offer h2 answers (ALPN), or Node's word for a non-h2 peer.
-const noHttp2 = /NO_APPLICATION_PROTOCOL|ERR_HTTP2_ERROR/;
+// What a TLS server that does not offer h2 answers (ALPN), Node's word for a non-h2 peer, or the
+// pool's when the handshake chose another protocol or none.
+const noHttp2 = new RegExp(`NO_APPLICATION_PROTOCOL|ERR_HTTP2_ERROR|${noHttp2Code}`);
 
 function errorCode(err: unknown): string {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : '';
@@ -156,12 +159,19 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
       };
       const onConnect = (): void => {
         cleanup();
+        // Node emits 'connect' even for a session the pool destroyed for choosing no h2.
+        if (slot.http1()) {
+          slot.done();
+          l.noHttp2();
+          fallback.send(p, tls, events);
+          return;
+        }
         stream(p, slot, events, startedAt);
       };
       const onError = (err: unknown): void => {
         cleanup();
         slot.done();
-        if (noHttp2.test(errorCode(err))) {
+        if (slot.http1() || noHttp2.test(errorCode(err))) {
           l.noHttp2();
           fallback.send(p, tls, events);
           return;

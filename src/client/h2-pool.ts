@@ -8,78 +8,8 @@
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import type { Credentials } from './auth.js';
-
-/**
- * The limits of shared HTTP/2 sessions.
- *
- * @example
- * ```ts
- * const settings: H2Settings = { maxStreamsPerSession: 100, pingIntervalMs: 30_000, pingTimeoutMs: 15_000, idleMs: 90_000 };
- * ```
- */
-export interface H2Settings {
-  /** Streams one session carries at most (fewer if the server says so); past it a new session opens. */
-  readonly maxStreamsPerSession: number;
-  /** How often a session with streams is checked with a PING (client-go: 30 s). */
-  readonly pingIntervalMs: number;
-  /** How long a PING may go unanswered before the session is destroyed (client-go: 15 s). */
-  readonly pingTimeoutMs: number;
-  /** How long a session without streams is kept for reuse. */
-  readonly idleMs: number;
-}
-
-/**
- * The defaults: 100 streams per session, PING every 30 s answered within 15 s, idle for 90 s.
- *
- * @example
- * ```ts
- * const settings: H2Settings = { ...defaultH2Settings, maxStreamsPerSession: 250 };
- * ```
- */
-export const defaultH2Settings: H2Settings = Object.freeze({ maxStreamsPerSession: 100, pingIntervalMs: 30_000, pingTimeoutMs: 15_000, idleMs: 90_000 });
-
-/**
- * One session's share given to one request: the session, and `done()` once its stream closed.
- *
- * @example
- * ```ts
- * const slot = lease.take(); if (slot !== 'http1') { const s = slot.session.request({ ':path': '/version' }); s.on('close', slot.done); }
- * ```
- */
-export interface H2Slot {
-  /** The session (possibly still connecting). */
-  readonly session: http2.ClientHttp2Session;
-  /** Gives the stream's place back; call once. */
-  readonly done: () => void;
-  /** Whether the server has spoken on the session yet (its SETTINGS frame). */
-  readonly heard: () => boolean;
-  /**
-   * Says a stream of this session got no answer in time: the session is PINGed at once and gets
-   * no new stream until the PING is answered (a dead one is destroyed when it is not), so retries
-   * go to a fresh connection instead of the same dead one.
-   */
-  readonly suspect: () => void;
-  /** How far the session's connection got: TCP connecting, TLS handshake, or up. */
-  readonly stage: () => 'connect' | 'tls' | 'up';
-}
-
-/**
- * One transport's hold on the sessions of its (origin, TLS identity).
- *
- * @example
- * ```ts
- * const lease = sharedH2Sessions.acquire('https://127.0.0.1:6443', creds, tlsFingerprint(creds));
- * lease.release(); // when the transport closes or its TLS material changes
- * ```
- */
-export interface H2Lease {
-  /** A session with room for one more stream, or `'http1'` once the server was found not to speak HTTP/2. */
-  take(): H2Slot | 'http1';
-  /** Marks the server as not speaking HTTP/2, for every transport of this key (nothing was sent). */
-  noHttp2(): void;
-  /** Ends this transport's hold; the last one closes the sessions. */
-  release(): void;
-}
+import type { H2Lease, H2Settings, H2Slot } from './h2-types.js';
+import { defaultH2Settings, noHttp2Code } from './h2-types.js';
 
 interface Live {
   readonly session: http2.ClientHttp2Session;
@@ -89,6 +19,8 @@ interface Live {
   pinging: boolean;
   /** A stream found no answer in time: no new stream goes here until the PING answers. */
   suspected: boolean;
+  /** The handshake chose no h2 (ALPN): destroyed before its preface went out. */
+  http1: boolean;
   idleSince: number;
   timer: NodeJS.Timeout;
 }
@@ -186,6 +118,7 @@ export class H2Pool {
         this.ping(l);
       },
       stage: () => (l.socket.connecting ? 'connect' : l.session.connecting ? 'tls' : 'up'),
+      http1: () => l.http1,
       done: () => {
         if (given) return;
         given = true;
@@ -210,15 +143,28 @@ export class H2Pool {
     const socket = tls.connect({
       host: url.hostname.replace(/^\[|\]$/g, ''),
       port: url.port === '' ? 443 : Number(url.port),
-      ALPNProtocols: ['h2'],
+      // Both, as Go's transport offers them: a server without HTTP/2 then picks http/1.1 rather
+      // than failing the handshake, and one that offers no ALPN at all picks nothing.
+      ALPNProtocols: ['h2', 'http/1.1'],
       rejectUnauthorized: c.rejectUnauthorized,
       ...(c.ca === undefined ? {} : { ca: c.ca }),
       ...(c.cert === undefined ? {} : { cert: c.cert }),
       ...(c.key === undefined ? {} : { key: c.key }),
       ...(c.servername === undefined ? {} : { servername: c.servername }),
     });
+    // Node's session sends the HTTP/2 preface whatever the handshake chose. This listener comes
+    // before the session's own, so a server that chose no h2 is marked HTTP/1.1 (for every
+    // transport of this key) and its session destroyed before the preface goes out; the requests
+    // waiting for it see `http1()` and go over HTTP/1.1.
+    socket.once('secureConnect', () => {
+      if (socket.alpnProtocol === 'h2') return;
+      live.http1 = true;
+      e.http1 = true;
+      const chose = socket.alpnProtocol === false ? 'no application protocol' : `"${socket.alpnProtocol}"`;
+      session.destroy(Object.assign(new Error(`the TLS handshake with ${origin} chose ${chose} (ALPN), not h2`), { code: noHttp2Code }));
+    });
     const session = http2.connect(origin, { createConnection: () => socket, settings: { enablePush: false } });
-    const live: Live = { session, socket, streams: 0, heard: false, pinging: false, suspected: false, idleSince: Date.now(), timer: setInterval(() => {
+    const live: Live = { session, socket, streams: 0, heard: false, pinging: false, suspected: false, http1: false, idleSince: Date.now(), timer: setInterval(() => {
         this.check(e, live);
       }, this.settings.pingIntervalMs) };
     live.timer.unref();
