@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { createFleet } from '../src/streams/fleet.js';
 import { kubeconfigFileProvider } from '../src/providers/file/index.js';
+import { eventually } from '../test/support/wait.js';
 
 const MODE = process.env.BENCH_MODE === 'probe' ? 'probe' : 'noprobe';
 const BASE = Number(process.env.BENCH_BASE ?? 50);
@@ -90,13 +91,8 @@ const skips: string[] = [];
 fleet.reports.subscribe((r) => {
   if (r.type === 'skipped' || r.type === 'error' || r.type === 'waiting') skips.push(`${r.type}: ${'reason' in r ? r.reason : ''}`);
 });
-const until = async (n: number): Promise<void> => {
-  const deadline = Date.now() + 60_000;
-  while (engaged < n) {
-    if (Date.now() > deadline) throw new Error(`only ${engaged} of ${n} engaged: ${skips.slice(0, 3).join('; ')}`);
-    await sleep(50);
-  }
-};
+const until = (n: number): Promise<true> =>
+  eventually(`${n} engaged`, () => engaged >= n, { timeoutMs: 60_000, context: () => `only ${engaged} engaged: ${skips.slice(0, 3).join('; ')}` });
 await until(BASE);
 // Two rescans, so that every lazy structure of a steady provider exists before the baseline.
 await sleep(2_200);

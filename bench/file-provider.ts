@@ -20,7 +20,7 @@ import { dump } from 'js-yaml';
 import type { KubeconfigFileProviderOptions, KubeconfigFileSystem } from '../src/providers/file/index.js';
 import { nodeKubeconfigFileSystem } from '../src/providers/file/index.js';
 import type { FleetEvent, Provider } from '../src/streams/cluster.js';
-import { waitFor } from './support.js';
+import { eventually } from '../test/support/wait.js';
 
 const MB = Number(process.env.BENCH_MB ?? 10);
 const CONTEXTS = Number(process.env.BENCH_CONTEXTS ?? 1_000);
@@ -109,7 +109,7 @@ const seen = (pred: (ev: FleetEvent) => boolean, from: number): boolean => event
 h.reset();
 const t0 = performance.now();
 const sub = kubeconfigFileProvider({ paths: [dir], probe: false, rescanIntervalMs: RESCAN_MS, fileSystem }).subscribe((ev) => events.push(ev));
-await waitFor('first discovery pass', () => seen((ev) => ev.type === 'report' && ev.report.type === 'discovered', 0), { timeoutMs: 300_000, intervalMs: 5 });
+await eventually('first discovery pass', () => seen((ev) => ev.type === 'report' && ev.report.type === 'discovered', 0), { timeoutMs: 300_000, intervalMs: 5 });
 const startMs = performance.now() - t0;
 const startLoop = loop(h);
 const startElu = busy();
@@ -145,7 +145,7 @@ for (const [k, { target, text }] of changes.entries()) {
   const t = performance.now();
   await writeFile(`${file}.tmp`, text);
   await rename(`${file}.tmp`, file);
-  await waitFor(`ctx-${target} re-engaged`, () => seen((ev) => ev.type === 'report' && ev.report.type === 'reengaged' && ev.report.cluster === `ctx-${target}`, at), { timeoutMs: 120_000, intervalMs: 5 });
+  await eventually(`ctx-${target} re-engaged`, () => seen((ev) => ev.type === 'report' && ev.report.type === 'reengaged' && ev.report.cluster === `ctx-${target}`, at), { timeoutMs: 120_000, intervalMs: 5 });
   const took = performance.now() - t;
   await sleep(500);
   const moved = events.slice(at).filter((ev) => ev.type === 'engaged' || ev.type === 'disengaged').length;

@@ -14,8 +14,9 @@ import { startKubeApiserver } from '../test/support/kube-apiserver.js';
 import { engagements, ownersNow, recordOnServer } from '../test/support/replica-audit.js';
 import { buildReplicaExample } from '../test/support/replica-build.js';
 import type { ReplicaProcess, ReplicaSpec } from '../test/support/replica-process.js';
-import { eventually, startReplica, states, stopAll, tails } from '../test/support/replica-process.js';
+import { startReplica, states, stopAll, tails } from '../test/support/replica-process.js';
 import { createTenants, putInputs } from '../test/support/replica-tenants.js';
+import { eventually } from '../test/support/wait.js';
 
 const N = Number(process.env.BENCH_CLUSTERS ?? 300);
 const TIMEOUT_MS = 180_000;
@@ -57,9 +58,7 @@ try {
         const once = owners.size === N && [...owners.values()].every((o) => o.length === 1);
         return agreed && once ? new Map([...owners].map(([c, [o]]) => [c, o ?? ''])) : undefined;
       },
-      TIMEOUT_MS,
-      () => tails(rs, 10),
-      200,
+      { timeoutMs: TIMEOUT_MS, context: () => tails(rs, 10), intervalMs: 200 },
     );
   };
   const moved = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): string[] => tenants.names.filter((n) => a.get(n) !== b.get(n));
@@ -77,7 +76,7 @@ try {
   await eventually('every cluster reconciled', () => {
     for (const e of outputs.events()) writerOf.set(e.object.metadata.namespace ?? '', e.object.metadata.annotations?.['rxfleet.io/written-by'] ?? '');
     return tenants.names.every((n) => writerOf.get(n) === three.get(n)) ? true : undefined;
-  }, TIMEOUT_MS, () => '', 200);
+  }, { timeoutMs: TIMEOUT_MS, intervalMs: 200 });
   const reconciledMs = Date.now() - startAt;
 
   // Leave: SIGTERM c (it stops its clusters and deletes its membership Lease).
@@ -106,12 +105,12 @@ try {
   // Leader election: two replicas, kill -9 the leader.
   const lead = { mode: 'leader', leaseNamespace: await kas.createNamespace('bench-lead'), leaseName: 'ha-copy' } as const;
   const pair = [launch({ ...lead, identity: 'lead-a' }), launch({ ...lead, identity: 'lead-b' })];
-  const leader = await eventually('a leader', () => pair.find((r) => states(r).at(-1)?.type === 'leading'), TIMEOUT_MS, () => tails(pair, 10), 100);
+  const leader = await eventually('a leader', () => pair.find((r) => states(r).at(-1)?.type === 'leading'), { timeoutMs: TIMEOUT_MS, context: () => tails(pair, 10), intervalMs: 100 });
   const standby = pair.find((r) => r !== leader) ?? leader;
-  await eventually('the leader running every cluster', () => (ownersNow([leader]).size === N ? true : undefined), TIMEOUT_MS, () => tails([leader], 10), 200);
+  await eventually('the leader running every cluster', () => (ownersNow([leader]).size === N ? true : undefined), { timeoutMs: TIMEOUT_MS, context: () => tails([leader], 10), intervalMs: 200 });
   const leaderKillAt = leader.signal('SIGKILL');
-  const leading = await eventually('the standby leading', () => states(standby).find((st) => st.type === 'leading'), TIMEOUT_MS, () => tails([standby], 10), 100);
-  await eventually('the new leader running every cluster', () => (ownersNow([standby]).size === N ? true : undefined), TIMEOUT_MS, () => tails([standby], 10), 200);
+  const leading = await eventually('the standby leading', () => states(standby).find((st) => st.type === 'leading'), { timeoutMs: TIMEOUT_MS, context: () => tails([standby], 10), intervalMs: 100 });
+  await eventually('the new leader running every cluster', () => (ownersNow([standby]).size === N ? true : undefined), { timeoutMs: TIMEOUT_MS, context: () => tails([standby], 10), intervalMs: 200 });
   const allAgainMs = lastEngaged([standby], tenants.names, leaderKillAt) - leaderKillAt;
 
   console.log(`\nHA, ${N} namespace-clusters on one kube-apiserver, default timings (lease 15 s, renew 10 s, retry 2 s); set-up ${s(setupMs)}\n`);

@@ -18,7 +18,7 @@ import type { ConfigMap, ObjectList } from '../src/index.js';
 import { configMaps, controller, done, run } from '../src/index.js';
 import { staticProvider } from '../src/streams/index.js';
 import { fakeCluster } from '../src/testing/index.js';
-import { waitFor } from './support.js';
+import { eventually } from '../test/support/wait.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const QUIET_EVERY_MS = 15;
@@ -124,7 +124,7 @@ async function measureRate(batch: number): Promise<Row> {
   gcObserver.observe({ entryTypes: ['gc'] });
   let flood: NodeJS.Timeout | undefined;
   try {
-    await waitFor('both watches open', () => quiet.lines.observed && noisy.lines.observed, { timeoutMs: 10_000, intervalMs: 5 });
+    await eventually('both watches open', () => quiet.lines.observed && noisy.lines.observed, { timeoutMs: 10_000, intervalMs: 5 });
     let seq = 0;
     const measure = async (): Promise<Phase> => {
       samples.clear();
@@ -139,7 +139,7 @@ async function measureRate(batch: number): Promise<Row> {
         await sleep(QUIET_EVERY_MS);
       }
       const all = [...samples.values()];
-      await waitFor('every quiet reconcile', () => all.every((s) => s.finished !== undefined), { timeoutMs: 10_000, intervalMs: 5 });
+      await eventually('every quiet reconcile', () => all.every((s) => s.finished !== undefined), { timeoutMs: 10_000, intervalMs: 5 });
       loop.disable();
       const elu = performance.eventLoopUtilization(elu0).utilization;
       const ok = all.filter((s): s is Required<Sample> => s.queued !== undefined && s.started !== undefined && s.finished !== undefined);
@@ -170,7 +170,7 @@ async function measureRate(batch: number): Promise<Row> {
       ingestMs += performance.now() - t1;
     }, FLOOD_EVERY_MS);
     // The flood is on and the queue busy before measuring.
-    await waitFor('the noisy cluster reconciling', () => noisyReconciles > 100, { timeoutMs: 10_000, intervalMs: 5 });
+    await eventually('the noisy cluster reconciling', () => noisyReconciles > 100, { timeoutMs: 10_000, intervalMs: 5 });
     const [events0, reconciles0, t0] = [n, noisyReconciles, performance.now()];
     [buildMs, ingestMs] = [0, 0];
     const crowded = await measure();

@@ -16,7 +16,7 @@ import type { Informer } from '../src/streams/index.js';
 import { createInformers } from '../src/streams/index.js';
 import { startKubeApiserver } from '../test/support/kube-apiserver.js';
 import { pool } from '../test/support/pool.js';
-import { waitFor } from './support.js';
+import { eventually } from '../test/support/wait.js';
 
 // Polled on every event-loop turn: the timings must not be rounded up to a polling interval.
 const tight = { timeoutMs: 120_000, intervalMs: 0 };
@@ -101,7 +101,7 @@ try {
     plain = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => core.listNamespacedConfigMap({ namespace }));
     await plain.start();
     const started = plain;
-    await waitFor('client-node list', () => started.list().length === N, tight);
+    await eventually('client-node list', () => started.list().length === N, tight);
     plainRuns.push(cn());
     if (round === 0) plainHeap = (heap() - h1) / N;
   }
@@ -126,7 +126,7 @@ try {
     const r = await client.patch(configMaps, name, { data: { v: '1' } }, { type: 'merge', namespace });
     if (E.isLeft(r)) throw new Error(r.left.message);
   });
-  await waitFor('both informers to see every update', () => rxDone > 0 && plainDone > 0, tight);
+  await eventually('both informers to see every update', () => rxDone > 0 && plainDone > 0, tight);
   const rxRate = UPDATES / ((rxDone - start) / 1000);
   const plainRate = UPDATES / ((plainDone - start) / 1000);
 

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { pool } from '../../test/support/pool.js';
-import { waitFor } from '../support.js';
+import { eventually } from '../../test/support/wait.js';
 import { checkOutputs } from './check-outputs.js';
 import type { BenchFleet } from './fleet-setup.js';
 import { INPUT_LABEL, inputBody, inputName } from './fleet-setup.js';
@@ -99,7 +99,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 export async function measureRun(st: FleetState, c: Contender, runIndex: number): Promise<RunFigures> {
   const keys = allKeys(st);
   const total = keys.length;
-  const wait = (what: string, probe: () => boolean): Promise<void> => waitFor(`${c.label}: ${what}`, probe, { timeoutMs: st.timeoutMs, intervalMs: 5 });
+  const wait = (what: string, probe: () => boolean): Promise<true> => eventually(`${c.label}: ${what}`, probe, { timeoutMs: st.timeoutMs, intervalMs: 5 });
   st.outputs.resetFirst();
   const log = createWriteStream(`${st.logDir}/run-${runIndex}-${c.label.replace(/\W+/g, '_')}.log`);
   const t0 = performance.now();
@@ -196,5 +196,5 @@ async function deleteOutputs(st: FleetState): Promise<void> {
     const q = `labelSelector=${encodeURIComponent(`!${INPUT_LABEL}`)}&fieldSelector=${encodeURIComponent('metadata.name!=kube-root-ca.crt')}`;
     must(await st.kube.request('DELETE', `${ws.cmPath}?${q}`), `delete outputs in ${ws.name}`, 200);
   });
-  await waitFor('every output deleted', () => st.outputs.count() === 0, { timeoutMs: st.timeoutMs, intervalMs: 20 });
+  await eventually('every output deleted', () => st.outputs.count() === 0, { timeoutMs: st.timeoutMs, intervalMs: 20 });
 }

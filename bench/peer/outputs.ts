@@ -30,7 +30,7 @@ export interface OutputTracker {
  *
  * @example
  * const outputs = trackOutputs(kube, fleet.workspaces);
- * await waitFor('outputs gone', () => outputs.count() === 0, { timeoutMs: 60_000, intervalMs: 20 });
+ * await eventually('outputs gone', () => outputs.count() === 0, { timeoutMs: 60_000, intervalMs: 20 });
  */
 export function trackOutputs(kube: Kube, workspaces: readonly BenchWorkspace[]): OutputTracker {
   const seen = new Map<string, SeenOutput>();

@@ -1,5 +1,5 @@
 // Waiting for a server to answer, and the fault controls of a server handle.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { ServerProcess } from './process.js';
 import { ServerStartError } from './process.js';
 
@@ -13,6 +13,7 @@ import { ServerStartError } from './process.js';
  */
 export interface WaitOptions {
   readonly timeoutMs: number;
+  /** Between probes (default 250 ms); 0 probes again on the next turn of the event loop. */
   readonly intervalMs?: number;
   /** Fail at once, with its log tail, if this process exits while waiting. */
   readonly process?: ServerProcess;
@@ -62,7 +63,7 @@ export async function waitUntil<T>(what: string, probe: () => Promise<T | undefi
       const why = lastError === '' ? '' : ` (last answer: ${lastError.split('\n')[0]?.slice(0, 120) ?? ''})`;
       opts.onProgress(`still waiting for ${what}: ${Math.round((Date.now() - started) / 1000)}s${why}`);
     }
-    await sleep(interval);
+    await (interval === 0 ? nextTurn() : sleep(interval));
   }
 }
 

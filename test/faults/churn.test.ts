@@ -12,7 +12,8 @@ import { configMaps, controller, done, run } from '../../src/index.js';
 import type { ClusterListProvider } from '../../src/providers/clusters/index.js';
 import { clusterListProvider } from '../../src/providers/clusters/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
-import { clusterOf, must, until } from './faults-support.js';
+import { clusterOf } from './faults-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 const CYCLES = Number(process.env.FAULTS_CHURN_CYCLES ?? 1_000);
 const WARMUP = 20;
@@ -63,7 +64,7 @@ const yaml = (): string => sharedKubeApiserver().kubeconfigYaml('admin');
 beforeAll(async () => {
   const namespace = await sharedKubeApiserver().createNamespace('churn');
   const admin = clusterOf('churn-setup', yaml());
-  await must('create the watched ConfigMap', () => admin.client.create(configMaps, { metadata: { name: 'one', namespace }, data: {} }));
+  await retrying('create the watched ConfigMap', () => admin.client.create(configMaps, { metadata: { name: 'one', namespace }, data: {} }));
   admin.client.close();
   // An anchor cluster stays engaged throughout, as a real fleet never empties.
   set = clusterListProvider([{ name: 'anchor', kubeconfig: { yaml: yaml() } }]);
@@ -76,7 +77,7 @@ beforeAll(async () => {
     metrics: { perClusterHistograms: true, processMetrics: false },
     onOutcome: (o) => reconciled.add(o.cluster),
   });
-  await until('the anchor reconciled', () => (reconciled.has('anchor') ? true : undefined), 30_000, 20);
+  await eventually('the anchor reconciled', () => (reconciled.has('anchor') ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
 });
 afterAll(async () => {
   await handle.stop({ deadlineMs: 0 });
@@ -86,10 +87,10 @@ afterAll(async () => {
 /** One cycle: engage `name`, see its first reconcile, disengage it, see it gone from the run. Returns the fds open while engaged. */
 async function cycle(name: string): Promise<number> {
   set.add({ name, kubeconfig: { yaml: yaml() } });
-  await until(`${name} reconciled`, () => (reconciled.has(name) ? true : undefined), 30_000, 2);
+  await eventually(`${name} reconciled`, () => (reconciled.has(name) ? true : undefined), { timeoutMs: 30_000, intervalMs: 2 });
   const engaged = fdCount();
   set.remove(name);
-  await until(`${name} gone from the run`, () => (handle.health.report().clusters.some((c) => c.cluster === name) ? undefined : true), 30_000, 2);
+  await eventually(`${name} gone from the run`, () => (handle.health.report().clusters.some((c) => c.cluster === name) ? undefined : true), { timeoutMs: 30_000, intervalMs: 2 });
   reconciled.delete(name);
   return engaged;
 }
@@ -100,10 +101,10 @@ describe('engage/disengage churn through the runtime', () => {
     // Disengaged clients close their sockets at once; let the last cycle's settle before measuring.
     const settle = async (what: string, base?: Snapshot): Promise<Snapshot> => {
       let last: Snapshot | undefined;
-      return until(what, async () => {
+      return eventually(what, async () => {
         last = await snapshot(handle);
         return base === undefined || (last.sockets <= base.sockets && last.timers <= base.timers && last.fds <= base.fds + FD_SLACK) ? last : undefined;
-      }, 15_000, 100).catch((e: unknown) => {
+      }, { timeoutMs: 15_000, intervalMs: 100 }).catch((e: unknown) => {
         throw new Error(`${e instanceof Error ? e.message : String(e)}: baseline ${JSON.stringify(base)}, now ${JSON.stringify(last)}`);
       });
     };

@@ -17,10 +17,10 @@ import type { HttpFaultProxy } from '../support/http-fault-proxy.js';
 import { startHttpFaultProxy } from '../support/http-fault-proxy.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
-import { must } from '../integration/streams-support.js';
+import { retrying } from '../support/wait.js';
 
-export { must, pool };
-export { storeMatchesServer, until } from '../integration/streams-support.js';
+export { pool };
+export { storeMatchesServer } from '../integration/streams-support.js';
 
 /** The shared kube-apiserver's admin kubeconfig with its server URL replaced by `server`. */
 export function kubeconfigVia(server: string): string {
@@ -154,13 +154,13 @@ export function workload(direct: Cluster, namespace: string, label: string, size
     before,
     prepare: () =>
       pool(before, 6, async (name) => {
-        await must(`create ${name}`, () => client.create(configMaps, cm(name, '1')));
+        await retrying(`create ${name}`, () => client.create(configMaps, cm(name, '1')));
       }),
     async during() {
       // In order, so a create precedes its delete; the watch must deliver both.
-      for (const name of created) await must(`create ${name}`, () => client.create(configMaps, cm(name, '1')));
-      for (const name of updated) await must(`update ${name}`, () => client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
-      for (const name of removed) await must(`delete ${name}`, () => client.delete(configMaps, name, { namespace }));
+      for (const name of created) await retrying(`create ${name}`, () => client.create(configMaps, cm(name, '1')));
+      for (const name of updated) await retrying(`update ${name}`, () => client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
+      for (const name of removed) await retrying(`delete ${name}`, () => client.delete(configMaps, name, { namespace }));
     },
     verify(rec) {
       for (const name of [...before, ...created]) expect(rec.seen.has(name), `${name} seen`).toBe(true);

@@ -11,7 +11,8 @@ import { clusterName, configMaps, controller, done, run } from '../../src/index.
 import { clusterListProvider } from '../../src/providers/clusters/index.js';
 import type { Informers } from '../../src/streams/index.js';
 import type { ActiveRule, HttpFaultProxy, Injection } from '../support/http-fault-proxy.js';
-import { capturedLogs, httpProxiedServer, must, recorder, storeMatchesServer, until, workload } from './faults-support.js';
+import { capturedLogs, httpProxiedServer, recorder, storeMatchesServer, workload } from './faults-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 const DEGRADED_MS = 1_500;
 // At least this many 500s in a row in each burst (each burst lasts until degraded, whatever it takes).
@@ -82,14 +83,14 @@ describe('a controller whose server answers bursts of 500', () => {
     /** Holds the burst (`rule`) until the run reports it degraded after at least BURST 500s, then lifts it and waits for synced. */
     const burst = async (what: string, rule: ActiveRule, inside: () => Promise<void> = () => Promise.resolve()): Promise<void> => {
       // The first failure may be the end of a watch too young to have had a line; the 500s follow.
-      const failing = await until(`unhealthy with a 500 during the ${what} burst`, () => (health()?.state === 'unhealthy' && health()?.reason?.includes('500 InternalError') === true ? health() : undefined), 30_000, 20);
+      const failing = await eventually(`unhealthy with a 500 during the ${what} burst`, () => (health()?.state === 'unhealthy' && health()?.reason?.includes('500 InternalError') === true ? health() : undefined), { timeoutMs: 30_000, intervalMs: 20 });
       expect(failing.reason).toContain('injected: etcdserver: request timed out');
       await inside();
-      const degraded = await until(`degraded during the ${what} burst`, () => (rule.hits >= BURST && health()?.reason?.startsWith('degraded:') === true ? health() : undefined), 30_000, 20);
+      const degraded = await eventually(`degraded during the ${what} burst`, () => (rule.hits >= BURST && health()?.reason?.startsWith('degraded:') === true ? health() : undefined), { timeoutMs: 30_000, intervalMs: 20 });
       expect(degraded.state).toBe('unhealthy');
       expect(degraded.watches.find((h) => h.resource === 'configmaps')?.degraded).toBe(true);
       rule.remove();
-      await until(`synced after the ${what} burst`, () => (health()?.state === 'synced' ? true : undefined), 30_000, 20);
+      await eventually(`synced after the ${what} burst`, () => (health()?.state === 'synced' ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
     };
     try {
       await burst('list', onLists);
@@ -105,7 +106,7 @@ describe('a controller whose server answers bursts of 500', () => {
         await storeMatchesServer(inf.store, direct.client, namespace, 30_000, w.label);
         onWatches = proxy.inject({ kinds: ['watch'], resource: 'configmaps', times: Infinity, injection: err500 });
         // The open watch ends as a server timeout ends it; every resumption meets a 500.
-        await until('the watch open through the proxy', () => (proxy.openWatches() === 1 ? true : undefined), 10_000, 20);
+        await eventually('the watch open through the proxy', () => (proxy.openWatches() === 1 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
         proxy.endWatches();
         await burst('watch', onWatches, () => w.during());
         await storeMatchesServer(inf.store, direct.client, namespace, 30_000, w.label);
@@ -117,13 +118,13 @@ describe('a controller whose server answers bursts of 500', () => {
       }
       expect(transitions(lines)).toEqual(['failing', 'degraded', 'recovered', 'no longer degraded', 'failing', 'degraded', 'recovered', 'no longer degraded']);
       // The controller worked through it: each object written reconciled in its last state.
-      const server = await must('list', () => direct.client.listAll(configMaps, { namespace, labelSelector: w.label }));
+      const server = await retrying('list', () => direct.client.listAll(configMaps, { namespace, labelSelector: w.label }));
       for (const o of server.items) {
         const name = o.metadata.name ?? '';
-        await until(`${name} reconciled at ${o.metadata.resourceVersion ?? ''}`, () => (reconciled.get(name)?.at(-1)?.metadata.resourceVersion === o.metadata.resourceVersion ? true : undefined), 10_000, 20);
+        await eventually(`${name} reconciled at ${o.metadata.resourceVersion ?? ''}`, () => (reconciled.get(name)?.at(-1)?.metadata.resourceVersion === o.metadata.resourceVersion ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       }
       for (const name of [...rec.deletes.keys()]) {
-        await until(`${name} reconciled as deleted`, () => (reconciled.get(name)?.at(-1) === undefined && reconciled.has(name) ? true : undefined), 10_000, 20);
+        await eventually(`${name} reconciled as deleted`, () => (reconciled.get(name)?.at(-1) === undefined && reconciled.has(name) ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       }
     } finally {
       onLists.remove();

@@ -11,7 +11,8 @@ import type { StoreView } from '../../src/streams/index.js';
 import { createInformers } from '../../src/streams/index.js';
 import type { HttpFaultProxy, Injection } from '../support/http-fault-proxy.js';
 import type { Recorder, Workload } from './faults-support.js';
-import { httpProxiedServer, must, recorder, storeMatchesServer, until, workload } from './faults-support.js';
+import { httpProxiedServer, recorder, storeMatchesServer, workload } from './faults-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 const MAX_RETRY_AFTER_MS = 1_000;
 const quick = { initialMs: 100, factor: 2, maxMs: 1_000, resetAfterMs: 60_000 };
@@ -41,7 +42,7 @@ async function watchedThroughProxy(w: Workload, rec: Recorder): Promise<{ store:
   const sub = inf.events.subscribe(rec.onEvent);
   await storeMatchesServer(inf.store, direct.client, namespace, 30_000, w.label);
   // endWatches() ends only a watch whose headers came back: wait for it, or the fault would miss it.
-  await until('the watch open through the proxy', () => (proxy.openWatches() === 1 ? true : undefined), 10_000, 20);
+  await eventually('the watch open through the proxy', () => (proxy.openWatches() === 1 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
   return {
     store: inf.store,
     stop: () => {
@@ -68,7 +69,7 @@ describe('a watch through an HTTP proxy that answers 429 with Retry-After: 3600'
       });
       // The open watch ends as a server timeout ends it; its resumption meets the 429.
       proxy.endWatches();
-      const waiting = await until('the 429 in health', () => rec.health.find((h) => h.state === 'backingOff' && h.lastError?.type === 'TooManyRequests'), 10_000, 20);
+      const waiting = await eventually('the 429 in health', () => rec.health.find((h) => h.state === 'backingOff' && h.lastError?.type === 'TooManyRequests'), { timeoutMs: 10_000, intervalMs: 20 });
       expect(waiting.lastError?.retryAfterSeconds).toBe(3600);
       expect(waiting.failingSince, 'failingSince while waiting').toBeDefined();
       expect(waiting.nextAttemptAt, 'nextAttemptAt while waiting').toBeDefined();
@@ -78,14 +79,14 @@ describe('a watch through an HTTP proxy that answers 429 with Retry-After: 3600'
       expect(waitMs).toBeLessThan(WELL_BELOW_AN_HOUR_MS);
 
       await w.during();
-      await until('both 429s answered', () => (tooMany.spent ? true : undefined), 4 * MAX_RETRY_AFTER_MS + 10_000, 20);
-      await until('a watch passed through again', () => (proxy.seen.at(-1)?.outcome === 'passed' && proxy.seen.at(-1)?.kind === 'watch' ? true : undefined), 2 * MAX_RETRY_AFTER_MS + 10_000, 20);
+      await eventually('both 429s answered', () => (tooMany.spent ? true : undefined), { timeoutMs: 4 * MAX_RETRY_AFTER_MS + 10_000, intervalMs: 20 });
+      await eventually('a watch passed through again', () => (proxy.seen.at(-1)?.outcome === 'passed' && proxy.seen.at(-1)?.kind === 'watch' ? true : undefined), { timeoutMs: 2 * MAX_RETRY_AFTER_MS + 10_000, intervalMs: 20 });
       await storeMatchesServer(watch.store, direct.client, namespace, 30_000, w.label);
       w.verify(rec);
       const tooManyWaits = rec.health.filter((h) => h.state === 'backingOff' && h.lastError?.type === 'TooManyRequests');
       expect(tooManyWaits.length, 'waits shown in health').toBeGreaterThanOrEqual(2);
       for (const h of tooManyWaits) expect((h.nextAttemptAt ?? 0) - (h.failingSince ?? 0)).toBeLessThan(2 * WELL_BELOW_AN_HOUR_MS);
-      const last = await until('health back to connected', () => (rec.latest()?.state === 'connected' && rec.latest()?.failingSince === undefined ? rec.latest() : undefined), 10_000, 20);
+      const last = await eventually('health back to connected', () => (rec.latest()?.state === 'connected' && rec.latest()?.failingSince === undefined ? rec.latest() : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       expect(last.relists, 'relists after a 429').toBe(0);
     } finally {
       watch.stop();
@@ -117,19 +118,19 @@ describe('a watch through an HTTP proxy that answers 410 Gone', () => {
       // The relist is held until the writes are done, so the stream is down for all of them.
       const held = proxy.inject({ kinds: ['list'], resource: 'configmaps', times: 1, injection: { type: 'hold' } });
       proxy.endWatches();
-      await until('the 410 answered', () => (goneRule.spent ? true : undefined), 10_000, 20);
-      const failed = await until('the 410 in health', () => rec.health.find((h) => h.lastError?.type === 'Gone'), 10_000, 20);
+      await eventually('the 410 answered', () => (goneRule.spent ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
+      const failed = await eventually('the 410 in health', () => rec.health.find((h) => h.lastError?.type === 'Gone'), { timeoutMs: 10_000, intervalMs: 20 });
       expect(failed.lastError?.code).toBe(410);
-      await until('the relist to be held', () => (held.spent && proxy.held() === 1 ? true : undefined), 10_000, 20);
+      await eventually('the relist to be held', () => (held.spent && proxy.held() === 1 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
 
       await w.during();
       proxy.release();
-      await until('a relist in health', () => ((rec.latest()?.relists ?? 0) >= 1 ? true : undefined), 10_000, 20);
-      await until('the watch connected again', () => (rec.latest()?.state === 'connected' ? true : undefined), 10_000, 20);
+      await eventually('a relist in health', () => ((rec.latest()?.relists ?? 0) >= 1 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
+      await eventually('the watch connected again', () => (rec.latest()?.state === 'connected' ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       // The watch resumes after the relist: a write now is delivered as an event, not a listing.
       const after = `${form.label}-after`;
-      await must(`create ${after}`, () => direct.client.create(configMaps, { metadata: { name: after, namespace, labels: { fault: form.label } }, data: { v: '1' } }));
-      await until(`${after} seen`, () => (rec.seen.has(after) ? true : undefined), 10_000, 20);
+      await retrying(`create ${after}`, () => direct.client.create(configMaps, { metadata: { name: after, namespace, labels: { fault: form.label } }, data: { v: '1' } }));
+      await eventually(`${after} seen`, () => (rec.seen.has(after) ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       await storeMatchesServer(watch.store, direct.client, namespace, 30_000, w.label);
       w.verify(rec);
       expect(rec.latest()?.relists, 'relists').toBe(1);

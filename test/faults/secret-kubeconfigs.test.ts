@@ -14,7 +14,8 @@ import type { Informers } from '../../src/streams/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import { b64, credentialTraps, kubeApiserverAccess, kubeconfigWith } from '../integration/providers-support.js';
 import { randomName } from '../integration/targets.js';
-import { capturedLogs, clusterOf, must, recorder, storeMatchesServer, until, workload } from './faults-support.js';
+import { capturedLogs, clusterOf, recorder, storeMatchesServer, workload } from './faults-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 let hub: Cluster;
 let secretsNs: string;
@@ -43,9 +44,9 @@ describe('a controller over kubeconfig Secrets that would run a program or read 
       metadata: { name, namespace: secretsNs, labels: { [kubeconfigSecretLabel]: 'true', set } },
       data: { kubeconfig: b64(kubeconfigWith(server, caData, user)) },
     });
-    await must('exec', () => hub.client.create(secrets, secret('exec', { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } })));
-    await must('tokenfile', () => hub.client.create(secrets, secret('tokenfile', { 'token-file': tokenFile })));
-    await must('plain', () => hub.client.create(secrets, secret('plain', { token })));
+    await retrying('exec', () => hub.client.create(secrets, secret('exec', { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } })));
+    await retrying('tokenfile', () => hub.client.create(secrets, secret('tokenfile', { 'token-file': tokenFile })));
+    await retrying('plain', () => hub.client.create(secrets, secret('plain', { token })));
 
     const w = workload(hub, workNs, 'trust');
     await w.prepare();
@@ -72,7 +73,7 @@ describe('a controller over kubeconfig Secrets that would run a program or read 
     const stops: (() => void)[] = [];
     try {
       const plainName = clusterName('plain');
-      await until('plain synced', () => (handle.health.report().clusters.find((h) => h.cluster === plainName)?.state === 'synced' ? true : undefined), 30_000, 20);
+      await eventually('plain synced', () => (handle.health.report().clusters.find((h) => h.cluster === plainName)?.state === 'synced' ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
 
       // Refused, each naming its Secret and the field, in the run's health and in its logs.
       const refusals = {
@@ -80,7 +81,7 @@ describe('a controller over kubeconfig Secrets that would run a program or read 
         tokenfile: `Secret ${secretsNs}/tokenfile: kubeconfig field users[0].user.token-file is not allowed from a Secret (it reads ${JSON.stringify(tokenFile)}; allow the file with trust.files)`,
       };
       for (const [name, reason] of Object.entries(refusals)) {
-        const issue = await until(`${name} refused in health`, () => handle.health.report().providers.find((i) => i.reason.includes(`Secret ${secretsNs}/${name}:`)), 30_000, 20);
+        const issue = await eventually(`${name} refused in health`, () => handle.health.report().providers.find((i) => i.reason.includes(`Secret ${secretsNs}/${name}:`)), { timeoutMs: 30_000, intervalMs: 20 });
         expect(issue).toMatchObject({ provider: 'kubeconfig-secrets', type: 'skipped', reason });
         const logged = lines.filter((l) => l.msg === 'provider: candidate skipped' && l.reason === reason);
         expect(logged.length, `log lines refusing ${name}`).toBeGreaterThanOrEqual(1);
@@ -101,13 +102,13 @@ describe('a controller over kubeconfig Secrets that would run a program or read 
       await storeMatchesServer(inf.store, hub.client, workNs, 30_000, w.label);
       w.verify(rec);
       expect(rec.latest()?.relists ?? 0, 'relists').toBe(0);
-      const onServer = await must('list', () => hub.client.listAll(configMaps, { namespace: workNs, labelSelector: w.label }));
+      const onServer = await retrying('list', () => hub.client.listAll(configMaps, { namespace: workNs, labelSelector: w.label }));
       for (const o of onServer.items) {
         const name = `plain/${o.metadata.name ?? ''}`;
-        await until(`${name} reconciled at ${o.metadata.resourceVersion ?? ''}`, () => (reconciled.get(name)?.at(-1)?.metadata.resourceVersion === o.metadata.resourceVersion ? true : undefined), 10_000, 20);
+        await eventually(`${name} reconciled at ${o.metadata.resourceVersion ?? ''}`, () => (reconciled.get(name)?.at(-1)?.metadata.resourceVersion === o.metadata.resourceVersion ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       }
       for (const deleted of rec.deletes.keys()) {
-        await until(`plain/${deleted} reconciled as deleted`, () => (reconciled.has(`plain/${deleted}`) && reconciled.get(`plain/${deleted}`)?.at(-1) === undefined ? true : undefined), 10_000, 20);
+        await eventually(`plain/${deleted} reconciled as deleted`, () => (reconciled.has(`plain/${deleted}`) && reconciled.get(`plain/${deleted}`)?.at(-1) === undefined ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       }
 
       // Nothing ran, nothing else joined: only plain was ever engaged or reconciled.

@@ -7,7 +7,8 @@ import type { Cluster } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import { createInformers } from '../../src/streams/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
-import { clusterOf, must, recorder, storeMatchesServer, until } from './faults-support.js';
+import { clusterOf, recorder, storeMatchesServer } from './faults-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 const WATCHES = 10;
 let cluster: Cluster;
@@ -31,17 +32,17 @@ describe('watches the server ends every second', () => {
     const created: string[] = [];
     const deleted: string[] = [];
     try {
-      await until('synced', () => (inf.store.synced(cluster.name) ? true : undefined), 30_000, 20);
+      await eventually('synced', () => (inf.store.synced(cluster.name) ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
       // Writes spread over the whole run, so events fall in every watch and in the gaps between them.
       let i = 0;
       while ((rec.latest()?.reconnects ?? 0) < WATCHES) {
         const name = `s-${i++}`;
-        await must(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace }, data: { v: '1' } }));
+        await retrying(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace }, data: { v: '1' } }));
         created.push(name);
-        await must(`update ${name}`, () => cluster.client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
+        await retrying(`update ${name}`, () => cluster.client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
         if (i % 2 === 0) {
           const old = created[i - 2] ?? '';
-          await must(`delete ${old}`, () => cluster.client.delete(configMaps, old, { namespace }));
+          await retrying(`delete ${old}`, () => cluster.client.delete(configMaps, old, { namespace }));
           deleted.push(old);
         }
         // Bounded: at one write every 100 ms the server's 1 s timeouts give ten reconnects in about 10 s.

@@ -12,7 +12,8 @@ import type { WatchHealth } from '../../src/streams/index.js';
 import { createInformers } from '../../src/streams/index.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import type { Recorder, Workload } from './faults-support.js';
-import { must, proxiedServer, recorder, storeMatchesServer, until, workload } from './faults-support.js';
+import { proxiedServer, recorder, storeMatchesServer, workload } from './faults-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 const INACTIVITY_MS = 3_000;
 const HEADERS_MS = 1_000;
@@ -49,10 +50,10 @@ const faults: readonly Fault[] = [
       // hands the client the first part of the line and then ends the stream.
       proxy.set({ type: 'cut', afterBytes: 20_000 });
       const cutsBefore = proxy.stats.cuts;
-      await must('create the big object', () => direct.client.create(configMaps, { metadata: { name: 'big', namespace, labels: { fault: 'cut' } }, data: { v: '1', blob: 'x'.repeat(48 * 1024) } }));
+      await retrying('create the big object', () => direct.client.create(configMaps, { metadata: { name: 'big', namespace, labels: { fault: 'cut' } }, data: { v: '1', blob: 'x'.repeat(48 * 1024) } }));
       // Each reconnect resumes before the big event and is cut again: wait for a few.
-      await until('three cuts', () => (proxy.stats.cuts >= cutsBefore + 3 ? true : undefined), 30_000, 20);
-      const cut = await until('the cut in health', () => rec.health.find((h) => h.lastError?.type === 'Transient'), 10_000, 20);
+      await eventually('three cuts', () => (proxy.stats.cuts >= cutsBefore + 3 ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
+      const cut = await eventually('the cut in health', () => rec.health.find((h) => h.lastError?.type === 'Transient'), { timeoutMs: 10_000, intervalMs: 20 });
       expect(cut.lastError?.message).toMatch(/cut before the stream ended|ended in the middle of a line|ECONNRESET/);
     },
   },
@@ -63,8 +64,8 @@ const faults: readonly Fault[] = [
       const resetsBefore = proxy.stats.resets;
       proxy.set({ type: 'reset' });
       // The open watch is reset, and so is its first reconnect.
-      await until('the watch to fail', () => failingSince(rec), 10_000, 20);
-      await until('a reconnect reset too', () => (proxy.stats.resets >= resetsBefore + 2 ? true : undefined), 10_000, 20);
+      await eventually('the watch to fail', () => failingSince(rec), { timeoutMs: 10_000, intervalMs: 20 });
+      await eventually('a reconnect reset too', () => (proxy.stats.resets >= resetsBefore + 2 ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     },
   },
   {
@@ -76,11 +77,11 @@ const faults: readonly Fault[] = [
       const start = performance.now();
       // Written into the hole: the events are held by the proxy and never reach the client.
       await w.during();
-      const silent = await until('the inactivity timeout', () => rec.health.find((h) => h.lastError?.type === 'Timeout' && h.lastError.message.includes('no line from the watch')), INACTIVITY_MS + SLACK * 2, 20);
+      const silent = await eventually('the inactivity timeout', () => rec.health.find((h) => h.lastError?.type === 'Timeout' && h.lastError.message.includes('no line from the watch')), { timeoutMs: INACTIVITY_MS + SLACK * 2, intervalMs: 20 });
       expect(performance.now() - start).toBeLessThan(INACTIVITY_MS + SLACK * 2);
       expect(silent.failingSince).toBeDefined();
       // The reconnect is accepted and never handshakes: it fails at the headers deadline.
-      await until('a reconnect to time out', () => rec.health.find((h) => h.lastError?.message.includes(`no response headers within ${HEADERS_MS} ms`) === true), HEADERS_MS + quick.maxMs + SLACK * 2, 20);
+      await eventually('a reconnect to time out', () => rec.health.find((h) => h.lastError?.message.includes(`no response headers within ${HEADERS_MS} ms`) === true), { timeoutMs: HEADERS_MS + quick.maxMs + SLACK * 2, intervalMs: 20 });
     },
   },
   {
@@ -102,7 +103,7 @@ const faults: readonly Fault[] = [
       const start = performance.now();
       // The open watch is cut, so the next one meets a proxy that accepts and never answers.
       proxy.resetAll();
-      const stuck = await until('the headers deadline', () => rec.health.find((h) => h.lastError?.message.includes(`no response headers within ${HEADERS_MS} ms`) === true), HEADERS_MS + quick.maxMs + SLACK * 2, 20);
+      const stuck = await eventually('the headers deadline', () => rec.health.find((h) => h.lastError?.message.includes(`no response headers within ${HEADERS_MS} ms`) === true), { timeoutMs: HEADERS_MS + quick.maxMs + SLACK * 2, intervalMs: 20 });
       expect(stuck.lastError?.type).toBe('ClusterUnreachable');
       expect(performance.now() - start).toBeLessThan(HEADERS_MS + quick.maxMs + SLACK * 2);
       expect(proxy.stats.unanswered).toBeGreaterThan(unansweredBefore);

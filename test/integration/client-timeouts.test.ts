@@ -18,7 +18,7 @@ import type { Either, KubeError } from '../../src/index.js';
 import { ConfigError, clusterName, configMaps } from '../../src/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
 import { createInformers } from '../../src/streams/index.js';
-import { until } from './targets.js';
+import { eventually } from '../support/wait.js';
 
 // Short bounds keep the file fast; the rules are those of the 10 s default.
 const BOUND = 300;
@@ -127,7 +127,7 @@ describe('request deadlines', () => {
     expect(ms).toBeLessThan(BOUND + SLACK);
     expect(server().connections).toBe(before + 1);
     // The connection is closed, not left open nor handed back to the agent.
-    await until('the connection to close', () => (server().open.size === 0 ? true : undefined), 5_000, 20);
+    await eventually('the connection to close', () => (server().open.size === 0 ? true : undefined), { timeoutMs: 5_000, intervalMs: 20 });
     client.close();
   }, TEST_MS);
 
@@ -183,12 +183,12 @@ describe('watches against a server that never answers', () => {
       const hs = informer.health.subscribe((h) => health.push({ at: performance.now() - start, h }));
       const sub = informer.events.subscribe();
       try {
-        const failing = await until('failing health', () => health.find(({ h }) => h.failingSince !== undefined), BOUND + SLACK, 10);
+        const failing = await eventually('failing health', () => health.find(({ h }) => h.failingSince !== undefined), { timeoutMs: BOUND + SLACK, intervalMs: 10 });
         expect(failing.at).toBeLessThan(BOUND + SLACK);
         expect(failing.h).toMatchObject({ state: 'backingOff', synced: false, lastError: { type: 'Timeout', request: expect.stringContaining(watchPath) as unknown } });
         expect(failing.h.lastError?.message).toContain(`cluster "${name}-watch" ${watchPath}`);
         expect(failing.h.lastError?.message).toContain(`no response headers within ${BOUND} ms`);
-        const degraded = await until('degraded health', () => health.find(({ h }) => h.degraded === true), 1_500 + SLACK * 2, 20);
+        const degraded = await eventually('degraded health', () => health.find(({ h }) => h.degraded === true), { timeoutMs: 1_500 + SLACK * 2, intervalMs: 20 });
         expect(degraded.h.failingSince).toBe(failing.h.failingSince);
         // It kept retrying, with backoff in between: several attempts, each one a new connection.
         expect(server().connections - before).toBeGreaterThanOrEqual(3);
@@ -200,7 +200,7 @@ describe('watches against a server that never answers', () => {
         hs.unsubscribe();
       }
       // Stopping the watch closes its connection.
-      await until('the connections to close', () => (server().open.size === 0 ? true : undefined), 5_000, 20);
+      await eventually('the connections to close', () => (server().open.size === 0 ? true : undefined), { timeoutMs: 5_000, intervalMs: 20 });
       client.close();
     },
   );

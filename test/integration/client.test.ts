@@ -9,7 +9,8 @@ import { E } from '../../src/fp/index.js';
 import type { ConfigMap } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import type { Sandbox } from './targets.js';
-import { randomName, right, targets, widgetsCrd } from './targets.js';
+import { randomName, targets, widgetsCrd } from './targets.js';
+import { must } from '../support/wait.js';
 
 describe.each(targets)('the cluster client against $name', (target) => {
   let sb: Sandbox;
@@ -19,31 +20,29 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
   it('creates, reads, replaces, patches and deletes a ConfigMap', async () => {
     const name = randomName('crud');
-    const created = right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: { a: '1' } }));
+    const created = must(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: { a: '1' } }));
     expect(created.metadata.uid).toBeTruthy();
 
     const again = await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: {} });
     expect(E.isLeft(again) && again.left.type).toBe('AlreadyExists');
 
-    const got = right(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
+    const got = must(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
     expect(got.data).toEqual({ a: '1' });
 
-    const replaced = right(await sb.client.replace(configMaps, { ...got, data: { a: '2' } }));
+    const replaced = must(await sb.client.replace(configMaps, { ...got, data: { a: '2' } }));
     expect(replaced.data).toEqual({ a: '2' });
 
     // A PUT with the stale resourceVersion is a Conflict, not a silent overwrite.
     const stale = await sb.client.replace(configMaps, { ...got, data: { a: 'stale' } });
     expect(E.isLeft(stale) && stale.left.type).toBe('Conflict');
 
-    const patched = right(await sb.client.patch(configMaps, name, { data: { b: '3' } }, { type: 'merge', namespace: sb.namespace }));
+    const patched = must(await sb.client.patch(configMaps, name, { data: { b: '3' } }, { type: 'merge', namespace: sb.namespace }));
     expect(patched.data).toEqual({ a: '2', b: '3' });
 
-    const jsonPatched = right(
-      await sb.client.patch(configMaps, name, [{ op: 'remove', path: '/data/a' }], { type: 'json', namespace: sb.namespace }),
-    );
+    const jsonPatched = must(await sb.client.patch(configMaps, name, [{ op: 'remove', path: '/data/a' }], { type: 'json', namespace: sb.namespace }));
     expect(jsonPatched.data).toEqual({ b: '3' });
 
-    right(await sb.client.delete(configMaps, name, { namespace: sb.namespace, preconditions: { uid: created.metadata.uid ?? '' } }));
+    must(await sb.client.delete(configMaps, name, { namespace: sb.namespace, preconditions: { uid: created.metadata.uid ?? '' } }));
     const gone = await sb.client.get(configMaps, name, { namespace: sb.namespace });
     expect(E.isLeft(gone) && gone.left.type).toBe('NotFound');
     expect(E.isLeft(gone) && gone.left.message).toContain(`cluster "${sb.cluster}"`);
@@ -51,7 +50,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
   it('refuses a delete whose uid precondition does not match', async () => {
     const name = randomName('precond');
-    right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace } }));
+    must(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace } }));
     const r = await sb.client.delete(configMaps, name, { namespace: sb.namespace, preconditions: { uid: 'not-the-uid' } });
     expect(E.isLeft(r) && r.left.type).toBe('Conflict');
   });
@@ -59,9 +58,9 @@ describe.each(targets)('the cluster client against $name', (target) => {
   it('server-side applies idempotently, surfaces a conflicting manager as Conflict, and forces', async () => {
     const name = randomName('ssa');
     const desired = { metadata: { name, namespace: sb.namespace }, data: { owner: 'first' } };
-    const first = right(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
-    const second = right(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
-    const third = right(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
+    const first = must(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
+    const second = must(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
+    const third = must(await sb.client.apply(configMaps, desired, { fieldManager: 'rxfleet-first' }));
     // Re-applying the same intent is a no-op. kube-apiserver is a no-op from the first re-apply;
     // kcp (v0.28) writes once more after an apply that created the object (same content, new
     // resourceVersion) and is a no-op from then on.
@@ -74,19 +73,17 @@ describe.each(targets)('the cluster client against $name', (target) => {
     expect(E.isLeft(conflict) && conflict.left.type).toBe('Conflict');
     expect(E.isLeft(conflict) && conflict.left.code).toBe(409);
 
-    const forced = right(await sb.client.apply<ConfigMap>(configMaps, rival, { fieldManager: 'rxfleet-second', force: true }));
+    const forced = must(await sb.client.apply<ConfigMap>(configMaps, rival, { fieldManager: 'rxfleet-second', force: true }));
     expect(forced.data).toEqual({ owner: 'second' });
   });
 
   it('creates a CRD, uses it, and writes status only through the status subresource', async () => {
     const widgets = await widgetsCrd(sb.client, sb.namespace);
     const name = randomName('w');
-    const created = right(await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } }));
+    const created = must(await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } }));
     expect(created.spec).toEqual({ size: 3 });
 
-    const withStatus = right(
-      await sb.client.patch(widgets, name, { status: { ready: true }, spec: { size: 99 } }, { type: 'merge', namespace: sb.namespace, subresource: 'status' }),
-    );
+    const withStatus = must(await sb.client.patch(widgets, name, { status: { ready: true }, spec: { size: 99 } }, { type: 'merge', namespace: sb.namespace, subresource: 'status' }));
     expect(withStatus.status).toEqual({ ready: true });
     // The status subresource ignores spec changes.
     expect(withStatus.spec).toEqual({ size: 3 });
@@ -96,7 +93,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
     const statusIntent = { metadata: { name, namespace: sb.namespace }, status: { ready: false } };
     const contested = await sb.client.apply(widgets, statusIntent, { fieldManager: 'rxfleet-status', subresource: 'status' });
     expect(E.isLeft(contested) && contested.left.type).toBe('Conflict');
-    const applied = right(await sb.client.apply(widgets, statusIntent, { fieldManager: 'rxfleet-status', subresource: 'status', force: true }));
+    const applied = must(await sb.client.apply(widgets, statusIntent, { fieldManager: 'rxfleet-status', subresource: 'status', force: true }));
     expect(applied.status).toEqual({ ready: false });
     expect(applied.spec).toEqual({ size: 3 });
 
@@ -110,15 +107,15 @@ describe.each(targets)('the cluster client against $name', (target) => {
     for (let i = 0; i < names.length; i += 40) {
       await Promise.all(
         names.slice(i, i + 40).map(async (name) =>
-          right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace, labels: { batch: label } } })),
+          must(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace, labels: { batch: label } } })),
         ),
       );
     }
-    const firstPage = right(await sb.client.list(configMaps, { namespace: sb.namespace, labelSelector: `batch=${label}`, limit: 500 }));
+    const firstPage = must(await sb.client.list(configMaps, { namespace: sb.namespace, labelSelector: `batch=${label}`, limit: 500 }));
     expect(firstPage.items).toHaveLength(500);
     expect(firstPage.metadata.continue).toBeTruthy();
 
-    const all = right(await sb.client.listAll(configMaps, { namespace: sb.namespace, labelSelector: `batch=${label}` }));
+    const all = must(await sb.client.listAll(configMaps, { namespace: sb.namespace, labelSelector: `batch=${label}` }));
     expect(all.items).toHaveLength(1200);
     expect(new Set(all.items.map((o) => o.metadata.name))).toEqual(new Set(names));
     expect(all.metadata.resourceVersion).toBeTruthy();
@@ -127,7 +124,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
   it('watches a namespace and sees add, modify and delete in order, with bookmarks asked for', async () => {
     const name = randomName('watched');
-    const list = right(await sb.client.list(configMaps, { namespace: sb.namespace, limit: 1 }));
+    const list = must(await sb.client.list(configMaps, { namespace: sb.namespace, limit: 1 }));
     const events = firstValueFrom(
       sb.client.watch(configMaps, { namespace: sb.namespace, resourceVersion: list.metadata.resourceVersion ?? '' }).pipe(
         map((line) => parseWatchLine<ConfigMap>(sb.cluster, line)),
@@ -141,9 +138,9 @@ describe.each(targets)('the cluster client against $name', (target) => {
       ),
     );
     // Give the watch request a moment to be registered before writing; the RV makes it exact anyway.
-    right(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: { v: '1' } }));
-    right(await sb.client.patch(configMaps, name, { data: { v: '2' } }, { type: 'merge', namespace: sb.namespace }));
-    right(await sb.client.delete(configMaps, name, { namespace: sb.namespace }));
+    must(await sb.client.create(configMaps, { metadata: { name, namespace: sb.namespace }, data: { v: '1' } }));
+    must(await sb.client.patch(configMaps, name, { data: { v: '2' } }, { type: 'merge', namespace: sb.namespace }));
+    must(await sb.client.delete(configMaps, name, { namespace: sb.namespace }));
     expect(await events).toEqual([
       ['ADDED', '1'],
       ['MODIFIED', '2'],
@@ -153,7 +150,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
 
   it('surfaces a 403 from an identity without rights as Forbidden, naming the cluster and never the token', async () => {
     const yaml = await sb.limitedKubeconfig();
-    const limited = right(createClusterClient(sb.cluster, { yaml }));
+    const limited = must(createClusterClient(sb.cluster, { yaml }));
     const r = await limited.list(configMaps, { namespace: sb.namespace });
     expect(E.isLeft(r) && r.left.type).toBe('Forbidden');
     expect(E.isLeft(r) && r.left.code).toBe(403);
@@ -182,7 +179,7 @@ describe.each(targets)('the cluster client against $name', (target) => {
     const gone = await sb.client.get(configMaps, name, { namespace: sb.namespace });
     expect(E.isLeft(gone) && gone.left.type).toBe('NotFound');
     // An open fence is asked before the request and again when it gets its socket.
-    const allowed = right(await sb.client.apply(configMaps, { metadata: { name, namespace: sb.namespace }, data: { a: '2' } }, { fieldManager: 'fence-test', fence: () => (asked++, undefined) }));
+    const allowed = must(await sb.client.apply(configMaps, { metadata: { name, namespace: sb.namespace }, data: { a: '2' } }, { fieldManager: 'fence-test', fence: () => (asked++, undefined) }));
     expect(allowed.data).toEqual({ a: '2' });
     expect(asked).toBe(3);
   });

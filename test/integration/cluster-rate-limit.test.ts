@@ -13,7 +13,8 @@ import type { Outcome } from '../../src/operators/index.js';
 import { configMaps, controller, done, run, secrets } from '../../src/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
-import { clientFrom, clusterFrom, randomName, right, until } from './runtime-support.js';
+import { clientFrom, clusterFrom, randomName } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
 
 const quiet = pino({ level: process.env.RT_LOG ?? 'silent' });
 const handles: RunHandle[] = [];
@@ -46,7 +47,7 @@ function timedClient(client: ClusterClient, at: number[]): ClusterClient {
 
 /** The server's count of finished requests on Secrets, all verbs (its own /metrics). */
 async function secretRequests(admin: ClusterClient): Promise<number> {
-  const text = right(await admin.raw({ method: 'GET', path: '/metrics' }));
+  const text = must(await admin.raw({ method: 'GET', path: '/metrics' }));
   if (typeof text !== 'string') throw new Error('/metrics did not answer text');
   let n = 0;
   for (const line of text.split('\n')) {
@@ -71,7 +72,7 @@ async function scenario(concurrency: number | undefined): Promise<Figures> {
   const yaml = server.kubeconfigYaml('admin');
   const admin = clientFrom('admin', yaml);
   const names = Array.from({ length: KEYS }, (_, i) => `in-${i}`);
-  for (const name of names) right(await admin.apply(configMaps, { metadata: { name, namespace, labels: { role: 'input' } } }, { fieldManager: 'test' }));
+  for (const name of names) must(await admin.apply(configMaps, { metadata: { name, namespace, labels: { role: 'input' } } }, { fieldManager: 'test' }));
 
   const sentA: number[] = [];
   const plainA = clusterFrom('a', yaml);
@@ -91,27 +92,23 @@ async function scenario(concurrency: number | undefined): Promise<Figures> {
         if (client === undefined || req.object === undefined) return done();
         // a writes Secrets (so the server's count of Secret requests is a's alone), b ConfigMaps outside the selection.
         if (req.cluster === a.name)
-          right(
-            await client.apply(
+          must(await client.apply(
               secrets,
               {
                 metadata: { name: `out-${req.key.name}`, namespace },
                 stringData: { from: req.key.name },
               },
               { fieldManager: 'rl' },
-            ),
-          );
+            ));
         else
-          right(
-            await client.apply(
+          must(await client.apply(
               configMaps,
               {
                 metadata: { name: `out-b-${req.key.name}`, namespace },
                 data: { from: req.key.name },
               },
               { fieldManager: 'rl' },
-            ),
-          );
+            ));
         return done();
       }),
   });
@@ -134,9 +131,9 @@ async function scenario(concurrency: number | undefined): Promise<Figures> {
   });
   handles.push(handle);
 
-  await until(`b's ${KEYS} writes (${doneIn.b} done)`, () => (doneIn.b >= KEYS ? true : undefined), 30_000);
+  await eventually(`b's ${KEYS} writes (${doneIn.b} done)`, () => (doneIn.b >= KEYS ? true : undefined), { timeoutMs: 30_000 });
   const bFinishedMs = performance.now() - start;
-  await until(
+  await eventually(
     `a's ${KEYS} writes (${doneIn.a} done)`,
     async () => {
       const requests = (await secretRequests(admin)) - baseline;
@@ -144,8 +141,7 @@ async function scenario(concurrency: number | undefined): Promise<Figures> {
       samples.push({ atMs: performance.now() - start, requests });
       return doneIn.a >= KEYS && requests >= KEYS ? true : undefined;
     },
-    60_000,
-    250,
+    { timeoutMs: 60_000, intervalMs: 250 },
   );
   const aFinishedMs = performance.now() - start;
 

@@ -18,7 +18,8 @@ import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import type { KcpWorkspace } from '../support/kcp.js';
 import type { Running } from './examples-support.js';
 import { buildExamples, kubeconfigFile, startExample, terminate } from './examples-support.js';
-import { clientFrom, right, until } from './runtime-support.js';
+import { clientFrom } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
 
 const apiExports = resource({ group: 'apis.kcp.io', version: 'v1alpha2', plural: 'apiexports', kind: 'APIExport', namespaced: false });
 interface Binding extends KubeObject {
@@ -42,9 +43,9 @@ const found = async <T extends KubeObject>(client: ClusterClient, r: Parameters<
 /** Binds the provider's export in a consumer workspace and waits until MongoDBs are served there. */
 async function bind(client: ClusterClient, provider: KcpWorkspace): Promise<void> {
   const binding = { metadata: { name: 'mongodb' }, spec: { reference: { export: { path: provider.path, name: DEFAULT_EXPORT } } } };
-  right(await client.apply(apiBindings, binding, { fieldManager: 'test' }));
-  await until(`the binding in ${client.cluster} to be Bound`, async () => ((await found<Binding>(client, apiBindings, 'mongodb'))?.status?.phase === 'Bound' ? true : undefined));
-  await until(`mongodbs served in ${client.cluster}`, async () => (E.isRight(await client.list(mongodbs, { namespace: 'default', limit: 1 })) ? true : undefined));
+  must(await client.apply(apiBindings, binding, { fieldManager: 'test' }));
+  await eventually(`the binding in ${client.cluster} to be Bound`, async () => ((await found<Binding>(client, apiBindings, 'mongodb'))?.status?.phase === 'Bound' ? true : undefined));
+  await eventually(`mongodbs served in ${client.cluster}`, async () => (E.isRight(await client.list(mongodbs, { namespace: 'default', limit: 1 })) ? true : undefined));
 }
 
 describe('example: kcp-provider', () => {
@@ -61,7 +62,7 @@ describe('example: kcp-provider', () => {
 
     // The example installs the export; the consumers bind it while the controller runs.
     const providerClient = clientFrom(provider.path, provider.kubeconfigYaml());
-    await until(`the APIExport in ${provider.path} (output so far:\n${r.output()})`, async () => found(providerClient, apiExports, DEFAULT_EXPORT));
+    await eventually(`the APIExport in ${provider.path} (output so far:\n${r.output()})`, async () => found(providerClient, apiExports, DEFAULT_EXPORT));
     const consumers = [
       { ws: a, client: clientFrom(a.path, a.kubeconfigYaml()), spec: { version: '7.0', storageGB: 10 } },
       { ws: b, client: clientFrom(b.path, b.kubeconfigYaml()), spec: { version: '6.0', storageGB: 20 } },
@@ -69,12 +70,12 @@ describe('example: kcp-provider', () => {
     await Promise.all(consumers.map((c) => bind(c.client, provider)));
 
     // The same namespace/name in both workspaces.
-    for (const c of consumers) right(await c.client.apply(mongodbs, { metadata: { name: 'orders', namespace: 'default' }, spec: c.spec }, { fieldManager: 'test' }));
+    for (const c of consumers) must(await c.client.apply(mongodbs, { metadata: { name: 'orders', namespace: 'default' }, spec: c.spec }, { fieldManager: 'test' }));
 
     const nameOf = (ws: KcpWorkspace): string => downstreamName(clusterName(ws.logicalCluster), 'default', 'orders');
     for (const c of consumers) {
       const name = nameOf(c.ws);
-      const cm = await until(`the projection of ${c.ws.path}/default/orders (output so far:\n${r.output()})`, async () => found<ConfigMap>(downstream, configMaps, name, namespace));
+      const cm = await eventually(`the projection of ${c.ws.path}/default/orders (output so far:\n${r.output()})`, async () => found<ConfigMap>(downstream, configMaps, name, namespace));
       expect(cm.data).toEqual({ version: c.spec.version, storageGB: String(c.spec.storageGB) });
       expect(readBackReference(cm)).toMatchObject({ cluster: c.ws.logicalCluster, namespace: 'default', name: 'orders', resource: 'mongodbs.databases.example.dev' });
       expect(cm.metadata.annotations?.[sourceClusterAnnotation]).toBe(c.ws.logicalCluster);
@@ -82,7 +83,7 @@ describe('example: kcp-provider', () => {
       expect(cm.metadata.annotations?.[sourceNameAnnotation]).toBe('orders');
 
       // Its own status, derived from its own projection, in its own workspace.
-      const db = await until(`the status of ${c.ws.path}/default/orders`, async () => {
+      const db = await eventually(`the status of ${c.ws.path}/default/orders`, async () => {
         const got = await found<MongoDB>(c.client, mongodbs, 'orders', 'default');
         return got?.status?.phase === 'Provisioned' ? got : undefined;
       });
@@ -93,7 +94,7 @@ describe('example: kcp-provider', () => {
     // has listed (its informer is a view of it), the downstream cluster by its own watch.
     const url = /"url":"(http:\/\/[^"]+)"/.exec(r.output())?.[1];
     expect(url).toBeDefined();
-    const ready = await until(`/readyz to answer 200 (output so far:\n${r.output()})`, async () => {
+    const ready = await eventually(`/readyz to answer 200 (output so far:\n${r.output()})`, async () => {
       const res = await fetch(`${url ?? ''}/readyz`);
       return res.status === 200 ? res.text() : undefined;
     });
@@ -110,12 +111,14 @@ describe('example: kcp-provider', () => {
     expect((await found<MongoDB>(second.client, mongodbs, 'orders', 'default'))?.status?.endpoint).not.toContain(first.ws.logicalCluster);
 
     // A projection deleted downstream is put back.
-    right(await downstream.delete(configMaps, nameOf(second.ws), { namespace }));
-    await until('the deleted projection restored', async () => found(downstream, configMaps, nameOf(second.ws), namespace));
+    must(await downstream.delete(configMaps, nameOf(second.ws), { namespace }));
+    await eventually('the deleted projection restored', async () => found(downstream, configMaps, nameOf(second.ws), namespace));
 
     // Deleting the first instance removes its projection (then the instance), and nothing of the second.
-    right(await first.client.delete(mongodbs, 'orders', { namespace: 'default' }));
-    await until(`the first projection and instance gone (output so far:\n${r.output()})`, async () =>
+    must(await first.client.delete(mongodbs, 'orders', { namespace: 'default' }));
+    await eventually(
+      `the first projection and instance gone (output so far:\n${r.output()})`,
+      async () =>
       (await found(downstream, configMaps, nameOf(first.ws), namespace)) === undefined && (await found(first.client, mongodbs, 'orders', 'default')) === undefined ? true : undefined,
     );
     expect(await found(downstream, configMaps, nameOf(second.ws), namespace)).toBeDefined();

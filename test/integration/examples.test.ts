@@ -12,7 +12,8 @@ import type { Rollout } from '../../examples/fanout-status/rollout.js';
 import { rollouts } from '../../examples/fanout-status/rollout.js';
 import type { Running } from './examples-support.js';
 import { buildExamples, kubeconfigFile, startExample, terminate } from './examples-support.js';
-import { clientFrom, kubeApiserverCluster, randomName, right, until, workspaceCluster } from './runtime-support.js';
+import { clientFrom, kubeApiserverCluster, randomName, workspaceCluster } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
 
 const running: Running[] = [];
 beforeAll(async () => {
@@ -37,8 +38,8 @@ describe('example: hello', () => {
   it('answers a greeting in every cluster', async () => {
     const ws = await workspaceCluster();
     const r = launch('hello', ['default', kubeconfigFile(ws.yaml)]);
-    right(await ws.cluster.client.apply(configMaps, { metadata: { name: 'greeting', namespace: 'default' } }, { fieldManager: 'test' }));
-    await until('the reply', async () => ((await get<ConfigMap>(ws.cluster.client, configMaps, 'greeting', 'default'))?.data?.reply === 'hello from cluster-0' ? true : undefined));
+    must(await ws.cluster.client.apply(configMaps, { metadata: { name: 'greeting', namespace: 'default' } }, { fieldManager: 'test' }));
+    await eventually('the reply', async () => ((await get<ConfigMap>(ws.cluster.client, configMaps, 'greeting', 'default'))?.data?.reply === 'hello from cluster-0' ? true : undefined));
     expect(await terminate(r)).toBe(0);
   });
 });
@@ -55,13 +56,13 @@ describe('example: uniform-baseline', () => {
     ];
     const r = launch('uniform-baseline', [...all.flatMap((c) => ['--cluster', `${c.name}=${kubeconfigFile(c.yaml)}`]), '--namespace', namespace]);
     const present = async (c: ClusterClient) => (await get<ConfigMap>(c, configMaps, BASELINE, namespace))?.data?.owner === 'platform-team' && (await get(c, roles, BASELINE, namespace)) !== undefined;
-    for (const c of all) await until(`the baseline in ${c.name} (output so far:\n${r.output()})`, async () => ((await present(c.client)) ? true : undefined));
+    for (const c of all) await eventually(`the baseline in ${c.name} (output so far:\n${r.output()})`, async () => ((await present(c.client)) ? true : undefined));
 
     // Drift: someone edits the settings in one cluster and deletes the Role in another.
     const [first, , last] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0]];
-    right(await first.client.apply(configMaps, { metadata: { name: BASELINE, namespace }, data: { owner: 'someone-else' } }, { fieldManager: 'kubectl-edit', force: true }));
-    right(await last.client.delete(roles, BASELINE, { namespace }));
-    for (const c of all) await until(`the baseline restored in ${c.name}`, async () => ((await present(c.client)) ? true : undefined));
+    must(await first.client.apply(configMaps, { metadata: { name: BASELINE, namespace }, data: { owner: 'someone-else' } }, { fieldManager: 'kubectl-edit', force: true }));
+    must(await last.client.delete(roles, BASELINE, { namespace }));
+    for (const c of all) await eventually(`the baseline restored in ${c.name}`, async () => ((await present(c.client)) ? true : undefined));
 
     expect(await terminate(r)).toBe(0);
     const out = r.output();
@@ -83,19 +84,18 @@ describe('a misconfigured provider run through main', () => {
     const missing = '/nonexistent/rxfleet/east.kubeconfig';
     // hello passes its kubeconfig paths to the clusters provider and nothing else: no report or logger option.
     const r = launch('hello', ['default', kubeconfigFile(ws.yaml), missing]);
-    const warning = await until(`the provider's warning (output so far:\n${r.output()})`, () =>
+    const warning = await eventually(`the provider's warning (output so far:\n${r.output()})`, () =>
       r.output()
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((l) => l.msg === 'provider: candidate skipped'),
-    );
+        .find((l) => l.msg === 'provider: candidate skipped'));
     expect(warning).toMatchObject({ level: 40, provider: 'clusters', candidate: 'cluster-1' });
     expect(String(warning.reason)).toContain(missing);
     expect(String(warning.reason)).toContain('file not found');
     // The other cluster keeps working.
-    right(await ws.cluster.client.apply(configMaps, { metadata: { name: 'greeting', namespace: 'default' } }, { fieldManager: 'test' }));
-    await until('the reply', async () => ((await get<ConfigMap>(ws.cluster.client, configMaps, 'greeting', 'default'))?.data?.reply === 'hello from cluster-0' ? true : undefined));
+    must(await ws.cluster.client.apply(configMaps, { metadata: { name: 'greeting', namespace: 'default' } }, { fieldManager: 'test' }));
+    await eventually('the reply', async () => ((await get<ConfigMap>(ws.cluster.client, configMaps, 'greeting', 'default'))?.data?.reply === 'hello from cluster-0' ? true : undefined));
     expect(await terminate(r)).toBe(0);
   });
 });
@@ -112,13 +112,13 @@ describe('example: fanout-status', () => {
     const hubClient = clientFrom('hub', hub.yaml);
     const eastClient = clientFrom('east', east.yaml);
     const westClient = clientFrom('west', west.yaml);
-    await until(`the Rollout CRD on the hub (output so far:\n${r.output()})`, async () => (E.isRight(await hubClient.list(rollouts, { limit: 1 })) ? true : undefined));
+    await eventually(`the Rollout CRD on the hub (output so far:\n${r.output()})`, async () => (E.isRight(await hubClient.list(rollouts, { limit: 1 })) ? true : undefined));
 
     const name = randomName('web');
     const write = (spec: Rollout['spec']) => hubClient.apply(rollouts, { metadata: { name, namespace: 'default' }, spec }, { fieldManager: 'test', force: true });
-    right(await write({ image: 'web:1', clusterSelector: { matchLabels: { region: 'eu' } } }));
+    must(await write({ image: 'web:1', clusterSelector: { matchLabels: { region: 'eu' } } }));
     const hubStatus = async () => (await get<Rollout>(hubClient, rollouts, name, 'default'))?.status;
-    await until(`east to report Ready on the hub (output so far:\n${r.output()})`, async () => {
+    await eventually(`east to report Ready on the hub (output so far:\n${r.output()})`, async () => {
       const s = await hubStatus();
       return s?.ready === 1 && s.total === 1 && s.clusters?.[0]?.cluster === 'east' ? s : undefined;
     });
@@ -126,21 +126,20 @@ describe('example: fanout-status', () => {
     expect((await get<Rollout>(hubClient, rollouts, name, 'default'))?.metadata.finalizers).toContain(FINALIZER);
 
     // Widen the selector: west gets a copy too, and both report the new image.
-    right(await write({ image: 'web:2', clusterSelector: { matchLabels: {} } }));
-    await until('both members Ready with web:2', async () => {
+    must(await write({ image: 'web:2', clusterSelector: { matchLabels: {} } }));
+    await eventually('both members Ready with web:2', async () => {
       const s = await hubStatus();
       return s?.ready === 2 && s.clusters?.every((c) => c.image === 'web:2') === true ? true : undefined;
     });
 
     // Delete on the hub: the finalizer removes both copies, then the hub object goes.
-    right(await hubClient.delete(rollouts, name, { namespace: 'default' }));
-    await until('copies and hub object gone', async () =>
+    must(await hubClient.delete(rollouts, name, { namespace: 'default' }));
+    await eventually('copies and hub object gone', async () =>
       (await get(hubClient, rollouts, name, 'default')) === undefined &&
       (await get(eastClient, rollouts, name, 'default')) === undefined &&
       (await get(westClient, rollouts, name, 'default')) === undefined
         ? true
-        : undefined,
-    );
+        : undefined);
     expect(await terminate(r)).toBe(0);
   });
 });
@@ -151,16 +150,16 @@ describe('example: namespaces-local', () => {
     const tenant = randomName('tenant');
     const selector = `rxfleet.dev/test-tenant=${tenant}`;
     const names = [`${tenant}-a`, `${tenant}-b`];
-    for (const n of names) right(await kas.cluster.client.apply(namespaces, { metadata: { name: n, labels: { 'rxfleet.dev/test-tenant': tenant } } }, { fieldManager: 'test' }));
+    for (const n of names) must(await kas.cluster.client.apply(namespaces, { metadata: { name: n, labels: { 'rxfleet.dev/test-tenant': tenant } } }, { fieldManager: 'test' }));
     const r = launch('namespaces-local', ['--cluster', `local=${kubeconfigFile(kas.yaml)}`], { TENANT_SELECTOR: selector });
     const settled = async (ns: string) => (await get<ConfigMap>(kas.cluster.client, configMaps, SETTINGS, ns))?.data?.tenant === ns;
-    for (const n of names) await until(`settings in ${n} (output so far:\n${r.output()})`, async () => ((await settled(n)) ? true : undefined));
-    right(await kas.cluster.client.delete(configMaps, SETTINGS, { namespace: names[0] ?? '' }));
-    await until('settings restored', async () => ((await settled(names[0] ?? '')) ? true : undefined));
+    for (const n of names) await eventually(`settings in ${n} (output so far:\n${r.output()})`, async () => ((await settled(n)) ? true : undefined));
+    must(await kas.cluster.client.delete(configMaps, SETTINGS, { namespace: names[0] ?? '' }));
+    await eventually('settings restored', async () => ((await settled(names[0] ?? '')) ? true : undefined));
     // A namespace created later joins the fleet.
     const late = `${tenant}-c`;
-    right(await kas.cluster.client.apply(namespaces, { metadata: { name: late, labels: { 'rxfleet.dev/test-tenant': tenant } } }, { fieldManager: 'test' }));
-    await until('settings in the late namespace', async () => ((await settled(late)) ? true : undefined));
+    must(await kas.cluster.client.apply(namespaces, { metadata: { name: late, labels: { 'rxfleet.dev/test-tenant': tenant } } }, { fieldManager: 'test' }));
+    await eventually('settings in the late namespace', async () => ((await settled(late)) ? true : undefined));
     expect(await terminate(r)).toBe(0);
   });
 });

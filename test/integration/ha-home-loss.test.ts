@@ -19,7 +19,7 @@ import { apply } from '../../src/sinks/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import type { KubeApiserverHandle } from '../support/kube-apiserver.js';
 import { startKubeApiserver } from '../support/kube-apiserver.js';
-import { until } from './targets.js';
+import { eventually, must } from '../support/wait.js';
 
 const timing = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 const tag = randomBytes(3).toString('hex');
@@ -28,12 +28,6 @@ function clientOf(name: string, yaml: string): ClusterClient {
   const made = createClusterClient(clusterName(name), { yaml });
   if (E.isLeft(made)) throw new Error(made.left.message);
   return made.right;
-}
-
-async function must<T>(what: string, p: Promise<E.Either<{ readonly message: string }, T>>): Promise<T> {
-  const r = await p;
-  if (E.isLeft(r)) throw new Error(`${what}: ${r.left.message}`);
-  return r.right;
 }
 
 describe('leader election when the home cluster is lost', () => {
@@ -45,9 +39,9 @@ describe('leader election when the home cluster is lost', () => {
   beforeAll(async () => {
     home = await startKubeApiserver();
     homeCluster = { name: clusterName('home'), client: clientOf('home', readFileSync(home.kubeconfigPath('admin'), 'utf8')) };
-    await must('lease namespace', homeCluster.client.create(namespaces, { metadata: { name: 'rxfleet-system' } }));
+    must(await homeCluster.client.create(namespaces, { metadata: { name: 'rxfleet-system' } }), 'lease namespace');
     fleetClient = clientOf('hub', sharedKubeApiserver().kubeconfigYaml('admin'));
-    await must('tenant namespace', fleetClient.create(namespaces, { metadata: { name: ns, labels: { [`home-loss-${tag}`]: 'true' } } }));
+    must(await fleetClient.create(namespaces, { metadata: { name: ns, labels: { [`home-loss-${tag}`]: 'true' } } }), 'tenant namespace');
   }, 120_000);
 
   afterAll(async () => {
@@ -86,27 +80,27 @@ describe('leader election when the home cluster is lost', () => {
         const got = await fleetClient.get(configMaps, 'out', { namespace: ns });
         return E.isRight(got) ? got.right.data?.v : undefined;
       };
-      await must('input', fleetClient.create(configMaps, { metadata: { name: 'in', namespace: ns, labels: { role: 'input' } }, data: { v: '1' } }));
-      await until('the leader copies the input', async () => ((await output()) === '1' ? true : undefined), 30_000);
+      must(await fleetClient.create(configMaps, { metadata: { name: 'in', namespace: ns, labels: { role: 'input' } }, data: { v: '1' } }), 'input');
+      await eventually('the leader copies the input', async () => ((await output()) === '1' ? true : undefined), { timeoutMs: 30_000 });
       expect(states).toContain('leading');
       // A client a reconciler kept from ctx.fleet while leading: its writes are fenced too.
       const kept = handle.fleet.clusters()[0];
       expect(kept).toBeDefined();
 
       await home.pause();
-      await until('the leader is fenced', () => (states.at(-1) === 'fenced' ? true : undefined), 10_000);
+      await eventually('the leader is fenced', () => (states.at(-1) === 'fenced' ? true : undefined), { timeoutMs: 10_000 });
       expect(handle.fleet.clusters()).toEqual([]); // its clusters are disengaged: nothing reconciles
       const direct = await kept?.client.apply(configMaps, { metadata: { name: 'out', namespace: ns }, data: { v: 'direct' } }, { fieldManager: 'direct', force: true });
       expect(direct !== undefined && E.isLeft(direct) && direct.left.type).toBe('Fenced');
-      await must('input change', fleetClient.patch(configMaps, 'in', { data: { v: '2' } }, { type: 'merge', namespace: ns }));
+      must(await fleetClient.patch(configMaps, 'in', { data: { v: '2' } }, { type: 'merge', namespace: ns }), 'input change');
       // Past the lease duration and a few retries: no write may have landed while fenced.
       await new Promise((r) => setTimeout(r, timing.leaseDurationMs + 4 * timing.retryPeriodMs));
       expect(await output()).toBe('1');
       expect(handle.health.report().replica?.type).toBe('fenced');
 
       home.resume();
-      await until('the replica leads again', () => (states.at(-1) === 'leading' ? true : undefined), 30_000);
-      await until('the change made while fenced is copied', async () => ((await output()) === '2' ? true : undefined), 30_000);
+      await eventually('the replica leads again', () => (states.at(-1) === 'leading' ? true : undefined), { timeoutMs: 30_000 });
+      await eventually('the change made while fenced is copied', async () => ((await output()) === '2' ? true : undefined), { timeoutMs: 30_000 });
       // A standby between fenced and leading is allowed (it may find its own old Lease still fresh).
       expect(states.slice(states.indexOf('fenced'))).toContain('leading');
     } finally {

@@ -14,7 +14,7 @@ import { rendezvousAssignments } from '../../src/runtime/ha/rendezvous.js';
 import type { Widget } from '../support/kcp-apiexport.js';
 import { createIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
-import { until } from './targets.js';
+import { eventually } from '../support/wait.js';
 
 const timing = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 const fastWatch = { backoff: { initialMs: 200, maxMs: 2_000 }, authBackoff: { initialMs: 500, maxMs: 2_000 } };
@@ -56,13 +56,13 @@ describe('sharding the workspaces of a kcp APIExport', () => {
       };
       // Both confirmed in the two-member view (a replica alone at first legitimately runs them all),
       // and every workspace engaged by exactly one of them.
-      await until(
+      await eventually(
         'the workspaces split between both replicas',
         () => {
           const [x, y] = [names(a), names(b)];
           return settled('kcp-replica-a') && settled('kcp-replica-b') && x.length + y.length === fx.consumers.length && new Set([...x, ...y]).size === fx.consumers.length ? true : undefined;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       );
       const all = [...names(a), ...names(b)];
       const expected = rendezvousAssignments([{ identity: 'kcp-replica-a', weight: 1 }, { identity: 'kcp-replica-b', weight: 1 }], all);
@@ -73,11 +73,11 @@ describe('sharding the workspaces of a kcp APIExport', () => {
         await createIn(fx.workspaceKubeConfig(ws), `/apis/${fx.group}/v1/namespaces/default/widgets`, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name: 'w2', namespace: 'default' }, spec: { size: 2 } });
       }
       const late = (): typeof reconciled => reconciled.filter((r) => r.name === 'w2');
-      await until('every new widget is reconciled', () => (new Set(late().map((r) => r.cluster)).size === all.length ? true : undefined), 30_000);
+      await eventually('every new widget is reconciled', () => (new Set(late().map((r) => r.cluster)).size === all.length ? true : undefined), { timeoutMs: 30_000 });
       for (const r of late()) expect(`${r.cluster} by ${r.by}`).toBe(`${r.cluster} by ${expected.get(r.cluster) ?? '?'}`);
 
       await a.stop();
-      await until('the remaining replica runs every workspace', () => (names(b).length === fx.consumers.length ? true : undefined), 30_000);
+      await eventually('the remaining replica runs every workspace', () => (names(b).length === fx.consumers.length ? true : undefined), { timeoutMs: 30_000 });
       await b.stop();
       // Both deleted their membership Leases on the way out: nothing is left behind.
       const left = await made.right.list(leases, { namespace: 'default', labelSelector: 'rxfleet.io/replicas=widgets-sharded' });

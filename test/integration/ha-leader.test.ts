@@ -13,10 +13,11 @@ import { leaseResource, linesSince, recordOnServer } from '../support/replica-au
 import type { ReplicaBuild } from '../support/replica-build.js';
 import { buildReplicaExample } from '../support/replica-build.js';
 import type { LogLine, ReplicaProcess } from '../support/replica-process.js';
-import { eventually, startReplica, stateOf, states, stopAll, tails, waitForLog } from '../support/replica-process.js';
+import { startReplica, stateOf, states, stopAll, tails, waitForLog } from '../support/replica-process.js';
 import type { Tenants } from '../support/replica-tenants.js';
 import { churnInputs, createTenants, putInputs, randomGroup } from '../support/replica-tenants.js';
 import { clientFrom } from './runtime-support.js';
+import { eventually } from '../support/wait.js';
 
 const TIMING = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
 // Beyond what the protocol allows: process scheduling on a 2-core machine that also runs the
@@ -91,8 +92,7 @@ async function leaderOf(p: Pair): Promise<{ leader: ReplicaProcess; standby: Rep
       if (leader === undefined || standby === undefined) return undefined;
       return states(leader).at(-1)?.type === 'leading' && states(standby).at(-1)?.type === 'standby' ? { leader, standby } : undefined;
     },
-    20_000,
-    () => tails([p.a, p.b]),
+    { timeoutMs: 20_000, context: () => tails([p.a, p.b]) },
   );
 }
 
@@ -102,12 +102,7 @@ async function writerOf(ns: string, name: string): Promise<string | undefined> {
 }
 
 async function allWrittenBy(t: Tenants, identity: string, rs: readonly ReplicaProcess[]): Promise<void> {
-  await eventually(
-    `every output written by ${identity}`,
-    async () => ((await Promise.all(t.names.map((ns) => writerOf(ns, 'settings-out')))).every((w) => w === identity) ? true : undefined),
-    15_000,
-    () => tails(rs),
-  );
+  await eventually(`every output written by ${identity}`, async () => ((await Promise.all(t.names.map((ns) => writerOf(ns, 'settings-out')))).every((w) => w === identity) ? true : undefined), { timeoutMs: 15_000, context: () => tails(rs) });
 }
 
 describe('leader election across processes (examples/ha, lease 4 s, renew 3 s, retry 0.5 s)', () => {
@@ -129,7 +124,7 @@ describe('leader election across processes (examples/ha, lease 4 s, renew 3 s, r
     // Lower bound: not before the dead leader's Lease could have expired (it renewed at most one
     // retry period before the kill). Taking over earlier would risk two leaders.
     expect(takeOverMs).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - TIMING.retryPeriodMs - 250);
-    await eventually('the Lease held by the new leader', () => (holderOf(p.leases.events().at(-1)?.object) === standby.identity ? true : undefined), 5_000);
+    await eventually('the Lease held by the new leader', () => (holderOf(p.leases.events().at(-1)?.object) === standby.identity ? true : undefined), { timeoutMs: 5_000 });
 
     // The new leader reconciles: a change is copied by it.
     await putInputs(client, p.tenants.names, 'settings', 1);
@@ -167,13 +162,13 @@ describe('leader election across processes (examples/ha, lease 4 s, renew 3 s, r
     const writesBy = (id: string) => outputs.events().filter((e) => e.type !== 'LISTED' && mine(e.object.metadata.namespace) && e.object.metadata.annotations?.[WRITTEN_BY] === id);
 
     const churn = churnInputs(client, p.tenants.names, 'settings', 100);
-    await eventually('the leader writing', () => (writesBy(leader.identity).length >= 5 ? true : undefined), 15_000, () => tails([leader]));
+    await eventually('the leader writing', () => (writesBy(leader.identity).length >= 5 ? true : undefined), { timeoutMs: 15_000, context: () => tails([leader]) });
 
     const stoppedAt = await leader.pause();
     await waitForLog(standby, 'leading while the leader is frozen', isState('leading'), TIMING.leaseDurationMs + TIMING.retryPeriodMs + SLACK_MS + 10_000);
-    const takeOver = await eventually('the Lease update that made the standby holder', () => p.leases.events().find((e) => holderOf(e.object) === standby.identity), 5_000);
+    const takeOver = await eventually('the Lease update that made the standby holder', () => p.leases.events().find((e) => holderOf(e.object) === standby.identity), { timeoutMs: 5_000 });
     expect(takeOver.seenAt - stoppedAt).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - TIMING.retryPeriodMs - 250);
-    await eventually('the new leader writing', () => (writesBy(standby.identity).length >= 3 ? true : undefined), 10_000, () => tails([standby]));
+    await eventually('the new leader writing', () => (writesBy(standby.identity).length >= 3 ? true : undefined), { timeoutMs: 10_000, context: () => tails([standby]) });
 
     const continuedAt = leader.signal('SIGCONT');
     // The continued replica must find out it lost the Lease: fenced state or refused writes.

@@ -16,10 +16,11 @@ import { auditWrites, engagements, overlaps, ownersNow, recordOnServer } from '.
 import type { ReplicaBuild } from '../support/replica-build.js';
 import { buildReplicaExample } from '../support/replica-build.js';
 import type { ReplicaProcess } from '../support/replica-process.js';
-import { eventually, startReplica, states, stopAll, tails } from '../support/replica-process.js';
+import { startReplica, states, stopAll, tails } from '../support/replica-process.js';
 import type { Churn, Tenants } from '../support/replica-tenants.js';
 import { churnInputs, createTenants, putInput, putInputs } from '../support/replica-tenants.js';
 import { clientFrom } from './runtime-support.js';
+import { eventually } from '../support/wait.js';
 
 const TIMING = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
 // Beyond what the protocol allows: scheduling on a 2-core machine that also runs the control
@@ -82,8 +83,7 @@ async function settledOn(ids: readonly string[], timeoutMs: number): Promise<Map
       const exact = owners.size === CLUSTERS && tenants.names.every((n) => owners.get(n)?.length === 1 && owners.get(n)?.[0] === expected.get(n));
       return settled && exact ? expected : undefined;
     },
-    timeoutMs,
-    () => tails(live(), 15),
+    { timeoutMs, context: () => tails(live(), 15) },
   );
 }
 
@@ -150,7 +150,7 @@ describe('sharding across processes (examples/ha, 45 namespace-clusters, lease 4
     const owners = await settledOn(['shard-a', 'shard-b', 'shard-c'], 30_000);
     // Two rounds of input changes after settling: each cluster's writes come from its owner only.
     const since = Date.now();
-    await eventually('a write in every cluster since settling', () => (writersSince(since).size === CLUSTERS ? true : undefined), 10_000, () => tails(live(), 15));
+    await eventually('a write in every cluster since settling', () => (writersSince(since).size === CLUSTERS ? true : undefined), { timeoutMs: 10_000, context: () => tails(live(), 15) });
     await new Promise((r) => setTimeout(r, 1_000));
     const writers = writersSince(since);
     for (const n of tenants.names) expect([n, ...(writers.get(n) ?? [])]).toEqual([n, owners.get(n)]);
@@ -185,12 +185,7 @@ describe('sharding across processes (examples/ha, 45 namespace-clusters, lease 4
       const got = await client.get<ConfigMap>(configMaps, 'orphan-out', { namespace: n });
       return E.isRight(got) ? got.right.metadata.annotations?.[WRITTEN_BY] : undefined;
     };
-    await eventually(
-      'the objects created while nobody owned their cluster, copied by the new owners',
-      async () => ((await Promise.all(orphaned.map(orphanWriter))).every((w, i) => w === after.get(orphaned[i] ?? '')) ? true : undefined),
-      10_000,
-      () => tails(live(), 15),
-    );
+    await eventually('the objects created while nobody owned their cluster, copied by the new owners', async () => ((await Promise.all(orphaned.map(orphanWriter))).every((w, i) => w === after.get(orphaned[i] ?? '')) ? true : undefined), { timeoutMs: 10_000, context: () => tails(live(), 15) });
     console.info(`kill -9: ${orphaned.length} clusters picked up in ${Math.min(...pickedUp)}..${slowest} ms`);
   });
 
@@ -210,8 +205,7 @@ describe('sharding across processes (examples/ha, 45 namespace-clusters, lease 4
         const w = writersSince(joinedAt);
         return moved.every((n) => w.get(n)?.has('shard-d') === true) ? true : undefined;
       },
-      10_000,
-      () => tails(live(), 15),
+      { timeoutMs: 10_000, context: () => tails(live(), 15) },
     );
     console.info(`join: ${moved.length}/${CLUSTERS} clusters moved, all to the newcomer`);
   });

@@ -17,7 +17,7 @@ import type { ApiExportFixture, Widget } from '../support/kcp-apiexport.js';
 import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
 import type { KcpWorkspace } from '../support/kcp.js';
-import { until } from './targets.js';
+import { eventually } from '../support/wait.js';
 
 const fastWatch = { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 }, authBackoff: { initialMs: 500, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } };
 
@@ -112,10 +112,10 @@ async function readWidget(fx: ApiExportFixture, ws: KcpWorkspace, name: string):
 }
 
 async function statusLands(fx: ApiExportFixture, ws: KcpWorkspace, name: string, size: number): Promise<void> {
-  await until(`status of ${ws.path}/${name}`, async () => {
+  await eventually(`status of ${ws.path}/${name}`, async () => {
     const w = await readWidget(fx, ws, name);
     return w?.status?.cluster === ws.logicalCluster && w.status.observedSize === size ? true : undefined;
-  }, 60_000);
+  }, { timeoutMs: 60_000 });
 }
 
 describe('apiExportProvider on a real kcp', () => {
@@ -174,16 +174,18 @@ describe('apiExportProvider on a real kcp', () => {
     try {
       const [a] = fx.consumers;
       if (a === undefined) throw new Error('fixture');
-      await until('three engaged', () => Promise.resolve(run.fleet.clusters().length >= 3 ? true : undefined));
+      await eventually('three engaged', () => Promise.resolve(run.fleet.clusters().length >= 3 ? true : undefined));
       const d = await fx.addConsumer();
       fx.consumers.push(d);
-      await until(`${d.path} engaged`, () => Promise.resolve(run.fleet.get(clusterName(d.logicalCluster)) === undefined ? undefined : true), 60_000);
+      await eventually(`${d.path} engaged`, () => Promise.resolve(run.fleet.get(clusterName(d.logicalCluster)) === undefined ? undefined : true), { timeoutMs: 60_000 });
       await createWidget(fx, d, 'shared', 4);
       await statusLands(fx, d, 'shared', 4);
 
       await fx.unbind(a);
       const aName = clusterName(a.logicalCluster);
-      await until(`${a.path} disengaged`, () =>
+      await eventually(
+        `${a.path} disengaged`,
+        () =>
         Promise.resolve(run.fleetEvents.some((e) => e.type === 'disengaged' && e.name === aName) ? true : undefined),
       );
       expect(run.fleet.get(aName)).toBeUndefined();
@@ -199,7 +201,7 @@ describe('apiExportProvider on a real kcp', () => {
       expect(events).toEqual(['engaged', 'disengaged']);
       // Bind it again: engaged again (its objects were removed by kcp with the binding).
       await fx.bind(a);
-      await until(`${a.path} engaged again`, () => Promise.resolve(run.fleet.get(aName) === undefined ? undefined : true), 60_000);
+      await eventually(`${a.path} engaged again`, () => Promise.resolve(run.fleet.get(aName) === undefined ? undefined : true), { timeoutMs: 60_000 });
     } finally {
       run.stop();
     }
@@ -212,8 +214,8 @@ describe('apiExportProvider on a real kcp', () => {
       if (b === undefined || c === undefined) throw new Error('fixture');
       const bName = clusterName(b.logicalCluster);
       const cName = clusterName(c.logicalCluster);
-      const fromB = await until('b/only-b cached', () => Promise.resolve(run.lookup(objectKey(bName, 'default', 'only-b'))));
-      const cClient = await until('c engaged', () => Promise.resolve(run.fleet.get(cName)?.client));
+      const fromB = await eventually('b/only-b cached', () => Promise.resolve(run.lookup(objectKey(bName, 'default', 'only-b'))));
+      const cClient = await eventually('c engaged', () => Promise.resolve(run.fleet.get(cName)?.client));
       const { resourceVersion: _rv, uid: _uid, ...meta } = fromB.metadata;
       const refused = await cClient.apply(fx.widgets, { ...fromB, metadata: meta }, { fieldManager: 'kcp-test' });
       expect(E.isLeft(refused)).toBe(true);
@@ -247,14 +249,16 @@ describe('apiExportProvider on a real kcp', () => {
     try {
       const [, b] = fx.consumers;
       if (b === undefined) throw new Error('fixture');
-      const byPath = await until(`${b.path} engaged by path`, () => Promise.resolve(run.fleet.get(clusterName(b.path))), 60_000);
+      const byPath = await eventually(`${b.path} engaged by path`, () => Promise.resolve(run.fleet.get(clusterName(b.path))), { timeoutMs: 60_000 });
       expect(byPath.name).toBe(b.path);
       expect(byPath.labels?.['kcp.io/cluster']).toBe(b.logicalCluster);
       // The logical cluster is the cluster's identity (and label): found from either name.
       expect(run.fleet.clusters().find((cl) => cl.identity?.id === b.logicalCluster)?.name).toBe(b.path);
       expect(byPath.identity).toEqual({ provider: 'kcp-apiexport', source: `workspace ${b.path} via APIExport ${fx.exportName}`, id: b.logicalCluster });
       expect(byPath.labels?.['kcp.io/path']).toBe(b.path);
-      await until('keys by path', () =>
+      await eventually(
+        'keys by path',
+        () =>
         Promise.resolve(run.reconciled.some((r) => r.key.cluster === b.path && r.key.name === 'shared') ? true : undefined),
       );
       expect(run.lookup(objectKey(clusterName(b.path), 'default', 'shared'))?.spec?.size).toBe(2);
@@ -273,14 +277,14 @@ describe('apiExportProvider on a real kcp', () => {
     try {
       const [, b, c] = fx.consumers;
       if (b === undefined || c === undefined) throw new Error('fixture');
-      await until('b and c engaged', () => Promise.resolve(run.fleet.get(clusterName(b.logicalCluster)) !== undefined && run.fleet.get(clusterName(c.logicalCluster)) !== undefined ? true : undefined), 60_000);
+      await eventually('b and c engaged', () => Promise.resolve(run.fleet.get(clusterName(b.logicalCluster)) !== undefined && run.fleet.get(clusterName(c.logicalCluster)) !== undefined ? true : undefined), { timeoutMs: 60_000 });
       sub = fleetWatch(run.fleet, fx.widgets, { informers: run.informers, namespace: 'default' }).subscribe((ev) => {
         if (ev.type === 'applied') seen.set(formatKey(ev.key), ev);
       });
       const key = (ws: KcpWorkspace, name: string): string => formatKey(objectKey(clusterName(ws.logicalCluster), 'default', name));
-      await until('b/only-b and c/shared through namespaced watches', () => Promise.resolve(seen.has(key(b, 'only-b')) && seen.has(key(c, 'shared')) ? true : undefined));
+      await eventually('b/only-b and c/shared through namespaced watches', () => Promise.resolve(seen.has(key(b, 'only-b')) && seen.has(key(c, 'shared')) ? true : undefined));
       await createWidget(fx, c, 'namespaced', 7);
-      await until('a live change through c\'s own watch', () => Promise.resolve(seen.has(key(c, 'namespaced')) ? true : undefined));
+      await eventually('a live change through c\'s own watch', () => Promise.resolve(seen.has(key(c, 'namespaced')) ? true : undefined));
       expect(run.ownWatches).toContain(`${c.logicalCluster} widgets ns=default`);
       expect(run.ownWatches.every((w) => w.endsWith(' ns=default'))).toBe(true);
     } finally {

@@ -14,7 +14,7 @@ import { createFleet } from '../../src/streams/index.js';
 import { sharedKcp } from '../support/context.js';
 import { requestJson, stringField } from '../support/http.js';
 import { createKcpWorkspace, kcpClusterKubeConfig } from '../support/kcp.js';
-import { until } from './targets.js';
+import { eventually } from '../support/wait.js';
 
 describe('initializingWorkspaceProvider on a real kcp', () => {
   it('initialises new workspaces of a custom WorkspaceType, which then reach Ready', async () => {
@@ -69,10 +69,10 @@ describe('initializingWorkspaceProvider on a real kcp', () => {
         expect(ws.status).toBe(201);
       }
       for (const name of names) {
-        await until(`${name} Ready`, async () => {
+        await eventually(`${name} Ready`, async () => {
           const res = await requestJson(homeKc(), 'GET', `/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`);
           return stringField(res.body, 'status', 'phase') === 'Ready' ? true : undefined;
-        }, 90_000);
+        }, { timeoutMs: 90_000 });
         // The initializer's setup is there, written through the initializing virtual workspace.
         const cm = await requestJson(kcpClusterKubeConfig(admin, `${home.path}:${name}`), 'GET', '/api/v1/namespaces/welcome/configmaps/welcome');
         expect(stringField(cm.body, 'data', 'workspace')).toBe(`${home.path}:${name}`);
@@ -85,7 +85,7 @@ describe('initializingWorkspaceProvider on a real kcp', () => {
         expect(c.identity?.id).toBe(c.labels?.['kcp.io/cluster']);
       }
       // Each was disengaged once it stopped matching (kcp's synthetic DELETED).
-      await until('both disengaged', () => Promise.resolve(reports.filter((r) => r.type === 'disengaged').length === 2 ? true : undefined));
+      await eventually('both disengaged', () => Promise.resolve(reports.filter((r) => r.type === 'disengaged').length === 2 ? true : undefined));
       expect(fleet.clusters()).toEqual([]);
       expect(reports.filter((r) => r.type === 'error' || r.type === 'skipped')).toEqual([]);
     } finally {

@@ -15,7 +15,7 @@ import { createFleet, fleetWatch } from '../../src/streams/index.js';
 import { createIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
 import { connectionsTo } from '../support/connections.js';
-import { until } from './targets.js';
+import { eventually } from '../support/wait.js';
 
 const fastWatch = { backoff: { initialMs: 200, maxMs: 2_000 }, authBackoff: { initialMs: 500, maxMs: 2_000 } };
 const kinds = ['TLSWrap', 'TCPSocketWrap', 'Timeout', 'connections'] as const;
@@ -41,7 +41,7 @@ describe('apiExportProvider across start/stop cycles on a real kcp', () => {
       await createIn(fx.workspaceKubeConfig(ws), `/apis/${fx.group}/v1/namespaces/default/widgets`, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } });
     }
     // Let the set-up's own requests finish before taking the baseline.
-    await until('a quiet baseline', () => (sockets(count(port)) === 0 && count(port).connections === 0 ? true : undefined), 30_000, 100).catch(() => true);
+    await eventually('a quiet baseline', () => (sockets(count(port)) === 0 && count(port).connections === 0 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 }).catch(() => true);
     const baseline = count(port);
     const figures: { cycle: number; peak: Counts; after: Counts }[] = [];
 
@@ -60,7 +60,7 @@ describe('apiExportProvider across start/stop cycles on a real kcp', () => {
       let peak: Counts;
       try {
         const keys = fx.consumers.map((ws) => formatKey(objectKey(clusterName(ws.path), 'default', 'w')));
-        await until(`cycle ${cycle}: both workspaces by path, through both watches`, () => (keys.every((k) => shared.has(k) && own.has(k)) ? true : undefined), 60_000);
+        await eventually(`cycle ${cycle}: both workspaces by path, through both watches`, () => (keys.every((k) => shared.has(k) && own.has(k)) ? true : undefined), { timeoutMs: 60_000 });
         for (const ws of fx.consumers) {
           const read = await fleet.get(clusterName(ws.path))?.client.get(fx.widgets, 'w', { namespace: 'default' });
           expect(read !== undefined && E.isRight(read)).toBe(true);
@@ -70,14 +70,13 @@ describe('apiExportProvider across start/stop cycles on a real kcp', () => {
         for (const s of subs) s.unsubscribe();
       }
       let after = count(port);
-      await until(
+      await eventually(
         `cycle ${cycle}: sockets and timers back to baseline`,
         () => {
           after = count(port);
           return atMost(after, baseline) ? true : undefined;
         },
-        15_000,
-        100,
+        { timeoutMs: 15_000, intervalMs: 100 },
       ).catch((e: unknown) => {
         throw new Error(`${e instanceof Error ? e.message : String(e)}: baseline ${JSON.stringify(baseline)}, peak ${JSON.stringify(peak)}, now ${JSON.stringify(after)}`);
       });

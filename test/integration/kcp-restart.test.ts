@@ -17,7 +17,7 @@ import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import type { KcpHandle } from '../support/kcp.js';
 import { startKcp } from '../support/kcp.js';
 import { requestJson } from '../support/http.js';
-import { until } from './targets.js';
+import { eventually } from '../support/wait.js';
 
 const fastWatch = { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 }, authBackoff: { initialMs: 500, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } };
 
@@ -40,7 +40,7 @@ describe('apiExportProvider across a kcp restart', () => {
       createIn(fx.workspaceKubeConfig(ws), path, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size } });
     const statusOf = async (ws: typeof a, name: string): Promise<Widget | undefined> => (await getIn(fx.workspaceKubeConfig(ws), `${path}/${name}`)) as Widget | undefined;
     const lands = (ws: typeof a, name: string, size: number): Promise<true> =>
-      until(`status of ${ws.path}/${name}`, async () => ((await statusOf(ws, name))?.status?.observedSize === size ? true : undefined), 90_000);
+      eventually(`status of ${ws.path}/${name}`, async () => ((await statusOf(ws, name))?.status?.observedSize === size ? true : undefined), { timeoutMs: 90_000 });
 
     await create(a, 'before', 1);
     await create(b, 'before', 2);
@@ -107,7 +107,9 @@ describe('apiExportProvider across a kcp restart', () => {
       const failing = reports.flatMap((r) => (r.type === 'source' && r.state === 'failing' ? [r] : []));
       expect(failing.some((r) => r.error === 'Unauthorized') || health.some((h) => h.lastError?.type === 'Unauthorized')).toBe(true);
       // Every source that failed recovered.
-      await until('every failing source recovered', () =>
+      await eventually(
+        'every failing source recovered',
+        () =>
         Promise.resolve(failing.every((f) => reports.some((r) => r.type === 'source' && r.state === 'recovered' && r.management === f.management && r.resource === f.resource && r.at >= f.at)) ? true : undefined),
       );
       // The cache is exactly the server's state, per workspace.
@@ -115,7 +117,7 @@ describe('apiExportProvider across a kcp restart', () => {
         const c = fleet.get(clusterName(ws.logicalCluster));
         return c === undefined ? [] : informers.informer(c, fx.widgets).store.list().map((w) => w.metadata.name ?? '').sort();
       };
-      await until('cache equals server', () => Promise.resolve(names(b).join(',') === 'after' ? true : undefined));
+      await eventually('cache equals server', () => Promise.resolve(names(b).join(',') === 'after' ? true : undefined));
       expect(names(a)).toEqual(['after', 'before']);
       expect(names(b)).toEqual(['after']);
       expect(lookup(objectKey(clusterName(b.logicalCluster), 'default', 'before'))).toBeUndefined();

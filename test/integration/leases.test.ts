@@ -16,7 +16,8 @@ import { leaseKeeper } from '../../src/runtime/ha/lease-keeper.js';
 import { leaseTiming } from '../../src/runtime/ha/lease-timing.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import { freePort } from '../support/ports.js';
-import { clusterFrom, kubeApiserverCluster, randomName, right, until } from './runtime-support.js';
+import { clusterFrom, kubeApiserverCluster, randomName } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
 
 // Short, but with a lease duration long enough that "handed over at once" cannot be expiry.
 const timing = leaseTiming({ leaseDurationMs: 10_000, renewDeadlineMs: 5_000, retryPeriodMs: 500 });
@@ -37,7 +38,7 @@ function kubeconfigWith(yaml: string, change: { server?: string; token?: string 
 /** A ServiceAccount of `namespace` allowed `verbs` on leases there (nothing when empty), as a cluster. */
 async function serviceAccount(admin: ClusterClient, yaml: string, namespace: string, verbs: readonly string[]): Promise<Cluster> {
   const sa = randomName('sa');
-  const post = async (path: string, body: object): Promise<unknown> => right(await admin.raw({ method: 'POST', path, body: JSON.stringify(body) }));
+  const post = async (path: string, body: object): Promise<unknown> => must(await admin.raw({ method: 'POST', path, body: JSON.stringify(body) }));
   await post(`/api/v1/namespaces/${namespace}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } });
   if (verbs.length > 0) {
     const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}`;
@@ -55,10 +56,10 @@ async function serviceAccount(admin: ClusterClient, yaml: string, namespace: str
   const cluster = clusterFrom('home', kubeconfigWith(yaml, { token: token.status.token }));
   // RBAC is read from an informer: wait until the grant is in effect, so the check sees it.
   if (verbs.includes('get')) {
-    await until('the Role to take effect', async () => {
+    await eventually('the Role to take effect', async () => {
       const r = await cluster.client.get(leases, 'absent', { namespace });
       return E.isLeft(r) && r.left.type === 'Forbidden' ? undefined : true;
-    }, 10_000);
+    }, { timeoutMs: 10_000 });
   }
   return cluster;
 }
@@ -90,14 +91,14 @@ describe('Leases on a real kube-apiserver', () => {
     const name = randomName('leader');
     const a = keep(name, 'replica-a', 'leader');
     const b = keep(name, 'replica-b', 'leader');
-    await until('a holder', () => (a.keeper.valid() || b.keeper.valid() ? true : undefined), 20_000);
+    await eventually('a holder', () => (a.keeper.valid() || b.keeper.valid() ? true : undefined), { timeoutMs: 20_000 });
     // Over two lease durations' worth of renews, never both and never neither.
     for (let i = 0; i < 40; i++) {
       expect([a.keeper.valid(), b.keeper.valid()].filter(Boolean)).toHaveLength(1);
       await sleep(100);
     }
     const [holder, standby] = a.keeper.valid() ? [a, b] : [b, a];
-    const onServer = right(await home.client.get(leases, name, { namespace }));
+    const onServer = must(await home.client.get(leases, name, { namespace }));
     expect(onServer.spec).toMatchObject({ holderIdentity: holder === a ? 'replica-a' : 'replica-b', leaseDurationSeconds: 10, leaseTransitions: 0 });
     expect(standby.states.filter((s) => s.type === 'held')).toEqual([]);
 
@@ -105,10 +106,10 @@ describe('Leases on a real kube-apiserver', () => {
     await holder.keeper.release();
     expect(holder.keeper.valid()).toBe(false);
     expect(holder.states.at(-1)).toMatchObject({ type: 'lost', reason: expect.stringContaining('released') as string });
-    await until('the standby to take over', () => (standby.keeper.valid() ? true : undefined), 10_000, 20);
+    await eventually('the standby to take over', () => (standby.keeper.valid() ? true : undefined), { timeoutMs: 10_000, intervalMs: 20 });
     // A retry period and a request or two, far from the 10 s it would take to expire.
     expect(Date.now() - start).toBeLessThan(2_500);
-    const after = right(await home.client.get(leases, name, { namespace }));
+    const after = must(await home.client.get(leases, name, { namespace }));
     expect(after.spec).toMatchObject({ holderIdentity: standby === a ? 'replica-a' : 'replica-b', leaseTransitions: 1 });
     standby.sub.unsubscribe();
   });
@@ -116,12 +117,12 @@ describe('Leases on a real kube-apiserver', () => {
   it('deletes a member Lease on release', async () => {
     const name = randomName('member');
     const m = keep(name, 'replica-m', 'member');
-    await until('the member Lease held', () => (m.keeper.valid() ? true : undefined), 20_000);
+    await eventually('the member Lease held', () => (m.keeper.valid() ? true : undefined), { timeoutMs: 20_000 });
     m.keeper.annotate({ 'rxfleet.io/acknowledged-view': 'v1' });
-    await until('the annotation published', async () => {
+    await eventually('the annotation published', async () => {
       const l = await home.client.get(leases, name, { namespace });
       return E.isRight(l) && l.right.metadata.annotations?.['rxfleet.io/acknowledged-view'] === 'v1' ? true : undefined;
-    }, 5_000, 50);
+    }, { timeoutMs: 5_000, intervalMs: 50 });
     await m.keeper.release();
     const gone = await home.client.get(leases, name, { namespace });
     expect(E.isLeft(gone) && gone.left.type).toBe('NotFound');
@@ -130,7 +131,7 @@ describe('Leases on a real kube-apiserver', () => {
   it('passes the access check with full rights and leaves no Lease behind', async () => {
     const ns = await sharedKubeApiserver().createNamespace('lease-check');
     await checkLeaseAccess(home, ns, 'my-controller', { verbs: ['get', 'list', 'create', 'update', 'delete'] });
-    expect(right(await home.client.list(leases, { namespace: ns })).items).toEqual([]);
+    expect(must(await home.client.list(leases, { namespace: ns })).items).toEqual([]);
   });
 
   it('refuses a missing Lease namespace with a ConfigError naming it and the cluster', async () => {
@@ -149,7 +150,7 @@ describe('Leases on a real kube-apiserver', () => {
     expect((noRights as Error).message).toContain(`cluster "home" forbids "create" on leases.coordination.k8s.io in namespace "${namespace}"`);
     const noUpdate = await failure(checkLeaseAccess(readOnly, namespace, 'my-controller'));
     expect((noUpdate as Error).message).toContain(`cluster "home" forbids "update" on leases.coordination.k8s.io in namespace "${namespace}"`);
-    expect(right(await home.client.list(leases, { namespace })).items.map((l) => l.metadata.name)).not.toContain('my-controller');
+    expect(must(await home.client.list(leases, { namespace })).items.map((l) => l.metadata.name)).not.toContain('my-controller');
   });
 
   it('refuses an unreachable home cluster with a ConfigError naming the cluster and the cause', async () => {

@@ -15,8 +15,9 @@ import { capiClusterResource, clusterApiProvider } from '../../src/providers/clu
 import { clusterProfileProvider, clusterProfileResource } from '../../src/providers/cluster-profiles/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, must, recorder, seeConfigMap } from './providers-support.js';
-import { until, randomName } from './targets.js';
+import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, recorder, seeConfigMap } from './providers-support.js';
+import { randomName } from './targets.js';
+import { eventually, must } from '../support/wait.js';
 
 let hub: Cluster;
 let ws: { yaml: string; cluster: Cluster; server: string; caData: string; token: string };
@@ -24,11 +25,8 @@ let ws: { yaml: string; cluster: Cluster; server: string; caData: string; token:
 async function installCrd(fixture: string, name: string, probe: () => Promise<E.Either<{ type: string; message: string }, unknown>>): Promise<void> {
   // Server-side apply takes YAML as is: the fixture goes to the server without a YAML parser here.
   const yaml = readFileSync(new URL(`../fixtures/${fixture}`, import.meta.url), 'utf8');
-  await must(
-    `apply ${fixture}`,
-    hub.client.raw({ method: 'PATCH', path: `${resourcePath(customResourceDefinitions, { name })}?fieldManager=rxfleet-test&force=true`, body: yaml, contentType: 'application/apply-patch+yaml' }),
-  );
-  await until(`${fixture} served`, async () => {
+  must(await hub.client.raw({ method: 'PATCH', path: `${resourcePath(customResourceDefinitions, { name })}?fieldManager=rxfleet-test&force=true`, body: yaml, contentType: 'application/apply-patch+yaml' }), `apply ${fixture}`);
+  await eventually(`${fixture} served`, async () => {
     const r = await probe();
     return E.isRight(r) ? true : r.left.type === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
   });
@@ -55,15 +53,15 @@ describe('clusterApiProvider against kube-apiserver (management)', () => {
       metadata: { name: `${cluster}-kubeconfig`, namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': cluster } },
       data: { value: b64(yaml) },
     });
-    await must('prod', hub.client.create(capi, { metadata: { name: 'prod', namespace: ns }, spec: {} }));
-    await must('prod secret', hub.client.create(secrets, kubeconfigSecret('prod', ws.yaml)));
+    must(await hub.client.create(capi, { metadata: { name: 'prod', namespace: ns }, spec: {} }), 'prod');
+    must(await hub.client.create(secrets, kubeconfigSecret('prod', ws.yaml)), 'prod secret');
 
     const rec = recorder();
     rec.start(clusterApiProvider({ cluster: hub, namespace: ns }));
     const early = await rec.waitReport('prod skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/prod`);
     expect(early.type === 'skipped' && early.reason).toBe(`Cluster ${ns}/prod: control plane not initialised yet`);
 
-    await must('prod ready', hub.client.patch(capi, 'prod', { status: { initialization: { controlPlaneInitialized: true } } }, { type: 'merge', namespace: ns, subresource: 'status' }));
+    must(await hub.client.patch(capi, 'prod', { status: { initialization: { controlPlaneInitialized: true } } }, { type: 'merge', namespace: ns, subresource: 'status' }), 'prod ready');
     const prod = await rec.waitEvent('prod engaged', isEngaged(`${ns}/prod`));
     if (prod.type !== 'engaged') throw new Error('unreachable');
     const cmW = randomName('capi-ws');
@@ -71,21 +69,21 @@ describe('clusterApiProvider against kube-apiserver (management)', () => {
     expect(await seeConfigMap(prod.cluster, 'default', cmW)).toBe(cmW);
 
     // A v1beta1-style Cluster (condition), created later, waits for its Secret.
-    await must('late', hub.client.create(capi, { metadata: { name: 'late', namespace: ns }, spec: {} }));
-    await must('late ready', hub.client.patch(capi, 'late', { status: { conditions: [{ type: 'ControlPlaneInitialized', status: 'True' }] } }, { type: 'merge', namespace: ns, subresource: 'status' }));
+    must(await hub.client.create(capi, { metadata: { name: 'late', namespace: ns }, spec: {} }), 'late');
+    must(await hub.client.patch(capi, 'late', { status: { conditions: [{ type: 'ControlPlaneInitialized', status: 'True' }] } }, { type: 'merge', namespace: ns, subresource: 'status' }), 'late ready');
     await rec.waitReport('late missing Secret', (r) => r.type === 'skipped' && r.candidate === `${ns}/late` && r.reason === `kubeconfig Secret ${ns}/late-kubeconfig of Cluster ${ns}/late not found`);
-    await must('late secret', hub.client.create(secrets, kubeconfigSecret('late', sharedKubeApiserver().kubeconfigYaml('admin'))));
+    must(await hub.client.create(secrets, kubeconfigSecret('late', sharedKubeApiserver().kubeconfigYaml('admin'))), 'late secret');
     await rec.waitEvent('late engaged', isEngaged(`${ns}/late`));
 
     // Annotations on the Cluster and on the Secret: nothing.
     const before = rec.events.length;
-    await must('annotate prod', hub.client.patch(capi, 'prod', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
-    await must('annotate secret', hub.client.patch(secrets, 'prod-kubeconfig', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    must(await hub.client.patch(capi, 'prod', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'annotate prod');
+    must(await hub.client.patch(secrets, 'prod-kubeconfig', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'annotate secret');
     await sleep(1500);
     expect(rec.events.length).toBe(before);
 
     // The Cluster's labels are the cluster's: a label change re-engages it with them.
-    await must('label prod', hub.client.patch(capi, 'prod', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    must(await hub.client.patch(capi, 'prod', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'label prod');
     const relabelled = await engagedAfter(rec, `${ns}/prod`, before);
     if (relabelled.type !== 'engaged') throw new Error('unreachable');
     expect(relabelled.cluster.labels).toEqual({ touched: 'yes' });
@@ -96,12 +94,12 @@ describe('clusterApiProvider against kube-apiserver (management)', () => {
     const kasNs = await sharedKubeApiserver().createNamespace('capi-switch');
     const cmK = randomName('capi-kas');
     await createConfigMap(hub.client, kasNs, cmK);
-    await must('rotate', hub.client.patch(secrets, 'prod-kubeconfig', { data: { value: b64(sharedKubeApiserver().kubeconfigYaml('admin')) } }, { type: 'merge', namespace: ns }));
+    must(await hub.client.patch(secrets, 'prod-kubeconfig', { data: { value: b64(sharedKubeApiserver().kubeconfigYaml('admin')) } }, { type: 'merge', namespace: ns }), 'rotate');
     const prod2 = await engagedAfter(rec, `${ns}/prod`, count);
     if (prod2.type !== 'engaged') throw new Error('unreachable');
     expect(await seeConfigMap(prod2.cluster, kasNs, cmK)).toBe(cmK);
 
-    await must('delete late', hub.client.delete(capi, 'late', { namespace: ns }));
+    must(await hub.client.delete(capi, 'late', { namespace: ns }), 'delete late');
     await rec.waitEvent('late disengaged', isDisengaged(`${ns}/late`));
     rec.stop();
   });
@@ -133,8 +131,8 @@ describe('clusterProfileProvider against kube-apiserver (hub)', () => {
     const kas = kubeApiserverAccess();
     const healthy = (status: string) => [{ type: 'ControlPlaneHealthy', status, reason: 'Test', message: '', lastTransitionTime: new Date().toISOString() }];
     const create = async (name: string, status: Record<string, unknown>, labels: Record<string, string> = {}): Promise<void> => {
-      await must(name, hub.client.create(clusterProfileResource, { metadata: { name, namespace: ns, labels }, spec: { displayName: name, clusterManager: { name: 'test' } } }));
-      await must(`${name} status`, hub.client.patch(clusterProfileResource, name, { status }, { type: 'merge', namespace: ns, subresource: 'status' }));
+      must(await hub.client.create(clusterProfileResource, { metadata: { name, namespace: ns, labels }, spec: { displayName: name, clusterManager: { name: 'test' } } }), name);
+      must(await hub.client.patch(clusterProfileResource, name, { status }, { type: 'merge', namespace: ns, subresource: 'status' }), `${name} status`);
     };
     await create(
       'p1',
@@ -174,10 +172,7 @@ describe('clusterProfileProvider against kube-apiserver (hub)', () => {
 
     // The profile now publishes the kcp workspace's endpoint: re-engaged; the plugin issues kcp's token.
     const count = rec.events.length;
-    await must(
-      'p1 moves',
-      hub.client.patch(clusterProfileResource, 'p1', { status: { accessProviders: [{ name: 'test-tokens', cluster: { server: ws.server, 'certificate-authority-data': ws.caData } }] } }, { type: 'merge', namespace: ns, subresource: 'status' }),
-    );
+    must(await hub.client.patch(clusterProfileResource, 'p1', { status: { accessProviders: [{ name: 'test-tokens', cluster: { server: ws.server, 'certificate-authority-data': ws.caData } }] } }, { type: 'merge', namespace: ns, subresource: 'status' }), 'p1 moves');
     const p1b = await engagedAfter(rec, `${ns}/p1`, count);
     if (p1b.type !== 'engaged') throw new Error('unreachable');
     const cmW = randomName('cp-ws');
@@ -185,10 +180,10 @@ describe('clusterProfileProvider against kube-apiserver (hub)', () => {
     expect(await seeConfigMap(p1b.cluster, 'default', cmW)).toBe(cmW);
 
     // Healthy again: engaged.
-    await must('sick heals', hub.client.patch(clusterProfileResource, 'sick', { status: { conditions: healthy('True') } }, { type: 'merge', namespace: ns, subresource: 'status' }));
+    must(await hub.client.patch(clusterProfileResource, 'sick', { status: { conditions: healthy('True') } }, { type: 'merge', namespace: ns, subresource: 'status' }), 'sick heals');
     await rec.waitEvent('sick engaged', isEngaged(`${ns}/sick`));
 
-    await must('delete p1', hub.client.delete(clusterProfileResource, 'p1', { namespace: ns }));
+    must(await hub.client.delete(clusterProfileResource, 'p1', { namespace: ns }), 'delete p1');
     await rec.waitEvent('p1 disengaged', isDisengaged(`${ns}/p1`));
     rec.stop();
   });

@@ -14,8 +14,9 @@ import { namespaceLabel, namespaceProvider } from '../../src/providers/namespace
 import { createFleet, watchEvents } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { b64, createConfigMap, credentialTraps, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, kubeconfigWith, must, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
+import { b64, createConfigMap, credentialTraps, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, kubeconfigWith, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
+import { must } from '../support/wait.js';
 
 let hub: Cluster;
 let ns: string;
@@ -36,11 +37,11 @@ function kubeconfigSecret(name: string, data: Record<string, string>, labels: Re
 
 describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp workspaces (targets)', () => {
   it('should engage, skip broken Secrets naming them, ignore annotations, re-engage on new labels or a new kubeconfig and disengage on delete', async () => {
-    await must('east', hub.client.create(secrets, kubeconfigSecret('east', { kubeconfig: b64(wsA.yaml) })));
-    await must('nokey', hub.client.create(secrets, kubeconfigSecret('nokey', { other: b64('x') })));
-    await must('empty', hub.client.create(secrets, kubeconfigSecret('empty', { kubeconfig: '' })));
-    await must('malformed', hub.client.create(secrets, kubeconfigSecret('malformed', { kubeconfig: b64('clusters: [ {') })));
-    await must('unlabelled', hub.client.create(secrets, { metadata: { name: 'unlabelled', namespace: ns }, data: { kubeconfig: b64(wsB.yaml) } }));
+    must(await hub.client.create(secrets, kubeconfigSecret('east', { kubeconfig: b64(wsA.yaml) })), 'east');
+    must(await hub.client.create(secrets, kubeconfigSecret('nokey', { other: b64('x') })), 'nokey');
+    must(await hub.client.create(secrets, kubeconfigSecret('empty', { kubeconfig: '' })), 'empty');
+    must(await hub.client.create(secrets, kubeconfigSecret('malformed', { kubeconfig: b64('clusters: [ {') })), 'malformed');
+    must(await hub.client.create(secrets, { metadata: { name: 'unlabelled', namespace: ns }, data: { kubeconfig: b64(wsB.yaml) } }), 'unlabelled');
 
     const rec = recorder();
     const fleet = createFleet(kubeconfigSecretProvider({ cluster: hub, namespace: ns }));
@@ -68,19 +69,19 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     expect(await seeConfigMap(east.cluster, 'default', cmA)).toBe(cmA);
 
     // Added later.
-    await must('west', hub.client.create(secrets, kubeconfigSecret('west', { kubeconfig: b64(wsB.yaml) })));
+    must(await hub.client.create(secrets, kubeconfigSecret('west', { kubeconfig: b64(wsB.yaml) })), 'west');
     const west = await rec.waitEvent('west engaged', isEngaged('west'));
     if (west.type !== 'engaged') throw new Error('unreachable');
     const westWatch = firstValueFrom(watchEvents(west.cluster, configMaps, { namespace: 'default' }).pipe(takeUntil(rec.waitEvent('west disengaged', isDisengaged('west'))), toArray()));
 
     // Annotations only: nothing happens.
     const before = rec.events.length;
-    await must('annotate east', hub.client.patch(secrets, 'east', { metadata: { annotations: { note: 'x' } } }, { type: 'merge', namespace: ns }));
+    must(await hub.client.patch(secrets, 'east', { metadata: { annotations: { note: 'x' } } }, { type: 'merge', namespace: ns }), 'annotate east');
     await sleep(1500);
     expect(rec.events.length).toBe(before);
 
     // The Secret's labels are the cluster's: a label change re-engages it with them, saying why.
-    await must('label east', hub.client.patch(secrets, 'east', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }));
+    must(await hub.client.patch(secrets, 'east', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'label east');
     const relabelled = await engagedAfter(rec, 'east', before);
     if (relabelled.type !== 'engaged') throw new Error('unreachable');
     expect(relabelled.cluster.labels).toEqual({ [kubeconfigSecretLabel]: 'true', touched: 'yes' });
@@ -94,7 +95,7 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     const kasNs = await sharedKubeApiserver().createNamespace('kcswitch');
     const cmK = randomName('in-kas');
     await createConfigMap(hub.client, kasNs, cmK);
-    await must('switch east', hub.client.patch(secrets, 'east', { data: { kubeconfig: b64(sharedKubeApiserver().kubeconfigYaml('admin')) } }, { type: 'merge', namespace: ns }));
+    must(await hub.client.patch(secrets, 'east', { data: { kubeconfig: b64(sharedKubeApiserver().kubeconfigYaml('admin')) } }, { type: 'merge', namespace: ns }), 'switch east');
     const east2 = await engagedAfter(rec, 'east', beforeSwitch);
     const iDis = rec.events.findIndex((ev, i) => i >= beforeSwitch && isDisengaged('east')(ev));
     expect(iDis).toBeGreaterThanOrEqual(beforeSwitch);
@@ -110,7 +111,7 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     await rec.waitReport('east reengaged', (r) => r.type === 'reengaged' && r.cluster === 'east' && r.reason === 'credentials or server changed');
 
     // Deleted: disengaged, its watch stops, its client is closed.
-    await must('delete west', hub.client.delete(secrets, 'west', { namespace: ns }));
+    must(await hub.client.delete(secrets, 'west', { namespace: ns }), 'delete west');
     const gone = await rec.waitEvent('west disengaged', isDisengaged('west'));
     expect(gone.type === 'disengaged' && gone.reason).toBe('its Secret was deleted');
     await westWatch;
@@ -138,8 +139,8 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
       'current-context': 'c',
     });
     const label = randomName('slow');
-    await must('dead', hub.client.create(secrets, kubeconfigSecret('dead', { kubeconfig: b64(dead) }, { set: label })));
-    await must('alive', hub.client.create(secrets, kubeconfigSecret('alive', { kubeconfig: b64(wsA.yaml) }, { set: label })));
+    must(await hub.client.create(secrets, kubeconfigSecret('dead', { kubeconfig: b64(dead) }, { set: label })), 'dead');
+    must(await hub.client.create(secrets, kubeconfigSecret('alive', { kubeconfig: b64(wsA.yaml) }, { set: label })), 'alive');
     const rec = recorder();
     rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeoutMs: 2_000, retryIntervalMs: 60_000 }));
     await rec.waitEvent('alive engaged', isEngaged('alive'));
@@ -156,9 +157,9 @@ describe('kubeconfigSecretProvider with kubeconfigs that would run a program or 
     const { server, caData, token } = kubeApiserverAccess();
     const { mark, plugin, tokenFile } = credentialTraps(token, 'rxfleet-trust-');
     const label = randomName('trust');
-    await must('exec', hub.client.create(secrets, kubeconfigSecret('exec', { kubeconfig: b64(kubeconfigWith(server, caData, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } })) }, { set: label })));
-    await must('tokenfile', hub.client.create(secrets, kubeconfigSecret('tokenfile', { kubeconfig: b64(kubeconfigWith(server, caData, { 'token-file': tokenFile })) }, { set: label })));
-    await must('plain', hub.client.create(secrets, kubeconfigSecret('plain', { kubeconfig: b64(kubeconfigWith(server, caData, { token })) }, { set: label })));
+    must(await hub.client.create(secrets, kubeconfigSecret('exec', { kubeconfig: b64(kubeconfigWith(server, caData, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } })) }, { set: label })), 'exec');
+    must(await hub.client.create(secrets, kubeconfigSecret('tokenfile', { kubeconfig: b64(kubeconfigWith(server, caData, { 'token-file': tokenFile })) }, { set: label })), 'tokenfile');
+    must(await hub.client.create(secrets, kubeconfigSecret('plain', { kubeconfig: b64(kubeconfigWith(server, caData, { token })) }, { set: label })), 'plain');
 
     const rec = recorder();
     rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}` }));
@@ -199,9 +200,9 @@ describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', (
     const limited = clusterFrom('hub-limited', sharedKubeApiserver().kubeconfigYaml('limited'));
     // The Secret exists: only the identity's missing RBAC keeps it from being discovered.
     const label = randomName('forbidden');
-    await must('forbidden-east', hub.client.create(secrets, kubeconfigSecret('forbidden-east', { kubeconfig: b64(wsA.yaml) }, { set: label })));
+    must(await hub.client.create(secrets, kubeconfigSecret('forbidden-east', { kubeconfig: b64(wsA.yaml) }, { set: label })), 'forbidden-east');
     const tenant = randomName('tenant-ok');
-    await must(`ns ${tenant}`, hub.client.create(namespaceResource, { metadata: { name: tenant, labels: { set: label } } }));
+    must(await hub.client.create(namespaceResource, { metadata: { name: tenant, labels: { set: label } } }), `ns ${tenant}`);
 
     const rec = recorder();
     // A fast auth backoff, so the watch retries several times within the test.
@@ -234,7 +235,7 @@ describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', (
 describe('namespaceProvider against kube-apiserver', () => {
   it('should engage labelled namespaces as clusters scoped to them, and disengage one as its deletion starts', async () => {
     const label = randomName('tenants');
-    const mk = (name: string) => must(`ns ${name}`, hub.client.create(namespaceResource, { metadata: { name, labels: { tenants: label } } }));
+    const mk = async (name: string) => must(await hub.client.create(namespaceResource, { metadata: { name, labels: { tenants: label } } }), `ns ${name}`);
     const a = randomName('tenant-a');
     const b = randomName('tenant-b');
     await mk(a);
@@ -250,11 +251,11 @@ describe('namespaceProvider against kube-apiserver', () => {
     // A namespace-less request through b's client lands in b.
     const cm = randomName('scoped');
     await createConfigMap(eb.cluster.client, b, cm);
-    const listed = await must('list b', eb.cluster.client.list(configMaps));
+    const listed = must(await eb.cluster.client.list(configMaps), 'list b');
     expect(listed.items.map((o) => o.metadata.name)).toEqual([cm]);
     expect(await seeConfigMap(eb.cluster, b, cm)).toBe(cm);
 
-    await must('delete b', hub.client.delete(namespaceResource, b));
+    must(await hub.client.delete(namespaceResource, b), 'delete b');
     const gone = await rec.waitEvent('b disengaged', isDisengaged(b));
     expect(gone.type === 'disengaged' && gone.reason).toBe('its namespace was deleted');
     // The management client is shared, never closed by the provider.

@@ -4,18 +4,17 @@
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import { filter, firstValueFrom, map, timeout } from 'rxjs';
 import type { ClusterClient } from '../../src/client/index.js';
-import { E } from '../../src/fp/index.js';
 import type { Cluster, Provider } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import type { FleetEvent } from '../../src/streams/index.js';
 import { watchEvents } from '../../src/streams/index.js';
 import type { ProviderReport } from '../../src/streams/provider-report.js';
 import { sharedKubeApiserver } from '../support/context.js';
+import { eventually, must } from '../support/wait.js';
 
 export interface Recorder {
   /** Engaged and disengaged events, in order. */
@@ -36,15 +35,8 @@ export function recorder(): Recorder {
   const reports: ProviderReport[] = [];
   const current = new Map<string, Cluster>();
   let sub: Subscription | undefined;
-  const waitFor = async <T>(what: string, list: T[], pred: (x: T) => boolean, timeoutMs: number): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const hit = list.find(pred);
-      if (hit !== undefined) return hit;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; events: ${events.map(show).join(', ')}; reports: ${JSON.stringify(reports)}`);
-      await sleep(50);
-    }
-  };
+  const waitFor = <T>(what: string, list: T[], pred: (x: T) => boolean, timeoutMs: number): Promise<T> =>
+    eventually(what, () => list.find(pred), { timeoutMs, context: () => `events: ${events.map(show).join(', ')}; reports: ${JSON.stringify(reports)}` });
   return {
     events,
     reports,
@@ -101,14 +93,8 @@ export function seeConfigMap(cluster: Cluster, namespace: string, name: string, 
   );
 }
 
-export async function must<T>(what: string, p: Promise<E.Either<{ message: string }, T>>): Promise<T> {
-  const r = await p;
-  if (E.isLeft(r)) throw new Error(`${what}: ${r.left.message}`);
-  return r.right;
-}
-
 export async function createConfigMap(client: ClusterClient, namespace: string, name: string): Promise<void> {
-  await must(`create ConfigMap ${name}`, client.create(configMaps, { metadata: { name, namespace }, data: { at: new Date().toISOString() } }));
+  must(await client.create(configMaps, { metadata: { name, namespace }, data: { at: new Date().toISOString() } }), `create ConfigMap ${name}`);
 }
 
 /** Server, CA and admin token of the shared kube-apiserver. */

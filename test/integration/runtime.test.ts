@@ -10,7 +10,8 @@ import { E } from '../../src/fp/index.js';
 import type { Cluster, ConfigMap, ControllerReconciler, KubeObject, RunHandle } from '../../src/index.js';
 import { configMaps, controller, customResourceDefinitions, done, resource, run } from '../../src/index.js';
 import { staticProvider } from '../../src/streams/index.js';
-import { httpGet, randomName, right, until, workspaceCluster } from './runtime-support.js';
+import { httpGet, randomName, workspaceCluster } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
 
 const quiet = pino({ level: process.env.RT_LOG ?? 'silent' });
 const handles: RunHandle[] = [];
@@ -41,13 +42,13 @@ describe('run against kcp workspaces', () => {
     // Nothing can have been listed yet: the lists need network round trips.
     expect(handle.health.report().ready).toBe(false);
     const url = handle.url ?? '';
-    await until('/readyz to answer 200', async () => ((await httpGet(`${url}/readyz`)).status === 200 ? true : undefined));
+    await eventually('/readyz to answer 200', async () => ((await httpGet(`${url}/readyz`)).status === 200 ? true : undefined));
     const ready = await httpGet(`${url}/readyz`);
     expect(ready.body).toContain(`cluster ${east.name}: synced`);
     expect(ready.body).toContain(`cluster ${west.name}: synced`);
     expect((await httpGet(`${url}/healthz`)).status).toBe(200);
     // Universal workspaces start with a kube-root-ca.crt ConfigMap in default: each cluster reconciles at least one key.
-    await until('a reconcile in each cluster', () => (seen.size === 2 ? true : undefined));
+    await eventually('a reconcile in each cluster', () => (seen.size === 2 ? true : undefined));
     const metrics = (await httpGet(`${url}/metrics`)).body;
     for (const c of [east, west]) {
       expect(metrics).toContain(`rxfleet_watch_synced{cluster="${c.name}",resource="configmaps"`);
@@ -58,22 +59,22 @@ describe('run against kcp workspaces', () => {
 
   it('lets in-flight reconciles finish their writes on stop', async () => {
     const names = Array.from({ length: 4 }, (_, i) => `slow-${i}`);
-    for (const name of names) right(await east.client.apply(configMaps, { metadata: { name, namespace: 'default' }, data: { state: 'new' } }, { fieldManager: 'test' }));
+    for (const name of names) must(await east.client.apply(configMaps, { metadata: { name, namespace: 'default' }, data: { state: 'new' } }, { fieldManager: 'test' }));
     let started = 0;
     const handle = await start<ConfigMap>([east], configMaps, (req, ctx) => {
       if (req.object?.data?.state !== 'new') return done();
       started++;
       return defer(async () => {
         await sleep(1_500); // long enough for stop() to arrive mid-flight
-        right(await ctx.fleet.get(req.cluster)?.client.apply(configMaps, { metadata: { name: req.key.name, namespace: 'default' }, data: { state: 'reconciled' } }, { fieldManager: 'rt', force: true }) ?? E.left({ message: 'cluster gone' }));
+        must(await ctx.fleet.get(req.cluster)?.client.apply(configMaps, { metadata: { name: req.key.name, namespace: 'default' }, data: { state: 'reconciled' } }, { fieldManager: 'rt', force: true }) ?? E.left({ message: 'cluster gone' }));
         return done();
       });
     });
-    await until(`the slow reconciles to start (${started} started)`, () => (started >= names.length ? true : undefined));
+    await eventually(`the slow reconciles to start (${started} started)`, () => (started >= names.length ? true : undefined));
     const result = await handle.stop();
     expect(result).toMatchObject({ reason: 'clean', code: 0, aborted: 0 });
     for (const name of names) {
-      const cm = right(await east.client.get(configMaps, name, { namespace: 'default' }));
+      const cm = must(await east.client.get(configMaps, name, { namespace: 'default' }));
       expect(cm.data?.state).toBe('reconciled');
     }
     expect(handle.health.report().phase).toBe('stopped');
@@ -81,14 +82,14 @@ describe('run against kcp workspaces', () => {
 
   it('aborts reconciles still running at the deadline and reports it in the exit code', async () => {
     const name = randomName('stuck');
-    right(await west.client.apply(configMaps, { metadata: { name, namespace: 'default' } }, { fieldManager: 'test' }));
+    must(await west.client.apply(configMaps, { metadata: { name, namespace: 'default' } }, { fieldManager: 'test' }));
     let aborted: AbortSignal | undefined;
     const handle = await start<ConfigMap>([west], configMaps, (req, ctx) => {
       if (req.key.name !== name) return done();
       aborted = ctx.signal;
       return new Promise((resolve) => { ctx.signal.addEventListener('abort', () => { resolve(done()); }); });
     }, 300);
-    await until('the stuck reconcile to start', () => aborted);
+    await eventually('the stuck reconcile to start', () => aborted);
     const result = await handle.stop();
     expect(result).toMatchObject({ reason: 'deadline', code: 1, aborted: 1 });
     expect(aborted?.aborted).toBe(true);
@@ -97,8 +98,7 @@ describe('run against kcp workspaces', () => {
   it('reports a cluster that does not serve the resource as unhealthy, and keeps the others working', async () => {
     const group = `${randomName('g')}.rxfleet.dev`;
     const gadgets = resource({ group, version: 'v1', plural: 'gadgets', kind: 'Gadget', namespaced: true });
-    right(
-      await east.client.apply(
+    must(await east.client.apply(
         customResourceDefinitions,
         {
           metadata: { name: `gadgets.${group}` },
@@ -110,21 +110,20 @@ describe('run against kcp workspaces', () => {
           },
         },
         { fieldManager: 'test' },
-      ),
-    );
-    await until('gadgets to be served in east', async () => (E.isRight(await east.client.list(gadgets, { namespace: 'default', limit: 1 })) ? true : undefined));
-    right(await east.client.apply(gadgets, { metadata: { name: 'g1', namespace: 'default' } }, { fieldManager: 'test' }));
+      ));
+    await eventually('gadgets to be served in east', async () => (E.isRight(await east.client.list(gadgets, { namespace: 'default', limit: 1 })) ? true : undefined));
+    must(await east.client.apply(gadgets, { metadata: { name: 'g1', namespace: 'default' } }, { fieldManager: 'test' }));
     const seen: string[] = [];
     const handle = await start<KubeObject>([east, west], gadgets, (req) => {
       seen.push(`${req.cluster}/${req.key.name}`);
       return done();
     });
     const url = handle.url ?? '';
-    await until('/readyz to answer 200', async () => ((await httpGet(`${url}/readyz`)).status === 200 ? true : undefined));
+    await eventually('/readyz to answer 200', async () => ((await httpGet(`${url}/readyz`)).status === 200 ? true : undefined));
     const west_ = handle.health.report().clusters.find((c) => c.cluster === west.name);
     expect(west_).toMatchObject({ state: 'unhealthy', reason: expect.stringContaining(`resource gadgets.${group} is not served`) as unknown });
     expect((await httpGet(`${url}/readyz`)).body).toContain(`cluster ${west.name}: unhealthy`);
-    await until('the east gadget to be reconciled', () => (seen.includes(`${east.name}/g1`) ? true : undefined));
+    await eventually('the east gadget to be reconciled', () => (seen.includes(`${east.name}/g1`) ? true : undefined));
     expect((await httpGet(`${url}/metrics`)).body).toContain(`rxfleet_watch_healthy{cluster="${west.name}",resource="gadgets.${group}"`);
   });
 });

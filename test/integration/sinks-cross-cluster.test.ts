@@ -23,9 +23,9 @@ import {
   withBackReference,
 } from '../../src/sinks/index.js';
 import { fixedFleet } from './sinks-fleet.js';
-import { right } from './targets.js';
 import type { Sandbox } from './targets.js';
-import { until, kcpTarget, randomName } from './targets.js';
+import { kcpTarget, randomName } from './targets.js';
+import { eventually, must } from '../support/wait.js';
 
 const finalizer = 'test.rxfleet.dev/fan-out';
 
@@ -60,7 +60,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
   async function targetsOf(id: SourceIdentity): Promise<string[]> {
     const found: string[] = [];
     for (const s of spokes) {
-      const list = right(await s.client.list(configMaps, { namespace: 'default', labelSelector: sourceSelector(id) }));
+      const list = must(await s.client.list(configMaps, { namespace: 'default', labelSelector: sourceSelector(id) }));
       found.push(...list.items.map((i) => `${s.cluster}/${i.metadata.name ?? ''}`));
     }
     return found;
@@ -83,7 +83,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     expect(outcomes.filter(E.isLeft)).toEqual([]);
     expect(outcomes.map((o) => E.isRight(o) && o.right.verb)).toEqual(['remove', 'remove', 'remove', 'removeFinalizer']);
     expect(await targetsOf(id)).toEqual([]);
-    await until('the source to be gone', async () => ((await gone(hub, name)) ? true : undefined));
+    await eventually('the source to be gone', async () => ((await gone(hub, name)) ? true : undefined));
   });
 
   it('sweeps targets whose source vanished or was replaced while the controller was down, and keeps the rest', async () => {
@@ -102,9 +102,9 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     ok(await firstValueFrom(apply(ctx, { cluster: firstSpoke.cluster, resource: configMaps, object: withBackReference({ metadata: { name: unknownTarget, namespace: 'default' } }, unknownSource) })));
 
     // "The controller is down": the sources change without anyone cleaning up.
-    right(await hub.client.delete(configMaps, vanished, { namespace: 'default' }));
-    right(await hub.client.delete(configMaps, replaced, { namespace: 'default' }));
-    const reborn = right(await hub.client.create(configMaps, { metadata: { name: replaced, namespace: 'default' } }));
+    must(await hub.client.delete(configMaps, vanished, { namespace: 'default' }));
+    must(await hub.client.delete(configMaps, replaced, { namespace: 'default' }));
+    const reborn = must(await hub.client.create(configMaps, { metadata: { name: replaced, namespace: 'default' } }));
     expect(reborn.metadata.uid).not.toBe(b.id.uid);
 
     const outcomes = await lastValueFrom(sweepOrphans(ctx, { source: configMaps, targets: [configMaps] }).pipe(toArray()));
@@ -119,7 +119,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     // A second sweep finds nothing more to do.
     const again = await lastValueFrom(sweepOrphans(ctx, { source: configMaps, targets: [configMaps] }).pipe(toArray()));
     expect(again.filter((o) => E.isLeft(o) || o.right.changed)).toEqual([]);
-    const labelled = right(await firstSpoke.client.list(configMaps, { namespace: 'default', labelSelector: sourceLabel }));
+    const labelled = must(await firstSpoke.client.list(configMaps, { namespace: 'default', labelSelector: sourceLabel }));
     expect(labelled.items.map((i) => i.metadata.name).sort()).toEqual([`copy-of-${alive}`, unknownTarget].sort());
   });
 
@@ -129,11 +129,11 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     const limitedName = clusterName(`${hub.cluster}-limited-spoke`);
     const [spoke] = spokes;
     if (spoke === undefined) throw new Error('no spokes');
-    const limited = right(createClusterClient(limitedName, { yaml: await spoke.limitedKubeconfig() }));
+    const limited = must(createClusterClient(limitedName, { yaml: await spoke.limitedKubeconfig() }));
     const limitedCtx = sinkContext({ fleet: fixedFleet([hub, { cluster: limitedName, client: limited }]), fieldManager: 'rxfleet-fan-out' });
     const outcomes = await lastValueFrom(releaseSource(limitedCtx, { source: id, resource: configMaps, finalizer, targets: [configMaps] }).pipe(toArray()));
     expect(outcomes.some((o) => E.isLeft(o) && o.left.type === 'Forbidden' && o.left.cluster === limitedName)).toBe(true);
-    expect(right(await hub.client.get(configMaps, name, { namespace: 'default' })).metadata.finalizers).toEqual([finalizer]);
+    expect(must(await hub.client.get(configMaps, name, { namespace: 'default' })).metadata.finalizers).toEqual([finalizer]);
     limited.close();
     // Clean up with full rights: the finalizer comes off and the (undeleted) source stays.
     const cleaned = await firstValueFrom(removeFinalizer(ctx, { key: objectKey(hub.cluster, 'default', name), resource: configMaps, finalizer }));

@@ -11,7 +11,8 @@ import type { ApplyWrite, SinkContext, WriteOutcome } from '../../src/sinks/inde
 import { apply, applyStatus, patchStatus, sinkContext } from '../../src/sinks/index.js';
 import { countingFleet } from './sinks-fleet.js';
 import type { Sandbox, Widget } from './targets.js';
-import { randomName, right, targets, until, widgetsCrd } from './targets.js';
+import { randomName, targets, widgetsCrd } from './targets.js';
+import { eventually, must } from '../support/wait.js';
 
 function ok(o: WriteOutcome<Widget>) {
   if (E.isLeft(o)) throw new Error(`${o.left.type}: ${o.left.message}`);
@@ -20,7 +21,7 @@ function ok(o: WriteOutcome<Widget>) {
 
 /** The server's own count of finished requests per verb for one API group (kube-apiserver's /metrics). */
 async function serverCounts(sb: Sandbox, group: string): Promise<Record<string, number>> {
-  const text = right(await sb.client.raw({ method: 'GET', path: '/metrics' }));
+  const text = must(await sb.client.raw({ method: 'GET', path: '/metrics' }));
   if (typeof text !== 'string') throw new Error('/metrics did not answer text');
   const counts: Record<string, number> = {};
   for (const line of text.split('\n')) {
@@ -87,7 +88,7 @@ describe.each(targets)('sink requests against $name', (target) => {
       expect(blind.value.object?.metadata.resourceVersion).toBe(created.value.object?.metadata.resourceVersion);
       // The server saw what the client was handed: 5 applies, 1 GET, 2 PATCHes, nothing else.
       const want = { APPLY: 5, GET: 1, PATCH: 2 };
-      const seen = await until('the server to count every request', async () => {
+      const seen = await eventually('the server to count every request', async () => {
         const d = delta(await serverCounts(sb, widgets.group), before);
         return (d.APPLY ?? 0) >= want.APPLY && (d.PATCH ?? 0) >= want.PATCH ? d : undefined;
       });

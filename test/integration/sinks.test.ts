@@ -25,9 +25,10 @@ import {
 } from '../../src/sinks/index.js';
 import { fixedFleet } from './sinks-fleet.js';
 import type { Widget } from './targets.js';
-import { right, widgetsCrd } from './targets.js';
+import { widgetsCrd } from './targets.js';
 import type { Sandbox } from './targets.js';
-import { until, randomName, targets } from './targets.js';
+import { randomName, targets } from './targets.js';
+import { eventually, must } from '../support/wait.js';
 
 function ok<T extends ConfigMap | Widget>(o: WriteOutcome<T>) {
   if (E.isLeft(o)) throw new Error(`${o.left.type}: ${o.left.message}`);
@@ -71,7 +72,7 @@ describe.each(targets)('sinks against $name', (target) => {
     expect(dry.object?.data).toEqual({ a: '2' });
     const same = ok(await firstValueFrom(apply(ctx, { ...cm(name, { a: '1' }), dryRun: true, readFirst: true })));
     expect(same.changed).toBe(false);
-    expect(right(await sb.client.get(configMaps, name, { namespace: sb.namespace })).data).toEqual({ a: '1' });
+    expect(must(await sb.client.get(configMaps, name, { namespace: sb.namespace })).data).toEqual({ a: '1' });
   });
 
   it('gives a second field manager a typed Conflict on a field it does not own, and forces it by default', async () => {
@@ -107,7 +108,7 @@ describe.each(targets)('sinks against $name', (target) => {
     const attempts = outcomes.map((o) => ok(o).attempts);
     expect(Math.max(...attempts)).toBeLessThanOrEqual(20);
     expect(attempts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(20);
-    expect(right(await sb.client.get(configMaps, name, { namespace: sb.namespace })).data?.n).toBe('20');
+    expect(must(await sb.client.get(configMaps, name, { namespace: sb.namespace })).data?.n).toBe('20');
   });
 
   it('reports an update whose recipe changes nothing as no change, without writing', async () => {
@@ -121,7 +122,7 @@ describe.each(targets)('sinks against $name', (target) => {
   it('writes status only through the status subresource, and refuses resources without one with a clear error', async () => {
     const widgets = await widgetsCrd(sb.client, sb.namespace);
     const name = randomName('w');
-    right(await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } }));
+    must(await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } }));
     const key = objectKey(sb.cluster, sb.namespace, name);
 
     const patched = ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true }, readFirst: true })));
@@ -134,7 +135,7 @@ describe.each(targets)('sinks against $name', (target) => {
       await firstValueFrom(applyStatus(ctx, { cluster: sb.cluster, resource: widgets, object: { metadata: { name, namespace: sb.namespace }, spec: { size: 99 }, status: { ready: false, note: 'x' } } })),
     );
     expect(applied.object).toMatchObject({ spec: { size: 3 }, status: { ready: false, note: 'x' } });
-    expect(right(await sb.client.get(widgets, name, { namespace: sb.namespace })).spec).toEqual({ size: 3 });
+    expect(must(await sb.client.get(widgets, name, { namespace: sb.namespace })).spec).toEqual({ size: 3 });
 
     const cmName = randomName('nostatus');
     ok(await firstValueFrom(apply(ctx, cm(cmName, { a: '1' }))));
@@ -158,16 +159,16 @@ describe.each(targets)('sinks against $name', (target) => {
 
     const deleted = ok(await firstValueFrom(remove(ctx, { key, resource: configMaps })));
     expect(deleted.object?.metadata.deletionTimestamp).toBeTruthy();
-    const held = right(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
+    const held = must(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
     expect(held.metadata.deletionTimestamp).toBeTruthy();
     expect(held.metadata.finalizers).toEqual([finalizer]);
 
     const refused = await firstValueFrom(ensureFinalizer(ctx, { key, resource: configMaps, finalizer: 'test.rxfleet.dev/late' }));
     expect(E.isLeft(refused) && refused.left).toMatchObject({ type: 'Terminating', attempts: 0 });
-    expect(right(await sb.client.get(configMaps, name, { namespace: sb.namespace })).metadata.finalizers).toEqual([finalizer]);
+    expect(must(await sb.client.get(configMaps, name, { namespace: sb.namespace })).metadata.finalizers).toEqual([finalizer]);
 
     expect(ok(await firstValueFrom(removeFinalizer(ctx, { key, resource: configMaps, finalizer }))).changed).toBe(true);
-    await until('the object to be gone', async () => {
+    await eventually('the object to be gone', async () => {
       const r = await sb.client.get(configMaps, name, { namespace: sb.namespace });
       return E.isLeft(r) && r.left.type === 'NotFound' ? true : undefined;
     });
@@ -187,7 +188,7 @@ describe.each(targets)('sinks against $name', (target) => {
 
   it('gives typed errors for a limited identity and a non-engaged cluster while other clusters keep being written', async () => {
     const limitedName = clusterName(`${sb.cluster}-limited`);
-    const limited = right(createClusterClient(limitedName, { yaml: await sb.limitedKubeconfig() }));
+    const limited = must(createClusterClient(limitedName, { yaml: await sb.limitedKubeconfig() }));
     const gone = clusterName('not-in-the-fleet');
     const fleetCtx = sinkContext({ fleet: fixedFleet([sb, { cluster: limitedName, client: limited }]), fieldManager: 'rxfleet-sinks-test' });
     const names = [randomName('mix'), randomName('mix'), randomName('mix')];
@@ -211,7 +212,7 @@ describe.each(targets)('sinks against $name', (target) => {
     const [notEngaged] = byCluster(gone);
     expect(notEngaged !== undefined && E.isLeft(notEngaged) && notEngaged.left).toMatchObject({ type: 'NotEngaged', cluster: gone });
     expect(notEngaged !== undefined && E.isLeft(notEngaged) && notEngaged.left.message).toContain('cluster "not-in-the-fleet"');
-    for (const n of names) expect(right(await sb.client.get(configMaps, n, { namespace: sb.namespace })).metadata.name).toBe(n);
+    for (const n of names) expect(must(await sb.client.get(configMaps, n, { namespace: sb.namespace })).metadata.name).toBe(n);
     limited.close();
   });
 
@@ -233,9 +234,9 @@ describe.each(targets)('sinks against $name', (target) => {
     const names = new Set(outcomes.map((o) => ok(o).key.name));
     expect(names.size).toBe(1);
     const [eventName] = [...names];
-    const event = right(await sb.client.get(eventsV1, eventName ?? '', { namespace: sb.namespace }));
+    const event = must(await sb.client.get(eventsV1, eventName ?? '', { namespace: sb.namespace }));
     expect(event).toMatchObject({ reason: 'Repeated', type: 'Warning', series: { count: 3 }, regarding: { name: subject.object?.metadata.name, uid: subject.object?.metadata.uid } });
-    const list = right(await sb.client.list(eventsV1, { namespace: sb.namespace }));
+    const list = must(await sb.client.list(eventsV1, { namespace: sb.namespace }));
     expect(list.items.filter((e) => e.regarding.uid === subject.object?.metadata.uid)).toHaveLength(1);
   });
 });

@@ -15,7 +15,8 @@ import { clusterWatchSource, createInformers } from '../../src/streams/index.js'
 import { startKcp } from '../support/kcp.js';
 import type { ProcessControls } from '../support/process.js';
 import { startKubeApiserver } from '../support/kube-apiserver.js';
-import { clusterFrom, configMap, must, pool, storeMatchesServer, until } from './streams-support.js';
+import { clusterFrom, configMap, pool, storeMatchesServer } from './streams-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 // Short timings keep the file fast; the rules are the same as the defaults.
 const quick: BackoffConfig = { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 120_000 };
@@ -121,20 +122,20 @@ describe.each(servers)('streams under faults ($name)', (server) => {
       const names = Array.from({ length: 60 }, (_, i) => `k-${i}`);
       const create = async (name: string): Promise<void> => {
         // A create retried across the kill may find the object already made: that is success.
-        await must(`create ${name}`, async () => {
+        await retrying(`create ${name}`, async () => {
           const r = await cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'kill' } } });
           return E.isLeft(r) && r.left.type === 'AlreadyExists' ? E.right(undefined) : r;
-        }, 60_000, srv.warmupErrors);
+        }, { timeoutMs: 60_000, alsoRetry: srv.warmupErrors });
       };
       const remove = async (name: string): Promise<void> => {
         // Likewise a retried delete may find the object already gone.
-        await must(`delete ${name}`, async () => {
+        await retrying(`delete ${name}`, async () => {
           const r = await cluster.client.delete(configMaps, name, { namespace });
           return E.isLeft(r) && r.left.type === 'NotFound' ? E.right(undefined) : r;
-        }, 60_000, srv.warmupErrors);
+        }, { timeoutMs: 60_000, alsoRetry: srv.warmupErrors });
       };
       await pool(names.slice(0, 30), 8, create);
-      await until('sync', () => (inf.store.synced(cluster.name) ? true : undefined));
+      await eventually('sync', () => (inf.store.synced(cluster.name) ? true : undefined));
       // Writers keep going while the server dies and comes back.
       const writers = (async () => {
         for (let i = 30; i < 60; i++) {
@@ -185,21 +186,21 @@ describe.each(servers)('streams under faults ($name)', (server) => {
     try {
       const names = Array.from({ length: 20 }, (_, i) => `g-${i}`);
       await pool(names, 8, async (name) => {
-        await must(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'gone' } } }));
+        await retrying(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'gone' } } }));
       });
-      await until('all 20 cached', () => (inf.store.synced(cluster.name) && inf.store.size === 20 ? true : undefined));
-      const held = await must('list', () => cluster.client.list(configMaps, { namespace, labelSelector: 'fault=gone', limit: 1 }));
+      await eventually('all 20 cached', () => (inf.store.synced(cluster.name) && inf.store.size === 20 ? true : undefined));
+      const held = await retrying('list', () => cluster.client.list(configMaps, { namespace, labelSelector: 'fault=gone', limit: 1 }));
       const oldRv = held.metadata.resourceVersion ?? '';
       open.next(false);
       await pool(names.slice(0, 10), 4, async (name) => {
-        await must(`delete ${name}`, () => cluster.client.delete(configMaps, name, { namespace }));
+        await retrying(`delete ${name}`, () => cluster.client.delete(configMaps, name, { namespace }));
       });
       // Wait (bounded) until the server itself answers 410 for that resourceVersion, writing so compaction has revisions to pass.
       let i = 0;
-      await until(
+      await eventually(
         `etcd to compact past resourceVersion ${oldRv}`,
         async () => {
-          await must('noise', () => cluster.client.create(configMaps, configMap(`noise-${i++}`, namespace)));
+          await retrying('noise', () => cluster.client.create(configMaps, configMap(`noise-${i++}`, namespace)));
           const first = await firstValueFrom(
             cluster.client.watch(configMaps, { namespace, resourceVersion: oldRv, labelSelector: 'fault=gone' }).pipe(
               take(1),
@@ -209,13 +210,12 @@ describe.each(servers)('streams under faults ($name)', (server) => {
           );
           return first.includes('410') || first.includes('Gone') || first.includes('Expired') ? true : undefined;
         },
-        60_000,
-        500,
+        { timeoutMs: 60_000, intervalMs: 500 },
       );
       const relistsBefore = health?.relists ?? 0;
       open.next(true);
       await storeMatchesServer(inf.store, cluster.client, namespace, 60_000, 'fault=gone');
-      await until('a relist in health', () => ((health?.relists ?? 0) > relistsBefore ? true : undefined), 30_000);
+      await eventually('a relist in health', () => ((health?.relists ?? 0) > relistsBefore ? true : undefined), { timeoutMs: 30_000 });
       expect(health?.lastError?.type).toBe('Gone');
       for (const name of names.slice(0, 10)) expect(counter.deletes.get(name), `delete of ${name}`).toBe(1);
       for (const name of names.slice(10)) expect(counter.deletes.get(name), `no delete of ${name}`).toBeUndefined();
@@ -233,16 +233,16 @@ describe.each(servers)('streams under faults ($name)', (server) => {
     const hsub = inf.health.subscribe((h) => health.push(h));
     const sub = inf.events.subscribe();
     try {
-      await must('create s-0', () => cluster.client.create(configMaps, { metadata: { name: 's-0', namespace, labels: { fault: 'stop' } } }));
-      await until('s-0 cached', () => (inf.store.size === 1 ? true : undefined));
+      await retrying('create s-0', () => cluster.client.create(configMaps, { metadata: { name: 's-0', namespace, labels: { fault: 'stop' } } }));
+      await eventually('s-0 cached', () => (inf.store.size === 1 ? true : undefined));
       await srv.pause();
       try {
-        await until('the inactivity timeout to fire', () => (health.some((h) => h.lastError?.type === 'Timeout') ? true : undefined), 30_000);
+        await eventually('the inactivity timeout to fire', () => (health.some((h) => h.lastError?.type === 'Timeout') ? true : undefined), { timeoutMs: 30_000 });
       } finally {
         srv.resume();
       }
-      await must('create s-1', () => cluster.client.create(configMaps, { metadata: { name: 's-1', namespace, labels: { fault: 'stop' } } }));
-      await until('s-1 cached without any user action', () => (inf.store.size === 2 ? true : undefined), 60_000);
+      await retrying('create s-1', () => cluster.client.create(configMaps, { metadata: { name: 's-1', namespace, labels: { fault: 'stop' } } }));
+      await eventually('s-1 cached without any user action', () => (inf.store.size === 2 ? true : undefined), { timeoutMs: 60_000 });
       expect(health.at(-1)?.state).toBe('connected');
     } finally {
       sub.unsubscribe();

@@ -1,16 +1,15 @@
 // Helpers of the streams integration tests: clients from kubeconfig text, bulk ConfigMap writes at
 // bounded concurrency, bounded polling, and comparing a store with a fresh list.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterClient } from '../../src/client/index.js';
 import { createClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { Cluster, ClusterName, ConfigMap } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import type { StoreView } from '../../src/streams/index.js';
-import { until } from './targets.js';
 import { pool } from '../support/pool.js';
+import { eventually, retrying } from '../support/wait.js';
 
-export { pool, until };
+export { pool };
 
 export function clusterFrom(name: string, yaml: string): Cluster {
   const c = createClusterClient(clusterName(name), { yaml });
@@ -22,24 +21,6 @@ export function configMap(name: string, namespace: string, data: Record<string, 
   return { metadata: { name, namespace }, data };
 }
 
-/** Creates, retrying transient failures (a restarting server) for up to `forMs`. */
-export async function must<T>(
-  what: string,
-  call: () => Promise<E.Either<{ message: string; type: string }, T>>,
-  forMs = 60_000,
-  alsoRetry: readonly string[] = [],
-): Promise<T> {
-  const deadline = Date.now() + forMs;
-  for (;;) {
-    const r = await call();
-    if (E.isRight(r)) return r.right;
-    if (Date.now() > deadline || ![...alsoRetry, 'Transient', 'ClusterUnreachable', 'Timeout', 'TooManyRequests'].includes(r.left.type)) {
-      throw new Error(`${what}: ${r.left.message}`);
-    }
-    await sleep(200);
-  }
-}
-
 /** name → resourceVersion of every ConfigMap of `namespace` in the store (for one cluster). */
 export function storeState(store: StoreView<ConfigMap>, namespace: string): Map<string, string> {
   return new Map(store.byIndex('namespace', namespace).map((o) => [o.metadata.name ?? '', o.metadata.resourceVersion ?? '']));
@@ -47,7 +28,7 @@ export function storeState(store: StoreView<ConfigMap>, namespace: string): Map<
 
 /** name → resourceVersion of a fresh (consistent) list. */
 export async function listState(client: ClusterClient, namespace: string, labelSelector?: string): Promise<Map<string, string>> {
-  const list = await must('list', () => client.listAll(configMaps, { namespace, ...(labelSelector === undefined ? {} : { labelSelector }) }));
+  const list = await retrying('list', () => client.listAll(configMaps, { namespace, ...(labelSelector === undefined ? {} : { labelSelector }) }));
   return new Map(list.items.map((o) => [o.metadata.name ?? '', o.metadata.resourceVersion ?? '']));
 }
 
@@ -60,19 +41,16 @@ export function sameState(a: Map<string, string>, b: Map<string, string>): boole
 /** Waits until the store equals a fresh list of the namespace (both read again at each poll). */
 export async function storeMatchesServer(store: StoreView<ConfigMap>, client: ClusterClient, namespace: string, timeoutMs = 60_000, labelSelector?: string): Promise<void> {
   let last = '';
-  await until(
+  await eventually(
     `the store to equal a fresh list of ${namespace}`,
     async () => {
       const server = await listState(client, namespace, labelSelector);
       const cached = storeState(store, namespace);
       last = `store ${cached.size} objects, server ${server.size}`;
-      return sameState(server, cached) ? true : undefined;
+      return sameState(server, cached);
     },
-    timeoutMs,
-    250,
-  ).catch((e: unknown) => {
-    throw new Error(`${e instanceof Error ? e.message : String(e)} (${last})`);
-  });
+    { timeoutMs, intervalMs: 250, context: () => last },
+  );
 }
 
 export type { ClusterName };

@@ -9,7 +9,8 @@ import { configMaps, formatKey } from '../../src/index.js';
 import type { FleetEvent, KeyedEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
 import { clusterWatchSource, createFleet, createInformers, disengaged, engaged, fleetWatch, staticProvider } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
-import { clusterFrom, configMap, listState, must, pool, storeMatchesServer, until } from './streams-support.js';
+import { clusterFrom, configMap, listState, pool, storeMatchesServer } from './streams-support.js';
+import { eventually, retrying } from '../support/wait.js';
 
 interface Place {
   readonly cluster: Cluster;
@@ -61,7 +62,7 @@ describe('streams on real servers', () => {
     try {
       const names = Array.from({ length: n }, (_, i) => `cm-${String(i).padStart(4, '0')}`);
       await pool(names, 16, async (name) => {
-        await must(`create ${name}`, () => cluster.client.create(configMaps, configMap(name, namespace, { v: '0', pad: 'x'.repeat(900) })));
+        await retrying(`create ${name}`, () => cluster.client.create(configMaps, configMap(name, namespace, { v: '0', pad: 'x'.repeat(900) })));
       });
       const src = counted(cluster);
       const informers = createInformers({ streamingList, sourceFor: () => src.source as never });
@@ -70,7 +71,7 @@ describe('streams on real servers', () => {
       const hsub = inf.health.subscribe((h) => (health = h));
       const sub = inf.events.subscribe();
       try {
-        await until('the initial listing', () => (inf.store.synced(cluster.name) ? true : undefined), 60_000);
+        await eventually('the initial listing', () => (inf.store.synced(cluster.name) ? true : undefined), { timeoutMs: 60_000 });
         // The default is to use streaming lists where the server has them; record which path ran.
         console.info(`${target} streamingList=${streamingList}: ${src.streams()} streaming watch(es), ${src.lists()} list call(s), lastError=${health?.lastError?.message ?? 'none'}`);
         // kcp's default namespace also holds kube-root-ca.crt: compare with the server, not with n.
@@ -79,13 +80,13 @@ describe('streams on real servers', () => {
         const changes = streamingList ? 500 : 150;
         const third = Math.floor(changes / 3);
         await pool(names.slice(0, third), 16, async (name) => {
-          await must(`update ${name}`, () => cluster.client.patch(configMaps, name, { data: { v: '1' } }, { type: 'merge', namespace }));
+          await retrying(`update ${name}`, () => cluster.client.patch(configMaps, name, { data: { v: '1' } }, { type: 'merge', namespace }));
         });
         await pool(names.slice(third, 2 * third), 16, async (name) => {
-          await must(`delete ${name}`, () => cluster.client.delete(configMaps, name, { namespace }));
+          await retrying(`delete ${name}`, () => cluster.client.delete(configMaps, name, { namespace }));
         });
         await pool(Array.from({ length: changes - 2 * third }, (_, i) => `new-${i}`), 16, async (name) => {
-          await must(`create ${name}`, () => cluster.client.create(configMaps, configMap(name, namespace)));
+          await retrying(`create ${name}`, () => cluster.client.create(configMaps, configMap(name, namespace)));
         });
         await storeMatchesServer(inf.store, cluster.client, namespace, 60_000);
         expect(Object.isFrozen(inf.store.list()[0])).toBe(true);
@@ -105,13 +106,13 @@ describe('streams on real servers', () => {
     const wss = await Promise.all([kcp.createWorkspace(), kcp.createWorkspace(), kcp.createWorkspace()]);
     const clusters = wss.map((ws) => clusterFrom(ws.path, ws.kubeconfigYaml()));
     try {
-      await Promise.all(clusters.map((c, i) => must('create same', () => c.client.create(configMaps, configMap('same', 'default', { from: String(i) })))));
+      await Promise.all(clusters.map((c, i) => retrying('create same', () => c.client.create(configMaps, configMap('same', 'default', { from: String(i) })))));
       const seen = new Map<string, KeyedEvent<ConfigMap>>();
       const sub = fleetWatch(createFleet(staticProvider(clusters)), configMaps, { namespace: 'default' }).subscribe((ev) => {
         if (ev.type === 'applied' && ev.key.name === 'same') seen.set(formatKey(ev.key), ev);
       });
       try {
-        await until('three keys for default/same', () => (seen.size === 3 ? true : undefined), 60_000);
+        await eventually('three keys for default/same', () => (seen.size === 3 ? true : undefined), { timeoutMs: 60_000 });
         expect([...seen.keys()].sort()).toEqual(clusters.map((c) => `cluster://${encodeURIComponent(c.name)}/default/same`).sort());
         for (const [i, c] of clusters.entries()) {
           const ev = seen.get(`cluster://${encodeURIComponent(c.name)}/default/same`);
@@ -120,8 +121,8 @@ describe('streams on real servers', () => {
         // A change in one workspace arrives under that workspace's key only.
         const second = clusters[1];
         if (second === undefined) throw new Error('three clusters');
-        await must('patch', () => second.client.patch(configMaps, 'same', { data: { from: 'changed' } }, { type: 'merge', namespace: 'default' }));
-        await until('the change under the second key', () => {
+        await retrying('patch', () => second.client.patch(configMaps, 'same', { data: { from: 'changed' } }, { type: 'merge', namespace: 'default' }));
+        await eventually('the change under the second key', () => {
           const ev = seen.get(`cluster://${encodeURIComponent(second.name)}/default/same`);
           return ev?.type === 'applied' && ev.object.data?.from === 'changed' ? true : undefined;
         });
@@ -146,7 +147,7 @@ describe('streams on real servers', () => {
     // Let the harness's own requests finish before taking the baseline. Node 24 lists TLS sockets as
     // TCPSocketWrap (never TLSWrap), so both are waited for; idle keep-alive sockets are not listed.
     const sockets = (): number => (count().TLSWrap ?? 0) + (count().TCPSocketWrap ?? 0);
-    await until('a quiet baseline', () => (sockets() === 0 ? true : undefined), 30_000, 100).catch(() => true);
+    await eventually('a quiet baseline', () => (sockets() === 0 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 }).catch(() => true);
     const baseline = count();
     const provider = new Subject<FleetEvent>();
     const fleet = createFleet(provider);
@@ -160,10 +161,10 @@ describe('streams on real servers', () => {
       provider.next(engaged(a.cluster));
       provider.next(engaged(b.cluster));
       informers.informer(a.cluster, configMaps).health.subscribe((h) => health.push(h));
-      await must('create in a', () => a.cluster.client.create(configMaps, configMap('before', a.namespace)));
-      await must('create in b', () => b.cluster.client.create(configMaps, configMap('before', b.namespace)));
+      await retrying('create in a', () => a.cluster.client.create(configMaps, configMap('before', a.namespace)));
+      await retrying('create in b', () => b.cluster.client.create(configMaps, configMap('before', b.namespace)));
       const hasKey = (c: Cluster, name: string): boolean => events.some(({ ev }) => ev.type === 'applied' && ev.key.cluster === c.name && ev.key.name === name);
-      await until('events from both clusters', () => (hasKey(a.cluster, 'before') && hasKey(b.cluster, 'before') ? true : undefined));
+      await eventually('events from both clusters', () => (hasKey(a.cluster, 'before') && hasKey(b.cluster, 'before') ? true : undefined));
 
       provider.next(disengaged(a.cluster.name, 'test'));
       const removedAt = events.length;
@@ -171,9 +172,9 @@ describe('streams on real servers', () => {
       expect(informers.informer(a.cluster, configMaps).store.size).toBe(0);
       expect(fleet.get(a.cluster.name)).toBeUndefined();
 
-      await must('create after in a', () => a.cluster.client.create(configMaps, configMap('after', a.namespace)));
-      await must('create after in b', () => b.cluster.client.create(configMaps, configMap('after', b.namespace)));
-      await until('b to go on', () => (hasKey(b.cluster, 'after') ? true : undefined));
+      await retrying('create after in a', () => a.cluster.client.create(configMaps, configMap('after', a.namespace)));
+      await retrying('create after in b', () => b.cluster.client.create(configMaps, configMap('after', b.namespace)));
+      await eventually('b to go on', () => (hasKey(b.cluster, 'after') ? true : undefined));
       const forA = events.slice(removedAt).filter(({ ev }) => ev.type !== 'clusterRemoved' && ev.key.cluster === a.cluster.name);
       expect(forA).toEqual([]);
       expect(events.filter(({ ev }) => ev.type === 'clusterRemoved')).toHaveLength(1);
@@ -184,14 +185,13 @@ describe('streams on real servers', () => {
       b.cluster.client.close();
     }
     let now = count();
-    await until(
+    await eventually(
       'sockets and timers back to baseline',
       () => {
         now = count();
         return kinds.every((k) => (now[k] ?? 0) <= (baseline[k] ?? 0)) ? true : undefined;
       },
-      15_000,
-      100,
+      { timeoutMs: 15_000, intervalMs: 100 },
     ).catch((e: unknown) => {
       throw new Error(`${e instanceof Error ? e.message : String(e)}: baseline ${JSON.stringify(baseline)}, now ${JSON.stringify(now)}`);
     });

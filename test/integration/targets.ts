@@ -8,6 +8,8 @@ import { E } from '../../src/fp/index.js';
 import type { ClusterName, KubeObject, ResourceDescriptor } from '../../src/index.js';
 import { clusterName, customResourceDefinitions, resource } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
+import type { Check } from '../support/wait.js';
+import { eventually, must } from '../support/wait.js';
 
 export interface Sandbox {
   readonly cluster: ClusterName;
@@ -102,22 +104,12 @@ export const kubeApiserverTarget: Target = {
 
 export const targets: readonly Target[] = [kcpTarget, kubeApiserverTarget];
 
-/** Polls `probe` every `intervalMs` until it returns a value; fails naming `what` after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
-/** The value of a Right, or a thrown Error with the KubeError's message. */
-export function right<T>(r: E.Either<{ message: string }, T>): T {
-  if (E.isLeft(r)) throw new Error(r.left.message);
-  return r.right;
-}
+// The names the files under other work still import (cli-*, sync-*, namespaces-shared-watch):
+// test/support/wait.ts's helpers, not copies. New code imports eventually and must from there.
+/** {@link eventually} with positional time-out and interval (60 s, 100 ms). @deprecated Use eventually. */
+export const until = <T>(what: string, probe: Check<T>, timeoutMs = 60_000, intervalMs = 100): Promise<T> => eventually(what, probe, { timeoutMs, intervalMs });
+/** {@link must} without a description. @deprecated Use must. */
+export const right = <T>(r: E.Either<{ readonly message: string }, T>): T => must(r);
 
 export interface Widget extends KubeObject {
   spec?: { size?: number };
@@ -128,7 +120,7 @@ export interface Widget extends KubeObject {
 export async function widgetsCrd(client: ClusterClient, namespace: string): Promise<ResourceDescriptor<Widget>> {
   const group = `${randomName('s')}.rxfleet.dev`;
   const widgets = resource<Widget>({ group, version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
-  right(
+  must(
     await client.apply(
       customResourceDefinitions,
       {
@@ -159,7 +151,7 @@ export async function widgetsCrd(client: ClusterClient, namespace: string): Prom
       { fieldManager: 'rxfleet-test' },
     ),
   );
-  await until('the widgets resource to be served', async () => {
+  await eventually('the widgets resource to be served', async () => {
     const r = await client.list(widgets, { namespace, limit: 1 });
     return E.isRight(r) ? true : r.left.type === 'NotFound' ? undefined : Promise.reject(new Error(r.left.message));
   });

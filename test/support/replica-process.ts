@@ -9,6 +9,7 @@ import { waitUntilStopped } from '../../src/envtest/stopped.js';
 import { repoRoot } from './binaries.js';
 import type { Running } from './captured.js';
 import { captured } from './captured.js';
+import { eventually } from './wait.js';
 import type { ReplicaBuild } from './replica-build.js';
 
 /** One JSON log line of a replica (pino: `time` in ms since the epoch, `level`, `msg`, fields). */
@@ -175,30 +176,13 @@ export function startReplica(build: ReplicaBuild, spec: ReplicaSpec): ReplicaPro
 }
 
 /**
- * Polls `probe` every `intervalMs` until it returns a value other than undefined; after
- * `timeoutMs` fails with `what` and `context()` (e.g. the replicas' log tails).
- *
- * @example
- * const holder = await eventually('a holder', () => leaseHolder(), 10_000, () => a.tail());
- */
-export async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, context: () => string = () => '', intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${context()}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
-/**
  * Waits for the first log line of `r` (from line `from` on) that satisfies `pred`.
  *
  * @example
  * const line = await waitForLog(b, 'b leading', (l) => l.msg === 'replica state' && l.type === 'leading', 10_000);
  */
 export function waitForLog(r: ReplicaProcess, what: string, pred: (l: LogLine) => boolean, timeoutMs: number, from = 0): Promise<LogLine> {
-  return eventually(`${r.identity}: ${what}`, () => r.lines().slice(from).find(pred), timeoutMs, () => `--- ${r.identity} (last 40 lines) ---\n${r.tail()}`);
+  return eventually(`${r.identity}: ${what}`, () => r.lines().slice(from).find(pred), { timeoutMs, context: () => `--- ${r.identity} (last 40 lines) ---\n${r.tail()}` });
 }
 
 /** A replica state change as logged (the runtime's ReplicaState, with the line's time). */
@@ -245,7 +229,7 @@ export function states(r: ReplicaProcess): readonly StateLine[] {
  * The log tails of several replicas, for failure messages.
  *
  * @example
- * await eventually('one leader', probe, 20_000, () => tails(all));
+ * await eventually('one leader', probe, { timeoutMs: 20_000, context: () => tails(all) });
  */
 export function tails(rs: readonly ReplicaProcess[], n = 30): string {
   return rs.map((r) => `--- ${r.identity} (last ${n} lines) ---\n${r.tail(n)}`).join('\n');
