@@ -8,6 +8,7 @@ import type { ConfigMap, KubeError, ResourceDescriptor } from '../../src/index.j
 import { configMaps } from '../../src/index.js';
 import type { Widget } from './targets.js';
 import { randomName } from './targets.js';
+import { must } from '../support/wait.js';
 
 /** What every assertion gets: a client, a namespace it may write in, and a widgets CRD with a status subresource. */
 export interface ParityEnv {
@@ -16,10 +17,6 @@ export interface ParityEnv {
   readonly widgets: ResourceDescriptor<Widget>;
 }
 
-function ok<T>(r: E.Either<KubeError, T>): T {
-  if (E.isLeft(r)) throw new Error(`expected success, got ${r.left.type}: ${r.left.message}`);
-  return r.right;
-}
 function failed<T>(r: E.Either<KubeError, T>): KubeError {
   if (E.isRight(r)) throw new Error(`expected a failure, got ${JSON.stringify(r.right)}`);
   return r.left;
@@ -29,8 +26,8 @@ function failed<T>(r: E.Either<KubeError, T>): KubeError {
 export async function ssaTwoManagers({ client, namespace }: ParityEnv): Promise<void> {
   const name = randomName('ssa');
   const cm = (data: Record<string, string>) => ({ metadata: { name, namespace }, data });
-  ok(await client.apply(configMaps, cm({ a: '1', shared: 'x' }), { fieldManager: 'mgr-a' }));
-  const merged = ok(await client.apply(configMaps, cm({ b: '2' }), { fieldManager: 'mgr-b' }));
+  must(await client.apply(configMaps, cm({ a: '1', shared: 'x' }), { fieldManager: 'mgr-a' }));
+  const merged = must(await client.apply(configMaps, cm({ b: '2' }), { fieldManager: 'mgr-b' }));
   expect(merged.data).toEqual({ a: '1', b: '2', shared: 'x' });
 
   // A field another manager owns, with another value: 409 naming the owner and the field.
@@ -38,19 +35,19 @@ export async function ssaTwoManagers({ client, namespace }: ParityEnv): Promise<
   expect(conflict).toMatchObject({ type: 'Conflict', code: 409 });
   expect(conflict.message).toContain('mgr-a');
   expect(conflict.message).toContain('.data.shared');
-  expect(ok(await client.get(configMaps, name, { namespace })).data?.shared).toBe('x');
+  expect(must(await client.get(configMaps, name, { namespace })).data?.shared).toBe('x');
 
   // The same value is no conflict: both own it.
-  ok(await client.apply(configMaps, cm({ b: '2', shared: 'x' }), { fieldManager: 'mgr-b' }));
+  must(await client.apply(configMaps, cm({ b: '2', shared: 'x' }), { fieldManager: 'mgr-b' }));
   // Force takes the field over; then the first manager conflicts in turn.
-  const forced = ok(await client.apply(configMaps, cm({ b: '2', shared: 'y' }), { fieldManager: 'mgr-b', force: true }));
+  const forced = must(await client.apply(configMaps, cm({ b: '2', shared: 'y' }), { fieldManager: 'mgr-b', force: true }));
   expect(forced.data).toEqual({ a: '1', b: '2', shared: 'y' });
   const back = failed(await client.apply(configMaps, cm({ a: '1', shared: 'x' }), { fieldManager: 'mgr-a' }));
   expect(back.type).toBe('Conflict');
   expect(back.message).toContain('mgr-b');
 
   // A field a manager stops applying goes, unless another manager owns it too.
-  const dropped = ok(await client.apply(configMaps, cm({ c: '3' }), { fieldManager: 'mgr-a' }));
+  const dropped = must(await client.apply(configMaps, cm({ c: '3' }), { fieldManager: 'mgr-a' }));
   expect(dropped.data).toEqual({ b: '2', c: '3', shared: 'y' });
   const managers = (dropped.metadata.managedFields as readonly { manager?: string; operation?: string }[] | undefined)?.map((m) => `${m.manager}/${m.operation}`).sort();
   expect(managers).toEqual(['mgr-a/Apply', 'mgr-b/Apply']);
@@ -59,32 +56,32 @@ export async function ssaTwoManagers({ client, namespace }: ParityEnv): Promise<
 /** The status subresource: status is written only through /status, and spec only through the object. */
 export async function statusSubresource({ client, namespace, widgets }: ParityEnv): Promise<void> {
   const name = randomName('status');
-  const created = ok(await client.create(widgets, { metadata: { name, namespace }, spec: { size: 1 }, status: { ready: true } }));
+  const created = must(await client.create(widgets, { metadata: { name, namespace }, spec: { size: 1 }, status: { ready: true } }));
   expect(created.status).toBeUndefined();
   // A write of the object ignores status.
-  const replaced = ok(await client.replace(widgets, { ...created, spec: { size: 2 }, status: { ready: true } }));
+  const replaced = must(await client.replace(widgets, { ...created, spec: { size: 2 }, status: { ready: true } }));
   expect(replaced.spec).toEqual({ size: 2 });
   expect(replaced.status).toBeUndefined();
   // A write of /status takes status only.
-  const patched = ok(await client.patch(widgets, name, { spec: { size: 9 }, status: { ready: true, note: 'n' } }, { type: 'merge', namespace, subresource: 'status' }));
+  const patched = must(await client.patch(widgets, name, { spec: { size: 9 }, status: { ready: true, note: 'n' } }, { type: 'merge', namespace, subresource: 'status' }));
   expect(patched.status).toEqual({ ready: true, note: 'n' });
   expect(patched.spec).toEqual({ size: 2 });
   // Server-side apply of /status, by its own manager; the object apply's status is ignored.
-  const applied = ok(await client.apply(widgets, { metadata: { name, namespace }, status: { note: 'm' } }, { fieldManager: 'status-writer', subresource: 'status', force: true }));
+  const applied = must(await client.apply(widgets, { metadata: { name, namespace }, status: { note: 'm' } }, { fieldManager: 'status-writer', subresource: 'status', force: true }));
   expect(applied.status).toEqual({ ready: true, note: 'm' });
-  const main = ok(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 2 }, status: { note: 'ignored' } }, { fieldManager: 'spec-writer', force: true }));
+  const main = must(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 2 }, status: { note: 'ignored' } }, { fieldManager: 'spec-writer', force: true }));
   expect(main.status).toEqual({ ready: true, note: 'm' });
   // A resource without a status subresource answers 404 for /status.
   const cm = randomName('nostatus');
-  ok(await client.create(configMaps, { metadata: { name: cm, namespace }, data: { a: '1' } }));
+  must(await client.create(configMaps, { metadata: { name: cm, namespace }, data: { a: '1' } }));
   expect(failed(await client.patch(configMaps, cm, { status: { x: 1 } }, { type: 'merge', namespace, subresource: 'status' })).type).toBe('NotFound');
 }
 
 /** A write with a stale resourceVersion fails with 409 Conflict; with the current one it succeeds. */
 export async function resourceVersionConflict({ client, namespace }: ParityEnv): Promise<void> {
   const name = randomName('rv');
-  const v1 = ok(await client.create(configMaps, { metadata: { name, namespace }, data: { a: '1' } }));
-  const v2 = ok(await client.replace(configMaps, { ...v1, data: { a: '2' } }));
+  const v1 = must(await client.create(configMaps, { metadata: { name, namespace }, data: { a: '1' } }));
+  const v2 = must(await client.replace(configMaps, { ...v1, data: { a: '2' } }));
   expect(v2.metadata.resourceVersion).not.toBe(v1.metadata.resourceVersion);
   const stale = failed(await client.replace(configMaps, { ...v1, data: { a: '3' } }));
   expect(stale).toMatchObject({ type: 'Conflict', code: 409 });
@@ -97,7 +94,7 @@ export async function resourceVersionConflict({ client, namespace }: ParityEnv):
   expect(testOp.type).toBe('Invalid');
   const staleDelete = failed(await client.delete(configMaps, name, { namespace, preconditions: { resourceVersion: v1.metadata.resourceVersion ?? '' } }));
   expect(staleDelete.type).toBe('Conflict');
-  const current = ok(await client.get<ConfigMap>(configMaps, name, { namespace }));
+  const current = must(await client.get<ConfigMap>(configMaps, name, { namespace }));
   expect(current.data).toEqual({ a: '2' });
   expect(current.metadata.uid).toMatch(/.+/);
   expect(current.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -106,22 +103,22 @@ export async function resourceVersionConflict({ client, namespace }: ParityEnv):
 /** metadata.generation starts at 1 and counts spec changes only; a no-op write changes nothing. */
 export async function generation({ client, namespace, widgets }: ParityEnv): Promise<void> {
   const name = randomName('gen');
-  const w = ok(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 1 } }, { fieldManager: 'gen-test' }));
+  const w = must(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 1 } }, { fieldManager: 'gen-test' }));
   expect(w.metadata.generation).toBe(1);
-  const spec = ok(await client.patch(widgets, name, { spec: { size: 2 } }, { type: 'merge', namespace }));
+  const spec = must(await client.patch(widgets, name, { spec: { size: 2 } }, { type: 'merge', namespace }));
   expect(spec.metadata.generation).toBe(2);
-  const labels = ok(await client.patch(widgets, name, { metadata: { labels: { tier: 'x' } } }, { type: 'merge', namespace }));
+  const labels = must(await client.patch(widgets, name, { metadata: { labels: { tier: 'x' } } }, { type: 'merge', namespace }));
   expect(labels.metadata.generation).toBe(2);
-  const status = ok(await client.patch(widgets, name, { status: { ready: true } }, { type: 'merge', namespace, subresource: 'status' }));
+  const status = must(await client.patch(widgets, name, { status: { ready: true } }, { type: 'merge', namespace, subresource: 'status' }));
   expect(status.metadata.generation).toBe(2);
   // The merge patch took spec.size over for the client's default manager (its user agent, `rxfleet`).
   const taken = failed(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 1 } }, { fieldManager: 'gen-test' }));
   expect(taken.type).toBe('Conflict');
   expect(taken.message).toContain('conflict with "rxfleet"');
   expect(taken.causes?.map((c) => c.field)).toEqual(['.spec.size']);
-  const again = ok(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 1 } }, { fieldManager: 'gen-test', force: true }));
+  const again = must(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 1 } }, { fieldManager: 'gen-test', force: true }));
   expect(again.metadata.generation).toBe(3);
-  const noop = ok(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 1 } }, { fieldManager: 'gen-test' }));
+  const noop = must(await client.apply(widgets, { metadata: { name, namespace }, spec: { size: 1 } }, { fieldManager: 'gen-test' }));
   expect(noop.metadata.resourceVersion).toBe(again.metadata.resourceVersion);
   expect(noop.metadata.generation).toBe(3);
 }
@@ -129,19 +126,19 @@ export async function generation({ client, namespace, widgets }: ParityEnv): Pro
 /** Delete with finalizers marks the object (deletionTimestamp); no finalizer can be added then; removing the last one deletes it. */
 export async function finalizers({ client, namespace }: ParityEnv): Promise<void> {
   const name = randomName('fin');
-  ok(await client.create(configMaps, { metadata: { name, namespace, finalizers: ['rxfleet.dev/a', 'rxfleet.dev/b'] }, data: { a: '1' } }));
-  const marked = ok(await client.delete(configMaps, name, { namespace })) as ConfigMap;
+  must(await client.create(configMaps, { metadata: { name, namespace, finalizers: ['rxfleet.dev/a', 'rxfleet.dev/b'] }, data: { a: '1' } }));
+  const marked = must(await client.delete(configMaps, name, { namespace })) as ConfigMap;
   expect(marked.metadata.deletionTimestamp).toMatch(/.+/);
-  const still = ok(await client.get(configMaps, name, { namespace }));
+  const still = must(await client.get(configMaps, name, { namespace }));
   expect(still.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
-  const again = ok(await client.delete(configMaps, name, { namespace })) as ConfigMap;
+  const again = must(await client.delete(configMaps, name, { namespace })) as ConfigMap;
   expect(again.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
   const added = failed(await client.patch(configMaps, name, { metadata: { finalizers: ['rxfleet.dev/a', 'rxfleet.dev/b', 'rxfleet.dev/c'] } }, { type: 'merge', namespace }));
   expect(added).toMatchObject({ type: 'Invalid', code: 422 });
   expect(added.message).toContain('no new finalizers can be added if the object is being deleted');
   // Other fields may still change while the object waits.
-  ok(await client.patch(configMaps, name, { metadata: { finalizers: ['rxfleet.dev/b'] }, data: { a: '2' } }, { type: 'merge', namespace }));
-  ok(await client.patch(configMaps, name, [{ op: 'remove', path: '/metadata/finalizers/0' }], { type: 'json', namespace }));
+  must(await client.patch(configMaps, name, { metadata: { finalizers: ['rxfleet.dev/b'] }, data: { a: '2' } }, { type: 'merge', namespace }));
+  must(await client.patch(configMaps, name, [{ op: 'remove', path: '/metadata/finalizers/0' }], { type: 'json', namespace }));
   expect(failed(await client.get(configMaps, name, { namespace })).type).toBe('NotFound');
 }
 
@@ -149,15 +146,15 @@ export async function finalizers({ client, namespace }: ParityEnv): Promise<void
 export async function finalizerSet({ client, namespace }: ParityEnv): Promise<void> {
   const name = randomName('finset');
   const cm = (finalizers: string[]) => ({ metadata: { name, namespace, finalizers } });
-  ok(await client.apply(configMaps, cm(['rxfleet.dev/a']), { fieldManager: 'mgr-a' }));
-  const both = ok(await client.apply(configMaps, cm(['rxfleet.dev/b']), { fieldManager: 'mgr-b' }));
+  must(await client.apply(configMaps, cm(['rxfleet.dev/a']), { fieldManager: 'mgr-a' }));
+  const both = must(await client.apply(configMaps, cm(['rxfleet.dev/b']), { fieldManager: 'mgr-b' }));
   expect(both.metadata.finalizers).toEqual(['rxfleet.dev/a', 'rxfleet.dev/b']);
-  const shared = ok(await client.apply(configMaps, cm(['rxfleet.dev/a', 'rxfleet.dev/b']), { fieldManager: 'mgr-a' }));
+  const shared = must(await client.apply(configMaps, cm(['rxfleet.dev/a', 'rxfleet.dev/b']), { fieldManager: 'mgr-a' }));
   expect(shared.metadata.finalizers).toEqual(['rxfleet.dev/a', 'rxfleet.dev/b']);
   // mgr-a stops applying both: its own goes, the one mgr-b applies too stays.
-  const left = ok(await client.apply(configMaps, { metadata: { name, namespace } }, { fieldManager: 'mgr-a' }));
+  const left = must(await client.apply(configMaps, { metadata: { name, namespace } }, { fieldManager: 'mgr-a' }));
   expect(left.metadata.finalizers).toEqual(['rxfleet.dev/b']);
-  const none = ok(await client.apply(configMaps, { metadata: { name, namespace } }, { fieldManager: 'mgr-b' }));
+  const none = must(await client.apply(configMaps, { metadata: { name, namespace } }, { fieldManager: 'mgr-b' }));
   expect(none.metadata.finalizers).toBeUndefined();
 }
 
@@ -170,7 +167,7 @@ export const parityAssertions = { ssaTwoManagers, statusSubresource, resourceVer
 /** A strategic merge patch of a custom resource: a server refuses it (415), the fake applies it as a merge patch. */
 export async function strategicPatchOfCustomResource({ client, namespace, widgets }: ParityEnv): Promise<string> {
   const name = randomName('smp');
-  ok(await client.create(widgets, { metadata: { name, namespace }, spec: { size: 1 } }));
+  must(await client.create(widgets, { metadata: { name, namespace }, spec: { size: 1 } }));
   const r = await client.patch(widgets, name, { spec: { size: 2 } }, { type: 'strategic', namespace });
   return E.isLeft(r) ? `${r.left.code ?? r.left.type}` : 'patched';
 }

@@ -45,7 +45,8 @@ export interface ApiExportFixtureOptions {
 
 const BINDING = 'widgets-binding';
 
-async function must(kc: KubeConfig, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, ok: readonly number[] = [200, 201]): Promise<unknown> {
+/** Sends one request and gives the answer's body; throws unless its status is one of `ok`. */
+async function requestOk(kc: KubeConfig, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, ok: readonly number[] = [200, 201]): Promise<unknown> {
   const res = await requestJson(kc, method, path, body);
   if (!ok.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;
@@ -68,7 +69,7 @@ export async function setupApiExport(adminKubeconfigPath: string, opts: ApiExpor
   const providerKc = (): KubeConfig => kcpClusterKubeConfig(adminKubeconfigPath, providerWorkspace.path);
   const widgets = resource<Widget>({ group, version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
 
-  await must(providerKc(), 'POST', '/apis/apis.kcp.io/v1alpha1/apiresourceschemas', {
+  await requestOk(providerKc(), 'POST', '/apis/apis.kcp.io/v1alpha1/apiresourceschemas', {
     apiVersion: 'apis.kcp.io/v1alpha1',
     kind: 'APIResourceSchema',
     metadata: { name: schemaName },
@@ -82,7 +83,7 @@ export async function setupApiExport(adminKubeconfigPath: string, opts: ApiExpor
     },
   });
   // kcp v0.28.1 serves APIExport in v1alpha2 (v1alpha1 too); v1alpha2 names schemas per resource.
-  await must(providerKc(), 'POST', '/apis/apis.kcp.io/v1alpha2/apiexports', {
+  await requestOk(providerKc(), 'POST', '/apis/apis.kcp.io/v1alpha2/apiexports', {
     apiVersion: 'apis.kcp.io/v1alpha2',
     kind: 'APIExport',
     metadata: { name: exportName },
@@ -94,7 +95,7 @@ export async function setupApiExport(adminKubeconfigPath: string, opts: ApiExpor
     await waitUntil(
       `APIBinding in ${ws.path} to be created`,
       async () => {
-        await must(
+        await requestOk(
           workspaceKubeConfig(ws),
           'POST',
           '/apis/apis.kcp.io/v1alpha2/apibindings',
@@ -108,7 +109,7 @@ export async function setupApiExport(adminKubeconfigPath: string, opts: ApiExpor
     await waitUntil(
       `APIBinding in ${ws.path} to be Bound`,
       async () => {
-        const b = await must(workspaceKubeConfig(ws), 'GET', `/apis/apis.kcp.io/v1alpha2/apibindings/${BINDING}`);
+        const b = await requestOk(workspaceKubeConfig(ws), 'GET', `/apis/apis.kcp.io/v1alpha2/apibindings/${BINDING}`);
         return stringField(b, 'status', 'phase') === 'Bound' ? true : undefined;
       },
       { timeoutMs, intervalMs: 250 },
@@ -121,7 +122,7 @@ export async function setupApiExport(adminKubeconfigPath: string, opts: ApiExpor
     );
   };
   const unbind = async (ws: KcpWorkspace): Promise<void> => {
-    await must(workspaceKubeConfig(ws), 'DELETE', `/apis/apis.kcp.io/v1alpha2/apibindings/${BINDING}`, undefined, [200, 202, 404]);
+    await requestOk(workspaceKubeConfig(ws), 'DELETE', `/apis/apis.kcp.io/v1alpha2/apibindings/${BINDING}`, undefined, [200, 202, 404]);
     await waitUntil(
       `APIBinding in ${ws.path} to be gone`,
       async () => ((await requestJson(workspaceKubeConfig(ws), 'GET', `/apis/apis.kcp.io/v1alpha2/apibindings/${BINDING}`)).status === 404 ? true : undefined),
@@ -143,7 +144,7 @@ export async function setupApiExport(adminKubeconfigPath: string, opts: ApiExpor
       : await waitUntil(
           `the endpoint slice of ${exportName} to list a URL`,
           async () => {
-            const slice = await must(providerKc(), 'GET', `/apis/apis.kcp.io/v1alpha1/apiexportendpointslices/${exportName}`);
+            const slice = await requestOk(providerKc(), 'GET', `/apis/apis.kcp.io/v1alpha1/apiexportendpointslices/${exportName}`);
             const endpoints = field(slice, 'status', 'endpoints');
             const first: unknown = Array.isArray(endpoints) ? (endpoints as unknown[])[0] : undefined;
             return stringField(first, 'url');
@@ -177,7 +178,7 @@ export async function setupApiExport(adminKubeconfigPath: string, opts: ApiExpor
 
 /** Creates (POST) an object in a workspace through its own URL (not the virtual workspace). */
 export async function createIn(kc: KubeConfig, path: string, body: unknown): Promise<unknown> {
-  return must(kc, 'POST', path, body);
+  return requestOk(kc, 'POST', path, body);
 }
 
 /** Reads an object in a workspace through its own URL; undefined on 404. */

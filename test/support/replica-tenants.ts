@@ -3,9 +3,9 @@
 // input ConfigMaps, plus a loop that keeps changing inputs so that replicas are always writing.
 import { randomBytes } from 'node:crypto';
 import type { ClusterClient } from '../../src/client/index.js';
-import { E } from '../../src/fp/index.js';
 import { configMaps, namespaces } from '../../src/index.js';
 import { pool } from './pool.js';
+import { must } from './wait.js';
 
 /** examples/ha's input label (examples/ha/controller.ts ROLE), repeated so support code needs no example import. */
 const ROLE = 'rxfleet.io/ha-role';
@@ -16,11 +16,6 @@ export interface Tenants {
   readonly selector: string;
   /** The namespaces, which are the clusters' names. */
   readonly names: readonly string[];
-}
-
-function must<T>(what: string, r: E.Either<{ readonly message: string }, T>): T {
-  if (E.isLeft(r)) throw new Error(`${what}: ${r.left.message}`);
-  return r.right;
 }
 
 /**
@@ -56,7 +51,7 @@ export function randomGroup(prefix: string): string {
  */
 export async function addTenants(client: ClusterClient, group: string, names: readonly string[]): Promise<void> {
   await pool(names, 8, async (name) => {
-    must(`create namespace ${name}`, await client.apply(namespaces, { metadata: { name, labels: { 'rxfleet.io/ha-test': group } } }, { fieldManager: 'ha-test' }));
+    must(await client.apply(namespaces, { metadata: { name, labels: { 'rxfleet.io/ha-test': group } } }, { fieldManager: 'ha-test' }), `create namespace ${name}`);
   });
 }
 
@@ -67,10 +62,7 @@ export async function addTenants(client: ClusterClient, group: string, names: re
  * await putInput(client, 'tenant-000', 'settings', 1);
  */
 export async function putInput(client: ClusterClient, ns: string, name: string, n: number): Promise<void> {
-  must(
-    `apply input ${ns}/${name}`,
-    await client.apply(configMaps, { metadata: { name, namespace: ns, labels: { [ROLE]: 'input' } }, data: { n: String(n) } }, { fieldManager: 'ha-test', force: true }),
-  );
+  must(await client.apply(configMaps, { metadata: { name, namespace: ns, labels: { [ROLE]: 'input' } }, data: { n: String(n) } }, { fieldManager: 'ha-test', force: true }), `apply input ${ns}/${name}`);
 }
 
 /**

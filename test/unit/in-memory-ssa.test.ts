@@ -3,10 +3,11 @@
 import { firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
-import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
+import type { ConfigMap, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, objectKey, resource } from '../../src/index.js';
 import { patchStatus, sinkContext } from '../../src/sinks/index.js';
 import { inMemoryFleet } from '../../src/testing/index.js';
+import { must } from '../support/wait.js';
 
 interface Widget extends KubeObject {
   spec?: { size?: number; image?: string };
@@ -16,32 +17,28 @@ const widgets = resource<Widget>({ group: 'demo.rxfleet.dev', version: 'v1', plu
 const client = () => inMemoryFleet({ clusters: { east: [] }, resources: [widgets] }).cluster('east').client;
 const meta = (name: string) => ({ name, namespace: 'default' });
 
-function ok<T>(r: E.Either<KubeError, T>): T {
-  if (E.isLeft(r)) throw new Error(r.left.message);
-  return r.right;
-}
 
 describe('the in-memory fleet writes', () => {
   it('gives a field changed by a plain write to its writer, so the applier conflicts on it', async () => {
     const c = client();
-    ok(await c.apply(configMaps, { metadata: meta('a'), data: { k: '1', j: '1' } }, { fieldManager: 'ctl' }));
-    ok(await c.patch(configMaps, 'a', { data: { k: 'edited' } }, { type: 'merge', namespace: 'default', fieldManager: 'kubectl-edit' }));
+    must(await c.apply(configMaps, { metadata: meta('a'), data: { k: '1', j: '1' } }, { fieldManager: 'ctl' }));
+    must(await c.patch(configMaps, 'a', { data: { k: 'edited' } }, { type: 'merge', namespace: 'default', fieldManager: 'kubectl-edit' }));
     const r = await c.apply(configMaps, { metadata: meta('a'), data: { k: '1', j: '1' } }, { fieldManager: 'ctl' });
     expect(E.isLeft(r) && [r.left.type, r.left.causes?.map((x) => [x.field, x.message])]).toEqual(['Conflict', [['.data.k', 'conflict with "kubectl-edit" using v1']]]);
     // The field it did not touch is still the applier's alone: dropping it removes it.
-    const dropped = ok(await c.apply(configMaps, { metadata: meta('a'), data: { k: 'edited' } }, { fieldManager: 'ctl' }));
+    const dropped = must(await c.apply(configMaps, { metadata: meta('a'), data: { k: 'edited' } }, { fieldManager: 'ctl' }));
     expect(dropped.data).toEqual({ k: 'edited' });
   });
 
   it('keeps status applies by two managers apart, and conflicts only on a shared field', async () => {
     const c = client();
-    ok(await c.create(widgets, { metadata: meta('w'), spec: { size: 1 } }));
+    must(await c.create(widgets, { metadata: meta('w'), spec: { size: 1 } }));
     const status = (s: NonNullable<Widget['status']>, fieldManager: string, force = false) => c.apply(widgets, { metadata: meta('w'), status: s }, { fieldManager, subresource: 'status', force });
-    ok(await status({ ready: true }, 'probe'));
-    expect(ok(await status({ note: 'n' }, 'notes')).status).toEqual({ ready: true, note: 'n' });
+    must(await status({ ready: true }, 'probe'));
+    expect(must(await status({ note: 'n' }, 'notes')).status).toEqual({ ready: true, note: 'n' });
     const clash = await status({ ready: false }, 'notes');
     expect(E.isLeft(clash) && clash.left.message).toContain('conflict with "probe"');
-    const forced = ok(await status({ ready: false, note: 'n' }, 'notes', true));
+    const forced = must(await status({ ready: false, note: 'n' }, 'notes', true));
     expect(forced.status).toEqual({ ready: false, note: 'n' });
     const entries = (forced.metadata.managedFields as readonly { manager: string; subresource?: string; fieldsV1: unknown }[]).map((m) => [m.manager, m.subresource, m.fieldsV1]);
     expect(entries).toEqual([
@@ -52,19 +49,19 @@ describe('the in-memory fleet writes', () => {
 
   it('answers a dry run with the result and stores nothing', async () => {
     const c = client();
-    const live = ok(await c.create(configMaps, { metadata: meta('a'), data: { k: '1' } }));
-    const dry = ok(await c.apply(configMaps, { metadata: meta('a'), data: { k: '2' } }, { fieldManager: 'ctl', dryRun: true, force: true }));
+    const live = must(await c.create(configMaps, { metadata: meta('a'), data: { k: '1' } }));
+    const dry = must(await c.apply(configMaps, { metadata: meta('a'), data: { k: '2' } }, { fieldManager: 'ctl', dryRun: true, force: true }));
     expect(dry.data).toEqual({ k: '2' });
-    const now = ok(await c.get<ConfigMap>(configMaps, 'a', { namespace: 'default' }));
+    const now = must(await c.get<ConfigMap>(configMaps, 'a', { namespace: 'default' }));
     expect([now.data, now.metadata.resourceVersion]).toEqual([{ k: '1' }, live.metadata.resourceVersion]);
-    ok(await c.create(configMaps, { metadata: meta('b') }, { dryRun: true }));
-    expect(ok(await c.list(configMaps)).items.map((o) => o.metadata.name)).toEqual(['a']);
+    must(await c.create(configMaps, { metadata: meta('b') }, { dryRun: true }));
+    expect(must(await c.list(configMaps)).items.map((o) => o.metadata.name)).toEqual(['a']);
   });
 
   it('applies JSON patch operations, and refuses a patch whose path does not exist', async () => {
     const c = client();
-    ok(await c.create(configMaps, { metadata: { ...meta('a'), labels: { x: '1' } }, data: { k: '1' } }));
-    const patched = ok(
+    must(await c.create(configMaps, { metadata: { ...meta('a'), labels: { x: '1' } }, data: { k: '1' } }));
+    const patched = must(
       await c.patch(
         configMaps,
         'a',
@@ -84,7 +81,7 @@ describe('the in-memory fleet writes', () => {
 
   it('creates with a server-side apply, and answers 404 for status of an object that is not there', async () => {
     const c = client();
-    const made = ok(await c.apply(widgets, { metadata: meta('w'), spec: { size: 3 }, status: { ready: true } }, { fieldManager: 'ctl' }));
+    const made = must(await c.apply(widgets, { metadata: meta('w'), spec: { size: 3 }, status: { ready: true } }, { fieldManager: 'ctl' }));
     expect([made.spec, made.status, made.metadata.generation]).toEqual([{ size: 3 }, undefined, 1]);
     const missing = await c.apply(widgets, { metadata: meta('nope'), status: { ready: true } }, { fieldManager: 'ctl', subresource: 'status' });
     expect(E.isLeft(missing) && missing.left.type).toBe('NotFound');
