@@ -14,6 +14,7 @@ import { controllerMetrics } from '../../src/runtime/metrics.js';
 import type { WatchSource } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
+import { eventually } from '../support/wait.js';
 
 /** The value of the one sample whose series is exactly `series`. */
 const valueOf = (text: string, series: string): number => {
@@ -143,13 +144,11 @@ describe('workqueue metrics', () => {
     });
     const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: false });
     try {
-      // The three listed objects are reconciled soon after the start; wait for them (bounded).
-      let text = '';
-      for (let i = 0; i < 250; i++) {
-        text = await handle.metrics.registry.metrics();
-        if (valueOf(text, 'rxfleet_workqueue_work_duration_seconds_count{controller="wired"}') >= 3) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // The three listed objects are reconciled soon after the start.
+      const text = await eventually('three reconciles counted', async () => {
+        const now = await handle.metrics.registry.metrics();
+        return valueOf(now, 'rxfleet_workqueue_work_duration_seconds_count{controller="wired"}') >= 3 && now;
+      }, { timeoutMs: 5_000 });
       expect(valueOf(text, 'rxfleet_workqueue_adds_total{controller="wired"}')).toBe(3);
       expect(valueOf(text, 'rxfleet_workqueue_queue_duration_seconds_count{controller="wired"}')).toBe(3);
       expect(valueOf(text, 'rxfleet_max_concurrent_reconciles{controller="wired"}')).toBe(6);
