@@ -35,7 +35,7 @@ export interface Selection {
  *
  * @example
  * ```ts
- * const view = cluster.cache?.view(configMaps, {});
+ * const view = cluster.cache?.view(configMaps, {}, cluster.name);
  * view?.events.subscribe((ev: WatchEvent) => console.log(ev.type)); // initStarted, initApply…, initDone, then live
  * ```
  */
@@ -45,9 +45,9 @@ export interface CacheView<T extends KubeObject> {
    * has listed, else when it has), then its live changes. Subscribing keeps the shared watch open.
    */
   readonly events: Observable<WatchEvent<T>>;
-  /** The shared watch's health, named after this cluster (`cluster` is this cluster's name). */
+  /** The shared watch's health, named after this cluster (`cluster` is the name the view was asked for). */
   readonly health: Observable<WatchHealth>;
-  /** This cluster's objects only, keyed with this cluster's name. */
+  /** This cluster's objects only, keyed with the name the view was asked for (`get`, `synced`, the `cluster` index). */
   readonly store: Store<T>;
 }
 
@@ -57,17 +57,23 @@ export interface CacheView<T extends KubeObject> {
  * shard; for a namespace-as-cluster, a view of one cluster-wide watch. Informers ask it first and
  * open an ordinary watch only when it answers `undefined`.
  *
+ * The cache knows which objects are the cluster's, never what the fleet calls it: the caller names
+ * the view. So a composition that renames clusters (`withPrefix`, `multiProvider`) copies the cache
+ * as it is, and the views of the renamed cluster key its objects and health under the new name.
+ *
  * @example
  * ```ts
- * const informer = (cluster: Cluster) => cluster.cache?.view(configMaps, { labelSelector: 'app=web' }) ?? ownWatch(cluster);
+ * const informer = (cluster: Cluster) => cluster.cache?.view(configMaps, { labelSelector: 'app=web' }, cluster.name) ?? ownWatch(cluster);
  * ```
  */
 export interface ClusterCache {
   /**
    * This cluster's view of `resource` with `options`, or `undefined` when the cache cannot serve
    * that selection. `indexers` apply when the shared cache is first made (later views share it).
+   * `name` is the name the fleet knows the cluster by (the engaged `Cluster`'s `name`, which
+   * informers pass): the view's store keys, `synced` and health use it.
    */
-  view<T extends KubeObject>(resource: ResourceDescriptor<T>, options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }): CacheView<T> | undefined;
+  view<T extends KubeObject>(resource: ResourceDescriptor<T>, options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, name: ClusterName): CacheView<T> | undefined;
 }
 
 /**

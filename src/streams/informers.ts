@@ -116,8 +116,9 @@ export function createInformers(config: InformersConfig = {}): Informers {
   const byCluster = new WeakMap<Cluster, Map<string, Informer<KubeObject>>>();
 
   const build = <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: InformerOptions<T>): Informer<T> => {
-    // A cluster whose provider already keeps a cache of this selection serves it: no watch of ours.
-    const view = cluster.cache?.view(resource, options);
+    // A cluster whose provider already keeps a cache of this selection serves it: no watch of
+    // ours. The view is named after the cluster as engaged, whatever renamed it after its provider.
+    const view = cluster.cache?.view(resource, options, cluster.name);
     if (view !== undefined) return { cluster, resource, ...view };
     const { indexers, ...selection } = options;
     const store = createStore<T>(indexers === undefined ? {} : { indexers });

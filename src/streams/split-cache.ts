@@ -48,12 +48,17 @@ export interface SplitCacheConfig<T extends KubeObject> {
  * @example
  * ```ts
  * const split = splitCache(config);
- * split.view(clusterName('team-a')).events.subscribe((ev: WatchEvent) => console.log(ev.type));
+ * split.view(clusterName('team-a'), clusterName('ns#team-a')).events.subscribe((ev: WatchEvent) => console.log(ev.type));
  * ```
  */
 export interface SplitCache<T extends KubeObject> {
-  /** The view of the objects that belong to `scope`, named `as` (default `scope`) in its health and store keys. */
-  view(scope: ClusterName, as?: ClusterName): CacheView<T>;
+  /**
+   * The view of the objects that belong to `scope`, named `as` in its health and store keys: the
+   * name the fleet knows the cluster by (what `ClusterCache.view` is given), which need not
+   * be `scope` (a workspace filed under its logical name and engaged under its path, a cluster
+   * renamed by `withPrefix`).
+   */
+  view(scope: ClusterName, as: ClusterName): CacheView<T>;
 }
 
 interface Route<T extends KubeObject> {
@@ -73,7 +78,7 @@ interface Route<T extends KubeObject> {
  * @example
  * ```ts
  * const split = splitCache({ events: watchEvents(hub, configMaps), health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') });
- * const teamA = split.view(clusterName('team-a'));
+ * const teamA = split.view(clusterName('team-a'), clusterName('team-a'));
  * teamA.events.subscribe(); // starts the one cluster-wide watch
  * teamA.store.list();       // team-a's ConfigMaps only
  * ```
@@ -162,7 +167,7 @@ export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): S
   const shared = config.events.pipe(tap(onEvent), ignoreElements(), finalize(reset), share());
 
   return {
-    view(scope, as = scope) {
+    view(scope, as) {
       const events = defer(() => {
         let route = routes.get(scope);
         if (route === undefined) routes.set(scope, (route = { out: new Subject<WatchEvent<T>>(), subscribers: 0 }));

@@ -32,17 +32,21 @@ export interface SplitWatchesConfig extends WatchSettings {
  *
  * @example
  * ```ts
- * const teamA = shared.view(configMaps, { labelSelector: 'app=web' }, clusterName('team-a'));
+ * const teamA = shared.view(configMaps, { labelSelector: 'app=web' }, clusterName('team-a'), clusterName('ns#team-a'));
  * teamA.events.subscribe(); // starts the parent's one watch of web ConfigMaps, if not running yet
  * ```
  */
 export interface SplitWatches {
-  /** `scope`'s view (named `as`) of the parent's watch of `resource` with `options`, made on first use. */
+  /**
+   * `scope`'s view of the parent's watch of `resource` with `options` (made on first use), named
+   * `as` in its health and store keys: pass the name `ClusterCache.view` was given, never a name
+   * kept from when the cluster was made (a composition may have renamed it since).
+   */
   view<T extends KubeObject>(
     resource: ResourceDescriptor<T>,
     options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> },
     scope: ClusterName,
-    as?: ClusterName,
+    as: ClusterName,
   ): CacheView<T>;
 }
 
@@ -51,15 +55,18 @@ export interface SplitWatches {
  * of one API server (namespaces of a cluster, workspaces behind one kcp endpoint, tenants selected
  * by a label), so that N clusters cost one watch per resource and selection instead of N.
  *
- * Give each engaged {@link Cluster} a `cache` whose `view` asks `shared.view(resource, selection,
- * scope)`: informers (and so `controller`, `fleetWatch`, `createInformers`) ask a cluster's cache
- * before opening a watch of their own, and read the view instead. Each distinct (resource,
- * selection) is one watch on `parent`, split by `scopeOf` (the cluster an object belongs to) with
- * {@link splitCache}; it starts when the first cluster's view is subscribed and stops when the last
- * unsubscribes. A view's events, health and store have the informer's contract: a listing, then
- * live changes; the shared watch's health under the cluster's name; the cluster's objects only,
- * keyed with its name. Return `undefined` from `view` for what the shared watches cannot serve
- * (a selection the parent cannot watch cluster-wide): that cluster then watches on its own.
+ * Give each engaged {@link Cluster} a `cache` whose `view(resource, selection, name)` asks
+ * `shared.view(resource, selection, scope, name)`: informers (and so `controller`, `fleetWatch`,
+ * `createInformers`) ask a cluster's cache before opening a watch of their own, and read the view
+ * instead. Each distinct (resource, selection) is one watch on `parent`, split by `scopeOf` (the
+ * cluster an object belongs to) with {@link splitCache}; it starts when the first cluster's view
+ * is subscribed and stops when the last unsubscribes. A view's events, health and store have the
+ * informer's contract: a listing, then live changes; the shared watch's health under the name the
+ * view was asked for; the cluster's objects only, keyed with that name. The name comes from the
+ * caller (informers pass the engaged cluster's), so a cluster renamed after its provider made it
+ * (`withPrefix`, `multiProvider`) is served under its new name. Return `undefined` from `view` for
+ * what the shared watches cannot serve (a selection the parent cannot watch cluster-wide): that
+ * cluster then watches on its own.
  *
  * @example
  * ```ts
@@ -70,7 +77,7 @@ export interface SplitWatches {
  *   return from(
  *     names.map((t) => {
  *       const name = clusterName(t);
- *       return engaged({ name, client: hub.client, labels: { tenant: t }, cache: { view: (r, selection) => shared.view(r, selection, name) } });
+ *       return engaged({ name, client: hub.client, labels: { tenant: t }, cache: { view: (r, selection, as) => shared.view(r, selection, name, as) } });
  *     }),
  *   );
  * };
@@ -88,7 +95,7 @@ export function splitWatches(parent: Cluster, config: SplitWatchesConfig): Split
       resource: ResourceDescriptor<T>,
       options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> },
       scope: ClusterName,
-      as?: ClusterName,
+      as: ClusterName,
     ): CacheView<T> {
       const { indexers, ...selection } = options;
       const key = selectionKey(resource, selection);

@@ -101,7 +101,7 @@ describe('a shared watch ends its clusters’ listings in slices', () => {
       const split = splitCache({ events: shared, health: NEVER, scopeOf: byNamespace, listingsPerTurn: 2, scheduler: ts });
       const seen: string[] = [];
       for (const scope of ['a', 'b', 'c', 'd']) {
-        split.view(clusterName(scope)).events.subscribe((ev) => {
+        split.view(clusterName(scope), clusterName(scope)).events.subscribe((ev) => {
           if (ev.type === 'initDone' || ev.type === 'applied') seen.push(`${scope} ${ev.type}`);
         });
       }
@@ -109,7 +109,7 @@ describe('a shared watch ends its clusters’ listings in slices', () => {
         // a and b in the first turn; d's change ended d's listing before it; c and e wait.
         expect(seen).toEqual(['a initDone', 'b initDone', 'd initDone', 'd applied']);
         // A view of e, subscribed now, gets its whole listing at once.
-        split.view(clusterName('e')).events.subscribe((ev) => seen.push(`e ${ev.type}`));
+        split.view(clusterName('e'), clusterName('e')).events.subscribe((ev) => seen.push(`e ${ev.type}`));
         expect(seen.slice(4)).toEqual(['e initStarted', 'e initApply', 'e initDone']);
       }, 2);
       ts.flush();

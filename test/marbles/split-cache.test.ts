@@ -33,8 +33,8 @@ describe('split cache', () => {
       const split = splitCache({ events: shared, health: NEVER, scopeOf: byNamespace });
       const values = { s, d, x: initApply(a1), z: initApply(a2), y: initApply(b1), u: applied(b1v2), v: deleted(a2) };
       // Each cluster's listing starts at its first object and ends with the shared listing.
-      expectObservable(split.view(a).events, '^-------------!').toBe('-(sxzd)------v', values);
-      expectObservable(split.view(b).events, '^-------------!').toBe('-(syd)----u', values);
+      expectObservable(split.view(a, a).events, '^-------------!').toBe('-(sxzd)------v', values);
+      expectObservable(split.view(b, b).events, '^-------------!').toBe('-(syd)----u', values);
       // One watch for both views, stopped when the last view leaves.
       expectSubscriptions(shared.subscriptions).toBe('^-------------!');
     });
@@ -45,11 +45,11 @@ describe('split cache', () => {
     ts.run(({ cold, expectObservable }) => {
       const shared = cold('-(sxd)---u', { s, x: initApply(a1), d, u: applied(b1) });
       const split = splitCache({ events: shared, health: NEVER, scopeOf: byNamespace });
-      expectObservable(split.view(a).events, '^--------!').toBe('-(sxd)', { s, x: initApply(a1), d });
+      expectObservable(split.view(a, a).events, '^--------!').toBe('-(sxd)', { s, x: initApply(a1), d });
       // b has no object at its subscription: an empty listing, then its first object live.
-      expectObservable(split.view(b).events, '---^------!').toBe('---(sd)--u', { s, d, u: applied(b1) });
+      expectObservable(split.view(b, b).events, '---^------!').toBe('---(sd)--u', { s, d, u: applied(b1) });
       // A late view of a is replayed from the cache.
-      expectObservable(split.view(a).events, '-----^---!').toBe('-----(sxd)', { s, x: initApply(a1), d });
+      expectObservable(split.view(a, a).events, '-----^---!').toBe('-----(sxd)', { s, x: initApply(a1), d });
     });
   });
 
@@ -59,8 +59,8 @@ describe('split cache', () => {
       // The second listing no longer has a1 nor anything of b.
       const shared = cold('-(sxyd)--(szd)', { s, d, x: initApply(a1), y: initApply(b1), z: initApply(a2) });
       const split = splitCache({ events: shared, health: NEVER, scopeOf: byNamespace });
-      expectObservable(split.view(a).events, '^-----------!').toBe('-(sxd)---(szrd)', { s, d, x: initApply(a1), z: initApply(a2), r: deleted(a1) });
-      expectObservable(split.view(b).events, '^-----------!').toBe('-(syd)---(srd)', { s, d, y: initApply(b1), r: deleted(b1) });
+      expectObservable(split.view(a, a).events, '^-----------!').toBe('-(sxd)---(szrd)', { s, d, x: initApply(a1), z: initApply(a2), r: deleted(a1) });
+      expectObservable(split.view(b, b).events, '^-----------!').toBe('-(syd)---(srd)', { s, d, y: initApply(b1), r: deleted(b1) });
     });
   });
 
@@ -98,7 +98,7 @@ describe('split cache', () => {
     ts.run(({ cold, expectObservable }) => {
       const shared = cold('(sxd)', { s, x: initApply(a1), d });
       const split = splitCache({ events: shared, health: NEVER, scopeOf: byNamespace });
-      const view = split.view(a);
+      const view = split.view(a, a);
       expectObservable(view.events, '^-!').toBe('(sxd)', { s, x: initApply(a1), d });
       ts.flush();
       expect(view.store.list()).toEqual([]);

@@ -36,7 +36,7 @@ describe('a wildcard watch split by logical cluster', () => {
   it('keys the same namespace/name in two logical clusters apart, each under its fleet name', () => {
     const { watch, split } = wildcard();
     const a = split.view(clusterName('a'), clusterName('root:org:a'));
-    const b = split.view(clusterName('b'));
+    const b = split.view(clusterName('b'), clusterName('b'));
     const seen: string[] = [];
     const subs = [a.events.subscribe((ev) => seen.push(`a ${labelOf(ev)}`)), b.events.subscribe((ev) => seen.push(`b ${labelOf(ev)}`))];
     for (const ev of [{ type: 'initStarted' }, { type: 'initApply', object: obj('a', 'w') }, { type: 'initApply', object: obj('b', 'w') }, { type: 'initDone' }] as WatchEvent[]) watch.next(ev);
@@ -49,8 +49,8 @@ describe('a wildcard watch split by logical cluster', () => {
 
   it('turns a relist into deletes for objects and whole workspaces that vanished', () => {
     const { watch, split } = wildcard();
-    const a = split.view(clusterName('a'));
-    const b = split.view(clusterName('b'));
+    const a = split.view(clusterName('a'), clusterName('a'));
+    const b = split.view(clusterName('b'), clusterName('b'));
     const seen: string[] = [];
     const subs = [a.events.subscribe((ev) => seen.push(`a ${labelOf(ev)}`)), b.events.subscribe((ev) => seen.push(`b ${labelOf(ev)}`))];
     const first: WatchEvent[] = [{ type: 'initStarted' }, { type: 'initApply', object: obj('a', 'w') }, { type: 'initApply', object: obj('a', 'x') }, { type: 'initApply', object: obj('b', 'w') }, { type: 'initDone' }];
@@ -65,7 +65,7 @@ describe('a wildcard watch split by logical cluster', () => {
 
   it('passes live events to their workspace only, ignores objects without kcp.io/cluster, and empties the cache when the last view leaves', () => {
     const { watch, split } = wildcard();
-    const a = split.view(clusterName('a'));
+    const a = split.view(clusterName('a'), clusterName('a'));
     const seen: string[] = [];
     const sub = a.events.subscribe((ev) => seen.push(labelOf(ev)));
     watch.next({ type: 'initStarted' });

@@ -164,7 +164,7 @@ describe('run', () => {
       const withCache = (name: ClusterName): Cluster => ({
         ...fakeCluster(name),
         // Serves only all-namespace selections: anything else falls back to a watch of the runtime's.
-        cache: { view: <R extends KubeObject>(r: ResourceDescriptor<R>, o: { readonly namespace?: string }) => (o.namespace === undefined && r.plural === 'configmaps' ? (split.view(name) as unknown as CacheView<R>) : undefined) },
+        cache: { view: <R extends KubeObject>(r: ResourceDescriptor<R>, o: { readonly namespace?: string }, as: ClusterName) => (o.namespace === undefined && r.plural === 'configmaps' ? (split.view(name, as) as unknown as CacheView<R>) : undefined) },
       });
       const c = controller({
         name: 'test',

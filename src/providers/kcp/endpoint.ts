@@ -62,12 +62,16 @@ export interface EndpointSpec<P extends KubeObject> {
  *
  * @example
  * ```ts
- * const cache = endpoint.cacheOf(clusterName('2x9k'), clusterName('root:org:a'));
+ * const cache = endpoint.cacheOf(clusterName('2x9k'));
  * ```
  */
 export interface Endpoint<P extends KubeObject> {
-  /** The cache of one of its workspaces (the logical cluster, named `as` in the fleet); none when it serves no watches. */
-  cacheOf(logical: ClusterName, as: ClusterName): ClusterCache | undefined;
+  /**
+   * The cache of one of its workspaces (by logical cluster), none when it serves no watches. Its
+   * views are named as asked (`ClusterCache.view`'s name), not after the workspace: the fleet may
+   * know it by its path, or by a prefixed name under `multiProvider`.
+   */
+  cacheOf(logical: ClusterName): ClusterCache | undefined;
   /** Starts its presence watch: `onChange` gets the presence transitions of each of its events. */
   start(onChange: (transitions: readonly PresenceTransition<P>[]) => void): void;
   /** Forgets every workspace it served: each one's `absent` transition. */
@@ -121,11 +125,11 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
   const shared = spec.serveWatches ? splitWatches(parent, { ...watch, scopeOf: logicalScope }) : undefined;
   const sub = new Subscription();
   return {
-    cacheOf: (logical, as) =>
+    cacheOf: (logical) =>
       shared === undefined
         ? undefined
         : {
-            view: <T extends KubeObject>(r: ResourceDescriptor<T>, selection: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }): CacheView<T> | undefined =>
+            view: <T extends KubeObject>(r: ResourceDescriptor<T>, selection: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, as: ClusterName): CacheView<T> | undefined =>
               wildcardServes(selection) ? shared.view(r, selection, logical, as) : undefined,
           },
     start: (onChange) => {

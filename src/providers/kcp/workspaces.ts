@@ -76,7 +76,7 @@ function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical
     build: () => {
       const client = kcpClient(display, clusterUrl(url, logical), spec.config.kubeconfig, spec.config.client);
       if (E.isLeft(client)) return E.left(`workspace ${name}: ${client.left.message}`);
-      const cache = ep?.cacheOf(logical, display);
+      const cache = ep?.cacheOf(logical);
       const unservedResourceHint = spec.unservedResourceHint(name);
       const cluster: Cluster = { name: display, client: tenantGuard(client.right, logical), labels, identity, unservedResourceHint, ...(cache === undefined ? {} : { cache }) };
       return E.right(Object.freeze(cluster));

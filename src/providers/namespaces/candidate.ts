@@ -1,5 +1,6 @@
 // A namespace as a candidate cluster: its namespace-scoped client, its label, its identity and,
 // when watches are shared, a cache that serves its namespaced watches from the cluster-wide ones.
+import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { KubeObject, Namespace } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
@@ -35,10 +36,11 @@ export function namespaceCandidate(management: Cluster, ns: Namespace, shared?: 
       ? {}
       : {
           cache: {
-            // Only what the shared watch holds: this namespace's objects of a namespaced resource.
-            view: <T extends KubeObject>(r: ResourceDescriptor<T>, o: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }) => {
+            // Only what the shared watch holds: this namespace's objects of a namespaced resource,
+            // named as the caller knows the cluster (`as`: `ns#team-a` under multiProvider).
+            view: <T extends KubeObject>(r: ResourceDescriptor<T>, o: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, as: ClusterName) => {
               const { namespace, ...rest } = o;
-              return r.namespaced && (namespace === undefined || namespace === n) ? shared.view(r, rest, name) : undefined;
+              return r.namespaced && (namespace === undefined || namespace === n) ? shared.view(r, rest, name, as) : undefined;
             },
           },
         };
