@@ -5,13 +5,13 @@
 import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { dump } from 'js-yaml';
 import type { Subscription } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeconfigFileSystem } from '../../src/providers/file/index.js';
 import { kubeconfigFileProvider, nodeKubeconfigFileSystem, workerParseBytes } from '../../src/providers/file/index.js';
 import type { FleetEvent } from '../../src/streams/cluster.js';
+import { eventually } from '../support/wait.js';
 
 /** A kubeconfig (YAML) with one context per name, each with a client certificate of `certBytes` base64 characters. */
 function kubeconfig(servers: Record<string, number>, certBytes = 0): string {
@@ -33,10 +33,7 @@ function record(): { readonly events: string[]; readonly until: (what: string, t
     events,
     push: (ev) => events.push(ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.name}` : `${ev.report.type}${'reason' in ev.report ? ` ${ev.report.reason}` : ''}`),
     until: async (what, timeoutMs = 20_000) => {
-      for (let waited = 0; !events.includes(what); waited += 20) {
-        if (waited > timeoutMs) throw new Error(`no "${what}" within ${timeoutMs} ms; saw ${JSON.stringify(events)}`);
-        await sleep(20);
-      }
+      await eventually(`"${what}"`, () => events.includes(what), { timeoutMs, context: () => `saw ${JSON.stringify(events)}` });
     },
   };
 }
@@ -101,8 +98,13 @@ describe('kubeconfigFileProvider on the real file system', () => {
     const f = join(dir, 'a.kubeconfig');
     writeFileSync(f, kubeconfig({ east: 1 }));
     let reads = 0;
+    let stats = 0;
     const fs: KubeconfigFileSystem = {
       ...nodeKubeconfigFileSystem,
+      stat: (p) => {
+        if (p === f) stats += 1;
+        return nodeKubeconfigFileSystem.stat(p);
+      },
       // 10 s ahead: the file just written counts as still, so its stamp is trusted at once.
       now: () => Date.now() + 10_000,
       read: (p) => {
@@ -113,8 +115,10 @@ describe('kubeconfigFileProvider on the real file system', () => {
     const rec = record();
     sub = kubeconfigFileProvider({ paths: [f], watch: 'poll', pollIntervalMs: 20, debounceMs: 0, probe: false, rescanIntervalMs: 600_000, fileSystem: fs }).subscribe(rec.push);
     await rec.until('discovered');
-    // Polls every 20 ms meanwhile: each stats the file, none reads it.
-    await sleep(300);
+    // Polls every 20 ms meanwhile: each stats the file, none reads it. Scans run one at a time, so
+    // when the third scan after discovery stats the file, two whole scans have looked at it.
+    const statsAtDiscovery = stats;
+    await eventually('two scans after discovery', () => stats >= statsAtDiscovery + 3, { timeoutMs: 10_000 });
     const settled = reads;
     expect(settled).toBe(1);
     writeFileSync(`${f}.tmp`, kubeconfig({ east: 2 }));
