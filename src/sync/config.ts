@@ -6,6 +6,7 @@ import { JSON_SCHEMA, load } from 'js-yaml';
 import { ConfigError } from '../core/config-error.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
+import { relatedReferenceProblem } from './related-places.js';
 import { parseTemplate } from './template.js';
 import type { SyncConfig } from './types.js';
 
@@ -136,8 +137,10 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
   if (m.object === undefined || (o !== undefined && (o.path === undefined) === (o.template === undefined))) {
     p.add(where, `${m.object === undefined ? 'required: ' : ''}give exactly one of \`path\` (a dotted field of the primary) or \`template\``);
   } else if (o !== undefined) {
-    text(o, 'path', where, p, pathProblem);
-    text(o, 'template', where, p, templateProblem(dnsSubdomainProblem));
+    const path = text(o, 'path', where, p, pathProblem);
+    const template = text(o, 'template', where, p, templateProblem(dnsSubdomainProblem));
+    const unsafe = path !== undefined ? relatedReferenceProblem({ path }) : template !== undefined ? relatedReferenceProblem({ template }) : undefined;
+    if (unsafe !== undefined) p.add(where, unsafe);
   }
 }
 

@@ -77,3 +77,32 @@ export function getSegments(value: unknown, segments: readonly string[]): unknow
 export function getPath(value: unknown, path: string): unknown {
   return getSegments(value, splitPath(path));
 }
+
+/**
+ * A copy of a plain object with the field at `segments` replaced by `v`, when every step of the
+ * path exists (maps by key, arrays by index); otherwise the object unchanged. Only the containers
+ * on the path are copied.
+ *
+ * @example
+ * ```ts
+ * setSegments({ spec: { secretName: 'a', size: 1 } }, ['spec', 'secretName'], 'b'); // { spec: { secretName: 'b', size: 1 } }
+ * ```
+ * @param value - the object (JSON-like).
+ * @param segments - the path's segments (at least one).
+ * @param v - the new value.
+ * @returns the new object, or `value` when the path is not there.
+ */
+export function setSegments<T>(value: T, segments: readonly string[], v: unknown): T {
+  const [head, ...rest] = segments;
+  if (head === undefined) return v as T;
+  if (Array.isArray(value)) {
+    const items: readonly unknown[] = value;
+    if (!index.test(head) || Number(head) >= items.length) return value;
+    const next = setSegments(items[Number(head)], rest, v);
+    return (next === items[Number(head)] && rest.length > 0 ? value : items.map((x, i) => (i === Number(head) ? next : x))) as T;
+  }
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, head)) return value;
+  const current = (value as Readonly<Record<string, unknown>>)[head];
+  const next = setSegments(current, rest, v);
+  return next === current && rest.length > 0 ? value : { ...value, [head]: next };
+}

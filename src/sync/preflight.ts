@@ -12,7 +12,9 @@ import { exportOwner } from './export-merge.js';
 import type { APIExport } from '../providers/kcp/export-types.js';
 import { apiExports, apiResourceSchemas } from '../providers/kcp/export-types.js';
 import { agentLabel, defaultAgentName } from './labels.js';
+import { namingProblem, sharedSourceProblems } from './naming-check.js';
 import { pathProblem } from './object-path.js';
+import { relatedReferenceProblem } from './related-places.js';
 import type { PublishedPlan } from './plan.js';
 import { projectedNames, versionChoice } from './schema.js';
 import { parseTemplate } from './template.js';
@@ -43,7 +45,9 @@ export interface PreflightClients {
  * the cluster and the cause: duplicate published names; two entries projecting to the same kcp
  * group+resource; no CRD of the source's group+kind; a version that does not exist, is not served
  * or that kcp cannot name; `syncUp.status` without a status subresource; a template or path that
- * does not parse; a related identifier used twice; an APIExport annotated for another agent, or
+ * does not parse; naming templates that could give two consumer objects one place on the service
+ * cluster (`namingProblem`); one CRD published twice; a related reference a consumer could point at
+ * another consumer object's related object (`relatedReferenceProblem`); a related identifier used twice; an APIExport annotated for another agent, or
  * listing one of the published resources with a schema this agent did not make.
  *
  * @example
@@ -66,6 +70,7 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
   const plans: PublishedPlan[] = [];
   const names = new Map<string, number>();
   const projected = new Map<string, string>();
+  problems.push(...sharedSourceProblems(config.published));
   config.published.forEach((p, i) => {
     const where = `published[${i}] "${p.name}"`;
     const first = names.get(p.name);
@@ -82,6 +87,8 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
       problems.push(...plan.problems.map((m) => `${where}: ${m} (service cluster ${service})`));
       return;
     }
+    const naming = namingProblem(p, plan.plan.service.namespaced);
+    if (naming !== undefined) problems.push(`${where}: ${naming}`);
     const k = `${plan.plan.kcp.plural}.${plan.plan.kcp.group}`;
     const other = projected.get(k);
     if (other !== undefined) problems.push(`${where}: projects to ${k} in kcp, as ${other} does; each published resource needs its own group+resource`);
@@ -114,6 +121,8 @@ function configProblems(p: PublishedResource): string[] {
       const t = parseTemplate(r.object.template);
       if (t.type === 'invalid') out.push(`related[${j}].object.template: ${t.message}`);
     }
+    const unsafe = relatedReferenceProblem(r.object);
+    if (unsafe !== undefined) out.push(`related[${j}].object: ${unsafe}`);
   });
   return out;
 }

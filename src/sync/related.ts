@@ -1,29 +1,32 @@
 // Related objects (a Secret or ConfigMap that travels with a primary object): read on their origin
-// side, copied to the other side in the primary's namespace there, named on each side from that
-// side's primary. Copies carry the agent's labels, the related identifier and the back-reference to
-// the consumer's primary object, so cleanup and the tenant check find them like the service copy.
+// side, copied to the other side in the primary's namespace there. In the workspace they are where
+// the consumer names them; on the service cluster where the agent places them (related-places.ts).
+// Nothing is read, written or copied before it is proven to be this consumer object's
+// (ownership.ts): a refusal instead, which reaches the consumer object's status.
 import { isDeepStrictEqual } from 'node:util';
 import type { Observable } from 'rxjs';
-import { EMPTY, from, mergeMap, of } from 'rxjs';
+import { EMPTY, concat, from, map, mergeMap, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import { objectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import { resourceId } from '../core/resource.js';
 import { apply } from '../sinks/apply.js';
 import type { SourceIdentity } from '../sinks/back-reference.js';
 import { readBackReference, withBackReference } from '../sinks/back-reference.js';
 import type { SinkContext } from '../sinks/context.js';
+import { remove } from '../sinks/remove.js';
 import type { WriteOutcome } from '../sinks/result.js';
 import { refusal, writeFailed } from '../sinks/result.js';
 import { serviceCluster } from './clusters.js';
-import { agentLabels, relatedLabel } from './labels.js';
+import type { Refusal } from './condition.js';
+import { agentLabel, agentLabels, publishedLabel, relatedLabel } from './labels.js';
 import { relatedName } from './naming.js';
+import type { OwnershipProblem, Primary } from './ownership.js';
+import { originProblem, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
+import { referenceKind, relatedPlaces } from './related-places.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource } from './sync-caches.js';
-import { tenantProblem } from './sync-up.js';
 import type { RelatedResource } from './types.js';
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -49,13 +52,22 @@ export interface PrimaryPair {
   readonly logicalCluster: string;
   /** The consumer's object. */
   readonly consumer: KubeObject;
-  /** Its service copy. */
+  /** Its service copy (already checked to be the consumer object's). */
   readonly copy: KubeObject;
 }
 
 /**
- * The copy of one related object that belongs on its destination side, or `undefined` when there
- * is nothing to copy yet (a name not set, the origin object not there).
+ * One result of a related sync: a write's outcome, or a refusal (nothing written).
+ *
+ * @example
+ * ```ts
+ * const r: RelatedResult = { type: 'refused', refusal: { key, detail: '...', reason: '...' } };
+ * ```
+ */
+export type RelatedResult = { readonly type: 'write'; readonly outcome: WriteOutcome } | { readonly type: 'refused'; readonly refusal: Refusal };
+
+/**
+ * The copy of one related object that belongs on its destination side.
  *
  * @example
  * ```ts
@@ -78,16 +90,56 @@ export function desiredRelated(plan: PublishedPlan, related: RelatedResource, or
   return withBackReference(copy, source);
 }
 
+const refused = (related: RelatedResource, key: ObjectKey, side: string, p: OwnershipProblem): RelatedResult => ({
+  type: 'refused',
+  refusal: { key, detail: `sync refused: related "${related.identifier}" (${related.kind}): ${p.detail}`, reason: `related "${related.identifier}" (${related.kind} ${key.name} ${side}): ${p.reason}` },
+});
+
+// On the service side, a name read from the copies (not derived) that another copy of the namespace
+// also names: neither may have the object.
+function sharedName(caches: SyncCaches, related: RelatedResource, pair: PrimaryPair, at: ObjectKey): OwnershipProblem | undefined {
+  if (referenceKind(related.object) === 'derived') return undefined;
+  const mine = readBackReference(pair.copy);
+  for (const other of caches.copiesIn(at.namespace)) {
+    const ref = readBackReference(other);
+    if (ref === undefined || (mine?.cluster === ref.cluster && mine.namespace === ref.namespace && mine.name === ref.name)) continue;
+    const n = relatedName(related.object, caches.logicalCluster(ref.cluster), other);
+    if (n.type === 'named' && n.name === at.name) {
+      return { detail: `${related.kind} ${at.namespace}/${at.name} is named by the copies of both ${ref.cluster}/${ref.namespace}/${ref.name} and ${mine?.cluster ?? ''}/${mine?.namespace ?? ''}/${mine?.name ?? ''}`, reason: 'is also named by another object on the service cluster' };
+    }
+  }
+  return undefined;
+}
+
+// Copies this agent made for this consumer object and this related resource, on the destination
+// side, that are not at the current name: left behind by a rename. Deleted (uid precondition).
+function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, related: RelatedResource, cluster: ClusterName, namespace: string, keep: string, source: SourceIdentity): Observable<RelatedResult> {
+  const r = relatedResource(related);
+  const stale = caches.relatedIn(cluster, r, namespace).filter((o) => {
+    const l = o.metadata.labels ?? {};
+    if (o.metadata.name === keep || l[agentLabel] !== plan.agentName || l[publishedLabel] !== plan.published.name || l[relatedLabel] !== related.identifier) return false;
+    return ownershipProblem(related.kind, o, source, 'refuse') === undefined;
+  });
+  return from(stale).pipe(
+    mergeMap((o) => remove(sinks, { key: objectKey(cluster, namespace, o.metadata.name ?? ''), resource: r, preconditions: { uid: o.metadata.uid ?? '' }, notFoundIsSuccess: true }), 2),
+    map((outcome): RelatedResult => ({ type: 'write', outcome })),
+  );
+}
+
 /**
- * Syncs one related resource of a primary pair in its direction: names the object on each side
- * from that side's primary, reads the origin from the cache, and applies the copy unless the cached
- * copy already holds the same contents and labels. A destination object that is not the agent's
- * copy for this primary (no back-reference, or another one) is never overwritten: a refusal.
- * Nothing happens while a name is unset, the origin is absent, or a cache has not listed yet.
+ * Syncs one related resource of a primary pair in its direction. Names the object on each side (in
+ * the workspace where the consumer says; on the service cluster where the agent placed it), then,
+ * before anything is written, proves ownership: the origin object must claim no other owner (no
+ * back-reference or owner reference to another object; see `originProblem`), no other copy may name
+ * the same service-side object, and the destination must be absent or this consumer object's own
+ * copy (back-reference with its uid). Any failure is a refusal and nothing is written. Otherwise
+ * the copy is applied unless the cached one already holds the same contents and labels, and copies
+ * left at an earlier name (a rename) are deleted. Nothing happens while a name is unset, the origin
+ * is absent, or a cache has not listed yet.
  *
  * @example
  * ```ts
- * syncRelated(ctx.sinks, plan, caches, pair, related, source).pipe(toAction());
+ * syncRelated(ctx.sinks, plan, caches, pair, related, source).subscribe((r) => console.log(r.type));
  * ```
  * @param sinks - the controller's sinks.
  * @param plan - the published resource's plan.
@@ -95,34 +147,39 @@ export function desiredRelated(plan: PublishedPlan, related: RelatedResource, or
  * @param pair - the two primaries.
  * @param related - the related resource.
  * @param source - the consumer primary's identity.
- * @returns the outcome of the write, a refusal, or nothing.
+ * @returns the outcomes of the writes, or refusals, or nothing.
  */
-export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, related: RelatedResource, source: SourceIdentity): Observable<WriteOutcome> {
+export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, related: RelatedResource, source: SourceIdentity): Observable<RelatedResult> {
   const r = relatedResource(related);
   const fromService = related.origin === 'service';
-  const [originCluster, originPrimary, destCluster, destPrimary] = fromService
-    ? [serviceCluster, pair.copy, pair.workspace, pair.consumer]
-    : [pair.workspace, pair.consumer, serviceCluster, pair.copy];
-  const originName = relatedName(related.object, pair.logicalCluster, originPrimary);
-  const destName = relatedName(related.object, pair.logicalCluster, destPrimary);
-  const destKey = objectKey(destCluster, destPrimary.metadata.namespace ?? '', destName.type === 'named' ? destName.name : '');
-  for (const n of [originName, destName]) {
-    if (n.type === 'invalid') return of(writeFailed('apply', destKey, refusal('Invalid', destKey, `related "${related.identifier}" of published "${plan.published.name}": ${n.message}`), 0));
+  const at = relatedPlaces(plan, related, pair.logicalCluster, pair.consumer, pair.copy);
+  const onKcp = { cluster: pair.workspace, namespace: pair.consumer.metadata.namespace ?? '', name: at.kcp };
+  const onService = { cluster: serviceCluster, namespace: pair.copy.metadata.namespace ?? '', name: at.service };
+  const [origin, dest] = fromService ? [onService, onKcp] : [onKcp, onService];
+  const originPrimary: Primary = fromService ? { resource: plan.service, object: pair.copy } : { resource: plan.kcp, object: pair.consumer };
+  const destKey = objectKey(dest.cluster, dest.namespace, dest.name.type === 'named' ? dest.name.name : '');
+  for (const n of [origin.name, dest.name]) {
+    if (n.type === 'invalid') return of({ type: 'write', outcome: writeFailed('apply', destKey, refusal('Invalid', destKey, `related "${related.identifier}" of published "${plan.published.name}": ${n.message}`), 0) });
   }
-  if (originName.type !== 'named' || destName.type !== 'named') return EMPTY;
-  if (!caches.relatedReady(originCluster, r) || !caches.relatedReady(destCluster, r)) return EMPTY;
-  const origin = caches.related(originCluster, r, originPrimary.metadata.namespace ?? '', originName.name);
-  if (origin === undefined) return EMPTY;
-  const current = caches.related(destCluster, r, destKey.namespace, destKey.name);
-  if (current !== undefined) {
-    const problem = tenantProblem(current, source);
-    if (problem !== undefined) {
-      return of(writeFailed('apply', destKey, refusal('Forbidden', destKey, `sync refused: related "${related.identifier}" (${related.kind}): ${problem.replace('service object', 'object')}`), 0));
-    }
-  }
-  const desired = desiredRelated(plan, related, origin, destKey, source);
-  if (current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v)) return EMPTY;
-  return apply(sinks, { cluster: destCluster, resource: r, object: desired, current: current ?? null });
+  if (origin.name.type !== 'named' || dest.name.type !== 'named') return EMPTY;
+  if (!caches.relatedReady(origin.cluster, r) || !caches.relatedReady(dest.cluster, r)) return EMPTY;
+  const originKey = objectKey(origin.cluster, origin.namespace, origin.name.name);
+  const serviceKey = fromService ? originKey : destKey;
+  const shared = sharedName(caches, related, pair, serviceKey);
+  if (shared !== undefined) return of(refused(related, serviceKey, 'on the service cluster', shared));
+  const stale = staleCopies(sinks, plan, caches, related, dest.cluster, dest.namespace, destKey.name, source);
+  const found = caches.related(origin.cluster, r, origin.namespace, origin.name.name);
+  if (found === undefined) return stale;
+  const side = (k: ObjectKey): string => (k.cluster === serviceCluster ? 'on the service cluster' : 'in this workspace');
+  const notOrigin = originProblem(related.kind, found, source, originPrimary);
+  if (notOrigin !== undefined) return of(refused(related, originKey, side(originKey), notOrigin));
+  const current = caches.related(dest.cluster, r, destKey.namespace, destKey.name);
+  const notDest = current === undefined ? undefined : ownershipProblem(related.kind, current, source, 'refuse');
+  if (notDest !== undefined) return of(refused(related, destKey, side(destKey), notDest));
+  const desired = desiredRelated(plan, related, found, destKey, source);
+  const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
+  const write = upToDate ? EMPTY : apply(sinks, { cluster: dest.cluster, resource: r, object: desired, current: current ?? null }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
+  return concat(write, stale);
 }
 
 /**
@@ -130,56 +187,15 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
  *
  * @example
  * ```ts
- * syncAllRelated(ctx.sinks, plan, caches, pair, source).pipe(toAction());
+ * syncAllRelated(ctx.sinks, plan, caches, pair, source).subscribe((r) => console.log(r.type));
  * ```
  * @param sinks - the controller's sinks.
  * @param plan - the published resource's plan.
  * @param caches - the controller's cached reads.
  * @param pair - the two primaries.
  * @param source - the consumer primary's identity.
- * @returns the outcomes.
+ * @returns the outcomes and refusals.
  */
-export function syncAllRelated(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, source: SourceIdentity): Observable<WriteOutcome> {
+export function syncAllRelated(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, source: SourceIdentity): Observable<RelatedResult> {
   return from(plan.published.related ?? []).pipe(mergeMap((related) => syncRelated(sinks, plan, caches, pair, related, source), 2));
-}
-
-/**
- * The consumer keys a related-kind object concerns, on either side: a copy made by the agent names
- * its primary by back-reference; an origin object is matched against the primaries of its
- * namespace on its side (the service copies there, or the workspace's consumer objects).
- *
- * @example
- * ```ts
- * const keys = relatedKeys(plan, caches, serviceCluster, secrets, operatorSecret); // the consumer objects whose copies name it
- * ```
- * @param plan - the published resource's plan.
- * @param caches - the controller's cached reads.
- * @param cluster - where the object is.
- * @param r - its resource (Secrets or ConfigMaps).
- * @param obj - the object.
- * @returns the consumer objects' keys.
- */
-export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: ClusterName, r: ResourceDescriptor, obj: KubeObject): ObjectKey[] {
-  const ref = readBackReference(obj);
-  if (ref !== undefined) return ref.resource === resourceId(plan.kcp) ? [objectKey(ref.cluster, ref.namespace, ref.name)] : [];
-  const namespace = obj.metadata.namespace ?? '';
-  const name = obj.metadata.name ?? '';
-  const onService = cluster === serviceCluster;
-  const keys: ObjectKey[] = [];
-  for (const related of plan.published.related ?? []) {
-    if ((related.origin === 'service') !== onService || resourceId(relatedResource(related)) !== resourceId(r)) continue;
-    if (onService) {
-      for (const copy of caches.copiesIn(namespace)) {
-        const src = readBackReference(copy);
-        const n = src === undefined ? undefined : relatedName(related.object, caches.logicalCluster(src.cluster), copy);
-        if (src !== undefined && n?.type === 'named' && n.name === name) keys.push(objectKey(src.cluster, src.namespace, src.name));
-      }
-    } else {
-      for (const primary of caches.primariesIn(cluster, namespace)) {
-        const n = relatedName(related.object, caches.logicalCluster(cluster), primary);
-        if (n.type === 'named' && n.name === name) keys.push(objectKey(cluster, namespace, primary.metadata.name ?? ''));
-      }
-    }
-  }
-  return keys;
 }

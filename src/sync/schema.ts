@@ -4,7 +4,7 @@
 // an unchanged one the same name (a restart, or undoing a change, re-uses the existing ARS).
 import { canonicalJson } from '../core/canonical-json.js';
 import { createHash } from 'node:crypto';
-import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion } from '../resources/apiextensions-v1/types.js';
+import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, JSONSchemaProps } from '../resources/apiextensions-v1/types.js';
 import type { APIResourceSchema, APIResourceVersion, ExportResource } from '../providers/kcp/export-types.js';
 import { agentLabels } from './labels.js';
 import type { PublishedResource, PublishedSource } from './types.js';
@@ -164,13 +164,59 @@ export function exportEntry(schema: APIResourceSchema): ExportResource {
   return { group: schema.spec.group, name: schema.spec.names.plural, schema: schema.metadata.name ?? '', storage: { crd: {} } };
 }
 
+type Schema = Readonly<Record<string, unknown>>;
+const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// metav1.Condition, as controller-gen writes it: what the agent's condition needs to survive pruning.
+const conditionsSchema: Schema = {
+  type: 'array',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+  items: {
+    type: 'object',
+    required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+    properties: {
+      type: { type: 'string', maxLength: 316 },
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+      reason: { type: 'string', maxLength: 1024 },
+      message: { type: 'string', maxLength: 32768 },
+      lastTransitionTime: { type: 'string', format: 'date-time' },
+      observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
+    },
+  },
+};
+
+/**
+ * A version's schema with room for the agent's condition in kcp: `status.conditions` (metav1.Condition
+ * items) added when the version has a status subresource and its status schema neither has
+ * `conditions` nor keeps unknown fields. Without it kcp would prune the condition that tells a
+ * consumer why the agent refused to sync its object.
+ *
+ * @example
+ * ```ts
+ * const schema = withConditions({ type: 'object', properties: { status: { type: 'object', properties: { phase: { type: 'string' } } } } }, true);
+ * ```
+ * @param schema - the version's OpenAPI schema.
+ * @param statusSubresource - whether the version has a status subresource.
+ * @returns the schema, with `status.conditions` when it needed it.
+ */
+export function withConditions(schema: JSONSchemaProps, statusSubresource: boolean): JSONSchemaProps {
+  if (!statusSubresource || schema['x-kubernetes-preserve-unknown-fields'] === true) return schema;
+  const properties: Schema = isSchema(schema.properties) ? schema.properties : {};
+  const status = isSchema(properties.status) ? properties.status : { type: 'object' };
+  const statusProperties = isSchema(status.properties) ? status.properties : {};
+  if (status['x-kubernetes-preserve-unknown-fields'] === true || statusProperties.conditions !== undefined) return schema;
+  return { ...schema, properties: { ...properties, status: { ...status, properties: { ...statusProperties, conditions: conditionsSchema } } } };
+}
+
 function arsVersion(v: CustomResourceDefinitionVersion, storage: boolean): APIResourceVersion {
+  // A CRD version without a schema (apiextensions v1 requires one, but be safe) accepts anything.
+  const schema: JSONSchemaProps = v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   return {
     name: v.name,
     served: true,
     storage,
-    // A CRD version without a schema (apiextensions v1 requires one, but be safe) accepts anything.
-    schema: v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    schema: withConditions(schema, v.subresources?.status !== undefined),
     ...opt('deprecated', v.deprecated),
     ...opt('deprecationWarning', v.deprecationWarning),
     ...opt('subresources', v.subresources),

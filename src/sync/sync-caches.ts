@@ -91,6 +91,8 @@ export interface SyncCaches {
   namespace(name: string): Namespace | undefined;
   /** A related object (Secret or ConfigMap) in a cluster. */
   related(cluster: ClusterName, r: ResourceDescriptor, namespace: string, name: string): KubeObject | undefined;
+  /** The related-kind objects of one namespace of a cluster. */
+  relatedIn(cluster: ClusterName, r: ResourceDescriptor, namespace: string): readonly KubeObject[];
   /** The consumer objects of one workspace's namespace. */
   primariesIn(cluster: ClusterName, namespace: string): readonly KubeObject[];
   /** A workspace's logical cluster (`{{ .ClusterName }}`): its identity's id, else its fleet name. */
@@ -123,6 +125,7 @@ export function syncCaches(plan: PublishedPlan, fleet: FleetView, informers: Inf
     copiesIn: (namespace) => store(serviceCluster, plan.service, w.copies)?.byIndex('namespace', namespace) ?? [],
     namespace: (name) => store(serviceCluster, namespaces, w.namespaces)?.get(objectKey(serviceCluster, '', name)),
     related: (cluster, r, namespace, name) => store(cluster, r, w.related)?.get(objectKey(cluster, namespace, name)),
+    relatedIn: (cluster, r, namespace) => store(cluster, r, w.related)?.byIndex('namespace', namespace) ?? [],
     primariesIn: (cluster, namespace) => store(cluster, plan.kcp, w.primary)?.byIndex('namespace', namespace) ?? [],
     logicalCluster: (cluster) => fleet.get(cluster)?.identity?.id ?? cluster,
   };

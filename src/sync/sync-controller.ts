@@ -23,15 +23,19 @@ import { sweepOrphans } from '../sinks/sweep-orphans.js';
 import { toAction } from '../sinks/to-action.js';
 import type { Provider } from '../streams/cluster.js';
 import type { ReconcileRequest } from '../operators/types.js';
+import type { WriteOutcome } from '../sinks/result.js';
 import { isConsumer, isService, serviceCluster } from './clusters.js';
 import { syncFinalizer } from './labels.js';
 import { serviceName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
-import { relatedKeys, syncAllRelated } from './related.js';
+import type { Refusal } from './condition.js';
+import type { RelatedResult } from './related.js';
+import { syncAllRelated } from './related.js';
+import { relatedKeys } from './related-keys.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource, syncCaches, syncWatches } from './sync-caches.js';
 import { syncDown } from './sync-down.js';
-import { syncUp } from './sync-up.js';
+import { copyRefusal, syncStatus } from './sync-up.js';
 
 /**
  * Options of {@link syncController}.
@@ -125,6 +129,15 @@ function inputs(plan: PublishedPlan, ic: InputContext, kinds: readonly ResourceD
   ];
 }
 
+// The reconcile's end: the writes' action, or, when something was refused, a terminal failure whose
+// cause names every refusal in full (the agent's log); the consumer saw them in its condition.
+function outcomeAction(outcomes: readonly WriteOutcome[], refusals: readonly Refusal[]): Observable<Action> {
+  return from(outcomes).pipe(
+    toAction(),
+    map((a) => (refusals.length > 0 && a.type === 'done' ? terminal(new Error(refusals.map((r) => r.detail).join('; '))) : a)),
+  );
+}
+
 function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly ResourceDescriptor[], waitMs: number, req: ReconcileRequest, ctx: ControllerContext): Observable<Action> | Action {
   const obj = req.object;
   if (obj === undefined) return done();
@@ -137,14 +150,27 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
   // A related kind not listed yet on either side (or never: a workspace that refused its permission
   // claim) holds back the related objects only, never the primary's spec and status.
   const relatedReady = kinds.every((r) => caches.relatedReady(serviceCluster, r) && caches.relatedReady(req.cluster, r));
+  const now = (): Date => new Date(ctx.sinks.scheduler.now());
   return syncDown(ctx.sinks, plan, caches, logical, obj, at.right, source).pipe(
     concatMap((down) => {
-      const copy = down.copy;
-      if (copy === undefined) return from(down.outcomes);
-      const pair = { workspace: req.cluster, logicalCluster: logical, consumer: obj, copy };
-      return concat(from(down.outcomes), syncUp(ctx.sinks, plan, req.key, obj, copy, source), relatedReady ? syncAllRelated(ctx.sinks, plan, caches, pair, source) : EMPTY);
+      const notMine = down.copy === undefined ? undefined : copyRefusal(req.key, down.copy, source);
+      const copy = notMine === undefined ? down.copy : undefined;
+      const refusedDown = [...down.refusals, ...(notMine === undefined ? [] : [notMine])];
+      const pair = copy === undefined ? undefined : { workspace: req.cluster, logicalCluster: logical, consumer: obj, copy };
+      const related$: Observable<RelatedResult> = pair !== undefined && relatedReady ? syncAllRelated(ctx.sinks, plan, caches, pair, source) : EMPTY;
+      return related$.pipe(
+        toArray(),
+        concatMap((results) => {
+          const refusals = [...refusedDown, ...results.flatMap((r) => (r.type === 'refused' ? [r.refusal] : []))];
+          const writes = [...down.outcomes, ...results.flatMap((r) => (r.type === 'write' ? [r.outcome] : []))];
+          // The copy's status only from a copy that passed the tenant check; the condition either way.
+          return syncStatus(ctx.sinks, plan, req.key, obj, copy, refusals, now()).pipe(
+            toArray(),
+            concatMap((up) => outcomeAction([...writes, ...up], refusals)),
+          );
+        }),
+      );
     }),
-    toAction(),
     map((a) => (a.type === 'done' && !relatedReady ? requeueAfter(waitMs) : a)),
   );
 }
@@ -192,8 +218,10 @@ function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerCont
  *
  * - down: its copy is applied to the service cluster (namespace and name from the published naming,
  *   the namespace made when missing), unless the cached copy already matches;
- * - up: the copy's status replaces the consumer's (status subresource), after the tenant check;
- * - related: Secrets/ConfigMaps are copied in their direction;
+ * - related: Secrets/ConfigMaps are copied in their direction, each only once proven to be this
+ *   consumer object's (service-side names derived by the agent, back-references checked);
+ * - up: the copy's status replaces the consumer's (status subresource), after the tenant check,
+ *   with the agent's `sync.rxfleet.dev/Synced` condition once anything was refused;
  * - deletion: the service-side objects are deleted (uid preconditions), the workspace's related
  *   copies too, and only then the finalizer is removed.
  *

@@ -20,7 +20,8 @@ import { agentLabel, agentLabels, syncClusterAnnotation } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import type { ServiceName } from './naming.js';
 import type { SyncCaches } from './sync-caches.js';
-import { refused } from './sync-up.js';
+import type { Refusal } from './condition.js';
+import { withDerivedReferences } from './related-places.js';
 
 type Fields = Readonly<Record<string, unknown>>;
 type Strings = Readonly<Record<string, string>>;
@@ -48,22 +49,24 @@ const pick = (from: Strings | undefined, patterns: readonly string[] | undefined
 
 /**
  * The service copy the agent applies for a consumer object: every top-level field but
- * `apiVersion`, `kind`, `metadata` and `status`; the labels and annotations `syncDown` lists; the
- * agent's labels; the back-reference to the consumer object.
+ * `apiVersion`, `kind`, `metadata` and `status`, with each related reference the consumer writes
+ * replaced by the name the agent derived for it (see `withDerivedReferences`); the labels and
+ * annotations `syncDown` lists; the agent's labels; the back-reference to the consumer object.
  *
  * @example
  * ```ts
- * const desired = desiredCopy(plan, db, { namespace: 'ws-a', name: 'x-y' }, sourceIdentity(cluster, plan.kcp, db));
+ * const desired = desiredCopy(plan, db, { namespace: 'ws-a', name: 'x-y' }, sourceIdentity(cluster, plan.kcp, db), 'ws-a');
  * ```
  * @param plan - the published resource's plan.
  * @param obj - the consumer object.
  * @param at - where it lands.
  * @param source - the consumer object's identity.
+ * @param logicalCluster - the consumer's workspace (for the derived names).
  * @returns the apply configuration.
  */
-export function desiredCopy(plan: PublishedPlan, obj: KubeObject, at: ServiceName, source: SourceIdentity): KubeObject {
+export function desiredCopy(plan: PublishedPlan, obj: KubeObject, at: ServiceName, source: SourceIdentity, logicalCluster: string): KubeObject {
   const down = plan.published.syncDown ?? {};
-  const spec = Object.fromEntries(Object.entries(obj as unknown as Fields).filter(([k]) => !notSpec.has(k)));
+  const spec = withDerivedReferences(plan, logicalCluster, obj, Object.fromEntries(Object.entries(obj as unknown as Fields).filter(([k]) => !notSpec.has(k))));
   const annotations = pick(obj.metadata.annotations, down.annotations);
   const copy: KubeObject = {
     ...spec,
@@ -111,17 +114,19 @@ const sameObject = (ref: SourceIdentity | undefined, source: SourceIdentity): bo
   ref?.cluster === source.cluster && ref.resource === source.resource && ref.namespace === source.namespace && ref.name === source.name;
 
 /**
- * What {@link syncDown} did: the outcomes of its writes (none when everything was in place), and
- * the copy as it now stands (`undefined` when a write failed or was refused).
+ * What {@link syncDown} did: the outcomes of its writes (none when everything was in place), the
+ * copy as it now stands (`undefined` when a write failed or was refused), and the refusal when the
+ * place belongs to another object.
  *
  * @example
  * ```ts
- * const r: DownResult = { outcomes: [], copy: cached };
+ * const r: DownResult = { outcomes: [], copy: cached, refusals: [] };
  * ```
  */
 export interface DownResult {
   readonly outcomes: readonly WriteOutcome[];
   readonly copy: KubeObject | undefined;
+  readonly refusals: readonly Refusal[];
 }
 
 /**
@@ -129,7 +134,7 @@ export interface DownResult {
  * agent, annotated with the workspace; left alone once the agent's label is on it), then applies
  * the copy unless the cached one is already up to date. A copy at that name that belongs to
  * another object (another workspace, namespace or name, or no back-reference at all) is never
- * overwritten: the write is refused with an outcome naming both. A copy of an earlier object of
+ * overwritten: a refusal, checked before anything is written. A copy of an earlier object of
  * the same workspace, namespace and name (another uid) is adopted.
  *
  * @example
@@ -152,11 +157,12 @@ export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCa
     const ref = readBackReference(cached);
     if (!sameObject(ref, source)) {
       const owner = ref === undefined ? 'no valid back-reference' : `a back-reference to ${ref.cluster}/${ref.namespace}/${ref.name}`;
-      const why = `tenant check: ${plan.service.plural} ${at.namespace}/${at.name} on the service cluster carries ${owner}, not ${source.cluster}/${source.namespace}/${source.name}`;
-      return of({ outcomes: [refused('apply', key, why)], copy: undefined });
+      const detail = `sync refused: tenant check: ${plan.service.plural} ${at.namespace}/${at.name} on the service cluster carries ${owner}, not ${source.cluster}/${source.namespace}/${source.name}`;
+      const reason = `the service-side name ${at.namespace}/${at.name} is taken by another object (check the naming templates)`;
+      return of({ outcomes: [], copy: undefined, refusals: [{ key, detail, reason }] });
     }
   }
-  const desired = desiredCopy(plan, obj, at, source);
+  const desired = desiredCopy(plan, obj, at, source, workspace);
   const ns: Observable<WriteOutcome>[] = [];
   if (plan.service.namespaced && caches.namespace(at.namespace) === undefined) {
     const namespace: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: at.namespace, labels: { [agentLabel]: plan.agentName }, annotations: { [syncClusterAnnotation]: workspace } } };
@@ -167,10 +173,10 @@ export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCa
     toArray(),
     concatMap((before): Observable<DownResult> => {
       // Without its namespace the copy cannot be written: report the namespace's failure alone.
-      if (before.some(E.isLeft)) return of({ outcomes: before, copy: undefined });
-      if (upToDate) return of({ outcomes: before, copy: cached });
+      if (before.some(E.isLeft)) return of({ outcomes: before, copy: undefined, refusals: [] });
+      if (upToDate) return of({ outcomes: before, copy: cached, refusals: [] });
       return apply(sinks, { cluster: serviceCluster, resource: plan.service, object: desired, current: cached ?? null }).pipe(
-        map((o) => ({ outcomes: [...before, o], copy: E.isRight(o) ? o.right.object : undefined })),
+        map((o) => ({ outcomes: [...before, o], copy: E.isRight(o) ? o.right.object : undefined, refusals: [] })),
       );
     }),
   );

@@ -1,19 +1,21 @@
 // Status up: the service copy's whole status becomes the consumer object's status, through the
-// status subresource of the consumer's own workspace. Only from a copy whose back-reference names
-// exactly that consumer object (the tenant check): a copy pointing elsewhere is never read into a
-// workspace, whatever its name.
+// status subresource of the consumer's own workspace, with the agent's condition when it refused
+// something. Only from a copy whose back-reference names exactly that consumer object (the tenant
+// check): a copy pointing elsewhere is never read into a workspace, whatever its name.
 import { isDeepStrictEqual } from 'node:util';
 import type { Observable } from 'rxjs';
-import { EMPTY, of } from 'rxjs';
+import { EMPTY } from 'rxjs';
 import type { ObjectKey } from '../core/key.js';
 import { formatKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { SourceIdentity } from '../sinks/back-reference.js';
-import { readBackReference } from '../sinks/back-reference.js';
 import type { SinkContext } from '../sinks/context.js';
 import { patchStatus } from '../sinks/patch-status.js';
 import type { WriteOutcome } from '../sinks/result.js';
 import { refusal, writeFailed } from '../sinks/result.js';
+import type { Refusal } from './condition.js';
+import { nextCondition, withCondition } from './condition.js';
+import { ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -47,7 +49,7 @@ export function mergePatchTo(current: unknown, desired: unknown): unknown {
 
 /**
  * The tenant check: `undefined` when `copy`'s back-reference names exactly `source` (cluster,
- * resource, namespace, name and uid), else why not, naming both sides.
+ * resource, namespace, name and uid), else why not, naming both sides (for the agent's log).
  *
  * @example
  * ```ts
@@ -59,14 +61,28 @@ export function mergePatchTo(current: unknown, desired: unknown): unknown {
  * @returns the refusal in words, or `undefined`.
  */
 export function tenantProblem(copy: KubeObject, source: SourceIdentity): string | undefined {
-  const ref = readBackReference(copy);
-  const where = `${copy.metadata.namespace ?? ''}/${copy.metadata.name ?? ''}`;
-  const self = `${source.cluster}/${source.namespace}/${source.name} (uid ${source.uid})`;
-  if (ref === undefined) return `service object ${where} carries no valid back-reference, so it cannot belong to ${self}`;
-  if (ref.cluster !== source.cluster || ref.resource !== source.resource || ref.namespace !== source.namespace || ref.name !== source.name || ref.uid !== source.uid) {
-    return `service object ${where} belongs to ${ref.cluster}/${ref.namespace}/${ref.name} (${ref.resource}, uid ${ref.uid}), not to ${self}`;
-  }
-  return undefined;
+  return ownershipProblem('service object', copy, source, 'refuse')?.detail;
+}
+
+/**
+ * The tenant check of a service copy before its status is read: `undefined` when the copy's
+ * back-reference names exactly `source` (cluster, resource, namespace, name and uid), else the
+ * refusal, naming both sides in its detail and nothing of the other in its reason.
+ *
+ * @example
+ * ```ts
+ * const refused = copyRefusal(req.key, copy, sourceIdentity(req.cluster, plan.kcp, obj));
+ * if (refused !== undefined) log.warn(refused.detail);
+ * ```
+ * @param key - the consumer object's key.
+ * @param copy - the service copy.
+ * @param source - the consumer object it must belong to.
+ * @returns the refusal, or `undefined`.
+ */
+export function copyRefusal(key: ObjectKey, copy: KubeObject, source: SourceIdentity): Refusal | undefined {
+  const problem = ownershipProblem('service copy', copy, source, 'refuse');
+  if (problem === undefined) return undefined;
+  return { key, detail: `tenant check for ${formatKey(key)}: ${problem.detail}`, reason: `the service copy at ${copy.metadata.namespace ?? ''}/${copy.metadata.name ?? ''}: ${problem.reason}` };
 }
 
 /**
@@ -86,30 +102,33 @@ export function refused(verb: 'apply' | 'patchStatus', key: ObjectKey, why: stri
 }
 
 /**
- * Syncs status up, when the plan syncs it (status subresource, `syncUp.status` not false): the
- * copy's whole status replaces the consumer's, by one merge patch of the difference; nothing is
- * sent when they are equal or the copy has no status yet. A copy failing the tenant check is
- * refused with an outcome naming both objects.
+ * Writes the consumer object's status, through its status subresource (nothing without one): the
+ * copy's whole status when the plan syncs status up (`syncUp.status` not false) and a copy that
+ * passed the tenant check is given, else the consumer's own; with the agent's condition (see
+ * `nextCondition`: False while `refusals` is not empty). One merge patch of the difference; nothing
+ * is sent when they are equal, or when the copy has no status yet and there is no condition to write.
  *
  * @example
  * ```ts
- * syncUp(ctx.sinks, plan, req.key, obj, copy, sourceIdentity(req.cluster, plan.kcp, obj)).pipe(toAction());
+ * syncStatus(ctx.sinks, plan, req.key, obj, copy, [], new Date(ctx.sinks.scheduler.now())).pipe(toAction());
  * ```
  * @param sinks - the controller's sinks.
  * @param plan - the published resource's plan.
  * @param key - the consumer object's key (its workspace is the only place written).
  * @param consumer - the consumer object as cached.
- * @param copy - the service copy, as cached or as the apply answered.
- * @param source - the consumer object's identity.
- * @returns the patch's outcome, a refusal, or nothing.
+ * @param copy - the service copy, already checked to be the consumer object's; `undefined` when there is none to read.
+ * @param refusals - what this sync refused.
+ * @param now - the time a condition changes.
+ * @returns the patch's outcome, or nothing.
  */
-export function syncUp(sinks: SinkContext, plan: PublishedPlan, key: ObjectKey, consumer: KubeObject, copy: KubeObject | undefined, source: SourceIdentity): Observable<WriteOutcome> {
-  if (!plan.statusSubresource || plan.published.syncUp?.status === false || copy === undefined) return EMPTY;
-  const problem = tenantProblem(copy, source);
-  if (problem !== undefined) return of(refused('patchStatus', key, `tenant check for ${formatKey(key)}: ${problem}`));
-  const want = (copy as KubeObject & { readonly status?: unknown }).status;
-  if (want === undefined) return EMPTY;
-  const patch = mergePatchTo((consumer as KubeObject & { readonly status?: unknown }).status ?? {}, want);
+export function syncStatus(sinks: SinkContext, plan: PublishedPlan, key: ObjectKey, consumer: KubeObject, copy: KubeObject | undefined, refusals: readonly Refusal[], now: Date): Observable<WriteOutcome> {
+  if (!plan.statusSubresource) return EMPTY;
+  const have = (consumer as KubeObject & { readonly status?: unknown }).status;
+  const fromCopy = plan.published.syncUp?.status === false || copy === undefined ? undefined : (copy as KubeObject & { readonly status?: unknown }).status;
+  const condition = nextCondition(refusals, consumer, now);
+  if (fromCopy === undefined && condition === undefined) return EMPTY;
+  const want = withCondition(fromCopy ?? have, condition);
+  const patch = mergePatchTo(have ?? {}, want);
   if (patch === undefined) return EMPTY;
   return patchStatus(sinks, { key, resource: plan.kcp, status: patch, current: consumer });
 }

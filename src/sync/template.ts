@@ -239,3 +239,21 @@ export function renderTemplate(template: SyncTemplate, context: TemplateContext)
   }
   return { type: 'rendered', value: out.trim() };
 }
+
+/**
+ * The fields a template reads, as written in it (`.ClusterName`, `.Object.metadata.name`, ...),
+ * hashed or not, each once. What preflight checks a naming template against: two objects must
+ * never render the same name, so the fields that tell them apart must all be read.
+ *
+ * @example
+ * ```ts
+ * templateFields(compileTemplate('{{ .ClusterName }}-{{ .Object.metadata.name | sha3short }}', 'naming.name'));
+ * // ['.ClusterName', '.Object.metadata.name']
+ * ```
+ * @param template - a compiled template.
+ * @returns the fields, in order of first use.
+ */
+export function templateFields(template: SyncTemplate): readonly string[] {
+  const fields = (template.parts as readonly Part[]).flatMap((p) => (p.type === 'text' ? [] : [p.operand.type === 'cluster' ? '.ClusterName' : ['.Object', ...p.operand.segments].join('.')]));
+  return [...new Set(fields)];
+}

@@ -7,12 +7,13 @@ import type { KubeObject } from '../../src/index.js';
 import { clusterName, secrets } from '../../src/index.js';
 import type { SourceIdentity } from '../../src/sinks/index.js';
 import { withBackReference } from '../../src/sinks/index.js';
+import { syncedConditionType } from '../../src/sync/condition.js';
 import { agentLabels } from '../../src/sync/labels.js';
 import { copyUpToDate, desiredCopy, keyMatches } from '../../src/sync/sync-down.js';
 import { mergePatchTo, tenantProblem } from '../../src/sync/sync-up.js';
 import { isWrite, requestLabel, statusFailure } from '../../src/testing/index.js';
 import type { Running } from './sync-fixture.js';
-import { agentFleet, copyRef, database, dbKcp, dbService, plan, runSync, secret } from './sync-fixture.js';
+import { agentFleet, copyRef, database, dbKcp, dbService, plan, relatedName, runSync, secret } from './sync-fixture.js';
 
 
 let running: Running | undefined;
@@ -43,14 +44,20 @@ describe('syncController guards', () => {
     expect(message).toContain('tenant check');
     expect(message).toContain('ws-b/default/orders');
     expect(message).toContain('ws-a/default/orders');
-    // The other workspace's object is untouched, and nothing of it reached ws-a.
+    // The other workspace's object is untouched, and nothing of it reached ws-a: its status holds the
+    // agent's refusal alone, which names nothing of ws-b.
     expect(fleet.requestsOf({ cluster: 'service', resource: dbService }).filter(isWrite)).toEqual([]);
-    expect(fleet.object('ws-a', dbKcp, 'default/orders')?.status).toBeUndefined();
+    await running.until(() => fleet.object('ws-a', dbKcp, 'default/orders')?.status !== undefined);
+    const status = fleet.object('ws-a', dbKcp, 'default/orders')?.status as { conditions?: readonly Record<string, unknown>[] } | undefined;
+    expect(Object.keys(status ?? {})).toEqual(['conditions']);
+    expect(status?.conditions).toEqual([expect.objectContaining({ type: syncedConditionType, status: 'False', reason: 'Refused' })]);
+    expect(JSON.stringify(status)).not.toContain('ws-b');
+    expect(String(status?.conditions?.[0]?.message)).toContain(`the service-side name ${ref} is taken by another object`);
   });
 
   it('restarts over the same state without a duplicate or a single write', async () => {
     const fleet = agentFleet({ 'ws-a': [orders], 'ws-b': [orders] });
-    fleet.put('service', secrets, secret('ws-a', 'orders-conn', { password: 'cA==' }));
+    fleet.put('service', secrets, secret('ws-a', relatedName('ws-a', orders, 'connection'), { password: 'cA==' }));
     running = await runSync(fleet);
     const ref = copyRef('ws-a', orders);
     await running.until(() => fleet.object('service', dbService, ref) !== undefined && fleet.object('ws-a', secrets, 'default/orders-conn') !== undefined);
@@ -145,9 +152,9 @@ describe('sync pieces', () => {
     expect(keyMatches(undefined, 'team')).toBe(false);
     const obj = database('orders', { size: 1 }, { uid: 'u-1', labels: { 'app/tier': 'gold' } });
     const src = source('ws-a', 'orders', 'u-1');
-    const desired = desiredCopy(plan, obj, { namespace: 'ws-a', name: 'x' }, src);
+    const desired = desiredCopy(plan, obj, { namespace: 'ws-a', name: 'x' }, src, 'ws-a');
     expect(copyUpToDate(plan, desired, desired)).toBe(true);
-    const dropped = desiredCopy(plan, database('orders', { size: 1 }, { uid: 'u-1' }), { namespace: 'ws-a', name: 'x' }, src);
+    const dropped = desiredCopy(plan, database('orders', { size: 1 }, { uid: 'u-1' }), { namespace: 'ws-a', name: 'x' }, src, 'ws-a');
     expect(copyUpToDate(plan, desired, dropped)).toBe(false);
     expect(copyUpToDate(plan, { ...desired, spec: { size: 2 } }, desired)).toBe(false);
     // Fields the service side adds to metadata (its own labels, status) are not the agent's business.

@@ -8,7 +8,7 @@ import { namespaces, secrets } from '../../src/index.js';
 import { readBackReference } from '../../src/sinks/index.js';
 import { isWrite, requestLabel } from '../../src/testing/index.js';
 import type { Db, Running } from './sync-fixture.js';
-import { FINALIZER, agentFleet, copyRef, database, dbKcp, dbService, plan, runSync, secret } from './sync-fixture.js';
+import { FINALIZER, agentFleet, copyRef, database, dbKcp, dbService, plan, relatedName, relatedRef, runSync, secret } from './sync-fixture.js';
 import { resource } from '../../src/index.js';
 import type { KubeObject } from '../../src/index.js';
 import type { PublishedPlan } from '../../src/sync/plan.js';
@@ -33,7 +33,8 @@ describe('syncController', () => {
     const consumer = (): Db | undefined => fleet.object('ws-a', dbKcp, 'default/orders');
     expect(consumer()?.metadata.finalizers).toEqual([FINALIZER]);
     const c = copy();
-    expect(c?.spec).toEqual({ size: 1, connectionSecretName: 'orders-conn' });
+    // The service side gets the name the agent derived, never the one the consumer wrote.
+    expect(c?.spec).toEqual({ size: 1, connectionSecretName: relatedName('ws-a', orders, 'connection') });
     expect(c?.metadata.namespace).toBe('ws-a');
     // Only the labels syncDown lists travel, next to the agent's own and the back-reference.
     expect(c?.metadata.labels).toMatchObject({ 'app/tier': 'gold', 'sync.rxfleet.dev/agent': 'rxfleet-sync', 'sync.rxfleet.dev/published': 'databases' });
@@ -49,7 +50,7 @@ describe('syncController', () => {
     const stored = copy();
     if (stored === undefined) throw new Error('copy');
     fleet.put('service', dbService, { ...stored, status: { phase: 'Ready', endpoint: 'db:5432' } });
-    fleet.put('service', secrets, secret('ws-a', 'orders-conn', { password: 'c2VjcmV0' }));
+    fleet.put('service', secrets, secret('ws-a', relatedName('ws-a', orders, 'connection'), { password: 'c2VjcmV0' }));
     await running.until(() => consumer()?.status?.phase === 'Ready' && fleet.object('ws-a', secrets, 'default/orders-conn') !== undefined);
     expect(consumer()?.status).toEqual({ phase: 'Ready', endpoint: 'db:5432' });
     const conn = fleet.object<Secret>('ws-a', secrets, 'default/orders-conn');
@@ -69,8 +70,9 @@ describe('syncController', () => {
     if (now === undefined) throw new Error('consumer');
     fleet.put('ws-a', secrets, secret('default', 'orders-creds', { user: 'YWRtaW4=' }));
     fleet.put('ws-a', dbKcp, { ...now, spec: { ...now.spec, size: 2, credentialsSecretName: 'orders-creds' } });
-    await running.until(() => copy()?.spec?.size === 2 && fleet.object('service', secrets, 'ws-a/orders-creds') !== undefined);
-    const creds = fleet.object<Secret>('service', secrets, 'ws-a/orders-creds');
+    await running.until(() => copy()?.spec?.size === 2 && fleet.object('service', secrets, relatedRef('ws-a', orders, 'credentials')) !== undefined);
+    expect(copy()?.spec?.credentialsSecretName).toBe(relatedName('ws-a', orders, 'credentials'));
+    const creds = fleet.object<Secret>('service', secrets, relatedRef('ws-a', orders, 'credentials'));
     expect(creds?.data).toEqual({ user: 'YWRtaW4=' });
     expect(creds?.metadata.labels?.['sync.rxfleet.dev/related']).toBe('credentials');
   });
@@ -86,7 +88,7 @@ describe('syncController', () => {
     if (copyA === undefined) throw new Error('copy');
 
     fleet.put('service', dbService, { ...copyA, status: { phase: 'Ready' } });
-    fleet.put('service', secrets, secret('ws-a', 'orders-conn', { password: 'YQ==' }));
+    fleet.put('service', secrets, secret('ws-a', relatedName('ws-a', orders, 'connection'), { password: 'YQ==' }));
     await running.until(() => fleet.object('ws-a', dbKcp, 'default/orders')?.status?.phase === 'Ready' && fleet.object('ws-a', secrets, 'default/orders-conn') !== undefined);
     expect(fleet.object('ws-b', dbKcp, 'default/orders')?.status).toBeUndefined();
     expect(fleet.object('ws-b', secrets, 'default/orders-conn')).toBeUndefined();
@@ -97,13 +99,13 @@ describe('syncController', () => {
   it('deletes the service copy and the related copies before it lets the consumer object go', async () => {
     const withCreds = database('orders', { size: 1, connectionSecretName: 'orders-conn', credentialsSecretName: 'orders-creds' });
     const fleet = agentFleet({ 'ws-a': [withCreds, secret('default', 'orders-creds', { user: 'dQ==' })] });
-    fleet.put('service', secrets, secret('ws-a', 'orders-conn', { password: 'cA==' }));
+    fleet.put('service', secrets, secret('ws-a', relatedName('ws-a', withCreds, 'connection'), { password: 'cA==' }));
     running = await runSync(fleet);
     const ref = copyRef('ws-a', withCreds);
     await running.until(
       () =>
         fleet.object('service', dbService, ref) !== undefined &&
-        fleet.object('service', secrets, 'ws-a/orders-creds') !== undefined &&
+        fleet.object('service', secrets, relatedRef('ws-a', withCreds, 'credentials')) !== undefined &&
         fleet.object('ws-a', secrets, 'default/orders-conn') !== undefined,
     );
     const before = fleet.requests.length;
@@ -111,10 +113,10 @@ describe('syncController', () => {
     await running.until(() => fleet.object('ws-a', dbKcp, 'default/orders') === undefined);
 
     expect(fleet.object('service', dbService, ref)).toBeUndefined();
-    expect(fleet.object('service', secrets, 'ws-a/orders-creds')).toBeUndefined();
+    expect(fleet.object('service', secrets, relatedRef('ws-a', withCreds, 'credentials'))).toBeUndefined();
     expect(fleet.object('ws-a', secrets, 'default/orders-conn')).toBeUndefined();
     // The origins stay: the service's own Secret and the consumer's.
-    expect(fleet.object('service', secrets, 'ws-a/orders-conn')).toBeDefined();
+    expect(fleet.object('service', secrets, relatedRef('ws-a', withCreds, 'connection'))).toBeDefined();
     expect(fleet.object('ws-a', secrets, 'default/orders-creds')).toBeDefined();
     const writes = fleet.requests.slice(before).filter(isWrite).map(requestLabel);
     const copyGone = writes.indexOf(`delete service/${ref}`);

@@ -13,6 +13,7 @@ import { E } from '../../src/fp/index.js';
 import type { InMemoryFleet } from '../../src/testing/index.js';
 import { inMemoryFleet } from '../../src/testing/index.js';
 import { serviceName } from '../../src/sync/naming.js';
+import { derivedRelatedName } from '../../src/sync/related-places.js';
 import type { PublishedPlan } from '../../src/sync/plan.js';
 import { syncController } from '../../src/sync/sync-controller.js';
 
@@ -64,6 +65,18 @@ export function copyRef(workspace: string, obj: KubeObject): string {
   const at = serviceName(plan.published, workspace, obj);
   if (E.isLeft(at)) throw new Error(at.left.message);
   return `${at.right.namespace}/${at.right.name}`;
+}
+
+/** The name the agent derives on the service cluster for a related object of `obj` (its `identifier`). */
+export function relatedName(workspace: string, obj: KubeObject, identifier: string): string {
+  const related = plan.published.related?.find((r) => r.identifier === identifier);
+  if (related === undefined) throw new Error(identifier);
+  return derivedRelatedName(plan, related, workspace, { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
+}
+
+/** Where that related object is on the service cluster (the default naming), as `namespace/name`. */
+export function relatedRef(workspace: string, obj: KubeObject, identifier: string): string {
+  return `${copyRef(workspace, obj).split('/')[0] ?? ''}/${relatedName(workspace, obj, identifier)}`;
 }
 
 export interface Running {

@@ -6,7 +6,7 @@ import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '
 import { exportChanged, mergeExport, relatedClaims } from '../../src/sync/export-merge.js';
 import type { APIExport } from '../../src/providers/kcp/index.js';
 import type { PublishedPlan } from '../../src/sync/plan.js';
-import { apiResourceSchemaOf, exportEntry, schemaName, versionChoice } from '../../src/sync/schema.js';
+import { apiResourceSchemaOf, exportEntry, schemaName, versionChoice, withConditions } from '../../src/sync/schema.js';
 import type { PublishedResource } from '../../src/sync/types.js';
 import { compareKubeVersions } from '../../src/sync/version-order.js';
 import { resource } from '../../src/index.js';
@@ -68,6 +68,9 @@ describe('apiResourceSchemaOf', () => {
     const cols = [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }];
     const crd = crdOf([v('v1alpha1', { served: false }), v('v1', { storage: true, subresources: { status: {} }, additionalPrinterColumns: cols, deprecated: true })], 'Cluster');
     const s = schemaOf(crd);
+    const original = crd.spec.versions[1]?.schema?.openAPIV3Schema;
+    // The CRD's schema, plus status.conditions for the agent's condition (the version has a status subresource).
+    const withStatusConditions = { ...original, properties: { ...original?.properties, status: { type: 'object', properties: { conditions: expect.objectContaining({ type: 'array' }) as unknown } } } };
     expect(s.apiVersion).toBe('apis.kcp.io/v1alpha1');
     expect(s.metadata.labels).toEqual({ 'sync.rxfleet.dev/agent': 'agent-a', 'sync.rxfleet.dev/published': 'databases' });
     expect(s.metadata.name).toMatch(/^v[0-9a-f]{8}\.databases\.db\.example\.dev$/);
@@ -75,9 +78,26 @@ describe('apiResourceSchemaOf', () => {
       group: 'db.example.dev',
       names: { kind: 'Database', listKind: 'DatabaseList', plural: 'databases', singular: 'database', shortNames: ['db'] },
       scope: 'Cluster',
-      versions: [{ name: 'v1', served: true, storage: true, deprecated: true, subresources: { status: {} }, additionalPrinterColumns: cols, schema: crd.spec.versions[1]?.schema?.openAPIV3Schema }],
+      versions: [{ name: 'v1', served: true, storage: true, deprecated: true, subresources: { status: {} }, additionalPrinterColumns: cols, schema: withStatusConditions }],
     });
     expect(s.spec.conversion).toBeUndefined();
+  });
+
+  it('gives a version with a status subresource room for the agent\'s condition (status.conditions), and leaves every other schema as it is', () => {
+    const spec = { type: 'object', properties: { size: { type: 'integer' } } };
+    const phase = { type: 'object', properties: { phase: { type: 'string' } } };
+    expect(withConditions({ type: 'object', properties: { spec, status: phase } }, true)).toEqual({
+      type: 'object',
+      properties: { spec, status: { type: 'object', properties: { phase: { type: 'string' }, conditions: expect.objectContaining({ type: 'array', 'x-kubernetes-list-map-keys': ['type'] }) as unknown } } },
+    });
+    const own = { type: 'object', properties: { conditions: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } };
+    const kept = [
+      [{ type: 'object', properties: { spec, status: phase } }, false],
+      [{ type: 'object', properties: { spec, status: own } }, true],
+      [{ type: 'object', properties: { spec, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }, true],
+      [{ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, true],
+    ] as const;
+    for (const [schema, subresource] of kept) expect(withConditions(schema, subresource)).toBe(schema);
   });
 
   it('projects group, plural and kind (singular and listKind follow the kind) and asks for no conversion with several versions', () => {

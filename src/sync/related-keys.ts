@@ -1,0 +1,62 @@
+// Which consumer objects a change of a related-kind object (a Secret or ConfigMap, on either side)
+// concerns, so its reconcile runs: a copy the agent made names its consumer object by
+// back-reference; an origin object is matched against the primaries of its namespace on its side,
+// by the name each of them gives it there (related-places.ts).
+import type { ClusterName } from '../core/cluster.js';
+import type { ObjectKey } from '../core/key.js';
+import { objectKey } from '../core/key.js';
+import type { KubeObject } from '../core/object.js';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { resourceId } from '../core/resource.js';
+import { readBackReference } from '../sinks/back-reference.js';
+import { serviceCluster } from './clusters.js';
+import { relatedName } from './naming.js';
+import type { PublishedPlan } from './plan.js';
+import { derivedRelatedName, referenceKind } from './related-places.js';
+import type { SyncCaches } from './sync-caches.js';
+import { relatedResource } from './sync-caches.js';
+
+/**
+ * The consumer keys a related-kind object concerns, on either side: a copy made by the agent (or
+ * anything claiming to be one) names its primary by back-reference; an origin object is matched
+ * against the primaries of its namespace on its side (the service copies there, by the name the
+ * agent derived or the copy gives; or the workspace's consumer objects).
+ *
+ * @example
+ * ```ts
+ * const keys = relatedKeys(plan, caches, serviceCluster, secrets, operatorSecret); // the consumer objects whose copies name it
+ * ```
+ * @param plan - the published resource's plan.
+ * @param caches - the controller's cached reads.
+ * @param cluster - where the object is.
+ * @param r - its resource (Secrets or ConfigMaps).
+ * @param obj - the object.
+ * @returns the consumer objects' keys.
+ */
+export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: ClusterName, r: ResourceDescriptor, obj: KubeObject): ObjectKey[] {
+  const ref = readBackReference(obj);
+  if (ref !== undefined) return ref.resource === resourceId(plan.kcp) ? [objectKey(ref.cluster, ref.namespace, ref.name)] : [];
+  const namespace = obj.metadata.namespace ?? '';
+  const name = obj.metadata.name ?? '';
+  const onService = cluster === serviceCluster;
+  const keys: ObjectKey[] = [];
+  for (const related of plan.published.related ?? []) {
+    if (resourceId(relatedResource(related)) !== resourceId(r)) continue;
+    if (onService) {
+      const derived = referenceKind(related.object) === 'derived';
+      for (const copy of caches.copiesIn(namespace)) {
+        const src = readBackReference(copy);
+        if (src === undefined) continue;
+        const logical = caches.logicalCluster(src.cluster);
+        const n = derived ? derivedRelatedName(plan, related, logical, src) : relatedName(related.object, logical, copy);
+        if (n === name || (typeof n !== 'string' && n.type === 'named' && n.name === name)) keys.push(objectKey(src.cluster, src.namespace, src.name));
+      }
+    } else {
+      for (const primary of caches.primariesIn(cluster, namespace)) {
+        const n = relatedName(related.object, caches.logicalCluster(cluster), primary);
+        if (n.type === 'named' && n.name === name) keys.push(objectKey(cluster, namespace, primary.metadata.name ?? ''));
+      }
+    }
+  }
+  return keys;
+}
