@@ -18,6 +18,7 @@ import type { CacheView, Cluster, ProviderReport, WatchEvent, WatchHealth, Watch
 import { reported, staticProvider } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
 import { fakeCluster } from '../../src/testing/index.js';
+import { eventually } from '../support/wait.js';
 
 type ListAnswer = Either404 | Observable<E.Either<KubeError, ObjectList>>;
 type Either404 = 'notFound';
@@ -105,10 +106,10 @@ describe('run', () => {
       { east: listOf(cm('a')) },
     );
     await untilReport(handle, (r) => r.ready);
-    while (signal === undefined) await new Promise((r) => setTimeout(r, 5));
+    const aborting = await eventually('the reconcile to start', () => signal, { timeoutMs: 5_000 });
     const result = await handle.stop({ deadlineMs: 50 });
     expect(result).toMatchObject({ reason: 'deadline', code: 1, aborted: 1 });
-    expect(signal.aborted).toBe(true);
+    expect(aborting.aborted).toBe(true);
   });
 
   it('should report a cluster that does not serve the resource as unhealthy and keep the others working', async () => {
@@ -123,7 +124,7 @@ describe('run', () => {
     );
     const report = await untilReport(handle, (r) => r.ready);
     expect(report.clusters.find((c) => c.cluster === 'east')).toMatchObject({ state: 'unhealthy', reason: expect.stringContaining(': install its CRD, or check') as unknown });
-    while (seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await eventually('a reconcile', () => seen.length > 0, { timeoutMs: 5_000 });
     expect(seen).toEqual(['west/b/u-b']);
     expect(await handle.metrics.registry.metrics()).toMatch(/rxfleet_reconcile_total\{cluster="west",result="done",controller="test"\} 1/);
     await handle.stop();
@@ -197,12 +198,12 @@ describe('run', () => {
         { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 },
       );
       listed(inNs('a', 'east'), inNs('b', 'west'));
-      while (seen.length < 2) await new Promise((r) => setTimeout(r, 5));
+      await eventually('both listed keys reconciled', () => seen.length >= 2, { timeoutMs: 5_000 });
       expect(seen.sort()).toEqual(['east/a/u-a', 'west/b/u-b']);
       // A change in one cluster wakes only that cluster's key, and the reconciler reads the cache.
       shared.next({ type: 'applied', object: inNs('a', 'east', 'newer') });
       shared.next({ type: 'deleted', object: inNs('b', 'west') });
-      while (seen.length < 4) await new Promise((r) => setTimeout(r, 5));
+      await eventually('both changed keys reconciled', () => seen.length >= 4, { timeoutMs: 5_000 });
       expect(seen.slice(2).sort()).toEqual(['east/a/newer', 'west/b/no object']);
       expect(opened).toEqual([]);
       expect((await handle.stop()).reason).toBe('clean');
