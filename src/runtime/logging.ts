@@ -1,11 +1,12 @@
 // Logging for a running controller: one pino root, a child per controller, per cluster and (in
-// reconcile) per key. rxfleet never logs credentials; redaction at any depth (redact.ts) is defence
-// in depth for what user code might log (a request's headers, a kubeconfig, a Secret in an event).
+// reconcile) per key. rxfleet never logs credentials; scrubbing every argument at any depth
+// (scrubbing-logger.ts, redact.ts) is defence in depth for what user code might log (a request's
+// headers, a kubeconfig, a Secret in an event, an error a gateway echoed a token into).
 import { createRequire } from 'node:module';
-import type { Bindings, ChildLoggerOptions, DestinationStream, LogFn, Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { pino } from 'pino';
-import { scrubSecrets } from '../core/scrub.js';
-import { redactSecrets } from './redact.js';
+import { redactLine } from './redact.js';
+import { scrubbingLogger } from './scrubbing-logger.js';
 
 /**
  * Paths for pino's own `redact` option, for a logger rxfleet does not build: Authorization headers,
@@ -45,43 +46,6 @@ export const redactPaths: readonly string[] = Object.freeze([
   '*.secret.stringData',
 ]);
 
-type LogFormatter = (fields: Record<string, unknown>) => Record<string, unknown>;
-type Formatters = Readonly<{ log?: LogFormatter }>;
-// pino's `child`, without its custom-level generics (which no cast between them satisfies).
-type ChildFn = (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger;
-
-type LogMethodHook = (this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) => void;
-interface Hooks {
-  logMethod?: LogMethodHook;
-}
-
-/**
- * A pino `logMethod` hook that scrubs credentials (bearer tokens, JWTs, PEM blocks, `token=…`)
- * out of the message string and its format arguments, before pino formats them; fields are
- * redacted separately, at any depth. `then` is an earlier hook to chain to.
- */
-function scrubbingLogMethod(then?: LogMethodHook): LogMethodHook {
-  return function (this: Logger, args, method, level) {
-    const scrubbed = args.map((a: unknown) => (typeof a === 'string' ? scrubSecrets(a) : a)) as Parameters<LogFn>;
-    if (then !== undefined) then.call(this, scrubbed, method, level);
-    else method.apply(this, scrubbed);
-  };
-}
-
-// pino reads the `logMethod` hook when it builds a logger's level methods, and a child inherits
-// its parent's hooks and methods; child options cannot add a hook. So the hook is set on the
-// child through pino's exported symbols, and its level methods are rebuilt once. Without those
-// symbols (another pino), messages are left as they are and fields are still redacted.
-function scrubbingMessages(log: Logger): Logger {
-  const { hooksSym, setLevelSym } = pino.symbols as unknown as Record<string, symbol | undefined>;
-  if (hooksSym === undefined || setLevelSym === undefined) return log;
-  const own = log as unknown as Record<symbol, unknown>;
-  const hooks = (own[hooksSym] ?? {}) as Hooks;
-  own[hooksSym] = { ...hooks, logMethod: scrubbingLogMethod(hooks.logMethod) };
-  (own[setLevelSym] as (this: Logger, level: string) => void).call(log, log.level);
-  return log;
-}
-
 // Pretty lines for a person at a terminal, JSON for everything else. pino-pretty is loaded only
 // when chosen (it is not needed for JSON); it writes synchronously to stderr like the JSON path.
 function destination(): DestinationStream {
@@ -92,24 +56,14 @@ function destination(): DestinationStream {
   return load({ destination: 2, sync: true, colorize: process.stderr.isTTY, translateTime: 'SYS:HH:MM:ss.l' });
 }
 
-// A child's bindings are serialised once, when the child is made, and pino does not pass its
-// `bindings` formatter on to grandchildren. So `child` itself is wrapped to redact them; every
-// descendant inherits the wrapper, as a pino child is `Object.create(parent)`.
-function redactingChildren(log: Logger): Logger {
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with each descendant as `this`, as pino does
-  const child = log.child as unknown as ChildFn;
-  const redactingChild = function (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) {
-    return child.call(this, redactSecrets(bindings), options);
-  };
-  return Object.assign(log, { child: redactingChild as unknown as Logger['child'] });
-}
-
 /**
  * The default root logger, on stderr (stdout stays free for the program's own output): JSON lines,
  * or readable lines (pino-pretty) when `LOG_FORMAT=pretty` or, with `LOG_FORMAT` unset, when stderr
  * is a terminal; `LOG_FORMAT=json` forces JSON. Level from `LOG_LEVEL` (default `info`).
- * Credentials are redacted at any depth from every line and from the bindings of every child (see
- * `redactSecrets` for what goes), and scrubbed from message strings.
+ * Credentials are scrubbed from everything a call is given, whatever its shape (message, Error,
+ * causes, format arguments, fields at any depth, child bindings; see {@link controllerLogger}), and
+ * then once more from each serialised line (pino's `hooks.streamWrite`), which also catches one
+ * split across a format and its arguments (`log.info('%s=%s', 'access_token', value)`).
  *
  * @example
  * ```ts
@@ -119,16 +73,22 @@ function redactingChildren(log: Logger): Logger {
  * @returns a pino logger writing synchronously to file descriptor 2.
  */
 export function defaultLogger(): Logger {
-  const options = { level: process.env.LOG_LEVEL ?? 'info', formatters: { log: redactSecrets }, hooks: { logMethod: scrubbingLogMethod() } };
-  return redactingChildren(pino(options, destination()));
+  const options = { level: process.env.LOG_LEVEL ?? 'info', hooks: { streamWrite: redactLine } };
+  return scrubbingLogger(pino(options, destination()));
 }
 
 /**
- * The logger of one controller: a child of `root` with `{ controller: name }` that redacts
- * credentials at any depth from every line it and its descendants write, and from the bindings of
- * its descendants, so an injected logger redacts too. A `formatters.log` of `root` still runs,
- * before the redaction. Message strings (and their format arguments) are scrubbed of bearer tokens,
- * JWTs, PEM blocks and `token=…`-style values; a `logMethod` hook of `root` still runs, after that.
+ * The logger of one controller: a child of `root` with `{ controller: name }` that keeps credentials
+ * out of every line it and its descendants write, so an injected logger is safe too. Before pino
+ * sees them, the arguments of every call are scrubbed, whatever their shape: the message and the
+ * values of `%s`/`%j`/`%o`/`%O`; an Error (first or in a field) in its message, stack, `cause`
+ * chain and an AggregateError's `errors`; fields at any depth and inside arrays (credential keys,
+ * Secrets' `data`, kubeconfigs; see `redactSecrets`); what an object's `toJSON` returns; and the
+ * bindings and `msgPrefix` of every child. In text, bearer and Basic credentials, JWTs (by their
+ * shape), PEM blocks, URL passwords and `token=…`-style values go (see `scrubSecrets`). It works
+ * through pino's public Logger API only, so `root` is not changed, and `root`'s own `logMethod`
+ * hook, serializers and `formatters` still run, on the scrubbed arguments; what they add themselves
+ * is theirs (rxfleet's own {@link defaultLogger} scrubs each serialised line too).
  *
  * @example
  * ```ts
@@ -140,8 +100,5 @@ export function defaultLogger(): Logger {
  * @returns the child logger.
  */
 export function controllerLogger(root: Logger, name: string): Logger {
-  // A child's `formatters.log` replaces its parent's; keep the root's (pino exports the symbol).
-  const own = (root as unknown as Record<symbol, Formatters | undefined>)[pino.symbols.formattersSym]?.log;
-  const log = (fields: object): object => redactSecrets(own === undefined ? (fields as Record<string, unknown>) : own(fields as Record<string, unknown>));
-  return scrubbingMessages(redactingChildren(root.child({ controller: name }, { formatters: { log } })));
+  return scrubbingLogger(root).child({ controller: name });
 }

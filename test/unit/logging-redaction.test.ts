@@ -1,11 +1,10 @@
 // The controller's loggers redact credentials at any depth: Secrets nested in events, lists and
 // arrays, kubeconfigs, Authorization headers, tokens in strings and errors, and child bindings.
-import fs from 'node:fs';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { controllerLogger, defaultLogger } from '../../src/runtime/index.js';
 import { redactSecrets } from '../../src/runtime/redact.js';
+import { lines, syncWrites } from './log-capture.js';
 
 // Every value below that must never reach a log line.
 const secrets = {
@@ -66,17 +65,6 @@ function fields(): Record<string, unknown> {
 // What must still be there: the line is still useful.
 const kept = ['"cluster":"east"', '"name":"three-deep"', '"name":"in-an-array"', '"name":"listed"', 'https://east.example:6443', 'Q0VSVC1EQVRB', '"command":"aws"', '"client-id":"fleet"', '"accept":"application/json"', 'gateway refused'];
 
-function lines(): { stream: Writable; text: () => string } {
-  const out: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      out.push(chunk.toString());
-      cb();
-    },
-  });
-  return { stream, text: () => out.join('') };
-}
-
 describe('log redaction at any depth', () => {
   afterEach(() => {
     vi.restoreAllMocks();
@@ -96,22 +84,18 @@ describe('log redaction at any depth', () => {
   });
 
   it('redacts in the default logger too (stderr)', () => {
-    const written: string[] = [];
-    vi.spyOn(fs, 'writeSync').mockImplementation((_fd, data: unknown) => {
-      written.push(String(data));
-      return String(data).length;
-    });
+    const written = syncWrites();
     const log = defaultLogger();
     log.info(fields(), 'hello');
     log.child({ cluster: 'west' }).info({ deeper: fields() });
     vi.restoreAllMocks();
-    const out = written.join('');
+    const out = written();
     expect(out).toContain('"cluster":"west"');
     expect(leaked(out)).toEqual([]);
     for (const k of kept) expect(out).toContain(k);
   });
 
-  it("redacts the bindings of children and grandchildren, and runs the root's own log formatter first", () => {
+  it("redacts the bindings of children and grandchildren, and keeps the root's own log formatter", () => {
     const { stream, text } = lines();
     const root = pino({ formatters: { log: (o) => ({ ...o, traced: 'yes' }) } }, stream);
     const log = controllerLogger(root, 'c');
@@ -185,20 +169,16 @@ describe('log redaction at any depth', () => {
   });
 
   it('scrubs message strings in the default logger, and writes readable lines with LOG_FORMAT=pretty', () => {
-    const written: string[] = [];
-    vi.spyOn(fs, 'writeSync').mockImplementation((_fd, data: unknown) => {
-      written.push(String(data));
-      return String(data).length;
-    });
+    const written = syncWrites();
     vi.stubEnv('LOG_FORMAT', 'json');
     defaultLogger().info(`login with ${secrets.jwt}`);
-    const json = written.splice(0).join('');
+    const json = written();
     expect(JSON.parse(json)).toMatchObject({ msg: 'login with [Redacted]' });
     vi.stubEnv('LOG_FORMAT', 'pretty');
     defaultLogger().child({ cluster: 'east' }).warn(fields(), `pretty with ${secrets.jwt}`);
     vi.unstubAllEnvs();
     vi.restoreAllMocks();
-    const pretty = written.join('');
+    const pretty = written().slice(json.length);
     expect(pretty).toMatch(/WARN.*pretty with \[Redacted\]/);
     expect(pretty).toContain('cluster: "east"');
     expect(() => {
