@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
 import yargs from 'yargs';
 import { ConfigError } from '../core/config-error.js';
+import { scrubSecrets } from '../core/scrub.js';
 import { genCommand } from './commands/gen.js';
 import { getCommand } from './commands/get.js';
 import { initCommand } from './commands/init.js';
@@ -78,7 +79,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   try {
     await rxfleetCli(argv).parseAsync();
   } catch (err) {
-    process.stderr.write(`rxfleet: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`rxfleet: ${scrubSecrets(err instanceof Error ? err.message : String(err))}\n`);
     process.exitCode = err instanceof ConfigError ? 2 : 1;
   }
 }

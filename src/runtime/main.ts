@@ -3,6 +3,7 @@
 import type { KubeObject } from '../core/object.js';
 import type { Controller } from './controller.js';
 import { ConfigError } from '../core/config-error.js';
+import { scrubSecrets } from '../core/scrub.js';
 import { exitCodes } from './errors.js';
 import type { RunOptions, RunResult } from './run.js';
 import { run } from './run.js';
@@ -51,10 +52,11 @@ export async function main<T extends KubeObject>(make: Controllers<T> | (() => C
     const handle = await run(c, options);
     result = await handle.done;
     // A configuration that failed once running (an empty first discovery pass) is said like one thrown.
-    if (result.reason === 'config') process.stderr.write(`configuration error: ${result.message}\n`);
+    if (result.reason === 'config') process.stderr.write(`configuration error: ${scrubSecrets(result.message)}\n`);
   } catch (err) {
     const config = err instanceof ConfigError;
-    const message = err instanceof Error ? err.message : String(err);
+    // The program's own error may carry anything (a URL with its password, a token): not onto stderr.
+    const message = scrubSecrets(err instanceof Error ? err.message : String(err));
     process.stderr.write(`${config ? 'configuration error' : 'failed'}: ${message}\n`);
     result = Object.freeze({ reason: config ? 'config' : 'failed', code: config ? exitCodes.config : exitCodes.failed, message, aborted: 0 });
   }

@@ -1,6 +1,7 @@
 // `rxfleet get <resource> --provider <spec>`: kubectl get across every cluster of a fleet.
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../../core/config-error.js';
+import { scrubSecrets } from '../../core/scrub.js';
 import { listAcrossFleet } from '../fleet-list.js';
 import { errorTable, objectList, objectTable } from '../get-output.js';
 import { providerFromSpecs } from '../provider-spec.js';
@@ -50,17 +51,18 @@ async function handler(args: GetArgs): Promise<void> {
     ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
     ...(args.selector === undefined ? {} : { labelSelector: args.selector }),
   });
-  for (const p of found.problems) process.stderr.write(`rxfleet get: ${p}\n`);
+  // Problems and provider specs echo what was given (a URL, a path): scrubbed like log lines.
+  for (const p of found.problems) process.stderr.write(`rxfleet get: ${scrubSecrets(p)}\n`);
   if (found.timedOut) process.stderr.write(`rxfleet get: the provider's first discovery pass did not end within ${args.timeoutMs} ms; listing the clusters found so far\n`);
   if (found.listings.length === 0) {
-    process.stderr.write(`rxfleet get: no cluster found by ${args.provider.join(', ')}\n`);
+    process.stderr.write(`rxfleet get: no cluster found by ${scrubSecrets(args.provider.join(', '))}\n`);
     process.exitCode = 1;
     return;
   }
   process.stdout.write(args.output === 'table' ? objectTable(found.listings, resource, Date.now()) : objectList(found.listings, resource, args.output));
   const errors = errorTable(found.listings);
   if (errors !== '') {
-    process.stderr.write(errors);
+    process.stderr.write(scrubSecrets(errors));
     process.exitCode = 1;
   }
 }
