@@ -1,6 +1,6 @@
 // Weighted rendezvous hashing: the same owners in every process, minimal movement on join and
 // leave (about 1/N, and only to or from the member that changed), shares that follow the weights.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RendezvousMember } from '../../src/runtime/ha/rendezvous.js';
 import { rendezvousAssignments, rendezvousOwner, rendezvousUnit } from '../../src/runtime/ha/rendezvous.js';
 
@@ -92,14 +92,17 @@ describe('rendezvousOwner', () => {
     }
   });
 
-  it('should stay cheap: 2,000 names over 3 members well under 50 ms', () => {
+  it('should stay cheap: one score per member and name, 6,000 for 2,000 names over 3 members', () => {
+    // The cost is the count of scores times the pinned hash above (pure arithmetic, about 1 µs a
+    // score here: see the figures in rendezvous.ts); each score takes one logarithm.
     const many = Array.from({ length: 2000 }, (_, i) => `workspace-${i}-${(i * 7919).toString(16)}`);
-    rendezvousAssignments(three, many); // warm up
-    const t0 = performance.now();
-    const owners = rendezvousAssignments(three, many);
-    const ms = performance.now() - t0;
-    expect(owners.size).toBe(2000);
-    // Typically 1-6 ms; the bound only catches a regression to something much slower.
-    expect(ms).toBeLessThan(50);
+    const log = vi.spyOn(Math, 'log');
+    try {
+      const owners = rendezvousAssignments(three, many);
+      expect(owners.size).toBe(2000);
+      expect(log).toHaveBeenCalledTimes(3 * 2000);
+    } finally {
+      log.mockRestore();
+    }
   });
 });
