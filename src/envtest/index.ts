@@ -2,9 +2,10 @@
  * rxfleet/envtest: real control planes for your integration tests, the envtest + setup-envtest of
  * rxfleet. `startKubeApiserver()` runs kube-apiserver + etcd, `startKcp()` runs kcp, each on
  * 127.0.0.1 with free ports, fresh certificates and tokens, and returns a handle with kubeconfig
- * paths and documents, an rxfleet `Cluster`, fault controls and `stop()`. The binaries are the
- * versions the rxfleet project tests against (hack/versions.env, shipped in the package), cached
- * in `~/.cache/rxfleet/bin` (`RXFLEET_CACHE_DIR`) and built from the Go module proxy on first use
+ * paths and documents, an rxfleet `Cluster`, fault controls and `stop()`; `installCrds()` installs
+ * your CRDs into one and waits until they are served. The binaries are the versions the rxfleet
+ * project tests against (hack/versions.env, shipped in the package), cached in
+ * `~/.cache/rxfleet/bin` (`RXFLEET_CACHE_DIR`) and built from the Go module proxy on first use
  * (needs Go ≥ 1.26, bash and the openssl CLI; several minutes, progress on stderr). Override a
  * binary with `RXFLEET_KUBE_APISERVER_BIN`, `RXFLEET_ETCD_BIN` or `RXFLEET_KCP_BIN`. docs/testing.md
  * has a vitest global-setup recipe.
@@ -29,7 +30,10 @@ import '../internal/require-node.js';
 
 export type { Binary, BinaryName } from './binaries.js';
 export { cacheDir, ensureBinaries, readVersions, resolveBinary } from './binaries.js';
+export type { CrdSource } from './crd-sources.js';
 export type { EtcdHandle } from './etcd.js';
+export type { CrdTarget, InstallCrdsOptions, InstalledCrd } from './install-crds.js';
+export { installCrds } from './install-crds.js';
 export type { KubeApiserverHandle, KubeApiserverOptions, KubeApiserverPorts, KubeUser } from './kube-apiserver.js';
 export { createNamespaceWith, startKubeApiserver } from './kube-apiserver.js';
 export type { KcpHandle, KcpOptions, KcpPorts } from './kcp.js';
