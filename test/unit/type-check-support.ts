@@ -18,6 +18,8 @@ export function typeErrors(files: Readonly<Record<string, string>>): string[] {
   const vhost: ts.CompilerHost = {
     ...host,
     fileExists: (f) => virtual.has(f) || host.fileExists(f),
+    // Module resolution looks into a directory only when it exists: virtual files make theirs.
+    directoryExists: (d) => [...virtual.keys()].some((f) => f.startsWith(`${d}/`)) || (host.directoryExists?.(d) ?? true),
     readFile: (f) => virtual.get(f) ?? host.readFile(f),
     getSourceFile: (f, lang, onError, create) => {
       const text = virtual.get(f);
