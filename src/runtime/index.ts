@@ -2,7 +2,9 @@
  * rxfleet/runtime: the parts `run` and `main` assemble, for a process that hosts controllers its
  * own way: the probe and metrics server, the controller metrics, the loggers, stop signals, the
  * health types `/readyz` serves, the exit codes, and the types of running as several replicas
- * (leader election, sharding). `controller`, `run` and `main` are in the root.
+ * (leader election, sharding); `captureDeclarations`, how `rxfleet rbac` (@rxfleet/cli) reads a
+ * program's controllers without running them, and `scrubSecrets`, the scrubbing the logger applies,
+ * for text written outside it. `controller`, `run` and `main` are in the root.
  *
  * @example
  * ```ts
@@ -32,3 +34,6 @@ export type { LeaseTiming } from './ha/lease-timing.js';
 export { defaultLeaseTiming } from './ha/lease-timing.js';
 export type { ReplicaLeaseOptions, Replicas, ReplicaState, ReplicaView } from './ha/replicas.js';
 export { replicaIdentity } from './ha/replicas.js';
+export type { Declaration, DeclaredController } from './declarations.js';
+export { captureDeclarations } from './declarations.js';
+export { scrubSecrets } from '../core/scrub.js';

@@ -8,7 +8,7 @@ import { E } from '../../src/fp/index.js';
 import type { KubeObject, ResourceDescriptor } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import { clusterRoleBindings, clusterRoles, roleBindings, roles } from '../../src/resources/index.js';
-import type { RoleDocument } from '../../src/cli/rbac-rules.js';
+import type { RoleDocument } from '../../packages/cli/src/rbac-rules.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import type { BuiltCli } from './cli-support.js';
 import { buildCli, runCli, serviceAccountKubeconfig, systemNode } from './cli-support.js';

@@ -10,7 +10,7 @@ import { load, loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
 import { createClusterClient } from '../../src/client/index.js';
-import { defaultScaffoldValues, scaffold } from '../../src/cli/scaffold.js';
+import { defaultScaffoldValues, scaffold } from '../../packages/cli/src/scaffold.js';
 import { clusterName, isLeft } from '../../src/index.js';
 import { repoRoot } from '../support/binaries.js';
 import { sharedKubeApiserver } from '../support/context.js';

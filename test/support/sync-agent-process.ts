@@ -74,7 +74,7 @@ export function tempFile(name: string, text: string): string {
  * @returns node's arguments.
  */
 export function cliArgs(args: readonly string[]): readonly string[] {
-  return ['--import', join(repoRoot, 'bench', 'register.ts'), join(repoRoot, 'src', 'cli', 'bin.ts'), ...args];
+  return ['--import', join(repoRoot, 'bench', 'register.ts'), join(repoRoot, 'packages', 'cli', 'src', 'bin.ts'), ...args];
 }
 
 /**

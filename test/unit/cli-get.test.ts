@@ -2,10 +2,10 @@
 // the List with each item's cluster.
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { parseProviderSpec, providerFromSpecs } from '../../src/cli/provider-spec.js';
-import { resolveResource } from '../../src/cli/resource-name.js';
-import { age, errorTable, objectList, objectTable } from '../../src/cli/get-output.js';
-import type { ClusterListing } from '../../src/cli/fleet-list.js';
+import { parseProviderSpec, providerFromSpecs } from '../../packages/cli/src/provider-spec.js';
+import { resolveResource } from '../../packages/cli/src/resource-name.js';
+import { age, errorTable, objectList, objectTable } from '../../packages/cli/src/get-output.js';
+import type { ClusterListing } from '../../packages/cli/src/fleet-list.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName, configMaps, namespaces } from '../../src/index.js';
 import { kubeError } from '../../src/core/errors.js';

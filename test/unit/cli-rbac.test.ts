@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { configMaps, namespaces, resource, secrets } from '../../src/index.js';
-import { loadControllers } from '../../src/cli/load-module.js';
-import { bindingsFor, renderRbac } from '../../src/cli/rbac-output.js';
-import { describeClusters, rolesFor } from '../../src/cli/rbac-rules.js';
+import { loadControllers } from '../../packages/cli/src/load-module.js';
+import { bindingsFor, renderRbac } from '../../packages/cli/src/rbac-output.js';
+import { describeClusters, rolesFor } from '../../packages/cli/src/rbac-rules.js';
 import type { DeclaredController } from '../../src/runtime/declarations.js';
 
 const repo = join(import.meta.dirname, '..', '..');

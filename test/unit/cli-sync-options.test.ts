@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rxfleetCli } from '../../src/cli/main.js';
+import { rxfleetCli } from '../../packages/cli/src/main.js';
 import { syncOptions } from '../../src/cli/sync-options.js';
 import { ConfigError } from '../../src/index.js';
 

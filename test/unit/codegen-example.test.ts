@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateTypes, readCrds } from '../../src/codegen/index.js';
+import { generateTypes, readCrds } from '../../packages/cli/src/codegen/index.js';
 import { repoRoot } from './type-check-support.js';
 
 const dir = join(repoRoot, 'examples', 'crd-types');

@@ -1,7 +1,7 @@
 // `rxfleet gen types` as a function: what each Kubernetes schema feature becomes in TypeScript, and
 // that the generated file type-checks (and refuses wrong values) against the package.
 import { describe, expect, it } from 'vitest';
-import { crdSchemaToJsonSchema, generateTypes, readCrds } from '../../src/codegen/index.js';
+import { crdSchemaToJsonSchema, generateTypes, readCrds } from '../../packages/cli/src/codegen/index.js';
 import { ConfigError } from '../../src/core/config-error.js';
 import { typeErrors } from './type-check-support.js';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkProjectName, defaultScaffoldValues, scaffold } from '../../src/cli/scaffold.js';
+import { checkProjectName, defaultScaffoldValues, scaffold } from '../../packages/cli/src/scaffold.js';
 import { ConfigError } from '../../src/core/config-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rxfleet-scaffold-'));

@@ -1,7 +1,7 @@
 // What rxfleet writes to stderr outside its logger (the exit line of `main`, the error line of the
 // CLI, `rxfleet get`'s problems) says what went wrong without the credentials in it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli/main.js';
+import { runCli } from '../../packages/cli/src/main.js';
 import { main } from '../../src/runtime/main.js';
 
 const canaries = ['pw-canary-hunter2', 'at-canary-0a1b2c3d'];

@@ -1,13 +1,8 @@
 // `rxfleet get`, the I/O: subscribe to the provider, wait for its first discovery pass, list the
 // resource in every engaged cluster at once, then let the provider go (which closes the clients).
-import type { ClusterName } from '../core/cluster.js';
-import type { KubeError } from '../core/errors.js';
-import type { KubeObject } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import type { Either } from '../internal/fp.js';
-import { E } from '../internal/fp.js';
-import type { Cluster, Provider } from '../streams/cluster.js';
-import type { ProviderReport } from '../streams/provider-report.js';
+import type { Cluster, ClusterName, Either, KubeError, KubeObject, Provider, ResourceDescriptor } from 'rxfleet';
+import { E } from 'rxfleet/fp';
+import type { ProviderReport } from 'rxfleet/streams';
 
 /**
  * One cluster's answer: its objects, or why it could not list them.

@@ -1,9 +1,8 @@
 // `rxfleet get`, the output: a kubectl-like table with a CLUSTER column, or one `v1` `List` (JSON
 // or YAML) whose items carry their cluster in the `rxfleet.dev/cluster` annotation.
 import { dump } from 'js-yaml';
-import type { KubeObject } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import { apiVersionOf } from '../core/resource.js';
+import type { KubeObject, ResourceDescriptor } from 'rxfleet';
+import { apiVersionOf } from 'rxfleet/client';
 import type { ClusterListing } from './fleet-list.js';
 
 /** The annotation naming the cluster an item of `-o json|yaml` comes from. @example `item.metadata.annotations[clusterAnnotation]` */

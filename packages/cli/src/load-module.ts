@@ -4,9 +4,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError } from '../core/config-error.js';
-import type { Declaration, DeclaredController } from '../runtime/declarations.js';
-import { captureDeclarations } from '../runtime/declarations.js';
+import { ConfigError } from 'rxfleet';
+import type { Declaration, DeclaredController } from 'rxfleet/runtime';
+import { captureDeclarations } from 'rxfleet/runtime';
 
 function isController(v: unknown): v is DeclaredController {
   if (typeof v !== 'object' || v === null) return false;

@@ -1,27 +1,29 @@
 // The `rxfleet` command line (loaded by bin.ts once the Node version is known to be good): yargs
 // with help, strict parsing, shell completion (`rxfleet completion`) and one module per command.
+// rxfleet is a peer dependency, reached through its public entry points only; `rxfleet sync` is
+// rxfleet's own command module (rxfleet/cli), registered here until the sync agent has a package.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
 import yargs from 'yargs';
-import { ConfigError } from '../core/config-error.js';
-import { scrubSecrets } from '../core/scrub.js';
+import { ConfigError } from 'rxfleet';
+import { syncCommand } from 'rxfleet/cli';
+import { scrubSecrets } from 'rxfleet/runtime';
 import { genCommand } from './commands/gen.js';
 import { getCommand } from './commands/get.js';
 import { initCommand } from './commands/init.js';
 import { rbacCommand } from './commands/rbac.js';
-import { syncCommand } from './commands/sync.js';
 
-// The package's version: the nearest package.json named rxfleet above this file (dist/cli/ when
-// installed, src/cli/ in the repository).
+// The package's version: the nearest package.json named @rxfleet/cli above this file (dist/ when
+// installed, src/ in the repository).
 function version(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'rxfleet' && typeof pkg.version === 'string') return pkg.version;
+      if (pkg.name === '@rxfleet/cli' && typeof pkg.version === 'string') return pkg.version;
     }
     dir = dirname(dir);
   }

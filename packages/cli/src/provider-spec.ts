@@ -1,11 +1,11 @@
 // `--provider <spec>` of the CLI: a small grammar naming one of the existing providers, so a
 // one-shot command can reach a fleet without a program.
-import { ConfigError } from '../core/config-error.js';
-import type { Provider } from '../streams/cluster.js';
-import { kubeconfigFileProvider } from '../providers/file/index.js';
-import { apiExportProvider } from '../providers/kcp/index.js';
-import { multiProvider } from '../providers/multi/index.js';
-import { singleClusterProvider } from '../providers/single/index.js';
+import type { Provider } from 'rxfleet';
+import { ConfigError } from 'rxfleet';
+import { kubeconfigFileProvider } from 'rxfleet/providers/file';
+import { apiExportProvider } from 'rxfleet/providers/kcp';
+import { multiProvider } from 'rxfleet/providers/multi';
+import { singleClusterProvider } from 'rxfleet/providers/single';
 
 /**
  * The provider specs the CLI understands:

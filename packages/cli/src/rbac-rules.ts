@@ -1,9 +1,9 @@
 // `rxfleet rbac`, the derivation: from controller declarations (primary watch, `watches`, `writes`,
 // replicas) to the RBAC roles they need, grouped by the clusters and the namespace they apply to.
 // Pure: no I/O, so unit tests cover it on the examples' declarations.
-import type { ClusterSelector, WatchDeclaration, WriteAccess } from '../runtime/controller.js';
-import type { Declaration, DeclaredController } from '../runtime/declarations.js';
-import { leases } from '../core/resource.js';
+import type { ClusterSelector, WatchDeclaration, WriteAccess } from 'rxfleet';
+import { leases } from 'rxfleet';
+import type { Declaration, DeclaredController } from 'rxfleet/runtime';
 
 /**
  * One RBAC rule (rbac.authorization.k8s.io/v1 PolicyRule) on one resource.

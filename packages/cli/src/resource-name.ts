@@ -1,9 +1,8 @@
 // What `rxfleet get <resource>` names: a built-in resource by its plural (`pods`, `deployments`),
 // optionally with its group (`deployments.apps`), or any resource as `group/version/plural`.
-import { ConfigError } from '../core/config-error.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import { configMaps, customResourceDefinitions, leases, namespaces, resource, secrets } from '../core/resource.js';
-import * as builtins from '../resources/index.js';
+import type { ResourceDescriptor } from 'rxfleet';
+import { ConfigError, configMaps, customResourceDefinitions, leases, namespaces, resource, secrets } from 'rxfleet';
+import * as builtins from 'rxfleet/resources';
 
 function isDescriptor(v: unknown): v is ResourceDescriptor {
   if (typeof v !== 'object' || v === null) return false;

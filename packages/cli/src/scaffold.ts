@@ -1,36 +1,46 @@
-// What `rxfleet init` writes: the files under the package's templates/init/, each `<path>.tmpl`
-// copied to `<dir>/<path>` with `{{key}}` replaced. The templates ship in the package (its `files`),
-// so what a user gets is what the new-user integration test builds and tests.
+// What `rxfleet init` (and `npm create rxfleet`) writes: the files under this package's
+// templates/init/, each `<path>.tmpl` copied to `<dir>/<path>` with `{{key}}` replaced. The templates
+// ship in the package (its `files`), so what a user gets is what the new-user integration test
+// builds and tests.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../core/config-error.js';
+import { ConfigError } from 'rxfleet';
 
 /**
  * What {@link scaffold} fills the templates with.
  *
  * @example
  * ```ts
- * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.2.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0' };
+ * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.3.0', cliRange: '^0.3.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0', pinoPrettyRange: '^13.2.0' };
  * ```
  */
 export interface ScaffoldValues {
   /** The project's name: its npm name, namespace, ServiceAccount, image and controller name. */
   readonly name: string;
-  /** The `rxfleet` dependency, e.g. `^0.2.0` or `file:../rxfleet-0.2.0.tgz`. */
+  /** The `rxfleet` dependency, e.g. `^0.3.0` or `file:../rxfleet-0.3.0.tgz`. */
   readonly rxfleetRange: string;
+  /** The `@rxfleet/cli` dev dependency, e.g. `^0.3.0` or `file:../rxfleet-cli-0.3.0.tgz`. */
+  readonly cliRange: string;
+  /** The `rxjs` dependency (rxfleet's peer). */
   readonly rxjsRange: string;
+  /** The `typescript` dev dependency. */
   readonly typescriptRange: string;
+  /** The `vitest` dev dependency. */
   readonly vitestRange: string;
+  /** The `@types/node` dev dependency. */
   readonly typesNodeRange: string;
+  /** The `pino-pretty` dev dependency: readable logs on a terminal (rxfleet's optional peer). */
+  readonly pinoPrettyRange: string;
 }
 
 /** Template names npm would not ship as is (it drops `.gitignore`), renamed on the way out. */
 const RENAMES: Readonly<Record<string, string>> = { gitignore: '.gitignore', dockerignore: '.dockerignore' };
 
 function packageRoot(): string {
-  // dist/cli/scaffold.js and src/cli/scaffold.ts are both two levels below the package root.
-  return join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  // dist/scaffold.js and src/scaffold.ts are both one level below the package root.
+  return join(dirname(fileURLToPath(import.meta.url)), '..');
 }
 
 /**
@@ -51,9 +61,21 @@ interface PackageJson {
   readonly devDependencies?: Readonly<Record<string, string>>;
 }
 
+function readPackage(file: string): PackageJson {
+  return JSON.parse(readFileSync(file, 'utf8')) as PackageJson;
+}
+
+/** One range from a package.json, or an error saying which one is missing (a broken install). */
+function rangeOf(ranges: Readonly<Record<string, string>> | undefined, name: string, where: string): string {
+  const range = ranges?.[name];
+  if (range === undefined) throw new Error(`rxfleet init: ${where} names no ${name} range; reinstall rxfleet and @rxfleet/cli`);
+  return range;
+}
+
 /**
- * The dependency ranges of a new project, from this package's own package.json: rxfleet at this
- * version, and the rxjs, TypeScript, vitest and @types/node this package is built and tested with.
+ * The dependency ranges of a new project: rxfleet and @rxfleet/cli at this release, and, from the
+ * package.json of rxfleet (this package's peer), the rxjs it takes, the pino-pretty it can use, and
+ * the TypeScript, vitest and @types/node it is built and tested with.
  *
  * @example
  * ```ts
@@ -61,15 +83,18 @@ interface PackageJson {
  * ```
  */
 export function defaultScaffoldValues(name: string): ScaffoldValues {
-  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as PackageJson;
-  const dev = pkg.devDependencies ?? {};
+  const cli = readPackage(join(packageRoot(), 'package.json'));
+  const where = createRequire(import.meta.url).resolve('rxfleet/package.json');
+  const rxfleet = readPackage(where);
   return {
     name,
-    rxfleetRange: `^${pkg.version ?? '0.0.0'}`,
-    rxjsRange: pkg.peerDependencies?.rxjs ?? '^7.8.2',
-    typescriptRange: dev.typescript ?? '^5.9.0',
-    vitestRange: dev.vitest ?? '^4.0.0',
-    typesNodeRange: dev['@types/node'] ?? '^24.0.0',
+    rxfleetRange: `^${rxfleet.version ?? '0.0.0'}`,
+    cliRange: `^${cli.version ?? '0.0.0'}`,
+    rxjsRange: rangeOf(rxfleet.peerDependencies, 'rxjs', where),
+    typescriptRange: rangeOf(rxfleet.devDependencies, 'typescript', where),
+    vitestRange: rangeOf(rxfleet.devDependencies, 'vitest', where),
+    typesNodeRange: rangeOf(rxfleet.devDependencies, '@types/node', where),
+    pinoPrettyRange: rangeOf(rxfleet.peerDependencies, 'pino-pretty', where),
   };
 }
 
@@ -120,7 +145,7 @@ function render(text: string, values: ScaffoldValues, file: string): string {
 export function scaffold(dir: string, values: ScaffoldValues, opts: { readonly force?: boolean } = {}): string[] {
   checkProjectName(values.name);
   const from = templatesDir();
-  if (!existsSync(from)) throw new Error(`the rxfleet package has no templates at ${from}; reinstall it`);
+  if (!existsSync(from)) throw new Error(`@rxfleet/cli has no templates at ${from}; reinstall it`);
   const plan = templates(from).map((file) => {
     const rel = relative(from, file).slice(0, -'.tmpl'.length);
     const base = rel.split('/').pop() ?? rel;

@@ -1,6 +1,6 @@
 // Step one of `rxfleet gen types`: a CRD version's structural schema, rewritten as the plain JSON
 // Schema that json-schema-to-typescript understands, with Kubernetes' extensions given their meaning.
-import type { JSONSchemaProps } from '../resources/apiextensions-v1/types.js';
+import type { JSONSchemaProps } from 'rxfleet/resources';
 
 /**
  * A JSON Schema node as json-schema-to-typescript reads it; `tsType` overrides the type it writes.

@@ -1,8 +1,8 @@
 // `rxfleet gen types`, as a function: CRDs in, one TypeScript file per served version out, each with
 // the object type (from the version's openAPIV3Schema, through json-schema-to-typescript) and its
 // resource descriptor.
-import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '../resources/apiextensions-v1/types.js';
-import { ConfigError } from '../core/config-error.js';
+import { ConfigError } from 'rxfleet';
+import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from 'rxfleet/resources';
 import { crdSchemaToJsonSchema } from './crd-schema.js';
 
 /**

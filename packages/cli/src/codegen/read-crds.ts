@@ -1,10 +1,8 @@
 // Where `rxfleet gen types` gets its CRDs: a YAML file (one or more documents), or a live server.
 import { loadAll } from 'js-yaml';
-import type { ClusterClient } from '../client/client.js';
-import { ConfigError } from '../core/config-error.js';
-import { isLeft } from '../core/either.js';
-import { customResourceDefinitions } from '../core/resource.js';
-import type { CustomResourceDefinition } from '../resources/apiextensions-v1/types.js';
+import { ConfigError, customResourceDefinitions, isLeft } from 'rxfleet';
+import type { ClusterClient } from 'rxfleet/client';
+import type { CustomResourceDefinition } from 'rxfleet/resources';
 
 /**
  * The CRDs in a YAML text of one or more documents; other kinds (a Namespace next to the CRD) are skipped.

@@ -1,16 +1,14 @@
 // `rxfleet gen types`: TypeScript types and resource descriptors from CRDs, read from YAML files or
-// from a live server, one file per served version (src/codegen does the work).
+// from a live server, one file per served version (../codegen does the work).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { createClusterClient } from '../../client/client.js';
-import { clusterName } from '../../core/cluster.js';
-import { ConfigError } from '../../core/config-error.js';
-import { isLeft } from '../../core/either.js';
-import type { GeneratedFile } from '../../codegen/generate-types.js';
-import { generateTypes } from '../../codegen/generate-types.js';
-import { readCrdFromCluster, readCrds } from '../../codegen/read-crds.js';
+import { clusterName, ConfigError, isLeft } from 'rxfleet';
+import { createClusterClient } from 'rxfleet/client';
+import type { GeneratedFile } from '../codegen/generate-types.js';
+import { generateTypes } from '../codegen/generate-types.js';
+import { readCrdFromCluster, readCrds } from '../codegen/read-crds.js';
 
 /**
  * The arguments of `rxfleet gen types`.

@@ -1,7 +1,7 @@
 // `rxfleet get <resource> --provider <spec>`: kubectl get across every cluster of a fleet.
 import type { Argv, CommandModule } from 'yargs';
-import { ConfigError } from '../../core/config-error.js';
-import { scrubSecrets } from '../../core/scrub.js';
+import { ConfigError } from 'rxfleet';
+import { scrubSecrets } from 'rxfleet/runtime';
 import { listAcrossFleet } from '../fleet-list.js';
 import { errorTable, objectList, objectTable } from '../get-output.js';
 import { providerFromSpecs } from '../provider-spec.js';

@@ -1,7 +1,7 @@
 // `rxfleet rbac <module> [-- args]`: prints the RBAC a controller needs on each cluster of its
 // fleet, derived from its declaration (see rbac-rules.ts), without running it.
 import type { Argv, CommandModule } from 'yargs';
-import { ConfigError } from '../../core/config-error.js';
+import { ConfigError } from 'rxfleet';
 import { loadControllers } from '../load-module.js';
 import { bindingsFor, renderRbac } from '../rbac-output.js';
 import { rolesFor } from '../rbac-rules.js';
