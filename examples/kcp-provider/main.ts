@@ -5,7 +5,6 @@
 // workspace. The downstream namespace is created when missing. The kcp provider's reports
 // (workspaces engaged and disengaged, a failing endpoint-slice or binding watch) are logged by
 // `main` like every provider's.
-import type { Logger } from 'pino';
 import { createClusterClient } from 'rxfleet/client';
 import type { Controller } from 'rxfleet';
 import { clusterName, ConfigError, isLeft, isRight, main, namespaces } from 'rxfleet';
@@ -26,7 +25,7 @@ async function withClient(name: string, file: string, use: (c: Parameters<typeof
   });
 }
 
-async function prepare(log: Logger): Promise<Controller<MongoDB>> {
+async function prepare(log: ReturnType<typeof defaultLogger>): Promise<Controller<MongoDB>> {
   const args = parseKcpProviderArgs(process.argv.slice(2));
   if (process.env.INSTALL_API === '1') {
     await withClient('provider', args.provider, (c) => installMongoApi(c, args.exportName));
