@@ -4,7 +4,8 @@
 // legacy `auth-provider` user (see kubeconfig-auth-provider.ts).
 import { readFile } from 'node:fs/promises';
 import { execCredentialCache, runExecPlugin } from './exec-credential.js';
-import { authProviderHeader } from './kubeconfig-auth-provider.js';
+import type { ClientNodeLoader } from './kubeconfig-auth-provider.js';
+import { authProviderHeader, importClientNode } from './kubeconfig-auth-provider.js';
 import type { LoadedKubeconfig } from './kubeconfig-types.js';
 
 /**
@@ -99,7 +100,8 @@ function tokenFileSource(file: string, now: () => number = Date.now): { token():
 /**
  * Credentials from a loaded kubeconfig (see `loadKubeConfig`). Static credentials are read once,
  * on first use. A token file is read again every minute and after a 401; an `auth-provider` is
- * asked on every request (@kubernetes/client-node, loaded for such users only, caches its token).
+ * asked on every request (@kubernetes/client-node, an optional peer dependency loaded for such users
+ * only, caches its token; without it, their requests fail saying `npm install @kubernetes/client-node`).
  * Exec plugins are run by rxfleet, with a token cache per cluster: their token is refreshed before
  * it expires (in the last 20% of its life, at most a minute early), after a 401 (`invalidate`), and
  * a failing plugin's stderr is in the error. An unreadable file rejects naming the file and why.
@@ -113,13 +115,29 @@ function tokenFileSource(file: string, now: () => number = Date.now): { token():
  * @returns the credential source.
  */
 export function authFromKubeConfig(kubeconfig: LoadedKubeconfig): AuthSource {
+  return kubeconfigAuth(kubeconfig, importClientNode);
+}
+
+/**
+ * {@link authFromKubeConfig} with the loader of @kubernetes/client-node given: a test gives one
+ * whose import fails, to see what a user without the package sees.
+ *
+ * @example
+ * ```ts
+ * const auth = kubeconfigAuth(loaded, () => import('@kubernetes/client-node'));
+ * ```
+ * @param kubeconfig - the cluster's own loaded kubeconfig.
+ * @param loadClientNode - loads @kubernetes/client-node, for an `auth-provider` user only.
+ * @returns the credential source.
+ */
+export function kubeconfigAuth(kubeconfig: LoadedKubeconfig, loadClientNode: ClientNodeLoader): AuthSource {
   const { cluster, user } = kubeconfig;
   const exec = user.exec;
   const execCache =
     exec === undefined
       ? undefined
       : execCredentialCache(() => runExecPlugin(exec, { server: cluster.server, caData: cluster.caData, tlsServerName: cluster.tlsServerName, skipTLSVerify: cluster.skipTLSVerify }));
-  const provider = user.authProvider === undefined ? undefined : authProviderHeader(cluster, user);
+  const provider = user.authProvider === undefined ? undefined : authProviderHeader(cluster, user, loadClientNode);
   const tokenFile = user.token === undefined && user.tokenFile !== undefined ? tokenFileSource(user.tokenFile) : undefined;
   const dynamic = execCache !== undefined || provider !== undefined || tokenFile !== undefined;
   let tls: Promise<Tls> | undefined;
