@@ -1,6 +1,6 @@
 // Composition in virtual time: multi merges named providers under `<provider>#<cluster>`, follows
 // add and remove, disengages exactly the clusters of a removed provider, and passes the providers'
-// reports through with the same names; withPrefix renames and keeps identity and labels.
+// reports through with the same names; withPrefix renames (the client too) and keeps identity and labels.
 import { map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { clusterName } from '../../src/core/cluster.js';
@@ -19,16 +19,17 @@ const show = (ev: FleetEvent): string => {
 };
 
 describe('withPrefix', () => {
-  it('should prefix engaged and disengaged names and keep the client, identity and labels', () => {
+  it('should prefix engaged and disengaged names, name the client after the new name, and keep identity, labels and cache', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
-      const east: Cluster = { ...fakeCluster('east', { region: 'eu' }), identity: { provider: 'kind', source: 'kind cluster east' } };
+      const cache = { view: () => undefined };
+      const east: Cluster = { ...fakeCluster('east', { region: 'eu' }), identity: { provider: 'kind', source: 'kind cluster east' }, cache };
       const src = cold<FleetEvent>('a-b', { a: engaged(east), b: disengaged(clusterName('east'), 'why') });
       const out = withPrefix('prod#', src);
       expectObservable(out.pipe(map(show))).toBe('a-b', { a: '+prod#east', b: '-prod#east' });
       expectObservable(
-        out.pipe(map((ev) => (ev.type === 'engaged' ? [ev.cluster.client === east.client, ev.cluster.identity, ev.cluster.labels] : ev.type === 'disengaged' ? ev.reason : ''))),
-      ).toBe('a-b', { a: [true, { provider: 'kind', source: 'kind cluster east' }, { region: 'eu' }], b: 'why' });
+        out.pipe(map((ev) => (ev.type === 'engaged' ? [ev.cluster.client.cluster, ev.cluster.identity, ev.cluster.labels, ev.cluster.cache === cache] : ev.type === 'disengaged' ? ev.reason : ''))),
+      ).toBe('a-b', { a: ['prod#east', { provider: 'kind', source: 'kind cluster east' }, { region: 'eu' }, true], b: 'why' });
     });
   });
 

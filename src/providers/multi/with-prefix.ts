@@ -4,6 +4,7 @@ import { clusterName } from '../../core/cluster.js';
 import type { Cluster, FleetEvent, Provider } from '../../streams/cluster.js';
 import { disengaged, engaged, reported } from '../../streams/cluster.js';
 import type { ProviderReport } from '../../streams/provider-report.js';
+import { renamedClient } from './renamed-client.js';
 
 /**
  * A report with its cluster's name (or skipped candidate's) prefixed, so it names the cluster as
@@ -35,8 +36,10 @@ export function prefixReport(prefix: string, r: ProviderReport): ProviderReport 
 
 /**
  * The same provider with every cluster name prefixed (`prefix + name`), in its lifecycle events and
- * in its reports. The Cluster keeps its client (whose errors still name the cluster as its provider
- * knows it), its identity and its labels: only the name changes.
+ * in its reports. The Cluster keeps its identity, labels, cache and hint; its client sends the same
+ * requests but answers under the new name (`client.cluster` and the `cluster` of its errors, which
+ * the runtime labels failures with). Whatever else is named after the cluster is asked for under
+ * the name the fleet knows it by (`ClusterCache.view` is given it), so nothing keeps the old one.
  *
  * @example
  * ```ts
@@ -56,7 +59,8 @@ export function withPrefix(prefix: string, provider: Provider): Provider {
         case 'report':
           return reported(prefixReport(prefix, ev.report));
         case 'engaged': {
-          const renamed: Cluster = { ...ev.cluster, name: clusterName(`${prefix}${ev.cluster.name}`) };
+          const name = clusterName(`${prefix}${ev.cluster.name}`);
+          const renamed: Cluster = { ...ev.cluster, name, client: renamedClient(ev.cluster.client, name) };
           return engaged(Object.freeze(renamed));
         }
       }

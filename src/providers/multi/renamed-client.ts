@@ -1,0 +1,72 @@
+// A client under the name its cluster was renamed to: the same requests, the same answers, but
+// `cluster` and every error name the cluster as the fleet now knows it (the runtime labels a
+// failure's logs and metric series with its error's cluster, and forgets a cluster's series by its
+// fleet name when it leaves).
+import type { Observable } from 'rxjs';
+import { catchError, throwError } from 'rxjs';
+import type { ClusterClient } from '../../client/client.js';
+import type { ClusterName } from '../../core/cluster.js';
+import type { KubeError } from '../../core/errors.js';
+import type { Either } from '../../internal/fp.js';
+import { E } from '../../internal/fp.js';
+import { isKubeError } from '../../streams/watch-failing.js';
+
+/**
+ * An error about cluster `from` as one about `to`: its `cluster`, and the `cluster "<from>"` its
+ * message starts with (as `kubeError` writes it). Errors about any other cluster are unchanged.
+ *
+ * @example
+ * ```ts
+ * renamedError(kubeError('NotFound', clusterName('east'), 'gone'), clusterName('east'), clusterName('prod#east')).message; // 'cluster "prod#east": gone'
+ * ```
+ * @param e - the error.
+ * @param from - the name to replace.
+ * @param to - the new name.
+ * @returns the renamed error.
+ */
+export function renamedError(e: KubeError, from: ClusterName, to: ClusterName): KubeError {
+  if (e.cluster !== from) return e;
+  const was = `cluster "${from}"`;
+  const message = e.message.startsWith(was) ? `cluster "${to}"${e.message.slice(was.length)}` : e.message;
+  return Object.freeze({ ...e, cluster: to, message });
+}
+
+/**
+ * The client with its cluster renamed `to`: `cluster` is `to`, and errors that named the client's
+ * old name (answers of every call, a watch's error) name `to` instead. Requests are unchanged.
+ *
+ * @example
+ * ```ts
+ * const prod = renamedClient(east.client, clusterName('prod#east'));
+ * prod.cluster; // 'prod#east'
+ * ```
+ * @param client - the client, as its provider named it.
+ * @param to - the cluster's new name.
+ * @returns the renamed client.
+ */
+export function renamedClient(client: ClusterClient, to: ClusterName): ClusterClient {
+  const from = client.cluster;
+  if (from === to) return client;
+  const answer = async <T>(p: Promise<Either<KubeError, T>>): Promise<Either<KubeError, T>> => {
+    const r = await p;
+    return E.isLeft(r) ? E.left(renamedError(r.left, from, to)) : r;
+  };
+  const watch = (lines: Observable<string>): Observable<string> => lines.pipe(catchError((e: unknown) => throwError(() => (isKubeError(e) ? renamedError(e, from, to) : e))));
+  return Object.freeze({
+    cluster: to,
+    server: client.server,
+    get: (r, name, opts) => answer(client.get(r, name, opts)),
+    list: (r, opts) => answer(client.list(r, opts)),
+    listAll: (r, opts) => answer(client.listAll(r, opts)),
+    watch: (r, opts) => watch(client.watch(r, opts)),
+    create: (r, obj, opts) => answer(client.create(r, obj, opts)),
+    replace: (r, obj, opts) => answer(client.replace(r, obj, opts)),
+    apply: (r, obj, opts) => answer(client.apply(r, obj, opts)),
+    patch: (r, name, patch, opts) => answer(client.patch(r, name, patch, opts)),
+    delete: (r, name, opts) => answer(client.delete(r, name, opts)),
+    raw: (req) => answer(client.raw(req)),
+    close: () => {
+      client.close();
+    },
+  } satisfies ClusterClient);
+}
