@@ -1,5 +1,5 @@
 // An in-memory Lease API for marble tests: Leases in a Map with resourceVersion preconditions like
-// the API server's, answers as Observables (so they live in virtual time), a switch to fail or
+// the API server's (and its create-on-update of a missing Lease), answers as Observables (so they live in virtual time), a switch to fail or
 // hang every call, and a log of the calls with the virtual time each was made at.
 import { defer, NEVER, of } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
@@ -23,6 +23,8 @@ export interface FakeLeases {
   read(name: string): Lease | undefined;
   /** Another replica writes the Lease as `holder` (a renew when it already holds it). */
   writeAs(name: string, holder: string, durationSeconds?: number): void;
+  /** Someone deletes the Lease (kubectl delete lease). */
+  remove(name: string): void;
 }
 
 export function fakeLeases(scheduler: SchedulerLike, namespace = 'ops'): FakeLeases {
@@ -57,7 +59,8 @@ export function fakeLeases(scheduler: SchedulerLike, namespace = 'ops'): FakeLea
     create: (l) => answer(`POST ${l.metadata.name ?? ''}`, () => (store.has(l.metadata.name ?? '') ? fail('AlreadyExists', 'exists') : E.right(stamp(l, true)))),
     replace: (l) => answer(`PUT ${l.metadata.name ?? ''}`, () => {
       const old = store.get(l.metadata.name ?? '');
-      if (old === undefined) return fail('NotFound', 'leases not found', { kind: 'leases' });
+      // As the API server: an update of a missing Lease creates it, whatever resourceVersion it carries.
+      if (old === undefined) return E.right(stamp(l, true));
       return old.metadata.resourceVersion === l.metadata.resourceVersion ? E.right(stamp(l, false)) : fail('Conflict', 'stale resourceVersion');
     }),
     delete: (_ns, name, opts) => answer(`DELETE ${name}`, () => {
@@ -78,6 +81,9 @@ export function fakeLeases(scheduler: SchedulerLike, namespace = 'ops'): FakeLea
       mode = m;
     },
     read: (name) => store.get(name),
+    remove: (name) => {
+      store.delete(name);
+    },
     writeAs(name, holder, durationSeconds = 15) {
       const old = store.get(name);
       stamp({ metadata: { name, namespace }, spec: { ...old?.spec, holderIdentity: holder, leaseDurationSeconds: durationSeconds } }, old === undefined);

@@ -182,18 +182,18 @@ describe('leaseKeeper', () => {
     expect(fake.read('ctl')?.spec).toMatchObject({ holderIdentity: 'you', leaseDurationSeconds: 15, leaseTransitions: 1 });
   });
 
-  it('deletes its own Lease on release in member mode', async () => {
+  it('releases its own Lease in member mode by emptying the holder too (a deleted one would stay its holder\'s to peers)', async () => {
     const ts = testScheduler();
     const fake = fakeLeases(ts);
     let released: Promise<void> | undefined;
     ts.run(({ expectObservable }) => {
       const k = keeper(ts, fake, { mode: 'member' });
       at(ts, 3_000, () => (released = k.release()));
-      expectObservable(k.states).toBe('(ah) 2996ms (l|)', { a: acquiring, h: held(1), l: lost('released') });
+      expectObservable(k.states).toBe('(ah) 2996ms (l|)', { a: acquiring, h: held(1), l: lost('membership Lease ops/ctl on cluster "home": released') });
     });
     await released;
-    expect(fake.calls.at(-1)).toBe('DELETE ctl @3000');
-    expect(fake.read('ctl')).toBeUndefined();
+    expect(fake.calls.at(-1)).toBe('PUT ctl @3000');
+    expect(fake.read('ctl')?.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
   });
 
   it('leaves a Lease someone else took alone on release', async () => {

@@ -1,7 +1,8 @@
 // observePeers in virtual time, against a scripted Lease API: members appear, renew and expire
 // exactly leaseDuration after their last observed change (not at a poll), ack and weight changes
-// are emitted, a failing or hung LIST never extends liveness, and expired Leases are deleted at
-// the first LIST after they expire, with a resourceVersion precondition (self's never).
+// are emitted, a failing or hung LIST never extends liveness, a vanished Lease stays live until it
+// expires (the leader election's rule), and expired Leases are deleted at the first LIST after they
+// expire, with a resourceVersion precondition (self's never).
 import type { Observable } from 'rxjs';
 import { map, NEVER, of } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
@@ -87,7 +88,7 @@ describe('observePeers (virtual time)', () => {
     });
   });
 
-  it('should emit acknowledged views and weights as they change, and drop released, deleting and vanished Leases at once', () => {
+  it('should emit acknowledged views and weights as they change, drop released and deleting Leases at once, and keep a vanished one until it expires', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const { api } = fakeApi(ts, {
@@ -98,10 +99,11 @@ describe('observePeers (virtual time)', () => {
             lease('ctl-c', 'c', '6', { 'rxfleet.io/weight': 'heavy' }),
             lease('ctl-d', '', '7'),
             lease('ctl-e', 'e', '8', {}, true),
-            ...(t < 6 ? [lease('ctl-f', 'f', '9')] : []),
+            ...(t < 6 ? [lease('ctl-f', 'f', t < 3 ? '9' : '10')] : []),
           ]),
       });
-      expectObservable(peers(ts, api), '^ 8ms !').toBe('a 2ms b 2ms c', { a: 'a@v1,b*2,c,f', b: 'a@v2,b*2,c,f', c: 'a@v2,b*2,c' });
+      // f renewed at 3 and vanished at 6: still f's until 13, like a (renewed at 3); b and c expire at 10.
+      expectObservable(peers(ts, api), '^ 14ms !').toBe('a 2ms b 6ms c 2ms d', { a: 'a@v1,b*2,c,f', b: 'a@v2,b*2,c,f', c: 'a@v2,f', d: '' });
     });
   });
 
@@ -150,16 +152,17 @@ describe('observePeers (virtual time)', () => {
     });
   });
 
-  it('should forget vanished Leases, report a failed deletion and retry it, and accept NotFound', () => {
+  it('should keep a vanished Lease live until it expires, never delete it, report a failed deletion and retry it, and accept NotFound', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
       const { api, deletes } = fakeApi(ts, {
-        list: (t) => E.right([...(t < 18 ? [lease('ctl-x', 'x', '1')] : []), ...(t < 3 ? [lease('ctl-y', 'y', '2')] : [])]),
+        list: (t) => E.right([...(t < 18 ? [lease('ctl-x', 'x', '1')] : []), ...(t < 6 ? [lease('ctl-y', 'y', t < 3 ? '2' : '4')] : [])]),
         delete: (t) => E.left(fail(t === 12 ? 'Forbidden' : 'NotFound')),
       });
-      // y first seen at 0 and vanished at 3: forgotten, never deleted. x expires at 10: 403 at 12
-      // (reported), 404 at 15 (gone: forgotten, the report with it).
-      expectObservable(peers(ts, api), '^ 45ms !').toBe('a 2ms b 6ms c 1ms d 2ms e', { a: 'x,y', b: 'x', c: '', d: ' !gc ctl-x Forbidden', e: '' });
+      // y renewed at 3 and vanished at 6: its holder may still write, so it is live until 13, and
+      // then forgotten, never deleted. x expires at 10: 403 at 12 (reported), 404 at 15 (gone:
+      // forgotten, the report with it).
+      expectObservable(peers(ts, api), '^ 45ms !').toBe('a 9ms b 1ms c d 1ms e', { a: 'x,y', b: 'y', c: 'y !gc ctl-x Forbidden', d: ' !gc ctl-x Forbidden', e: '' });
       ts.flush();
       expect(deletes).toEqual(['12 ops/ctl-x@1', '15 ops/ctl-x@1']);
     });

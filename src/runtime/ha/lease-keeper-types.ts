@@ -10,7 +10,7 @@ import type { LeaseTiming } from './lease-timing.js';
  *
  * @example
  * ```ts
- * const s: LeaseState = { type: 'lost', reason: 'Lease ops/ctl on cluster "hub": not renewed within the renew deadline of 10000 ms' };
+ * const s: LeaseState = { type: 'lost', reason: 'leader Lease ops/ctl on cluster "hub": not renewed within the renew deadline of 10000 ms' };
  * ```
  */
 export type LeaseState =
@@ -37,7 +37,7 @@ export interface LeaseKeeper {
   valid(): boolean;
   /** Merges annotations into what the next renew publishes, and asks for that renew now (sharding acknowledgements ride here). */
   annotate(annotations: Readonly<Record<string, string>>): void;
-  /** Stops renewing and gives the Lease up: leader → holder `''` (if still ours); member → delete. Bounded; never rejects. */
+  /** Stops renewing and gives the Lease up by emptying its holder (if still ours), so others read it as free at once. Bounded; never rejects. */
   release(): Promise<void>;
 }
 
@@ -62,7 +62,7 @@ export interface LeaseKeeperCommon {
   readonly identity: string;
   /** The durations (already validated by `leaseTiming`). */
   readonly timing: LeaseTiming;
-  /** `leader`: compete for a shared Lease, release by emptying the holder; `member`: our own Lease, release by deleting it. */
+  /** `leader`: a shared Lease replicas compete for; `member`: this replica's own membership Lease. Named in the states' reasons. */
   readonly mode: 'leader' | 'member';
   /** Labels written on the Lease (sharding's `rxfleet.io/replicas`). */
   readonly labels?: Readonly<Record<string, string>>;

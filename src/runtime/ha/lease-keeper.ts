@@ -2,6 +2,9 @@
 // client-go's leaderelection loop with its safety rule made synchronous: `valid()` goes false the
 // moment the renew deadline (counted from when the last successful renew was SENT, by a monotonic
 // clock) passes, so a paused process that wakes up late refuses writes before it learns anything.
+// Whether someone else holds the Lease is lease-observation.ts's rule, the one sharding uses too:
+// a deleted Lease stays its last holder's for a lease duration, and a holder that finds its Lease
+// deleted (a renew answered 404, or a renew the server turned into a create) stops at once.
 import { asyncScheduler, catchError, defer, EMPTY, exhaustMap, finalize, from, merge, mergeMap, Observable, of, ReplaySubject, share, Subject, take, tap, timeout, timer } from 'rxjs';
 import type { ObservableInput, Subscriber, Subscription } from 'rxjs';
 import type { KubeError } from '../../core/errors.js';
@@ -10,7 +13,9 @@ import type { Lease } from '../../core/object.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import { leaseApi } from './lease-api.js';
-import { claimedLease, readLease, releasedLease } from './lease-record.js';
+import type { LeaseObservation } from './lease-observation.js';
+import { heldNow, heldUntil, observeLease } from './lease-observation.js';
+import { claimedLease, leaseSighting, readLease, recreatedLease, releasedLease } from './lease-record.js';
 import type { LeaseKeeper, LeaseKeeperOptions, LeaseState } from './lease-keeper-types.js';
 
 export type { LeaseKeeper, LeaseKeeperCommon, LeaseKeeperOptions, LeaseState } from './lease-keeper-types.js';
@@ -32,9 +37,10 @@ interface Run {
 /**
  * Makes the keeper of one Lease; nothing happens until `states` is subscribed. Every retry period
  * it renews (held: one PUT on the Lease it last wrote) or reads the Lease and claims it when it is
- * absent, ours, released, or expired. Another holder counts as fresh until leaseDuration after we
- * last saw its Lease change, by our own clock (client-go's rule: no cross-machine clock
- * comparison). Every claim is a PUT with the read resourceVersion, so of two racers one gets 409.
+ * ours, released, expired, or absent and never seen. Another holder counts as fresh until
+ * leaseDuration after we last saw its Lease change, by our own clock (client-go's rule: no
+ * cross-machine clock comparison), and a Lease deleted after we saw it stays its last holder's
+ * just as long. Every claim is a PUT with the read resourceVersion, so of two racers one gets 409.
  *
  * @example
  * ```ts
@@ -51,7 +57,7 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
   const clock = opts.clock ?? (() => performance.now());
   const wall = opts.wallClock ?? Date.now;
   const scheduler = opts.scheduler ?? asyncScheduler;
-  const where = `Lease ${namespace}/${name} on cluster "${api.cluster}"`;
+  const where = `${mode === 'leader' ? 'leader' : 'membership'} Lease ${namespace}/${name} on cluster "${api.cluster}"`;
 
   let run: Run | undefined;
   let last: LeaseState = { type: 'acquiring' };
@@ -60,7 +66,7 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
   let renewSentAt = 0;
   let ours: Lease | undefined; // the Lease as we last wrote it: renewed directly while held
   let claimed = false; // we wrote it at least once, so release has something to give up
-  let observed: { readonly rv: string; readonly at: number } | undefined;
+  let observed: LeaseObservation | undefined; // the last record seen, by our clock (lease-observation.ts)
   let lastError: KubeError | undefined;
   let annotations: Readonly<Record<string, string>> = { ...opts.annotations };
   let annotationsVersion = 0;
@@ -121,22 +127,42 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
       catchError((err: unknown) => of(E.left(kubeError('Unknown', api.cluster, `${where}: ${err instanceof Error ? err.message : String(err)}`)))),
     );
 
-  const onWrite = (res: Result<Lease>, sentAt: number, published: number): void => {
+  // The Lease is gone (or was, until our renew created it anew): whoever deleted it meant it to be
+  // free, and a standby that saw it missing may count on that once our record expires. Stop
+  // writing now, and claim it again only through a read, like any candidate.
+  const deleted = (why: string): void => {
+    const wasHeld = held;
+    ours = undefined;
+    lose(why);
+    if (wasHeld) poke();
+  };
+
+  const onWrite = (current: Lease | undefined, res: Result<Lease>, sentAt: number, published: number): void => {
     checkDeadline();
     if (E.isLeft(res)) {
       lastError = res.left;
-      // Someone else wrote (or deleted) it: read it again before the next write, and at once if
-      // we hold it, to stop writing as soon as it turns out to be taken rather than a tick later.
-      if (res.left.type === 'Conflict' || res.left.type === 'AlreadyExists' || res.left.type === 'NotFound') {
+      // A renew answered 404 (a create's 404 is the namespace's, not the Lease's).
+      if (res.left.type === 'NotFound' && current !== undefined) {
+        observed = observeLease(observed, undefined, clock());
+        deleted('the Lease was deleted');
+        return;
+      }
+      // Someone else wrote it: read it again before the next write, and at once if we hold it, to
+      // stop writing as soon as it turns out to be taken rather than a tick later.
+      if (res.left.type === 'Conflict' || res.left.type === 'AlreadyExists') {
         ours = undefined;
         if (held) poke();
       }
       return;
     }
-    ours = res.right;
     claimed = true;
+    observed = observeLease(observed, leaseSighting(res.right), clock());
+    if (recreatedLease(current, res.right)) {
+      deleted('the Lease was deleted (the renew created it anew)');
+      return;
+    }
+    ours = res.right;
     lastError = undefined;
-    observed = { rv: res.right.metadata.resourceVersion ?? '', at: clock() };
     // An answer that took longer than the deadline proves nothing about now: the next renew will.
     if (clock() - sentAt >= timing.renewDeadlineMs) return;
     renewSentAt = sentAt;
@@ -154,37 +180,32 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
       const published = annotationsVersion;
       const next = claimedLease(current, { namespace, name, identity, leaseDurationMs: timing.leaseDurationMs, nowMs: wall(), ...(opts.labels === undefined ? {} : { labels: opts.labels }), annotations });
       const sentAt = clock();
-      return call(current === undefined ? api.create(next) : api.replace(next)).pipe(tap((res) => { onWrite(res, sentAt, published); }));
+      return call(current === undefined ? api.create(next) : api.replace(next)).pipe(tap((res) => { onWrite(current, res, sentAt, published); }));
     });
+
+  // Waits out the observed holder's claim: come back exactly when it ends rather than up to a retry period later.
+  const waitOut = (o: LeaseObservation, now: number): Observable<unknown> => {
+    acquiring(o.holder);
+    run?.expiry?.unsubscribe();
+    if (run !== undefined) run.expiry = scheduler.schedule(() => { poke(); }, heldUntil(o) - now);
+    return EMPTY;
+  };
 
   const onRead = (res: Result<Lease>): Observable<unknown> => {
     checkDeadline();
-    if (E.isLeft(res)) {
-      if (res.left.type !== 'NotFound') {
-        lastError = res.left;
-        return EMPTY;
-      }
-      observed = undefined;
-      ours = undefined;
-      lose('the Lease was deleted');
-      return write(undefined);
-    }
-    const rec = readLease(res.right);
-    const now = clock();
-    const seen = observed !== undefined && observed.rv === rec.resourceVersion ? observed : { rv: rec.resourceVersion ?? '', at: now };
-    observed = seen;
-    if (rec.holder === identity) return write(res.right);
-    ours = undefined;
-    lose(rec.holder === '' ? 'the Lease was released by someone else' : `the Lease is held by "${rec.holder}"`);
-    const expiresAt = seen.at + rec.durationMs;
-    if (rec.holder !== '' && now < expiresAt) {
-      acquiring(rec.holder);
-      run?.expiry?.unsubscribe();
-      // Come back exactly when it expires rather than up to a retry period later.
-      if (run !== undefined) run.expiry = scheduler.schedule(() => { poke(); }, expiresAt - now);
+    if (E.isLeft(res) && res.left.type !== 'NotFound') {
+      lastError = res.left;
       return EMPTY;
     }
-    return write(res.right);
+    const now = clock();
+    const current = E.isRight(res) ? res.right : undefined;
+    observed = observeLease(observed, current === undefined ? undefined : leaseSighting(current), now);
+    if (current !== undefined && observed?.holder === identity) return write(current);
+    ours = undefined;
+    lose(current === undefined ? 'the Lease was deleted' : observed?.holder === '' ? 'the Lease was released by someone else' : `the Lease is held by "${observed?.holder ?? ''}"`);
+    // Absent: free only if we never saw it, or saw it released, expired, or ours.
+    if (observed !== undefined && observed.holder !== identity && heldNow(observed, now)) return waitOut(observed, now);
+    return write(current);
   };
 
   const attempt = (): Observable<unknown> =>
@@ -228,10 +249,9 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
     };
   });
 
-  const releaseOnce = (lease: Lease): Observable<Result<unknown>> =>
-    mode === 'leader'
-      ? call(api.replace(releasedLease(lease, wall())))
-      : call(api.delete(namespace, name, lease.metadata.uid === undefined ? {} : { uid: lease.metadata.uid }));
+  // Leader and member alike: an empty holder that others read as free at once. A deleted Lease
+  // would be its last holder's for a lease duration to everyone who saw it (lease-observation.ts).
+  const releaseOnce = (lease: Lease): Observable<Result<unknown>> => call(api.replace(releasedLease(lease, wall())));
   // Only while the Lease still names us: a read, then the release with what it returned.
   const viaRead = (): Observable<unknown> =>
     call(api.get(namespace, name)).pipe(mergeMap((got) => (E.isRight(got) && readLease(got.right).holder === identity ? releaseOnce(got.right) : EMPTY)));

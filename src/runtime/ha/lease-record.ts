@@ -2,6 +2,7 @@
 // acquiring, renewing or releasing one, with client-go's semantics so that Leases written by
 // rxfleet read the same in kubectl and to Go controllers.
 import type { Lease } from '../../core/object.js';
+import type { LeaseSighting } from './lease-observation.js';
 
 /**
  * What a Lease says, as the keeper reads it.
@@ -49,6 +50,39 @@ export function readLease(lease: Lease): LeaseRecord {
     annotations: lease.metadata.annotations ?? {},
     ...(lease.metadata.resourceVersion === undefined ? {} : { resourceVersion: lease.metadata.resourceVersion }),
   };
+}
+
+/**
+ * What a Lease says, as the observation rule (lease-observation.ts) reads it.
+ *
+ * @example
+ * ```ts
+ * observed = observeLease(observed, leaseSighting(lease), clock());
+ * ```
+ * @param lease - the Lease as the server returned it.
+ * @returns its resourceVersion, holder and duration.
+ */
+export function leaseSighting(lease: Lease): LeaseSighting {
+  const rec = readLease(lease);
+  return { rv: rec.resourceVersion ?? '', holder: rec.holder, durationMs: rec.durationMs };
+}
+
+/**
+ * Whether a write's answer is a new Lease rather than the one written over: it had been deleted
+ * meanwhile, and the PUT created it anew (the API server creates a Lease on an update of a
+ * missing name, whatever resourceVersion the body carries).
+ *
+ * @example
+ * ```ts
+ * if (recreatedLease(ours, answer)) lose('the Lease was deleted');
+ * ```
+ * @param before - the Lease the write was based on, if any.
+ * @param answer - what the server answered.
+ * @returns true when both have a uid and they differ.
+ */
+export function recreatedLease(before: Lease | undefined, answer: Lease): boolean {
+  const uid = before?.metadata.uid;
+  return uid !== undefined && answer.metadata.uid !== undefined && answer.metadata.uid !== uid;
 }
 
 /**
@@ -146,8 +180,8 @@ export function claimedLease(current: Lease | undefined, claim: LeaseClaim): Lea
 }
 
 /**
- * The Lease to write when the holder of a leader Lease steps down (client-go's release): empty
- * holder and a 1 s duration, so a standby takes over at once, with the transition count kept.
+ * The Lease to write when its holder steps down (client-go's release; a sharding member too):
+ * empty holder and a 1 s duration, so a standby takes over at once, with the transition count kept.
  *
  * @example
  * ```ts

@@ -1,12 +1,13 @@
 // Who else is sharding with us: the live membership Leases of a replica set, seen by polling.
-// Liveness is judged client-go style, on our own monotonic clock: a Lease is live until
-// leaseDuration after we last saw its resourceVersion CHANGE, never by reading its renewTime
-// against our wall clock. Nothing extends liveness without evidence: a failed or hung LIST keeps
-// the last observation, and its members still expire on time. Leases expired (by our observation)
-// are deleted at the next LIST, with a resourceVersion precondition, so replica churn leaves
-// nothing behind and a replica joining after a crash does not wait out the dead member's Lease
-// (seen for the first time, it would count as fresh for a whole lease duration); Leases that
-// disappear are forgotten, so memory follows the live set.
+// Liveness is the leader election's rule (lease-observation.ts), on our own monotonic clock: a
+// Lease is live until leaseDuration after we last saw its resourceVersion CHANGE, never by reading
+// its renewTime against our wall clock, and one that disappears stays its holder's until then (its
+// holder may still be writing). Nothing extends liveness without evidence: a failed or hung LIST
+// keeps the last observation, and its members still expire on time. Leases expired (by our
+// observation) are deleted at the next LIST, with a resourceVersion precondition, so replica churn
+// leaves nothing behind and a replica joining after a crash does not wait out the dead member's
+// Lease (seen for the first time, it would count as fresh for a whole lease duration); Leases that
+// disappeared are forgotten once expired, so memory follows the live set.
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 import { asyncScheduler, catchError, concat, defaultIfEmpty, defer, distinctUntilChanged, exhaustMap, map, merge, mergeMap, of, switchMap, take, timeout, timer } from 'rxjs';
 import type { ClusterClient } from '../../client/client.js';
@@ -17,6 +18,8 @@ import type { KubeObject, ObjectMeta } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
+import type { LeaseObservation } from './lease-observation.js';
+import { heldNow, heldUntil, observeLease } from './lease-observation.js';
 import { acknowledgedViewAnnotation, memberLabelSelector, memberLeaseName, weightAnnotation } from './shard-view.js';
 
 /** The part of a `coordination.k8s.io/v1` Lease this module reads. @example `{ metadata: { name: 'ctl-0a1b2c3d4e', resourceVersion: '42' }, spec: { holderIdentity: 'replica-a' } }` */
@@ -104,9 +107,8 @@ export interface ObservePeersOptions {
 /** What we remember of one Lease: mutated in place, so a delete in flight finds its record. */
 interface Seen {
   readonly name: string;
-  rv: string;
-  changedAt: number;
-  identity: string;
+  /** Its last record (holder: the identity, '' when released or being deleted) and when it changed. */
+  obs: LeaseObservation;
   weight: number;
   ack: string | undefined;
   deleting: boolean;
@@ -118,8 +120,8 @@ function weightOf(lease: PeerLease): number {
   return Number.isFinite(w) && w > 0 ? w : 1;
 }
 
-/** Folds one successful LIST into the book: new or changed Leases are stamped `now`, missing ones forgotten. */
-function observe(book: Map<string, Seen>, items: readonly PeerLease[], now: number): void {
+/** Folds one successful LIST into the book: new or changed Leases are stamped `now`; missing ones keep their last record until it expires, then are forgotten. */
+function observe(book: Map<string, Seen>, items: readonly PeerLease[], now: number, leaseMs: number): void {
   const listed = new Set<string>();
   for (const lease of items) {
     const name = lease.metadata.name;
@@ -127,26 +129,33 @@ function observe(book: Map<string, Seen>, items: readonly PeerLease[], now: numb
     if (name === undefined || rv === undefined) continue;
     listed.add(name);
     // Being deleted counts as released: the holder is on its way out.
-    const identity = lease.metadata.deletionTimestamp === undefined ? (lease.spec?.holderIdentity ?? '') : '';
-    const fields = { identity, weight: weightOf(lease), ack: lease.metadata.annotations?.[acknowledgedViewAnnotation] };
+    const holder = lease.metadata.deletionTimestamp === undefined ? (lease.spec?.holderIdentity ?? '') : '';
     const seen = book.get(name);
-    if (seen === undefined) book.set(name, { name, rv, changedAt: now, deleting: false, gcError: undefined, ...fields });
-    else if (seen.rv !== rv) Object.assign(seen, { rv, changedAt: now }, fields);
+    const obs = observeLease(seen?.obs, { rv, holder, durationMs: leaseMs }, now);
+    if (obs === undefined || obs === seen?.obs) continue;
+    const fields = { obs, weight: weightOf(lease), ack: lease.metadata.annotations?.[acknowledgedViewAnnotation] };
+    if (seen === undefined) book.set(name, { name, deleting: false, gcError: undefined, ...fields });
+    else Object.assign(seen, fields);
   }
-  for (const name of [...book.keys()]) if (!listed.has(name)) book.delete(name);
+  for (const [name, seen] of [...book]) {
+    if (listed.has(name)) continue;
+    const obs = observeLease(seen.obs, undefined, now);
+    if (obs === undefined || !heldNow(obs, now)) book.delete(name);
+    else seen.obs = obs;
+  }
 }
 
-const isLive = (s: Seen, now: number, leaseMs: number): boolean => s.identity !== '' && now < s.changedAt + leaseMs;
+const isLive = (s: Seen, now: number): boolean => heldNow(s.obs, now);
 
-function snapshot(book: ReadonlyMap<string, Seen>, listError: KubeError | undefined, now: number, leaseMs: number): PeerSet {
+function snapshot(book: ReadonlyMap<string, Seen>, listError: KubeError | undefined, now: number): PeerSet {
   const byIdentity = new Map<string, Seen>();
   for (const s of book.values()) {
-    const other = byIdentity.get(s.identity);
-    if (isLive(s, now, leaseMs) && (other === undefined || s.changedAt > other.changedAt)) byIdentity.set(s.identity, s);
+    const other = byIdentity.get(s.obs.holder);
+    if (isLive(s, now) && (other === undefined || s.obs.changedAt > other.obs.changedAt)) byIdentity.set(s.obs.holder, s);
   }
   const members = [...byIdentity.values()]
-    .sort((a, b) => (a.identity < b.identity ? -1 : 1))
-    .map((s) => ({ identity: s.identity, weight: s.weight, acknowledgedView: s.ack, leaseName: s.name }));
+    .sort((a, b) => (a.obs.holder < b.obs.holder ? -1 : 1))
+    .map((s) => ({ identity: s.obs.holder, weight: s.weight, acknowledgedView: s.ack, leaseName: s.name }));
   const gc = [...book.values()].flatMap((s) => (s.gcError === undefined ? [] : [{ type: 'gc-failed' as const, lease: s.name, error: s.gcError }]));
   const problems: PeerProblem[] = listError === undefined ? gc : [{ type: 'list-failed', error: listError }, ...gc];
   return { members, problems };
@@ -158,9 +167,9 @@ function contentKey(p: PeerSet): string {
 }
 
 /** The earliest moment after `now` at which a live Lease expires. */
-function nextExpiry(book: ReadonlyMap<string, Seen>, now: number, leaseMs: number): number | undefined {
+function nextExpiry(book: ReadonlyMap<string, Seen>, now: number): number | undefined {
   let next: number | undefined;
-  for (const s of book.values()) if (isLive(s, now, leaseMs) && (next === undefined || s.changedAt + leaseMs < next)) next = s.changedAt + leaseMs;
+  for (const s of book.values()) if (isLive(s, now) && (next === undefined || heldUntil(s.obs) < next)) next = heldUntil(s.obs);
   return next;
 }
 
@@ -214,10 +223,11 @@ export function observePeers(opts: ObservePeersOptions): Observable<PeerSet> {
 
     const collect = (now: number): Observable<void>[] =>
       [...book.values()]
-        .filter((s) => !s.deleting && s.name !== selfLease && s.identity !== opts.self && now >= s.changedAt + leaseMs)
+        // Released ones too, once a lease duration after we saw the release: every peer has seen it by then.
+        .filter((s) => !s.deleting && !s.obs.gone && s.name !== selfLease && s.obs.holder !== opts.self && now >= s.obs.changedAt + leaseMs)
         .map((s) => {
           s.deleting = true;
-          return ask(() => api.delete(namespace, s.name, s.rv), `DELETE leases/${s.name} in namespace ${namespace}`).pipe(
+          return ask(() => api.delete(namespace, s.name, s.obs.rv), `DELETE leases/${s.name} in namespace ${namespace}`).pipe(
             map((r) => {
               settle(s, r);
             }),
@@ -233,7 +243,7 @@ export function observePeers(opts: ObservePeersOptions): Observable<PeerSet> {
         }
         listError = undefined;
         const now = clock();
-        observe(book, r.right, now);
+        observe(book, r.right, now, leaseMs);
         // Deletes only on fresh evidence: the Lease was just listed with the resourceVersion we send.
         return merge(of(undefined), ...collect(now));
       }),
@@ -242,13 +252,13 @@ export function observePeers(opts: ObservePeersOptions): Observable<PeerSet> {
     // Re-evaluate now and at each expiry until the next change: members leave on time even when LISTs fail.
     const recheck = (): Observable<void> => {
       const now = clock();
-      const next = nextExpiry(book, now, leaseMs);
+      const next = nextExpiry(book, now);
       return next === undefined ? of(undefined) : concat(of(undefined), timer(next - now, scheduler).pipe(mergeMap(recheck)));
     };
 
     return changes.pipe(
       switchMap(recheck),
-      map(() => snapshot(book, listError, clock(), leaseMs)),
+      map(() => snapshot(book, listError, clock())),
       distinctUntilChanged((a, b) => contentKey(a) === contentKey(b)),
     );
   });
