@@ -3,6 +3,7 @@
 // Leader election and sharding differ only in how the lease states become ownership.
 import type { SchedulerLike } from 'rxjs';
 import { BehaviorSubject, combineLatest, distinctUntilChanged, map, Observable, Subject, switchMap, tap } from 'rxjs';
+import { canonicalJson } from '../../core/canonical-json.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { leases } from '../../core/resource.js';
 import type { WriteFence } from './fence.js';
@@ -12,7 +13,8 @@ import { leaseKeeper } from './lease-keeper.js';
 import type { LeaseTiming } from './lease-timing.js';
 import { leaseTiming } from './lease-timing.js';
 import type { Ownership } from './owned-fleet.js';
-import type { PeerSet } from './peers.js';
+import type { LeaseApi } from './lease-api.js';
+import type { PeerLeaseApi, PeerSet } from './peers.js';
 import { observePeers, peerLeaseApi } from './peers.js';
 import type { Replicas, ReplicaState } from './replicas.js';
 import { replicaIdentity } from './replicas.js';
@@ -42,16 +44,20 @@ export interface Coordination {
   readonly fence: WriteFence;
   /** The replica's state: the latest at once, then each change. */
   readonly states: Observable<ReplicaState>;
-  /** Gives the lease up (leader: empty holder; member: delete); bounded, never rejects. */
+  /** Gives the lease up (empties its holder, leader and member alike); bounded, never rejects. */
   release(): Promise<void>;
 }
 
-/** Clocks and timers, injectable for tests. @example `{ scheduler: asyncScheduler, clock: () => performance.now() }` */
+/** Clocks, timers and Lease calls, injectable for tests. @example `{ scheduler: asyncScheduler, clock: () => performance.now() }` */
 export interface CoordinationParts {
   /** Timers; default asyncScheduler. */
   readonly scheduler?: SchedulerLike;
   /** Monotonic milliseconds; default performance.now. */
   readonly clock?: () => number;
+  /** This replica's Lease calls; default `leaseApi(home.client)`. */
+  readonly leaseApi?: LeaseApi;
+  /** Sharding's calls on its peers' Leases; default `peerLeaseApi(home.client, leases)`. */
+  readonly peerApi?: PeerLeaseApi;
 }
 
 // The longest a hand-over waits for writes still on the wire to a cluster given away: past the
@@ -80,7 +86,8 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
   const running = new Set<ClusterName>();
   const states = new BehaviorSubject<ReplicaState>({ type: 'standby', identity });
   const scheduler = parts.scheduler === undefined ? {} : { scheduler: parts.scheduler };
-  const common = { client: replicas.home.client, namespace: replicas.namespace, identity, timing, clock, ...scheduler };
+  const where = parts.leaseApi === undefined ? { client: replicas.home.client } : { api: parts.leaseApi };
+  const common = { ...where, namespace: replicas.namespace, identity, timing, clock, ...scheduler };
   let keeper: LeaseKeeper | undefined;
   const fence = writeFence({ leaseValid: () => keeper?.valid() ?? false, runs: (c) => running.has(c), identity });
   let members: readonly string[] = [];
@@ -108,7 +115,7 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
       annotations: { [weightAnnotation]: String(weight) },
     });
     keeper = k;
-    const peers = observePeers({ api: peerLeaseApi(replicas.home.client, leases), namespace: replicas.namespace, prefix: name, timing, self: identity, clock, ...scheduler });
+    const peers = observePeers({ api: parts.peerApi ?? peerLeaseApi(replicas.home.client, leases), namespace: replicas.namespace, prefix: name, timing, self: identity, clock, ...scheduler });
     let lastAck: string | undefined;
     // Acknowledge a view only once the clusters given up under it have no write on the wire.
     const acks = appliedOwnership.pipe(
@@ -156,7 +163,8 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
     running,
     applied,
     fence,
-    states: states.pipe(distinctUntilChanged()),
+    // Several inputs build a state (the Lease, the peers, each ownership applied): only a different one is news.
+    states: states.pipe(distinctUntilChanged((a, b) => canonicalJson(a) === canonicalJson(b))),
     release: () => keeper.release(),
   };
 }
