@@ -9,7 +9,7 @@ import { clusterFactory } from './cluster.js';
 import { readyzProblem, requestJson } from './http.js';
 import { createKcpWorkspace, KCP_ROOT_CONTEXT, kcpClusterKubeconfigYaml } from './kcp-workspace.js';
 import type { KcpWorkspace } from './kcp-workspace.js';
-import { freePorts } from './ports.js';
+import { reservePorts } from './ports.js';
 import { ServerProcess, ServerStartError } from './process.js';
 import type { ProcessControls } from './wait.js';
 import { processControls, waitUntil } from './wait.js';
@@ -82,7 +82,7 @@ export interface KcpHandle extends ProcessControls {
   createWorkspace(name?: string): Promise<KcpWorkspace>;
   /** SIGTERM, wait for exit, close the clients, remove the root directory. Idempotent. */
   stop(): Promise<void>;
-  /** Stops (SIGTERM) if running, starts again with the same root directory and ports, waits for /readyz. */
+  /** Stops (SIGTERM) if running, starts again with the same root directory and ports (still reserved), waits for /readyz. */
   restart(): Promise<void>;
 }
 
@@ -91,9 +91,10 @@ function readIfExists(path: string): string | undefined {
 }
 
 /**
- * Starts `kcp start` on 127.0.0.1 with a fresh root directory under the OS temp dir and free
- * ports, and waits until admin.kubeconfig exists and /readyz answers 200 (TLS verified with the
- * kubeconfig's CA, admin token). The binary comes from the cache, built first when missing.
+ * Starts `kcp start` on 127.0.0.1 with a fresh root directory under the OS temp dir and ports
+ * reserved for the handle's life (the same ones after a restart), and waits until admin.kubeconfig
+ * exists and /readyz answers 200 (TLS verified with the kubeconfig's CA, admin token). The binary
+ * comes from the cache, built first when missing.
  *
  * @example
  * ```ts
@@ -104,9 +105,11 @@ function readIfExists(path: string): string | undefined {
 export async function startKcp(opts: KcpOptions = {}): Promise<KcpHandle> {
   const [bin] = await ensureBinaries(['kcp']);
   if (bin === undefined) throw new Error('unreachable: ensureBinaries returned nothing');
+  // Held until stop(), across restarts: nothing else is given these ports while kcp is down.
+  const reservation = await reservePorts(3);
+  const [secure, etcdClient, etcdPeer] = reservation.ports;
+  if (secure === undefined || etcdClient === undefined || etcdPeer === undefined) throw new Error('unreachable: reservePorts returned too few');
   const rootDir = mkdtempSync(join(tmpdir(), 'rxfleet-kcp-'));
-  const [secure, etcdClient, etcdPeer] = await freePorts(3);
-  if (secure === undefined || etcdClient === undefined || etcdPeer === undefined) throw new Error('no free ports');
   const ports: KcpPorts = { secure, etcdClient, etcdPeer };
   const adminKubeconfigPath = join(rootDir, 'admin.kubeconfig');
   const baseUrl = `https://127.0.0.1:${secure}`;
@@ -159,6 +162,7 @@ export async function startKcp(opts: KcpOptions = {}): Promise<KcpHandle> {
     stopped = true;
     clusters.closeAll();
     await proc.dispose();
+    reservation.release();
     if (opts.keepRootDir !== true) rmSync(rootDir, { recursive: true, force: true });
   };
 

@@ -1,4 +1,4 @@
-// A real kube-apiserver backed by a real etcd, both on 127.0.0.1 with free ports, for integration
+// A real kube-apiserver backed by a real etcd, both on 127.0.0.1 with reserved ports, for integration
 // tests: per run a fresh CA and serving certificate, a service-account key, and static tokens for
 // two users, "admin" (group system:masters) and "limited" (no group granting anything: RBAC answers
 // 403). TLS is always verified against the CA.
@@ -13,7 +13,8 @@ import { clusterFactory } from './cluster.js';
 import { startEtcd } from './etcd.js';
 import type { EtcdHandle } from './etcd.js';
 import { readyzProblem, requestJson } from './http.js';
-import { freePorts } from './ports.js';
+import type { PortReservation } from './ports.js';
+import { reservePorts } from './ports.js';
 import { ServerProcess, ServerStartError } from './process.js';
 import type { ProcessControls } from './wait.js';
 import { processControls, waitUntil } from './wait.js';
@@ -145,6 +146,7 @@ export async function startKubeApiserver(opts: KubeApiserverOptions = {}): Promi
   const kubeconfigFile = (user: KubeUser): string => join(rootDir, `${user}.kubeconfig`);
   let etcd: EtcdHandle | undefined;
   let kasProc: ServerProcess | undefined;
+  let reservation: PortReservation | undefined;
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
@@ -152,12 +154,15 @@ export async function startKubeApiserver(opts: KubeApiserverOptions = {}): Promi
     clusters.closeAll();
     await kasProc?.dispose();
     await etcd?.stop();
+    reservation?.release();
     if (opts.keepRootDir !== true) rmSync(rootDir, { recursive: true, force: true });
   };
 
   try {
-    const [secure, etcdClient, etcdPeer] = await freePorts(3);
-    if (secure === undefined || etcdClient === undefined || etcdPeer === undefined) throw new Error('no free ports');
+    // Held until stop(), across restarts of either server: nothing else is given these ports meanwhile.
+    reservation = await reservePorts(3);
+    const [secure, etcdClient, etcdPeer] = reservation.ports;
+    if (secure === undefined || etcdClient === undefined || etcdPeer === undefined) throw new Error('unreachable: reservePorts returned too few');
     const ports: KubeApiserverPorts = { secure, etcdClient, etcdPeer };
     const baseUrl = `https://127.0.0.1:${secure}`;
     const pki = join(rootDir, 'pki');

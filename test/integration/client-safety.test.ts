@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName, namespaces } from '../../src/index.js';
-import { freePort } from '../support/ports.js';
+import { reservePorts } from '../support/ports.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 
 function rewrite(yaml: string, change: (cluster: Record<string, unknown>) => Record<string, unknown>): string {
@@ -60,14 +60,19 @@ describe('transport safety', () => {
   });
 
   it('reports an unreachable server as ClusterUnreachable, naming the cluster', async () => {
-    const port = await freePort();
-    const yaml = rewrite(sharedKubeApiserver().kubeconfigYaml('admin'), (c) => ({ ...c, server: `https://127.0.0.1:${port}` }));
-    const client = createClusterClient(clusterName('nowhere'), { yaml });
-    if (E.isLeft(client)) throw new Error(client.left.message);
-    const r = await client.right.list(namespaces);
-    expect(E.isLeft(r) && r.left.type).toBe('ClusterUnreachable');
-    expect(E.isLeft(r) && r.left.message).toMatch(/^cluster "nowhere" GET \/api\/v1\/namespaces: cannot reach the API server \(ECONNREFUSED\)/);
-    client.right.close();
+    // Reserved: nothing listens on it, and nothing else is given it while the test runs.
+    const nowhere = await reservePorts(1);
+    try {
+      const yaml = rewrite(sharedKubeApiserver().kubeconfigYaml('admin'), (c) => ({ ...c, server: `https://127.0.0.1:${nowhere.ports[0] ?? 0}` }));
+      const client = createClusterClient(clusterName('nowhere'), { yaml });
+      if (E.isLeft(client)) throw new Error(client.left.message);
+      const r = await client.right.list(namespaces);
+      expect(E.isLeft(r) && r.left.type).toBe('ClusterUnreachable');
+      expect(E.isLeft(r) && r.left.message).toMatch(/^cluster "nowhere" GET \/api\/v1\/namespaces: cannot reach the API server \(ECONNREFUSED\)/);
+      client.right.close();
+    } finally {
+      nowhere.release();
+    }
   });
 
   it('never shares credentials: two clusters from one KubeConfig object keep their own copies', async () => {

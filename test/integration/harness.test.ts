@@ -6,6 +6,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { requestJson } from '../support/http.js';
 import { startKcp } from '../support/kcp.js';
+import { reservePorts } from '../support/ports.js';
 import { threadStates } from '../../src/envtest/stopped.js';
 
 function namespaceNames(kc: KubeConfig): Promise<(string | undefined)[]> {
@@ -82,6 +83,11 @@ describe('private kcp', () => {
         kcp.resume();
       }).toThrow(/not running/);
       await expect(kcp.kill()).rejects.toThrow(/not running/);
+      // Down, its ports stay its own: no other envtest is given them (nor, outside the kernel's
+      // ephemeral range, anything binding port 0), and the restart binds the same ones.
+      for (const port of [kcp.ports.secure, kcp.ports.etcdClient, kcp.ports.etcdPeer]) {
+        await expect(reservePorts(1, { range: { from: port, to: port }, attempts: 3 })).rejects.toThrow(/no free port/);
+      }
       await kcp.restart();
       expect(await namespaceNames(ws.kubeConfig())).toContain('default');
 

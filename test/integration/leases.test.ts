@@ -15,7 +15,7 @@ import type { LeaseKeeper, LeaseState } from '../../src/runtime/ha/lease-keeper.
 import { leaseKeeper } from '../../src/runtime/ha/lease-keeper.js';
 import { leaseTiming } from '../../src/runtime/ha/lease-timing.js';
 import { sharedKubeApiserver } from '../support/context.js';
-import { freePort } from '../support/ports.js';
+import { reservePorts } from '../support/ports.js';
 import { clusterFrom, kubeApiserverCluster, randomName } from './runtime-support.js';
 import { eventually, must } from '../support/wait.js';
 
@@ -154,8 +154,10 @@ describe('Leases on a real kube-apiserver', () => {
   });
 
   it('refuses an unreachable home cluster with a ConfigError naming the cluster and the cause', async () => {
-    const gone = clusterFrom('gone', kubeconfigWith(yaml, { server: `https://127.0.0.1:${await freePort()}` }));
-    closers.push(() => { gone.client.close(); });
+    // Reserved: nothing listens on it, and nothing else is given it while the test runs.
+    const nowhere = await reservePorts(1);
+    const gone = clusterFrom('gone', kubeconfigWith(yaml, { server: `https://127.0.0.1:${nowhere.ports[0] ?? 0}` }));
+    closers.push(() => { gone.client.close(); }, () => { nowhere.release(); });
     const err = await failure(checkLeaseAccess(gone, namespace, 'my-controller', { timeoutMs: 5_000 }));
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(/cannot check the Lease namespace ".*" on cluster "gone" \(ClusterUnreachable\): .*ECONNREFUSED/);

@@ -1,6 +1,8 @@
-// Free TCP ports on 127.0.0.1: implemented once in src/envtest/ports.ts; and a server started on one.
+// Ports reserved on 127.0.0.1 (a port nothing listens on: src/envtest/ports.ts, as envtest's servers get
+// theirs); and a server started on a port the kernel chooses.
 import type { Server } from 'node:net';
-export { freePort, freePorts } from '../../src/envtest/ports.js';
+export type { PortReservation } from '../../src/envtest/ports.js';
+export { reservePorts } from '../../src/envtest/ports.js';
 
 /** Starts `server` on a free port of 127.0.0.1 and resolves with that port (rejects on a listen error). */
 export async function listenLocal(server: Server): Promise<number> {
