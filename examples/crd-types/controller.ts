@@ -1,10 +1,9 @@
 // crd-types: a controller that reconciles a custom resource through types generated from its CRD
 // (`npx rxfleet gen types widget-crd.yaml --out .`). Every Widget gets a ConfigMap of settings
 // rendered from its typed spec, and its status says which ConfigMap and generation.
-import { concat, map, toArray } from 'rxjs';
-import type { Action, ConfigMap, Controller, Provider } from 'rxfleet';
-import { configMaps, controller, done, error, isLeft } from 'rxfleet';
-import { apply, applyStatus } from 'rxfleet/sinks';
+import type { ConfigMap, Controller, Provider } from 'rxfleet';
+import { configMaps, controller, done, toAction } from 'rxfleet';
+import { apply, applyStatus, thenWrite } from 'rxfleet/sinks';
 import type { Widget, WidgetSpec } from './widget-v1.js';
 import { widgets } from './widget-v1.js';
 
@@ -38,15 +37,11 @@ export function widgetController(provider: Provider, namespace = ''): Controller
       const name = w.metadata.name ?? req.key.name;
       const settings = renderSettings(name, ns, w.spec);
       const status: Widget = { metadata: { name, namespace: ns }, status: { settings: settings.metadata.name ?? '', observedGeneration: w.metadata.generation ?? 0 } };
-      return concat(
-        apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: settings }),
-        applyStatus(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status }),
-      ).pipe(
-        toArray(),
-        map((outcomes): Action => {
-          const failed = outcomes.find(isLeft);
-          return failed === undefined ? done() : error(failed.left);
-        }),
+      // The status says the settings are written: it is written only after they were (a failed
+      // apply ends the chain, and toAction() retries the reconcile).
+      return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: settings }).pipe(
+        thenWrite(() => applyStatus(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status })),
+        toAction(),
       );
     },
   });

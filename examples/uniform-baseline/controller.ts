@@ -2,12 +2,12 @@
 // settings and an RBAC Role — created where missing and reverted where someone changed it.
 // One key per cluster (the ConfigMap's); a change to either object, or a cluster joining, wakes it.
 import type { Observable } from 'rxjs';
-import { concat, map, toArray } from 'rxjs';
+import { map, toArray } from 'rxjs';
 import type { Action, ConfigMap, Controller, KubeObject, Provider, ReconcileInput } from 'rxfleet';
 import { configMaps, controller, done, error, isLeft, isRight, namespaces, objectKey, resource } from 'rxfleet';
 import { enqueue, mapToKeys } from 'rxfleet/operators';
 import type { WriteOutcome } from 'rxfleet/sinks';
-import { apply } from 'rxfleet/sinks';
+import { apply, thenWrite } from 'rxfleet/sinks';
 
 /** RBAC Roles (rbac.authorization.k8s.io/v1). */
 export interface Role extends KubeObject {
@@ -61,14 +61,12 @@ export function baselineController(options: BaselineOptions): Controller<ConfigM
     reconcile: (req, ctx) => {
       const want = desiredBaseline(namespace, settings);
       const cluster = req.cluster;
-      const writes: Observable<WriteOutcome>[] = [
-        apply(ctx.sinks, { cluster, resource: namespaces, object: { metadata: { name: namespace } } }),
-        // The cached ConfigMap is what was there: `changed` is then known for it (one request each,
-        // no read; the other two report changed: 'unknown').
-        apply(ctx.sinks, { cluster, resource: configMaps, object: want.configMap, current: req.object ?? null }),
-        apply(ctx.sinks, { cluster, resource: roles, object: want.role }),
-      ];
-      return concat(...writes).pipe(
+      // The namespace first: the objects in it are written only once it is (a failed write ends
+      // the chain). The cached ConfigMap is what was there: `changed` is then known for it (one
+      // request each, no read; the other two report changed: 'unknown').
+      return apply(ctx.sinks, { cluster, resource: namespaces, object: { metadata: { name: namespace } } }).pipe(
+        thenWrite(() => apply(ctx.sinks, { cluster, resource: configMaps, object: want.configMap, current: req.object ?? null })),
+        thenWrite(() => apply(ctx.sinks, { cluster, resource: roles, object: want.role })),
         toArray(),
         map((outcomes) => {
           const changed = outcomes.flatMap((o) => (isRight(o) && o.right.changed === true ? [`${o.right.key.name} (${o.right.verb})`] : []));

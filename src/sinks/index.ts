@@ -21,6 +21,7 @@ export type { WriteChange, WriteError, WriteErrorType, WriteOutcome, WriteResult
 export { refusal, writeFailed, written } from './result.js';
 export type { SinkOperatorConfig } from './operator.js';
 export { defaultSinkConcurrency, writeEach } from './operator.js';
+export { thenWrite } from './then-write.js';
 export { finalizerWrites } from './finalizer-writes.js';
 export type { ApplyWrite } from './apply.js';
 export { apply, applyEach } from './apply.js';
