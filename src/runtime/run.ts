@@ -167,10 +167,14 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
         },
       }),
   );
-  if (!life.ended()) health.phase('running');
-  const signals = options.signals ?? true;
-  if (signals !== false) life.listen(signals === true ? process : signals);
-  for (const x of controllers) log.info({ url: server?.url, ...(single ? {} : { controller: x.name }), fieldManager: x.fieldManager, resource: resourceId(x.resource) }, 'controller running');
+  // A run that a misconfiguration already stopped during its start never says it is running, and
+  // leaves no signal handler behind: its last line is the one saying why it stopped.
+  if (!life.ended()) {
+    health.phase('running');
+    const signals = options.signals ?? true;
+    if (signals !== false) life.listen(signals === true ? process : signals);
+    for (const x of controllers) log.info({ url: server?.url, ...(single ? {} : { controller: x.name }), fieldManager: x.fieldManager, resource: resourceId(x.resource) }, 'controller running');
+  }
 
   return { name, url: server?.url, health, metrics, outcomes: outcomes.asObservable(), fleet, ...(replica === undefined ? {} : { replica: replica.view }), stop: (opts) => life.stop(opts), done: life.done };
 }
