@@ -1,5 +1,6 @@
 // The public surface as checked-in text: one API Extractor report per entry point of package.json
-// (`etc/api/<entry>.api.md`), built from the emitted .d.ts, so that every change to what users can
+// and of each workspace package (packages/*: `@rxfleet/cli/codegen` is `rxfleet-cli-codegen`), as
+// `etc/api/<entry>.api.md`, built from the emitted .d.ts, so that every change to what users can
 // import shows up in review. Wildcard exports (`./providers/*`) are expanded from dist/; subpaths
 // the map closes (`"./providers/internal": null`) are left out.
 //
@@ -23,36 +24,48 @@ const check = process.argv.includes('--check');
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 
 interface Entry {
-  /** Report name: `rxfleet`, `operators`, `providers-kcp`. */
+  /** Report name: `rxfleet`, `operators`, `providers-kcp`, `rxfleet-cli-codegen`. */
   readonly name: string;
-  /** The entry's .d.ts, relative to the package root. */
+  /** The entry's .d.ts, relative to the repository root. */
   readonly types: string;
+  /** Its package's package.json, relative to the repository root. */
+  readonly packageJson: string;
 }
 
-/** Every entry point package.json exports with types, wildcards expanded from the built tree. */
-function entries(): Entry[] {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-  const nameOf = (key: string) => (key === '.' ? 'rxfleet' : key.slice(2).replaceAll('/', '-'));
+/** Every entry point a package.json exports with types, wildcards expanded from the built tree. */
+function entriesOf(dir: string): Entry[] {
+  const packageJson = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(join(root, packageJson), 'utf8')) as { name: string; exports?: Record<string, unknown> };
+  const exports = pkg.exports ?? {};
+  // The root package's reports keep their names (`operators`); another package's start with its own.
+  const base = dir === '' ? undefined : pkg.name.replace(/^@/, '').replaceAll('/', '-');
+  const nameOf = (key: string) => (key === '.' ? (base ?? 'rxfleet') : [base, key.slice(2).replaceAll('/', '-')].filter((p) => p !== undefined).join('-'));
   const out: Entry[] = [];
-  for (const [key, target] of Object.entries(pkg.exports)) {
+  for (const [key, target] of Object.entries(exports)) {
     if (typeof target !== 'object' || target === null || !('types' in target) || typeof target.types !== 'string') continue;
-    const types = target.types;
+    const types = join(dir, target.types);
     if (!key.includes('*')) {
-      out.push({ name: nameOf(key), types });
+      out.push({ name: nameOf(key), types, packageJson });
       continue;
     }
     const [before = '', after = ''] = types.split('*');
-    const dir = join(root, before);
-    if (!existsSync(dir)) throw new Error(`${key}: ${relative(root, dir)} does not exist; run \`npm run build\` first`);
-    for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const from = join(root, before);
+    if (!existsSync(from)) throw new Error(`${key}: ${relative(root, from)} does not exist; run \`npm run build\` first`);
+    for (const d of readdirSync(from, { withFileTypes: true })) {
       const sub = key.replace('*', d.name);
       // A subpath the map closes with null is not public, whatever the wildcard says.
-      if (!d.isDirectory() || pkg.exports[sub] === null) continue;
+      if (!d.isDirectory() || exports[sub] === null) continue;
       const file = `${before}${d.name}${after}`;
-      if (existsSync(join(root, file))) out.push({ name: nameOf(sub), types: file });
+      if (existsSync(join(root, file))) out.push({ name: nameOf(sub), types: file, packageJson });
     }
   }
   return out;
+}
+
+/** The entry points of the root package, then of every workspace package (packages/*). */
+function entries(): Entry[] {
+  const packages = readdirSync(join(root, 'packages'), { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(root, 'packages', d.name, 'package.json')));
+  return [...entriesOf(''), ...packages.flatMap((d) => entriesOf(join('packages', d.name)))];
 }
 
 function configOf(entry: Entry, tempFolder: string, into: string): IConfigFile {
@@ -120,7 +133,7 @@ const changed: string[] = [];
 let failed = 0;
 try {
   const prepare = (e: Entry) =>
-    ExtractorConfig.prepare({ configObject: configOf(e, join(temp, 'work'), fresh), configObjectFullPath: undefined, packageJsonFullPath: join(root, 'package.json') });
+    ExtractorConfig.prepare({ configObject: configOf(e, join(temp, 'work'), fresh), configObjectFullPath: undefined, packageJsonFullPath: join(root, e.packageJson) });
   // One program for every entry point: the run type-checks dist/ once.
   const [first] = all;
   if (first === undefined) throw new Error('no entry points');

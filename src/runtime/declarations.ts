@@ -19,7 +19,12 @@ export interface DeclaredController {
   /** The primary resource. */
   readonly resource: ResourceDescriptor;
   /** The primary watch's namespace and clusters. */
-  readonly select?: { readonly namespace?: string; readonly clusterSelector?: ClusterSelector };
+  readonly select?: {
+    /** The namespace watched; absent: every namespace. */
+    readonly namespace?: string;
+    /** The clusters watched; absent: every cluster of the fleet. */
+    readonly clusterSelector?: ClusterSelector;
+  };
   /** Declared writes. */
   readonly writes?: readonly WriteDeclaration[];
   /** Declared extra reads. */
@@ -39,7 +44,12 @@ export interface Declaration {
   /** The controller. */
   readonly controller: DeclaredController;
   /** Where its Leases live, when it runs as several replicas. */
-  readonly replicas?: { readonly namespace: string; readonly name?: string };
+  readonly replicas?: {
+    /** The namespace of the Leases, on the replicas' home cluster. */
+    readonly namespace: string;
+    /** The leader Lease's name, or the prefix of the membership Leases; absent: the controller's name. */
+    readonly name?: string;
+  };
 }
 
 const hook = Symbol.for('rxfleet.declarations');
@@ -71,7 +81,12 @@ export function declarationCapture(): ((d: Declaration) => void) | undefined {
  * @param load - what to run while capturing.
  * @returns `load`'s result and the declarations, in order.
  */
-export async function captureDeclarations<R>(load: () => Promise<R>): Promise<{ readonly result: R; readonly declared: readonly Declaration[] }> {
+export async function captureDeclarations<R>(load: () => Promise<R>): Promise<{
+  /** What `load` resolved with (the module, for a dynamic import). */
+  readonly result: R;
+  /** The controllers `main` was given while loading, in order. */
+  readonly declared: readonly Declaration[];
+}> {
   const g = globalThis as WithHook;
   const previous = g[hook];
   const declared: Declaration[] = [];

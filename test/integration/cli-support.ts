@@ -1,8 +1,8 @@
-// Running the built `rxfleet` bin as a user would: compiled once per test file into
-// node_modules/.cache (inside the repository, so the bin resolves the package's dependencies),
+// Running the built `rxfleet` bin (@rxfleet/cli) as a user would: compiled with rxfleet once per
+// test file into node_modules/.cache (inside the repository, so both resolve their dependencies),
 // run with a given Node, its stdout, stderr and exit code collected.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -20,19 +20,30 @@ export interface BuiltCli {
   readonly bin: string;
 }
 
+/** Compiles one project into `outDir`; type errors in files being edited elsewhere do not stop the emit. */
+async function compile(project: string, outDir: string, emitted: string): Promise<void> {
+  await exec(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repoRoot, project), '--outDir', outDir], { cwd: repoRoot }).catch((err: unknown) => {
+    if (!existsSync(emitted)) throw err;
+  });
+}
+
 /**
- * Compiles src/ (tsconfig.build.json) into node_modules/.cache/rxfleet-cli-<name> (one directory per
- * test file, so files in parallel workers do not write over each other); type errors in files
- * being edited elsewhere do not stop the emit.
+ * Compiles rxfleet (tsconfig.build.json) and @rxfleet/cli (packages/cli) from their sources into
+ * node_modules/.cache/rxfleet-cli-<name> (one directory per test file, so files in parallel workers
+ * do not write over each other), laid out as a user's install: the CLI in cli/, rxfleet beside it
+ * in node_modules/rxfleet/, which the bin reaches by its name through rxfleet's exports.
  */
 export async function buildCli(name: string): Promise<BuiltCli> {
   const out = join(repoRoot, 'node_modules', '.cache', `rxfleet-cli-${name}`);
-  const bin = join(out, 'cli', 'bin.js');
-  await exec(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', out], { cwd: repoRoot }).catch(
-    (err: unknown) => {
-      if (!existsSync(bin)) throw err;
-    },
-  );
+  const rxfleet = join(out, 'node_modules', 'rxfleet');
+  const cli = join(out, 'cli');
+  const bin = join(cli, 'dist', 'bin.js');
+  for (const [dir, from] of [[rxfleet, '.'], [cli, join('packages', 'cli')]] as const) {
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(repoRoot, from, 'package.json'), join(dir, 'package.json'));
+  }
+  await compile('tsconfig.build.json', join(rxfleet, 'dist'), join(rxfleet, 'dist', 'index.js'));
+  await compile(join('packages', 'cli', 'tsconfig.build.json'), join(cli, 'dist'), bin);
   return { bin };
 }
 

@@ -1,9 +1,9 @@
-// Doc-comment examples are code: every ```ts block in an @example of src/ is type-checked against
-// the package, as a snippet in an async function with every export of the package's entry points
-// (and of rxjs) in scope. Free names a snippet assumes (`client`, `east`, `fleet`...) are tolerated;
+// Doc-comment examples are code: every ```ts block in an @example of src/ (and of the workspace
+// packages' sources, packages/*/src) is type-checked against the packages, as a snippet in an async
+// function with every export of their entry points (and of rxjs) in scope. Free names a snippet assumes (`client`, `east`, `fleet`...) are tolerated;
 // anything else the compiler says is a failure, anywhere in src/. rxfleet/resources is left out of
 // scope: its descriptors (`events`, `jobs`, `roles`) would shadow the free names snippets use.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const src = join(root, 'src');
+const cliSrc = join(root, 'packages', 'cli', 'src');
 const virtualDir = join(root, '.doc-examples');
 
 interface Example {
@@ -57,7 +58,7 @@ function entryPoints(): string[] {
   const providers = readdirSync(join(src, 'providers'), { withFileTypes: true })
     .filter((d) => d.isDirectory() && d.name !== 'internal')
     .map((d) => join(src, 'providers', d.name, 'index.ts'));
-  return [join(src, 'index.ts'), ...['streams', 'client', 'runtime', 'fp', 'operators', 'sinks', 'testing', 'codegen', 'envtest', 'sync'].map((e) => join(src, e, 'index.ts')), ...providers];
+  return [join(src, 'index.ts'), ...['streams', 'client', 'runtime', 'fp', 'operators', 'sinks', 'testing', 'envtest', 'sync', 'cli'].map((e) => join(src, e, 'index.ts')), ...providers, join(cliSrc, 'codegen', 'index.ts')];
 }
 
 function compilerOptions(): ts.CompilerOptions {
@@ -101,7 +102,7 @@ function check(examples: readonly Example[]): { example: Example; errors: string
   examples.forEach((ex, i) => {
     const lines = ex.code.split('\n');
     // The package's own imports are already in scope; other imports (rxjs, node:) stay, at top level.
-    const imports = lines.filter((l) => /^\s*import\s/.test(l) && !/from '(rxfleet|\.\.?\/)/.test(l) && !l.includes("from 'rxjs'"));
+    const imports = lines.filter((l) => /^\s*import\s/.test(l) && !/from '(rxfleet|@rxfleet\/|\.\.?\/)/.test(l) && !l.includes("from 'rxjs'"));
     const body = lines.filter((l) => !/^\s*import\s/.test(l));
     const rxUsed = [...new Set(body.join('\n').match(/\b(of|from|map|filter|defer|merge|concat|firstValueFrom|lastValueFrom|mergeMap|concatMap|switchMap|tap|toArray|take|takeUntil|timer|NEVER|EMPTY|Subject|BehaviorSubject|asyncScheduler|Observable|interval|share|scan|catchError|identity)\b/g) ?? [])].filter((n) => !seen.has(n));
     const rxValues = rxUsed.filter((n) => n !== 'Observable');
@@ -129,7 +130,8 @@ function check(examples: readonly Example[]): { example: Example; errors: string
 
 describe('doc-comment examples', () => {
   it('type-check against the package, every one of them', { timeout: 120_000 }, () => {
-    const examples = sources(src).flatMap(examplesOf);
+    const packageSources = readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p, 'src')).filter((d) => existsSync(d));
+    const examples = [src, ...packageSources].flatMap(sources).flatMap(examplesOf);
     const results = check(examples);
     const failing = results.filter((r) => r.errors.length > 0);
     const byFile = new Map<string, number>();

@@ -48,6 +48,7 @@ describe('the published package', () => {
     ['rxfleet/operators', ['reconcile', 'mapToKeys', 'fanOut', 'debounceByKey', 'withFinalizer']],
     ['rxfleet/testing', ['keyedEvents', 'fakeFleet', 'takes', 'toLabels']],
     ['rxfleet/sync', ['syncAgent', 'syncController', 'parseSyncConfig', 'preflight']],
+    ['rxfleet/cli', ['syncCommand']],
   ])('resolves %s to built code with its exports', (specifier, names) => {
     expect(importFresh(specifier)).toEqual(expect.arrayContaining(names));
   });
@@ -60,7 +61,7 @@ describe('the published package', () => {
   });
 
   it('exports each runtime value from one entry point only', () => {
-    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/resources', 'rxfleet/codegen', 'rxfleet/sync', ...providers.map((p) => `rxfleet/providers/${p}`)];
+    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/resources', 'rxfleet/sync', 'rxfleet/cli', ...providers.map((p) => `rxfleet/providers/${p}`)];
     const homes = new Map<string, string[]>();
     for (const [e, names] of Object.entries(importAllFresh(entries))) for (const name of names) homes.set(name, [...(homes.get(name) ?? []), e]);
     expect([...homes].filter(([, where]) => where.length > 1)).toEqual([]);
@@ -97,6 +98,34 @@ describe('the published package', () => {
       if (target === null || typeof target === 'string') continue;
       expect(target.types, `${path} has types`).toMatch(/\.d\.ts$/);
     }
+  });
+
+  it('leaves the command line, code generation and pretty printing to @rxfleet/cli, and client-node to those who need it', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+      bin?: unknown;
+      exports: Record<string, unknown>;
+    };
+    for (const tool of ['yargs', 'json-schema-to-typescript', 'prettier', 'pino-pretty', '@kubernetes/client-node', '@rxfleet/cli']) expect(pkg.dependencies, tool).not.toHaveProperty(tool);
+    for (const optional of ['@kubernetes/client-node', 'pino-pretty']) {
+      expect(pkg.peerDependencies, optional).toHaveProperty(optional);
+      expect(pkg.peerDependenciesMeta[optional], optional).toEqual({ optional: true });
+    }
+    expect(pkg.bin).toBeUndefined();
+    expect(pkg.exports).not.toHaveProperty('./codegen');
+  });
+
+  it('is released with @rxfleet/cli and create-rxfleet at one version, each taking the others at it', () => {
+    const read = (dir: string) =>
+      JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; bin?: Record<string, string> };
+    const [rxfleet, cli, create] = [read('.'), read('packages/cli'), read('packages/create-rxfleet')];
+    expect([cli.version, create.version]).toEqual([rxfleet.version, rxfleet.version]);
+    expect(cli.peerDependencies?.rxfleet).toBe(`^${rxfleet.version}`);
+    expect(cli.bin).toEqual({ rxfleet: './dist/bin.js' });
+    expect(create.dependencies?.['@rxfleet/cli']).toBe(cli.version);
+    expect(create.bin).toEqual({ 'create-rxfleet': './dist/bin.js' });
   });
 
   it('takes rxjs as a peer dependency, so a user\'s operators and rxfleet\'s share one copy', () => {

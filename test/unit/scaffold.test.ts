@@ -1,4 +1,4 @@
-// `rxfleet init`'s templates: every placeholder filled, names checked, existing files kept. The
+// `rxfleet init`'s templates (@rxfleet/cli): every placeholder filled, names checked, existing files kept. The
 // scaffold itself is compiled and its tests run by test/integration/new-user.test.ts, and its
 // manifests are validated on a real kube-apiserver by test/integration/deploy-manifests.test.ts.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,10 +12,12 @@ const dir = mkdtempSync(join(tmpdir(), 'rxfleet-scaffold-'));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+const read = (dir: string) => JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', dir, 'package.json'), 'utf8')) as { version: string; peerDependencies: Record<string, string> };
+const pkg = read('.');
+const cli = read('packages/cli');
 
 describe('rxfleet init', () => {
-  it('writes the project with every placeholder filled, depending on this version of rxfleet', () => {
+  it('writes the project with every placeholder filled, depending on this release of rxfleet, with @rxfleet/cli for development', () => {
     const project = join(dir, 'greeter');
     const written = scaffold(project, defaultScaffoldValues('greeter'));
     expect(written).toEqual(
@@ -23,9 +25,12 @@ describe('rxfleet init', () => {
         'src/controller.ts', 'test/controller.marble.test.ts', 'test/controller.integration.test.ts', 'test/global-setup.ts', 'deploy/kustomization.yaml']),
     );
     for (const f of written) expect(readFileSync(join(project, f), 'utf8'), f).not.toMatch(/\{\{\w+\}\}/);
-    const made = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
+    const made = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
     expect(made.name).toBe('greeter');
-    expect(made.dependencies.rxfleet).toBe(`^${pkg.version}`);
+    expect(made.dependencies).toEqual({ rxfleet: `^${pkg.version}`, rxjs: pkg.peerDependencies.rxjs });
+    // The command line and readable logs are for development: a production install leaves them out.
+    expect(made.devDependencies).toMatchObject({ '@rxfleet/cli': `^${cli.version}`, 'pino-pretty': pkg.peerDependencies['pino-pretty'] });
+    expect(made.devDependencies).not.toHaveProperty('rxfleet');
     expect(readFileSync(join(project, 'Dockerfile'), 'utf8')).toMatch(/FROM node:24-slim AS build[\s\S]*FROM node:24-slim[\s\S]*USER node/);
   });
 

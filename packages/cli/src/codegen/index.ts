@@ -8,6 +8,7 @@
  * import { generateTypes, readCrds } from '@rxfleet/cli/codegen';
  * const files = await generateTypes({ crds: readCrds(fs.readFileSync('widgets.yaml', 'utf8')) });
  * ```
+ * @packageDocumentation
  * @module @rxfleet/cli/codegen
  */
 export type { CrdSchemaOptions, JsonSchemaNode } from './crd-schema.js';
