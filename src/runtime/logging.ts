@@ -2,9 +2,9 @@
 // reconcile) per key. rxfleet never logs credentials; scrubbing every argument at any depth
 // (scrubbing-logger.ts, redact.ts) is defence in depth for what user code might log (a request's
 // headers, a kubeconfig, a Secret in an event, an error a gateway echoed a token into).
-import { createRequire } from 'node:module';
-import type { DestinationStream, Logger } from 'pino';
+import type { Logger } from 'pino';
 import { pino } from 'pino';
+import { logDestination, processLogEnv } from './log-destination.js';
 import { redactLine } from './redact.js';
 import { scrubbingLogger } from './scrubbing-logger.js';
 
@@ -46,20 +46,11 @@ export const redactPaths: readonly string[] = Object.freeze([
   '*.secret.stringData',
 ]);
 
-// Pretty lines for a person at a terminal, JSON for everything else. pino-pretty is loaded only
-// when chosen (it is not needed for JSON); it writes synchronously to stderr like the JSON path.
-function destination(): DestinationStream {
-  const format = process.env.LOG_FORMAT;
-  const pretty = format === 'pretty' || (format === undefined && process.stderr.isTTY);
-  if (!pretty) return pino.destination({ fd: 2, sync: true });
-  const load = createRequire(import.meta.url)('pino-pretty') as (o: object) => DestinationStream;
-  return load({ destination: 2, sync: true, colorize: process.stderr.isTTY, translateTime: 'SYS:HH:MM:ss.l' });
-}
-
 /**
  * The default root logger, on stderr (stdout stays free for the program's own output): JSON lines,
- * or readable lines (pino-pretty) when `LOG_FORMAT=pretty` or, with `LOG_FORMAT` unset, when stderr
- * is a terminal; `LOG_FORMAT=json` forces JSON. Level from `LOG_LEVEL` (default `info`).
+ * or readable lines (pino-pretty, an optional peer dependency: JSON when it is not installed) when
+ * `LOG_FORMAT=pretty` or, with `LOG_FORMAT` unset, when stderr is a terminal; `LOG_FORMAT=json`
+ * forces JSON. Level from `LOG_LEVEL` (default `info`).
  * Credentials are scrubbed from everything a call is given, whatever its shape (message, Error,
  * causes, format arguments, fields at any depth, child bindings; see {@link controllerLogger}), and
  * then once more from each serialised line (pino's `hooks.streamWrite`), which also catches one
@@ -74,7 +65,7 @@ function destination(): DestinationStream {
  */
 export function defaultLogger(): Logger {
   const options = { level: process.env.LOG_LEVEL ?? 'info', hooks: { streamWrite: redactLine } };
-  return scrubbingLogger(pino(options, destination()));
+  return scrubbingLogger(pino(options, logDestination(processLogEnv())));
 }
 
 /**
