@@ -1,6 +1,6 @@
 // CRDs installed into a test's API server and waited on until they are served: each one applied
-// (server-side, so installing again is harmless), then Established, then listed by discovery for
-// every served version, so a test can create, list and watch its custom resources at once.
+// (server-side, so installing again is harmless), then Established, then, for every served
+// version, listed by discovery and answering a list, so a test can use its custom resources at once.
 import type { ClusterClient } from '../client/client.js';
 import { createClusterClient } from '../client/client.js';
 import { clusterName } from '../core/cluster.js';
@@ -55,7 +55,7 @@ export interface InstalledCrd {
   readonly plural: string;
   /** The kind of its objects (`spec.names.kind`). */
   readonly kind: string;
-  /** The served versions, each listed by discovery. */
+  /** The served versions, each listed by discovery and answering a list. */
   readonly versions: readonly string[];
 }
 
@@ -69,17 +69,25 @@ function clientFor(target: CrdTarget): ClusterClient {
   return made.right;
 }
 
-/** True when discovery of `group/version` lists `plural`. */
-async function discovered(client: ClusterClient, group: string, version: string, plural: string): Promise<boolean> {
-  const res = await client.raw({ method: 'GET', path: `/apis/${group}/${version}` });
-  if (isLeft(res)) throw new Error(`discovery of ${group}/${version}: ${res.left.message}`);
-  const resources = (res.right as { resources?: readonly { name?: unknown }[] } | null)?.resources ?? [];
-  return resources.some((r) => r.name === plural);
+/**
+ * Throws why `group/version/plural` is not served yet: discovery does not list it, or a list of it
+ * does not answer (right after discovery does, kube-apiserver answers 429 "storage is
+ * (re)initializing" while the resource's watch cache fills). A 403 ends the check: the server
+ * decided without reaching the storage, and a user without list rights could prove no more.
+ */
+async function checkServed(client: ClusterClient, group: string, version: string, plural: string): Promise<void> {
+  const discovery = await client.raw({ method: 'GET', path: `/apis/${group}/${version}` });
+  if (isLeft(discovery)) throw new Error(`discovery of ${group}/${version}: ${discovery.left.message}`);
+  const resources = (discovery.right as { resources?: readonly { name?: unknown }[] } | null)?.resources ?? [];
+  if (!resources.some((r) => r.name === plural)) throw new Error(`discovery of ${group}/${version} does not list ${plural} yet`);
+  const list = await client.raw({ method: 'GET', path: `/apis/${group}/${version}/${plural}?limit=1` });
+  if (isLeft(list) && list.left.type !== 'Forbidden') throw new Error(`list ${plural}.${group}/${version}: ${list.left.message}`);
 }
 
 /**
- * Undefined once `name` is Established and discovery lists it in every served version; the
- * reason the server gave when it will never be (its names were not accepted); throws why not yet.
+ * Undefined once `name` is Established, and discovery lists and a list answers it in every served
+ * version; the reason the server gave when it will never be (its names were not accepted); throws
+ * why not yet.
  */
 async function notServed(client: ClusterClient, name: string): Promise<string | undefined> {
   const got = await client.get(customResourceDefinitions, name);
@@ -90,7 +98,9 @@ async function notServed(client: ClusterClient, name: string): Promise<string | 
   const established = condition(crd, 'Established');
   if (established?.status !== 'True') throw new Error(`${name}: ${established === undefined ? 'no Established condition yet' : said(established)}`);
   for (const version of servedVersions(crd)) {
-    if (!(await discovered(client, crd.spec.group, version, crd.spec.names.plural))) throw new Error(`${name}: discovery of ${crd.spec.group}/${version} does not list ${crd.spec.names.plural} yet`);
+    await checkServed(client, crd.spec.group, version, crd.spec.names.plural).catch((err: unknown) => {
+      throw new Error(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    });
   }
   return undefined;
 }
@@ -103,9 +113,9 @@ async function apply(client: ClusterClient, { crd, from }: SourcedCrd, fieldMana
 
 /**
  * Installs CustomResourceDefinitions into a test's API server (server-side apply, so a second
- * install is harmless) and resolves once every one is Established and discovery lists its
- * resource in each served version: the test can then create, list and watch the custom resources
- * at once, with no retry of its own. Files and directories are read as by controller-runtime's
+ * install is harmless) and resolves once every one is Established and, in each served version,
+ * discovery lists its resource and a list of it answers: the test can then create, list and watch
+ * the custom resources at once, with no retry of its own. Files and directories are read as by controller-runtime's
  * envtest (`CRDDirectoryPaths`).
  *
  * @example
@@ -114,7 +124,7 @@ async function apply(client: ClusterClient, { crd, from }: SourcedCrd, fieldMana
  *
  * const kas = await startKubeApiserver();
  * const [widget] = await installCrds(kas, ['config/crd/bases'], { timeoutMs: 60_000 });
- * // widget?.versions: ['v1', 'v1alpha1'], each listed by discovery: list or watch widgets now.
+ * // widget?.versions: ['v1', 'v1alpha1'], each served: create, list or watch widgets now.
  * ```
  * @param target - the kubeconfig path, or a handle of `startKubeApiserver`, `startKcp` or `createKcpWorkspace`.
  * @param crds - CRD objects, YAML/JSON file paths, directories of them, or one of those.
