@@ -115,7 +115,9 @@ export type Reconciler<T extends KubeObject = KubeObject> = (
 /**
  * How a reconcile ended:
  * `done` and `requeue` (success), `error` (will be retried: see `retryIn`), `terminal` (will not),
- * `dropped` (its cluster left the fleet while it ran; it was aborted and is not retried).
+ * `dropped` (its cluster left the fleet while it ran, so it was aborted; or, with `replicas`, a
+ * write was refused because this replica lost its lease or no longer runs the cluster: ownership
+ * moved, and the cluster's next owner reconciles the key. Not retried, not a failure).
  *
  * @example
  * ```ts
@@ -145,7 +147,7 @@ export interface Outcome {
   readonly startedAt: number;
   /** How long the reconcile ran, in scheduler ms. */
   readonly durationMs: number;
-  /** The cause, for `error` and `terminal`. */
+  /** The cause, for `error` and `terminal`, and the `Fenced` error of a `dropped` whose write was refused. */
   readonly error: unknown;
   /**
    * Delay before the next attempt this outcome scheduled (backoff or requeue). `undefined` when

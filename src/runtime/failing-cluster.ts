@@ -1,11 +1,12 @@
 // Where a failed reconcile failed: a fan-out from a hub that fails writing to a member must be
 // counted and logged against the member, not against the hub whose key was reconciled.
 import type { ClusterName } from '../core/cluster.js';
+import { isFenced } from '../core/errors.js';
 import type { Outcome } from '../operators/types.js';
 
 /**
- * The cluster a finished reconcile failed in: the `cluster` its error names (a `KubeError` or a
- * sink's `WriteError` always does), else the cluster of its key.
+ * The cluster a finished reconcile failed in (or, `dropped`, had a write fenced in): the `cluster`
+ * its error names (a `KubeError` or a sink's `WriteError` always does), else the cluster of its key.
  *
  * @example
  * ```ts
@@ -15,7 +16,7 @@ import type { Outcome } from '../operators/types.js';
  * @returns the cluster to label the failure with.
  */
 export function failingCluster(o: Outcome): ClusterName {
-  if (o.result !== 'error' && o.result !== 'terminal') return o.cluster;
+  if (o.result !== 'error' && o.result !== 'terminal' && !isFenced(o.error)) return o.cluster;
   const e: unknown = o.error;
   if (typeof e === 'object' && e !== null && 'cluster' in e && typeof e.cluster === 'string' && e.cluster !== '') return e.cluster as ClusterName;
   return o.cluster;

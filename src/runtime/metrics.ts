@@ -44,7 +44,8 @@ export interface ControllerMetricsOptions {
  *
  * Series (all with `controller`):
  * - `rxfleet_reconcile_total{cluster,result}`, and `{result="dropped"}` without `cluster` (a
- *   dropped reconcile's cluster has left the fleet)
+ *   dropped reconcile's cluster has left the fleet, or is leaving this replica: its write was
+ *   fenced; neither is counted in `rxfleet_reconcile_errors_total`)
  * - `rxfleet_reconcile_duration_seconds{result}`, or `{cluster,result}` with
  *   `perClusterHistograms` (see `ControllerMetricsOptions`)
  * - `rxfleet_reconcile_errors_total{cluster,result,reason}` (`result` is `error` or `terminal`,
@@ -184,8 +185,9 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
     outcome(o) {
       queue.worked(o.durationMs);
       if (o.result === 'dropped') {
-        // Its cluster has left (the keeper may have forgotten it already): a per-cluster series
-        // written now would never be removed, so dropped reconciles are counted fleet-wide.
+        // Its cluster has left, or is leaving (a fenced write), and the keeper may have forgotten it
+        // already: a per-cluster series written now would never be removed, so dropped reconciles
+        // are counted fleet-wide.
         reconciles.inc({ result: o.result });
         durations.observe({ result: o.result }, o.durationMs / 1000);
         return;

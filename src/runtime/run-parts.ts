@@ -2,6 +2,7 @@
 // reconciler seen through the controller's context, and one log line per outcome.
 import type { Logger } from 'pino';
 import { ConfigError } from '../core/config-error.js';
+import { isFenced } from '../core/errors.js';
 import { formatKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { Outcome, ReconcileContext, ReconcileRequest } from '../operators/types.js';
@@ -12,6 +13,7 @@ import type { HealthView } from './health.js';
 import type { ProbeServer, ProbeServerOptions } from './http.js';
 import { controllerContext } from './controller-context.js';
 import { failingCluster } from './failing-cluster.js';
+import { fenceReasons } from './ha/fence.js';
 import { startProbeServer } from './http.js';
 import type { LogLimiter } from './log-limiter.js';
 import { createLogLimiter } from './log-limiter.js';
@@ -75,6 +77,12 @@ function errorType(cause: unknown): string {
   return cause instanceof Error ? cause.name : typeof cause;
 }
 
+// What a fenced write says happened, from the fence's reason.
+function fencedWhy(cause: unknown): string {
+  const reason = typeof cause === 'object' && cause !== null && 'reason' in cause ? cause.reason : undefined;
+  return reason === fenceReasons.cluster ? 'this cluster moved to another replica' : 'this replica lost its lease';
+}
+
 // One limiter per controller logger, so `run` needs no extra wiring and controllers do not share counts.
 const limiters = new WeakMap<Logger, LogLimiter>();
 
@@ -82,6 +90,9 @@ const limiters = new WeakMap<Logger, LogLimiter>();
  * Logs one finished reconcile: warn on error, error on terminal, debug otherwise. Identical
  * failures (same cluster, result, error type and message) are rate-limited: the first is logged,
  * then at most one line per 30 s, carrying `repeated`: how many were suppressed since the last line.
+ * A reconcile dropped because its write was fenced (this replica lost its lease, or the cluster
+ * moved to another replica) is no failure: one info line says so, at most one per 30 s for all
+ * clusters together, since a lost lease refuses every cluster's writes at once.
  *
  * @example
  * ```ts
@@ -96,7 +107,8 @@ export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void 
   // whose key was reconciled beside it when they differ.
   const failed = failingCluster(o);
   const fields = { cluster: failed, ...(failed === o.cluster ? {} : { reconciledIn: o.cluster }), key: formatKey(o.key), result: o.result, attempt: o.attempt, durationMs: o.durationMs };
-  if (o.result !== 'error' && o.result !== 'terminal') {
+  const fenced = o.result === 'dropped' && isFenced(o.error);
+  if (o.result !== 'error' && o.result !== 'terminal' && !fenced) {
     log.debug(fields, 'reconciled');
     return;
   }
@@ -106,9 +118,11 @@ export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void 
     lim = createLogLimiter();
     limiters.set(log, lim);
   }
-  const d = lim.admit(JSON.stringify([failed, o.result, errorType(o.error), reason]));
+  const why = fenced ? fencedWhy(o.error) : undefined;
+  const d = lim.admit(JSON.stringify(why === undefined ? [failed, o.result, errorType(o.error), reason] : ['Fenced', why]));
   if (d.type === 'suppress') return;
   const repeated = d.repeated > 0 ? { repeated: d.repeated } : {};
-  if (o.result === 'error') log.warn({ ...fields, retryInMs: o.retryInMs, reason, ...repeated }, 'reconcile failed');
+  if (why !== undefined) log.info({ ...fields, reason, ...repeated }, `write refused: ${why}; the reconcile is dropped here (not retried, not a failure) and the cluster's next owner reconciles it`);
+  else if (o.result === 'error') log.warn({ ...fields, retryInMs: o.retryInMs, reason, ...repeated }, 'reconcile failed');
   else log.error({ ...fields, reason, ...repeated }, 'reconcile failed for good (terminal)');
 }

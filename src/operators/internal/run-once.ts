@@ -2,6 +2,7 @@
 // it answers — a value, an ObservableInput of actions (the last counts), a throw, a rejection.
 import type { Subscription } from 'rxjs';
 import { from } from 'rxjs';
+import { isFenced } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { Action } from '../actions.js';
 import { done, error, isAction } from '../actions.js';
@@ -67,7 +68,10 @@ export interface Settled {
 
 /**
  * Reads an action: a success (`done`, `requeue`) or a terminal error resets the failure count; an
- * error retries after its `retryAfter`, or after the per-key backoff of the grown count.
+ * error retries after its `retryAfter`, or after the per-key backoff of the grown count. An error
+ * whose cause is a write the replica's fence refused is `dropped`, terminal or not: ownership of
+ * its cluster moved (lease lost, or handed over), the cluster is leaving this replica, and whoever
+ * runs it next reconciles the key from its first list; here it is neither retried nor a failure.
  *
  * @example
  * ```ts
@@ -81,6 +85,7 @@ export interface Settled {
 export function settle(action: Action, failures: number, backoff: BackoffConfig): Settled {
   if (action.type === 'done') return { result: 'done', failures: 0, retryInMs: undefined, cause: undefined };
   if (action.type === 'requeue') return { result: 'requeue', failures: 0, retryInMs: action.afterMs, cause: undefined };
+  if (isFenced(action.cause)) return { result: 'dropped', failures: 0, retryInMs: undefined, cause: action.cause };
   if (action.terminal) return { result: 'terminal', failures: 0, retryInMs: undefined, cause: action.cause };
   return { result: 'error', failures: failures + 1, retryInMs: action.retryAfterMs ?? backoffDelay(backoff, failures), cause: action.cause };
 }

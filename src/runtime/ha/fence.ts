@@ -55,6 +55,17 @@ export interface WriteFence {
 }
 
 /**
+ * The `reason` of a `Fenced` error: the lease is not valid (lost, or not renewed within the renew
+ * deadline), or this replica does not run the cluster (handed over, or never owned).
+ *
+ * @example
+ * ```ts
+ * if (e.type === 'Fenced' && e.reason === fenceReasons.lease) log.info('this replica lost its lease');
+ * ```
+ */
+export const fenceReasons = Object.freeze({ lease: 'LeaseNotValid', cluster: 'ClusterNotRunHere' } as const);
+
+/**
  * Makes the write gate over `basis`.
  *
  * @example
@@ -72,10 +83,10 @@ export function writeFence(basis: FenceBasis): WriteFence {
   return {
     check(cluster) {
       if (!basis.leaseValid()) {
-        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it has not renewed its lease within the renew deadline (another replica may lead or own the cluster now)`);
+        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it has not renewed its lease within the renew deadline (another replica may lead or own the cluster now)`, { reason: fenceReasons.lease });
       }
       if (!basis.runs(cluster)) {
-        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it does not run this cluster now (another replica owns it or it is being handed over)`);
+        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it does not run this cluster now (another replica owns it or it is being handed over)`, { reason: fenceReasons.cluster });
       }
       return undefined;
     },
