@@ -43,8 +43,8 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
   readonly perClusterConcurrency?: number;
   /**
    * Admission per cluster: asked before a key of `cluster` takes a worker, answers how many ms
-   * until that cluster may start another reconcile (0: now). A cluster that must wait leaves the
-   * rotation, takes no worker, and is asked again after the delay (capped at 60 s) on the queue's
+   * until that cluster may start another reconcile (0: now). A cluster that must wait sits out
+   * (its keys stay queued), takes no worker, and is asked again after the delay (capped at 60 s) on the queue's
    * timer; the other clusters' keys keep flowing. Meant for a per-cluster client-side rate limit:
    * a throttled cluster then never blocks a worker the others could use. Called once per start
    * (keep it O(1)); it must not throw.
@@ -99,12 +99,13 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  *   result, and any backoff or requeue that run asked for is replaced by that rerun.
  * - **Concurrency**: at most `concurrency` reconciles run at once, at most `perClusterConcurrency`
  *   of them for one cluster.
- * - **Fairness**: ready keys wait in one FIFO lane per cluster, and a free slot goes to the next
- *   lane in round-robin order (one key per turn). A key that becomes ready at position p of its
- *   cluster's lane starts within p × C starts, where C is the number of clusters with ready keys:
- *   a quiet cluster's only key waits at most one turn per other busy cluster, however many keys
- *   a noisy cluster has queued. A cluster at its cap sits out of the rotation until one of its
- *   reconciles ends, so with the default cap one noisy cluster leaves half the workers free.
+ * - **Order and fairness**: ready keys wait in one FIFO lane per cluster, and a free worker goes to
+ *   the cluster whose oldest ready key has waited longest: first come, first served across
+ *   clusters, so a wave that reaches the clusters one after another is served in the order it
+ *   arrived and no cluster's keys wait behind later ones. Fairness is the cap: a cluster at
+ *   `perClusterConcurrency` sits out until one of its reconciles ends, so with the default cap a
+ *   flooded cluster holds at most half the workers and a quiet cluster's key starts on the next
+ *   free one, however old the flood's backlog.
  * - **Admission** (optional): a cluster its `clusterGate` holds back takes no worker; its keys
  *   wait in its lane while other clusters' keys run, and it is asked again when its delay ends.
  * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileConfig}).

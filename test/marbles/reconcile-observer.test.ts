@@ -57,12 +57,12 @@ describe('reconcile observer hooks', () => {
       // (a's change at 6 collapses into that rerun: no add)
       '10 started east after 10', // b; a's rerun is queued now, already counted at 4
       '12 added west',
-      // b ends: west's lane is served first (east just had its turn), fails fails and is retried.
-      '20 started west after 8',
-      '20 retried west',
+      // b ends: a's rerun has been ready since 10, before fails (12): the older key goes first.
       '20 started east after 10',
-      '25 added west', // fails' retry came due
-      '30 started west after 5',
+      '30 started west after 18',
+      '30 retried west', // fails fails at once and is retried
+      '35 added west', // its retry came due
+      '35 started west after 0',
       '61 detach true',
     ]);
     // At 27, a's rerun had been running since 20.

@@ -95,7 +95,7 @@ export function runEngine<T extends KubeObject>(
   }
 
   function onDue(item: Entry<T> | Lane<Entry<T>>, now: number): void {
-    // A gated cluster's wait is over: its lane rejoins the rotation, and `pump` asks its gate again.
+    // A gated cluster's wait is over: its lane may run again, and `pump` asks its gate again.
     if (!('id' in item)) ready.ungate(item);
     else if (item.phase === 'debouncing' && moved(item)) timers.set(item, item.due);
     else {
@@ -105,7 +105,7 @@ export function runEngine<T extends KubeObject>(
     }
   }
 
-  // True when the lane's cluster may not start now: its lane leaves the rotation until the gate's delay.
+  // True when the lane's cluster may not start now: its lane sits out until the gate's delay.
   function gated(gate: (cluster: ClusterName) => number, lane: Lane<Entry<T>>): boolean {
     const waitMs = gateDelay(gate(lane.name as ClusterName));
     if (waitMs === 0) return false;
@@ -118,7 +118,7 @@ export function runEngine<T extends KubeObject>(
     if (pumping || closed) return;
     pumping = true;
     try {
-      // Each turn starts a key or takes a gated lane out of the rotation, so this ends.
+      // Each turn starts a key or sits a gated lane out, so this ends.
       while (running < concurrency && !isClosed()) {
         const lane = ready.next();
         if (lane === undefined) break;
@@ -188,7 +188,7 @@ export function runEngine<T extends KubeObject>(
     pump();
   }
 
-  // Gives the run's slot back to its cluster's lane (which may rejoin the rotation).
+  // Gives the run's slot back to its cluster's lane (which may run again).
   function release(e: Entry<T>): void {
     if (e.lane !== undefined) ready.finish(e.lane);
     e.lane = undefined;

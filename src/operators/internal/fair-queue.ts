@@ -1,10 +1,17 @@
-// The ready queue of `reconcile`: one FIFO lane per cluster, served round-robin, so a cluster with
-// 50,000 ready keys delays a cluster with one ready key by at most one turn per other busy cluster.
-// A lane also counts its cluster's running reconciles: at the per-cluster cap, or while its cluster
-// is gated (rate-limited), it sits out of the rotation, so one cluster can never hold every worker
-// and a throttled cluster never takes a worker only to wait in it.
+// The ready queue of `reconcile`: one FIFO lane per cluster, and a free worker goes to the lane
+// whose oldest ready key has waited longest (first come, first served across clusters), so a wave
+// that reaches the clusters one after another is served in the order it arrived. A lane also counts
+// its cluster's running reconciles: at the per-cluster cap, or while its cluster is gated
+// (rate-limited), it sits out, so one cluster can never hold more than its share of the workers and
+// a throttled cluster never takes a worker only to wait in it.
 import type { Timed } from './deadline-heap.js';
+import { DeadlineHeap } from './deadline-heap.js';
 import { Fifo } from './fifo.js';
+
+/** A lane's place among the lanes that may run, ordered by when its oldest item became ready. */
+interface Turn<T> extends Timed {
+  readonly lane: Lane<T>;
+}
 
 /**
  * One cluster's lane: its ready items, its running count, and whether it is gated. It is
@@ -19,11 +26,15 @@ import { Fifo } from './fifo.js';
 export class Lane<T> implements Timed {
   readonly name: string;
   readonly items = new Fifo<T>();
+  /** The arrival number of each item, in the same order: the head's orders the lanes. */
+  readonly arrivals = new Fifo<number>();
+  /** Its place among the lanes that may run. */
+  readonly turn: Turn<T>;
   /** Items of this lane taken with `take` and not yet `finish`ed. */
   running = 0;
   /** Out of the rotation until `ungate`. */
   gated = false;
-  /** In the rotation: has items, is not gated, and runs fewer than the cap. */
+  /** May run: has items, is not gated, and runs fewer than the cap. */
   inTurn = false;
   at = 0;
   heapIndex = -1;
@@ -32,27 +43,31 @@ export class Lane<T> implements Timed {
   /** @example `new Lane<string>('east')` @param name - the lane's name (a cluster name). */
   constructor(name: string) {
     this.name = name;
+    this.turn = { lane: this, at: 0, heapIndex: -1 };
   }
 }
 
 /**
- * Lanes of FIFOs served round-robin: the lane at the head of the rotation gives one item and moves
- * to the back. Only lanes that may run are in the rotation, so an item at position p of its lane is
- * taken within p × (number of lanes in the rotation) turns, and no operation scans the lanes.
+ * Lanes of FIFOs served oldest first: the lane that may run and whose head arrived first gives
+ * its head. Only lanes that may run are ordered (a heap on their heads' arrival numbers), so every
+ * operation is O(log lanes) and none scans the lanes. Fairness comes from the cap: a lane at it
+ * sits out, so a flooded lane holds at most `cap` items running and the others are served, in the
+ * order their items arrived, by the rest.
  *
  * @example
  * ```ts
  * const q = new FairQueue<string>();
- * q.push('noisy', 'n1'); q.push('noisy', 'n2'); q.push('quiet', 'q1');
- * [q.shift(), q.shift(), q.shift()]; // ['n1', 'q1', 'n2']
+ * q.push('a', 'a1'); q.push('b', 'b1'); q.push('a', 'a2');
+ * [q.shift(), q.shift(), q.shift()]; // ['a1', 'b1', 'a2']
  * ```
  */
 export class FairQueue<T> {
   // Every lane with items, running work or a gate; lanes without any are forgotten.
   private readonly lanes = new Map<string, Lane<T>>();
-  // A Set iterates in insertion order; delete + add moves a lane to the back in O(1).
-  private readonly turns = new Set<Lane<T>>();
+  // The lanes that may run, by their head's arrival number.
+  private readonly turns = new DeadlineHeap<Turn<T>>();
   private count = 0;
+  private arrived = 0;
   private readonly cap: number;
 
   /**
@@ -85,7 +100,7 @@ export class FairQueue<T> {
   }
 
   /**
-   * Appends an item to a lane; a lane that may run and was not in the rotation joins its back.
+   * Appends an item to a lane; a lane that now may run takes its place by its head's arrival.
    *
    * @example `q.push('east', entry)`
    * @param name - the lane (a cluster name).
@@ -98,20 +113,19 @@ export class FairQueue<T> {
       this.lanes.set(name, lane);
     }
     lane.items.push(item);
+    lane.arrivals.push(this.arrived++);
     this.count++;
     if (!lane.inTurn) this.settle(lane);
   }
 
-  /** The lane whose turn it is, without taking anything. @example `const lane = q.next()` @returns it, or `undefined` when no lane may run. */
+  /** The lane whose turn it is (its head arrived first), without taking anything. @example `const lane = q.next()` @returns it, or `undefined` when no lane may run. */
   next(): Lane<T> | undefined {
-    // Asked after every event: no iterator allocated when nothing may run.
-    if (this.turns.size === 0) return undefined;
-    return this.turns.values().next().value;
+    return this.turns.peek()?.lane;
   }
 
   /**
-   * Takes the oldest item of a lane in the rotation to run it: the lane counts one more running
-   * item (until `finish`) and moves to the back of the rotation, or out of it at the cap.
+   * Takes the oldest item of a lane that may run, to run it: the lane counts one more running item
+   * (until `finish`) and takes its place by its next item's arrival, or sits out at the cap.
    *
    * @example `start(q.take(lane))`
    * @param lane - a lane from `next()`.
@@ -123,7 +137,7 @@ export class FairQueue<T> {
   }
 
   /**
-   * One item `take`n from the lane stopped running; a lane that was at its cap rejoins the rotation.
+   * One item `take`n from the lane stopped running; a lane that was at its cap may run again.
    *
    * @example `q.finish(lane)`
    * @param lane - the lane it was taken from.
@@ -145,7 +159,7 @@ export class FairQueue<T> {
   }
 
   /**
-   * Takes a lane out of the rotation until `ungate`; its items stay, and it still takes pushes.
+   * Sits a lane out until `ungate`; its items stay, and it still takes pushes.
    *
    * @example `q.gate(lane); timers.set(lane, now + waitMs)`
    * @param lane - the lane.
@@ -156,7 +170,7 @@ export class FairQueue<T> {
   }
 
   /**
-   * Lets a gated lane back into the rotation (at the back), if it has items and is under its cap.
+   * Lets a gated lane run again (by its head's arrival), if it has items and is under its cap.
    *
    * @example `q.ungate(lane)`
    * @param lane - the lane.
@@ -177,9 +191,10 @@ export class FairQueue<T> {
     const lane = this.lanes.get(name);
     if (lane === undefined) return [];
     this.lanes.delete(name);
-    this.turns.delete(lane);
+    this.turns.remove(lane.turn);
     lane.inTurn = false;
     this.count -= lane.items.size;
+    lane.arrivals.drain();
     return lane.items.drain();
   }
 
@@ -191,22 +206,23 @@ export class FairQueue<T> {
   }
 
   private takeFrom(lane: Lane<T>): T {
-    // Only lanes with items are in the rotation.
+    // Only lanes with items may run.
     const item = lane.items.shift() as T;
+    lane.arrivals.shift();
     this.count--;
-    this.turns.delete(lane);
+    this.turns.remove(lane.turn);
     lane.inTurn = false;
     this.settle(lane);
     return item;
   }
 
-  // Restores the invariant: in the rotation exactly when it may run; kept only while it holds anything.
+  // Restores the invariant: ordered exactly when it may run; kept only while it holds anything.
   private settle(lane: Lane<T>): void {
     const may = lane.items.size > 0 && !lane.gated && lane.running < this.cap;
     if (may !== lane.inTurn) {
       lane.inTurn = may;
-      if (may) this.turns.add(lane);
-      else this.turns.delete(lane);
+      if (may) this.turns.push(lane.turn, lane.arrivals.peek() ?? 0);
+      else this.turns.remove(lane.turn);
     }
     if (lane.items.size === 0 && lane.running === 0 && !lane.gated) this.lanes.delete(lane.name);
   }

@@ -22,6 +22,11 @@ export class Fifo<T> {
     this.items.push(item);
   }
 
+  /** The oldest item, left in place. @example `f.peek()` @returns it, or `undefined` when empty. */
+  peek(): T | undefined {
+    return this.head < this.items.length ? this.items[this.head] : undefined;
+  }
+
   /** Takes the oldest item. @example `f.shift()` @returns it, or `undefined` when empty. */
   shift(): T | undefined {
     if (this.head >= this.items.length) return undefined;
