@@ -68,7 +68,7 @@ export function baselineController(options: BaselineOptions): Controller<ConfigM
         thenWrite(() => apply(ctx.sinks, { cluster, resource: configMaps, object: want.configMap, current: req.object ?? null })),
         thenWrite(() => apply(ctx.sinks, { cluster, resource: roles, object: want.role })),
         toArray(),
-        map((outcomes) => {
+        map((outcomes: readonly WriteOutcome[]) => {
           const changed = outcomes.flatMap((o) => (isRight(o) && o.right.changed === true ? [`${o.right.key.name} (${o.right.verb})`] : []));
           if (changed.length > 0) ctx.log.info({ changed }, 'baseline restored');
           return firstFailure(outcomes);
