@@ -15,7 +15,10 @@ const exec = promisify(execFile);
 /** Compiles examples and demo to dist-demo/ (tsconfig.examples.json), against the built package (dist/). */
 export async function buildExamples(): Promise<void> {
   assertPackageBuilt();
-  await exec(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repoRoot, 'tsconfig.examples.json')], { cwd: repoRoot });
+  await exec(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repoRoot, 'tsconfig.examples.json')], { cwd: repoRoot }).catch((err: unknown) => {
+    const out = typeof err === 'object' && err !== null && 'stdout' in err ? String(err.stdout) : String(err);
+    throw new Error(`the examples do not compile against dist/:\n${out.slice(0, 4000)}`, { cause: err });
+  });
 }
 
 /** Writes kubeconfig text to a private temp file and returns its path. */
