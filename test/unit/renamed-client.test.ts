@@ -1,7 +1,7 @@
-// A cluster renamed by withPrefix answers under its new name: its client's `cluster` and every error
-// its calls or watches give name the cluster as the fleet knows it (the runtime labels a failure's
-// logs and metric series with the error's cluster, and forgets series by fleet name), while
-// requests and successful answers pass unchanged.
+// A client answers under the name of the cluster the fleet knows: a cluster renamed by withPrefix,
+// and a namespace-cluster calling through the hub's client. Its `cluster` and every error its calls
+// or watches give name that cluster (the runtime labels a failure's logs and metric series with the
+// error's cluster, and forgets series by fleet name), while requests and answers pass unchanged.
 import { firstValueFrom, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
@@ -9,9 +9,10 @@ import { E } from '../../src/fp/index.js';
 import type { ConfigMap, KubeError } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { withPrefix } from '../../src/providers/multi/index.js';
+import { scopedClient } from '../../src/providers/namespaces/scoped-client.js';
 import type { Cluster } from '../../src/streams/index.js';
 import { engaged } from '../../src/streams/index.js';
-import { fakeCluster } from '../../src/testing/index.js';
+import { fakeCluster, stubClient } from '../../src/testing/index.js';
 
 const east = clusterName('east');
 
@@ -68,5 +69,16 @@ describe('a client renamed with its cluster', () => {
     expect(leftOf(await client.list(configMaps))).toBe(fromHub);
     // Every field kept; the name replaced where kubeError wrote it.
     expect(leftOf(await client.patch(configMaps, 'a', {}, { type: 'merge' }))).toEqual(kubeError('Conflict', clusterName('prod#east'), 'stale', { code: 409, request: 'PATCH /x' }));
+  });
+});
+
+describe("a namespace-cluster's client", () => {
+  it('names the namespace-cluster in the errors of the hub client it calls through', async () => {
+    const teamA = clusterName('team-a');
+    const client = scopedClient(stubClient(clusterName('hub'), { get: () => Promise.resolve(E.left(kubeError('NotFound', clusterName('hub'), 'configmaps "a" not found', { code: 404 }))) }), teamA, 'team-a');
+    expect(leftOf(await client.get(configMaps, 'a'))).toEqual(kubeError('NotFound', teamA, 'configmaps "a" not found', { code: 404 }));
+    // Inside multiProvider, the same error names the prefixed name.
+    const { client: renamedTeamA } = await renamed({ name: teamA, client });
+    expect(leftOf(await renamedTeamA.get(configMaps, 'a'))).toMatchObject({ cluster: 'prod#team-a', message: 'cluster "prod#team-a" → 404: configmaps "a" not found' });
   });
 });

@@ -1,7 +1,8 @@
-// A client under the name its cluster was renamed to: the same requests, the same answers, but
-// `cluster` and every error name the cluster as the fleet now knows it (the runtime labels a
-// failure's logs and metric series with its error's cluster, and forgets a cluster's series by its
-// fleet name when it leaves).
+// A client under the name of the cluster the fleet knows: the same requests, the same answers, but
+// `cluster` and every error name that cluster (the runtime labels a failure's logs and metric
+// series with its error's cluster, and forgets a cluster's series by its fleet name when it
+// leaves). For a cluster renamed on its way to the fleet (withPrefix), and for a cluster that
+// borrows another's client (a namespace-cluster's calls go through the hub's).
 import type { Observable } from 'rxjs';
 import { catchError, throwError } from 'rxjs';
 import type { ClusterClient } from '../../client/client.js';

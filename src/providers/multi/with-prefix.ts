@@ -4,7 +4,7 @@ import { clusterName } from '../../core/cluster.js';
 import type { Cluster, FleetEvent, Provider } from '../../streams/cluster.js';
 import { disengaged, engaged, reported } from '../../streams/cluster.js';
 import type { ProviderReport } from '../../streams/provider-report.js';
-import { renamedClient } from './renamed-client.js';
+import { renamedClient } from '../internal/renamed-client.js';
 
 /**
  * A report with its cluster's name (or skipped candidate's) prefixed, so it names the cluster as

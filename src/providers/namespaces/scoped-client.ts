@@ -2,24 +2,28 @@
 // look like a cluster of its own to code written for whole clusters.
 import type { ClusterClient } from '../../client/client.js';
 import type { ClusterName } from '../../core/cluster.js';
+import { renamedClient } from '../internal/renamed-client.js';
 
 /**
  * The management client with `namespace` filled in wherever a namespaced call leaves it out
  * (`get`, `list`, `listAll`, `watch`, writes of objects without `metadata.namespace`, `patch`,
  * `delete`). An explicit namespace still wins (`''` asks for all namespaces). Cluster-scoped
- * resources are untouched. `close()` does nothing: the client is shared, and stays its owner's.
+ * resources are untouched. Its errors name `cluster`, not the management cluster (a failure is
+ * logged and counted against the namespace-cluster). `close()` does nothing: the client is
+ * shared, and stays its owner's.
  *
  * @example
  * ```ts
  * const teamA = scopedClient(hub.client, clusterName('team-a'), 'team-a');
  * await teamA.list(configMaps); // lists team-a's ConfigMaps
  * ```
- * @param base - the management cluster's client.
+ * @param management - the management cluster's client.
  * @param cluster - the name this view reports as its cluster.
  * @param namespace - the default namespace.
  * @returns the scoped client.
  */
-export function scopedClient(base: ClusterClient, cluster: ClusterName, namespace: string): ClusterClient {
+export function scopedClient(management: ClusterClient, cluster: ClusterName, namespace: string): ClusterClient {
+  const base = renamedClient(management, cluster);
   const ns = <O extends { readonly namespace?: string }>(opts: O | undefined): O & { readonly namespace: string } =>
     ({ ...opts, namespace: opts?.namespace ?? namespace }) as O & { readonly namespace: string };
   return Object.freeze({
