@@ -4,12 +4,27 @@
 // certificates or exec plugins (kubectl's recommended way since the auth providers were removed
 // from it) never pays, and installing it ~60 MB, which such a controller does not need either.
 // Without it, only the clusters whose user has an auth-provider fail, each with an error saying
-// what to install.
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubeconfigCluster, KubeconfigUser } from './kubeconfig-types.js';
+// what to install. client-node's types stay out of the declaration files too (they are taken by
+// shape): a user without it compiles with skipLibCheck: false.
+import type { KubeconfigAuthProvider, KubeconfigCluster, KubeconfigUser } from './kubeconfig-types.js';
 
 /**
- * What rxfleet uses of @kubernetes/client-node: its `KubeConfig` class.
+ * What rxfleet calls on a @kubernetes/client-node `KubeConfig` (any client-node KubeConfig is one).
+ *
+ * @example
+ * ```ts
+ * const kc: AuthProviderConfig = new (await import('@kubernetes/client-node')).KubeConfig();
+ * ```
+ */
+export interface AuthProviderConfig {
+  /** Takes one cluster and one user (with its `authProvider`) as the whole configuration. */
+  loadFromClusterAndUser(cluster: { name: string; server: string; skipTLSVerify: boolean }, user: { name: string; authProvider?: KubeconfigAuthProvider | undefined }): void;
+  /** Runs the user's auth provider and puts its `Authorization` header into `opts.headers`. */
+  applyToHTTPSOptions(opts: { headers?: Record<string, unknown> }): Promise<void>;
+}
+
+/**
+ * What rxfleet uses of the @kubernetes/client-node module: its `KubeConfig` class.
  *
  * @example
  * ```ts
@@ -18,7 +33,7 @@ import type { KubeconfigCluster, KubeconfigUser } from './kubeconfig-types.js';
  */
 export interface ClientNodeModule {
   /** client-node's KubeConfig, which runs the auth-provider plugins. */
-  readonly KubeConfig: new () => KubeConfig;
+  readonly KubeConfig: new () => AuthProviderConfig;
 }
 
 /**
@@ -76,8 +91,8 @@ export function authProviderHeader(
   user: KubeconfigUser,
   load: ClientNodeLoader = importClientNode,
 ): { authorization(): Promise<string | undefined>; reset(): void } {
-  let kc: Promise<KubeConfig> | undefined;
-  const make = async (): Promise<KubeConfig> => {
+  let kc: Promise<AuthProviderConfig> | undefined;
+  const make = async (): Promise<AuthProviderConfig> => {
     let clientNode: ClientNodeModule;
     try {
       clientNode = await load();
@@ -97,7 +112,7 @@ export function authProviderHeader(
         throw err;
       });
       const scratch: { headers?: Record<string, unknown> } = {};
-      await config.applyToHTTPSOptions(scratch as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
+      await config.applyToHTTPSOptions(scratch);
       const value = scratch.headers?.Authorization;
       return typeof value === 'string' ? value : undefined;
     },

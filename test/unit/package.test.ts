@@ -117,6 +117,14 @@ describe('the published package', () => {
     expect(pkg.exports).not.toHaveProperty('./codegen');
   });
 
+  it('has no declaration file that needs an optional peer (a user without it compiles with skipLibCheck: false)', () => {
+    const declarations = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? declarations(join(dir, d.name)) : d.name.endsWith('.d.ts') ? [join(dir, d.name)] : []));
+    const code = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => !/^\s*(\*|\/\*|\/\/)/.test(l));
+    const needing = declarations(join(root, 'dist')).filter((f) => code(f).some((l) => /['"](@kubernetes\/client-node|pino-pretty)['"]/.test(l)));
+    expect(needing.map((f) => f.slice(root.length + 1))).toEqual([]);
+  });
+
   it('is released with @rxfleet/cli and create-rxfleet at one version, each taking the others at it', () => {
     const read = (dir: string) =>
       JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; bin?: Record<string, string> };
