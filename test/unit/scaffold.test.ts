@@ -28,9 +28,11 @@ describe('rxfleet init', () => {
     const made = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
     expect(made.name).toBe('greeter');
     expect(made.dependencies).toEqual({ rxfleet: `^${pkg.version}`, rxjs: pkg.peerDependencies.rxjs });
-    // The command line and readable logs are for development: a production install leaves them out.
-    expect(made.devDependencies).toMatchObject({ '@rxfleet/cli': `^${cli.version}`, 'pino-pretty': pkg.peerDependencies['pino-pretty'] });
+    // The command line is for development: a production install leaves it out.
+    expect(made.devDependencies).toMatchObject({ '@rxfleet/cli': `^${cli.version}` });
     expect(made.devDependencies).not.toHaveProperty('rxfleet');
+    // Not pino-pretty: rxfleet's optional peer, in a dev tree it would stay in `npm install --omit=dev` (npm keeps devOptional).
+    expect(made.devDependencies).not.toHaveProperty('pino-pretty');
     expect(readFileSync(join(project, 'Dockerfile'), 'utf8')).toMatch(/FROM node:24-slim AS build[\s\S]*FROM node:24-slim[\s\S]*USER node/);
   });
 

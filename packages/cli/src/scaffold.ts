@@ -13,7 +13,7 @@ import { ConfigError } from 'rxfleet';
  *
  * @example
  * ```ts
- * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.3.0', cliRange: '^0.3.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0', pinoPrettyRange: '^13.2.0' };
+ * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.3.0', cliRange: '^0.3.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0' };
  * ```
  */
 export interface ScaffoldValues {
@@ -31,8 +31,6 @@ export interface ScaffoldValues {
   readonly vitestRange: string;
   /** The `@types/node` dev dependency. */
   readonly typesNodeRange: string;
-  /** The `pino-pretty` dev dependency: readable logs on a terminal (rxfleet's optional peer). */
-  readonly pinoPrettyRange: string;
 }
 
 /** Template names npm would not ship as is (it drops `.gitignore`), renamed on the way out. */
@@ -74,8 +72,8 @@ function rangeOf(ranges: Readonly<Record<string, string>> | undefined, name: str
 
 /**
  * The dependency ranges of a new project: rxfleet and @rxfleet/cli at this release, and, from the
- * package.json of rxfleet (this package's peer), the rxjs it takes, the pino-pretty it can use, and
- * the TypeScript, vitest and @types/node it is built and tested with.
+ * package.json of rxfleet (this package's peer), the rxjs it takes and the TypeScript, vitest and
+ * @types/node it is built and tested with.
  *
  * @example
  * ```ts
@@ -94,7 +92,6 @@ export function defaultScaffoldValues(name: string): ScaffoldValues {
     typescriptRange: rangeOf(rxfleet.devDependencies, 'typescript', where),
     vitestRange: rangeOf(rxfleet.devDependencies, 'vitest', where),
     typesNodeRange: rangeOf(rxfleet.devDependencies, '@types/node', where),
-    pinoPrettyRange: rangeOf(rxfleet.peerDependencies, 'pino-pretty', where),
   };
 }
 
