@@ -11,7 +11,7 @@ import type { ObjectKey } from '../core/key.js';
  *
  * @example
  * ```ts
- * const mine = (status.conditions ?? []).find((c) => c.type === syncedConditionType);
+ * const mine: boolean = syncedCondition(consumer.status)?.type === syncedConditionType;
  * ```
  */
 export const syncedConditionType = 'sync.rxfleet.dev/Synced';

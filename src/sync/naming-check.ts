@@ -42,25 +42,21 @@ export function namingProblem(published: PublishedResource, namespaced: boolean)
 
 /**
  * Two published resources with the same source CRD: their copies would be objects of one resource
- * in the same namespaces, each agent controller blind to the other's. One problem per later entry,
- * naming both published resources.
+ * in the same namespaces, each agent controller blind to the other's. The problem of entry `i` when
+ * an earlier entry publishes its CRD, naming both published resources.
  *
  * @example
  * ```ts
- * sharedSourceProblems(config.published); // ['published[1] "dbs-b": publishes CRD Database.db.example.dev, as published[0] "dbs-a" does; ...']
+ * sharedSourceProblem(config.published, 1); // 'publishes CRD Database.db.example.dev, as published[0] "dbs-a" does; ...'
  * ```
  * @param published - the config's published resources.
- * @returns the problems.
+ * @param i - the entry to check.
+ * @returns the problem, or `undefined`.
  */
-export function sharedSourceProblems(published: readonly PublishedResource[]): readonly string[] {
-  const first = new Map<string, string>();
-  const out: string[] = [];
-  published.forEach((p, i) => {
-    const k = `${p.source.kind}.${p.source.group}`;
-    const where = `published[${i}] "${p.name}"`;
-    const other = first.get(k);
-    if (other === undefined) first.set(k, where);
-    else out.push(`${where}: publishes CRD ${k}, as ${other} does; their copies would share names on the service cluster, so a CRD is published once`);
-  });
-  return out;
+export function sharedSourceProblem(published: readonly PublishedResource[], i: number): string | undefined {
+  const p = published[i];
+  if (p === undefined) return undefined;
+  const first = published.findIndex((q) => q.source.group === p.source.group && q.source.kind === p.source.kind);
+  if (first === i) return undefined;
+  return `publishes CRD ${p.source.kind}.${p.source.group}, as published[${first}] "${published[first]?.name ?? ''}" does; their copies would share names on the service cluster, so a CRD is published once`;
 }

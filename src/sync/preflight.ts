@@ -12,7 +12,7 @@ import { exportOwner } from './export-merge.js';
 import type { APIExport } from '../providers/kcp/export-types.js';
 import { apiExports, apiResourceSchemas } from '../providers/kcp/export-types.js';
 import { agentLabel, defaultAgentName } from './labels.js';
-import { namingProblem, sharedSourceProblems } from './naming-check.js';
+import { namingProblem, sharedSourceProblem } from './naming-check.js';
 import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
 import type { PublishedPlan } from './plan.js';
@@ -70,13 +70,14 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
   const plans: PublishedPlan[] = [];
   const names = new Map<string, number>();
   const projected = new Map<string, string>();
-  problems.push(...sharedSourceProblems(config.published));
   config.published.forEach((p, i) => {
     const where = `published[${i}] "${p.name}"`;
     const first = names.get(p.name);
     if (first === undefined) names.set(p.name, i);
     else problems.push(`${where}: the name is already used by published[${first}]; names must be unique`);
     problems.push(...configProblems(p).map((m) => `${where}: ${m}`));
+    const twice = sharedSourceProblem(config.published, i);
+    if (twice !== undefined) problems.push(`${where}: ${twice}`);
     const crd = listed.right.items.find((c) => c.spec.group === p.source.group && c.spec.names.kind === p.source.kind);
     if (crd === undefined) {
       problems.push(`${where}: no CRD of kind ${p.source.kind} in group ${p.source.group} on the service cluster ${service}`);

@@ -139,7 +139,7 @@ function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches
  *
  * @example
  * ```ts
- * syncRelated(ctx.sinks, plan, caches, pair, related, source).subscribe((r) => console.log(r.type));
+ * syncRelated(ctx.sinks, plan, caches, pair, related, source).subscribe((r: RelatedResult) => console.log(r.type));
  * ```
  * @param sinks - the controller's sinks.
  * @param plan - the published resource's plan.
@@ -187,7 +187,7 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
  *
  * @example
  * ```ts
- * syncAllRelated(ctx.sinks, plan, caches, pair, source).subscribe((r) => console.log(r.type));
+ * syncAllRelated(ctx.sinks, plan, caches, pair, source).subscribe((r: RelatedResult) => console.log(r.type));
  * ```
  * @param sinks - the controller's sinks.
  * @param plan - the published resource's plan.

@@ -8,7 +8,7 @@ import { clusterName } from '../../src/index.js';
 import type { SourceIdentity } from '../../src/sinks/index.js';
 import { sourceLabel, sourceUidAnnotation, withBackReference } from '../../src/sinks/index.js';
 import { nextCondition, syncedConditionType, withCondition } from '../../src/sync/condition.js';
-import { namingProblem, sharedSourceProblems } from '../../src/sync/naming-check.js';
+import { namingProblem, sharedSourceProblem } from '../../src/sync/naming-check.js';
 import { claimsOwner, originProblem, ownerReferenceProblem, ownershipProblem } from '../../src/sync/ownership.js';
 import { derivedRelatedName, relatedPlaces, relatedReferenceProblem, withDerivedReferences } from '../../src/sync/related-places.js';
 import { database, dbKcp, dbService, plan, secret } from './sync-fixture.js';
@@ -124,8 +124,11 @@ describe('naming checks', () => {
   });
 
   it('refuses one CRD published twice, naming both entries', () => {
-    expect(sharedSourceProblems([p, { ...p, name: 'other' }, { ...p, name: 'caches', source: { group: 'db.example.dev', kind: 'Cache' } }])).toEqual([
-      'published[1] "other": publishes CRD Database.db.example.dev, as published[0] "dbs" does; their copies would share names on the service cluster, so a CRD is published once',
+    const config = [p, { ...p, name: 'other' }, { ...p, name: 'caches', source: { group: 'db.example.dev', kind: 'Cache' } }];
+    expect(config.map((_, i) => sharedSourceProblem(config, i))).toEqual([
+      undefined,
+      'publishes CRD Database.db.example.dev, as published[0] "dbs" does; their copies would share names on the service cluster, so a CRD is published once',
+      undefined,
     ]);
   });
 });
