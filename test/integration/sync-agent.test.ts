@@ -20,7 +20,8 @@ import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process
 import type { ServiceSide } from '../support/sync-agent-service.js';
 import { backRef, startService } from '../support/sync-agent-service.js';
 import { badConfigRun, deletionOrder, restartScenario } from '../support/sync-agent-scenarios.js';
-import { clientFrom, right } from './runtime-support.js';
+import { must } from '../support/wait.js';
+import { clientFrom } from './runtime-support.js';
 
 const sha3short = (s: string): string => createHash('sha3-256').update(s).digest('hex').slice(0, 20);
 const decoded = (s: Secret | undefined, k: string): string => Buffer.from(s?.data?.[k] ?? '', 'base64').toString('utf8');
@@ -78,24 +79,27 @@ describe('rxfleet sync: a service cluster published into kcp by configuration', 
 
   it('A creates an instance: it appears on the service cluster, Ready comes back, the connection Secret appears in A', async () => {
     const labels = { 'app.kubernetes.io/name': 'orders', team: 'payments' };
-    right(await a.client.apply(kcpDatabases(), { metadata: { name: 'orders', namespace: 'default', labels }, spec: spec('postgres', 1, 'orders-db') }, { fieldManager: 'consumer' }));
+    must(await a.client.apply(kcpDatabases(), { metadata: { name: 'orders', namespace: 'default', labels }, spec: spec('postgres', 1, 'orders-db') }, { fieldManager: 'consumer' }));
     const at = copyName(a.ws, 'default', 'orders');
     const copy = await waitFor('the copy of A/default/orders on the service cluster', () => copyOf(a.ws, 'orders'), { context });
     const consumer = await ready(a.client, 'orders');
-    expect(copy.spec).toEqual(spec('postgres', 1, 'orders-db'));
+    // The connection Secret's name on the service side is the agent's (docs/sync.md, Tenancy): a hash
+    // of A's object, then of the related identifier; never the name the consumer wrote.
+    const derived = `${sha3short(JSON.stringify([a.ws.logicalCluster, `databases.${svc.group}`, 'default', 'orders']))}-${sha3short('connection').slice(0, 8)}`;
+    expect(copy.spec).toEqual(spec('postgres', 1, derived));
     // Metadata goes down as configured: the app.kubernetes.io/* label, not the other one.
     expect(copy.metadata.labels?.['app.kubernetes.io/name']).toBe('orders');
     expect(copy.metadata.labels?.team).toBeUndefined();
     expect(copy.metadata.labels).toMatchObject({ 'sync.rxfleet.dev/agent': svc.agentName, 'sync.rxfleet.dev/published': 'databases' });
     expect(backRef(copy)).toMatchObject({ cluster: a.ws.logicalCluster, namespace: 'default', name: 'orders', uid: consumer.metadata.uid });
-    const ns = right(await svc.client.get<Namespace>(namespaces, at.namespace));
+    const ns = must(await svc.client.get<Namespace>(namespaces, at.namespace));
     expect(ns.metadata.annotations?.['sync.rxfleet.dev/cluster']).toBe(a.ws.logicalCluster);
     expect(ns.metadata.labels?.['sync.rxfleet.dev/agent']).toBe(svc.agentName);
     // The whole status, as the operator wrote it on the service side.
     expect(consumer.status).toMatchObject({ phase: 'Ready', endpoint: `${at.name}.${at.namespace}.svc:5432`, observedSize: 1 });
     expect(consumer.metadata.finalizers).toContain(`sync.rxfleet.dev/${svc.agentName}`);
     const secret = await waitFor('the connection Secret in A', () => getOrUndefined<Secret>(a.client, secrets, 'orders-db', 'default'), { context });
-    const original = right(await svc.client.get<Secret>(secrets, 'orders-db', { namespace: at.namespace }));
+    const original = must(await svc.client.get<Secret>(secrets, derived, { namespace: at.namespace }));
     expect(secret.data).toEqual(original.data);
     expect(secret.metadata.labels).toMatchObject({ 'sync.rxfleet.dev/agent': svc.agentName, 'sync.rxfleet.dev/related': 'connection' });
     expect(backRef(secret)).toMatchObject({ cluster: a.ws.logicalCluster, namespace: 'default', name: 'orders', uid: consumer.metadata.uid });
@@ -103,25 +107,25 @@ describe('rxfleet sync: a service cluster published into kcp by configuration', 
   });
 
   it('a spec update in A reaches the service cluster; a status change there reaches A; service-side spec drift is undone', async () => {
-    right(await a.client.patch(kcpDatabases(), 'orders', { spec: { size: 3 } }, { type: 'merge', namespace: 'default' }));
+    must(await a.client.patch(kcpDatabases(), 'orders', { spec: { size: 3 } }, { type: 'merge', namespace: 'default' }));
     await waitFor('size 3 on the copy', async () => ((await copyOf(a.ws, 'orders'))?.spec.size === 3 ? true : undefined), { context });
     await waitFor('observedSize 3 back in A', async () => ((await getOrUndefined(a.client, kcpDatabases(), 'orders', 'default'))?.status?.observedSize === 3 ? true : undefined), { context });
     const at = copyName(a.ws, 'default', 'orders');
-    right(await svc.client.patch(svc.databases, at.name, { status: { message: 'maintenance on sunday' } }, { type: 'merge', namespace: at.namespace, subresource: 'status' }));
+    must(await svc.client.patch(svc.databases, at.name, { status: { message: 'maintenance on sunday' } }, { type: 'merge', namespace: at.namespace, subresource: 'status' }));
     await waitFor('the service-side status message in A', async () =>
       (await getOrUndefined(a.client, kcpDatabases(), 'orders', 'default'))?.status?.message === 'maintenance on sunday' ? true : undefined, { context });
-    right(await svc.client.patch(svc.databases, at.name, { spec: { size: 99 } }, { type: 'merge', namespace: at.namespace }));
+    must(await svc.client.patch(svc.databases, at.name, { spec: { size: 99 } }, { type: 'merge', namespace: at.namespace }));
     await waitFor('the drifted copy put back to size 3', async () => ((await copyOf(a.ws, 'orders'))?.spec.size === 3 ? true : undefined), { context });
   });
 
   it('two workspaces create the same namespace/name and neither sees the other\'s object, status or Secret', async () => {
-    right(await b.client.apply(kcpDatabases(), { metadata: { name: 'orders', namespace: 'default' }, spec: spec('mysql', 2, 'orders-db') }, { fieldManager: 'consumer' }));
+    must(await b.client.apply(kcpDatabases(), { metadata: { name: 'orders', namespace: 'default' }, spec: spec('mysql', 2, 'orders-db') }, { fieldManager: 'consumer' }));
     const inB = await ready(b.client, 'orders');
     const atA = copyName(a.ws, 'default', 'orders');
     const atB = copyName(b.ws, 'default', 'orders');
     expect(atB.namespace).not.toBe(atA.namespace);
     expect(inB.status?.endpoint).toBe(`${atB.name}.${atB.namespace}.svc:3306`);
-    const inA = right(await a.client.get(kcpDatabases(), 'orders', { namespace: 'default' }));
+    const inA = must(await a.client.get(kcpDatabases(), 'orders', { namespace: 'default' }));
     expect(inA.spec.engine).toBe('postgres');
     expect(inA.status?.endpoint).toBe(`${atA.name}.${atA.namespace}.svc:5432`);
     expect(inB.status?.message).toBeUndefined();
@@ -129,7 +133,7 @@ describe('rxfleet sync: a service cluster published into kcp by configuration', 
       const s = await getOrUndefined<Secret>(b.client, secrets, 'orders-db', 'default');
       return decoded(s, 'endpoint').includes(atB.namespace) ? s : undefined;
     }, { context });
-    const secretA = right(await a.client.get<Secret>(secrets, 'orders-db', { namespace: 'default' }));
+    const secretA = must(await a.client.get<Secret>(secrets, 'orders-db', { namespace: 'default' }));
     expect(decoded(secretA, 'endpoint')).toBe(`${atA.name}.${atA.namespace}.svc:5432`);
     expect(decoded(secretB, 'password')).not.toBe(decoded(secretA, 'password'));
     const [copiesA, copiesB] = await Promise.all([svc.copiesFrom(a.ws.logicalCluster), svc.copiesFrom(b.ws.logicalCluster)]);
@@ -201,7 +205,7 @@ describe('rxfleet sync: a service cluster published into kcp by configuration', 
     // Schemas are immutable: the old one is still there, only the export moved on.
     expect(await getOrUndefined(provider.client, schemasV1alpha1, before)).toBeDefined();
     await waitFor('v2 served in A', async () => (E.isRight(await a.client.list(databasesIn(svc.group, 'v2'), { namespace: 'default', limit: 1 })) ? true : undefined), { context, timeoutMs: 90_000 });
-    right(await a.client.patch(kcpDatabases(), 'orders', { spec: { size: 5 } }, { type: 'merge', namespace: 'default' }));
+    must(await a.client.patch(kcpDatabases(), 'orders', { spec: { size: 5 } }, { type: 'merge', namespace: 'default' }));
     await waitFor('size 5 on the copy after the change', async () => ((await copyOf(a.ws, 'orders'))?.spec.size === 5 ? true : undefined), { context });
   });
 

@@ -19,7 +19,8 @@ import { publisherController } from '../../src/sync/publisher.js';
 import { apiResourceSchemaOf } from '../../src/sync/schema.js';
 import type { PublishedResource, SyncConfig } from '../../src/sync/types.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
-import { clientFrom, right, until } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
+import { clientFrom } from './runtime-support.js';
 
 const crds = resource<CustomResourceDefinition>({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false });
 interface Binding extends KubeObject {
@@ -48,9 +49,9 @@ async function makeCrd(service: ClusterClient, group: string): Promise<CustomRes
       ],
     },
   };
-  right(await service.create(crds, crd));
-  return until(`CRD ${crd.metadata.name ?? ''} Established`, async () => {
-    const got = right(await service.get(crds, crd.metadata.name ?? ''));
+  must(await service.create(crds, crd));
+  return eventually(`CRD ${crd.metadata.name ?? ''} Established`, async () => {
+    const got = must(await service.get(crds, crd.metadata.name ?? ''));
     return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true ? got : undefined;
   });
 }
@@ -77,7 +78,7 @@ async function handMadeSchema(kcp: ClusterClient, group: string, plural: string)
     metadata: { name },
     spec: { group, names: { kind: 'Thing', plural, listKind: 'ThingList', singular: 'thing' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }] },
   };
-  right(await kcp.create(apiResourceSchemas, ars));
+  must(await kcp.create(apiResourceSchemas, ars));
   return name;
 }
 
@@ -87,7 +88,7 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
     const exportName = `db.${group}`;
     // An admin's entry in the export, before the agent starts: the agent must keep it.
     const theirs = await handMadeSchema(kcp, `other.${group}`, 'things');
-    right(await kcp.create(apiExports, { metadata: { name: exportName }, spec: { resources: [{ group: `other.${group}`, name: 'things', schema: theirs, storage: { crd: {} } }] } }));
+    must(await kcp.create(apiExports, { metadata: { name: exportName }, spec: { resources: [{ group: `other.${group}`, name: 'things', schema: theirs, storage: { crd: {} } }] } }));
 
     const published: PublishedResource = { name: 'databases', source: { group, kind: 'Database' }, related: [{ identifier: 'conn', origin: 'service', kind: 'Secret', object: { path: 'spec.secret' } }] };
     const config: SyncConfig = { agentName: 'agent-a', apiExport: exportName, published: [published] };
@@ -97,11 +98,11 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
     const provider = merge(singleClusterProvider({ name: 'service', kubeconfig: { yaml: serviceYaml } }), singleClusterProvider({ name: 'kcp-export', kubeconfig: { yaml: kcpYaml } }));
     handles.push(await run(publisherController(plans, { provider, apiExport: exportName }), { logger: pino({ level: 'silent' }), signals: false, http: false }));
 
-    const crd = right(await service.get(crds, `databases.${group}`));
+    const crd = must(await service.get(crds, `databases.${group}`));
     const first = apiResourceSchemaOf(crd, published, 'agent-a');
     if (first.type !== 'schema') throw new Error(first.problems.join('; '));
     const firstName = first.schema.metadata.name ?? '';
-    const exported = await until(`APIExport ${exportName} to list ${firstName}`, async () => {
+    const exported = await eventually(`APIExport ${exportName} to list ${firstName}`, async () => {
       const ex = await found<APIExport>(kcp, apiExports, exportName);
       return ex?.spec?.resources?.some((r) => r.schema === firstName) === true ? ex : undefined;
     });
@@ -111,33 +112,33 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
     ]);
     expect(exported.spec?.permissionClaims).toEqual([{ group: '', resource: 'secrets', identityHash: '', verbs: ['*'] }]);
     expect(exported.metadata.annotations?.['sync.rxfleet.dev/agent']).toBe('agent-a');
-    const ars = right(await kcp.get(apiResourceSchemas, firstName));
+    const ars = must(await kcp.get(apiResourceSchemas, firstName));
     expect(ars.metadata.labels).toEqual({ 'sync.rxfleet.dev/agent': 'agent-a', 'sync.rxfleet.dev/published': 'databases' });
     expect(ars.spec.versions.map((v) => [v.name, v.storage, v.subresources])).toEqual([['v1', true, { status: {} }]]);
 
     // A consumer binds the export: kcp serves the published resource there.
     const consumerWs = await sharedKcp().createWorkspace();
     const consumer = clientFrom(consumerWs.path, consumerWs.kubeconfigYaml());
-    right(await consumer.create(apiBindings, { metadata: { name: 'db' }, spec: { reference: { export: { path: providerPath, name: exportName } } } }));
+    must(await consumer.create(apiBindings, { metadata: { name: 'db' }, spec: { reference: { export: { path: providerPath, name: exportName } } } }));
     const dbs = resource({ group, version: 'v1', plural: 'databases', kind: 'Database', namespaced: true });
-    await until('databases served in the consumer workspace', async () => (E.isRight(await consumer.list(dbs, { namespace: 'default' })) ? true : undefined));
+    await eventually('databases served in the consumer workspace', async () => (E.isRight(await consumer.list(dbs, { namespace: 'default' })) ? true : undefined));
 
     // The CRD changes on the service cluster (a new field, v2 served): a new schema, the export points at it, the hand-made entry stays.
     const changed: CustomResourceDefinition = {
       ...crd,
       spec: { ...crd.spec, versions: crd.spec.versions.map((v) => ({ ...v, served: true, schema: specSchema({ size: { type: 'integer' }, tier: { type: 'string' } }) })) },
     };
-    right(await service.replace(crds, changed));
-    const second = apiResourceSchemaOf(right(await service.get(crds, `databases.${group}`)), published, 'agent-a');
+    must(await service.replace(crds, changed));
+    const second = apiResourceSchemaOf(must(await service.get(crds, `databases.${group}`)), published, 'agent-a');
     if (second.type !== 'schema') throw new Error(second.problems.join('; '));
     const secondName = second.schema.metadata.name ?? '';
     expect(secondName).not.toBe(firstName);
-    const updated = await until(`APIExport ${exportName} to list ${secondName}`, async () => {
+    const updated = await eventually(`APIExport ${exportName} to list ${secondName}`, async () => {
       const ex = await found<APIExport>(kcp, apiExports, exportName);
       return ex?.spec?.resources?.some((r) => r.schema === secondName) === true ? ex : undefined;
     });
     expect(updated.spec?.resources?.map((r) => r.schema)).toEqual([theirs, secondName]);
-    const rolled = right(await kcp.get(apiResourceSchemas, secondName));
+    const rolled = must(await kcp.get(apiResourceSchemas, secondName));
     expect(rolled.spec.versions.map((v) => [v.name, v.storage])).toEqual([
       ['v1', true],
       ['v2', false],
@@ -146,22 +147,22 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
     // Schemas are immutable and may still be bound: the old one stays.
     expect(await found(kcp, apiResourceSchemas, firstName)).toBeDefined();
     // The consumer's binding follows the export to the new schema.
-    await until('the binding to name the new schema', async () => {
+    await eventually('the binding to name the new schema', async () => {
       const b = await found<Binding>(consumer, apiBindings, 'db');
       return b?.status?.boundResources?.some((r) => r.schema?.name === secondName) === true ? true : undefined;
     });
 
     // Someone removes the agent's entry by hand: the publisher puts it back.
-    const current = right(await kcp.get(apiExports, exportName));
-    right(await kcp.replace(apiExports, { ...current, spec: { ...current.spec, resources: current.spec?.resources?.filter((r) => r.group !== group) ?? [] } }));
-    await until('the entry to be put back', async () => ((await found<APIExport>(kcp, apiExports, exportName))?.spec?.resources?.some((r) => r.schema === secondName) === true ? true : undefined));
+    const current = must(await kcp.get(apiExports, exportName));
+    must(await kcp.replace(apiExports, { ...current, spec: { ...current.spec, resources: current.spec?.resources?.filter((r) => r.group !== group) ?? [] } }));
+    await eventually('the entry to be put back', async () => ((await found<APIExport>(kcp, apiExports, exportName))?.spec?.resources?.some((r) => r.schema === secondName) === true ? true : undefined));
   });
 
   it('preflight reports every problem at once, naming the published resource, the cluster and the cause', async () => {
     const { service, kcp, group } = await setup();
     // An export kept by another agent.
     const owned = `owned.${group}`;
-    right(await kcp.create(apiExports, { metadata: { name: owned, annotations: { 'sync.rxfleet.dev/agent': 'agent-b' } }, spec: {} }));
+    must(await kcp.create(apiExports, { metadata: { name: owned, annotations: { 'sync.rxfleet.dev/agent': 'agent-b' } }, spec: {} }));
     const config: SyncConfig = {
       agentName: 'agent-a',
       apiExport: owned,
@@ -177,18 +178,19 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
     );
     expect(err).toBeInstanceOf(ConfigError);
     const lines = (err as ConfigError).message.split('\n');
-    expect(lines[0]).toBe('sync config: 4 problems:');
+    expect(lines[0]).toBe('sync config: 5 problems:');
     expect(lines.slice(1)).toEqual([
       `- published[0] "databases": version v2 of CRD databases.${group} is not served (service cluster service)`,
       `- published[1] "ghosts": no CRD of kind Ghost in group ${group} on the service cluster service`,
       '- published[2] "databases": the name is already used by published[0]; names must be unique',
+      `- published[2] "databases": publishes CRD Database.${group}, as published[0] "databases" does; their copies would share names on the service cluster, so a CRD is published once`,
       `- APIExport ${owned} is kept by agent "agent-b" (annotation sync.rxfleet.dev/agent), not "agent-a"; use another apiExport or agentName (kcp workspace ${kcp.cluster})`,
     ]);
 
     // An export (not annotated) that already serves the projected resource from a schema made by hand.
     const taken = `taken.${group}`;
     const schema = await handMadeSchema(kcp, group, 'databases');
-    right(await kcp.create(apiExports, { metadata: { name: taken }, spec: { resources: [{ group, name: 'databases', schema, storage: { crd: {} } }] } }));
+    must(await kcp.create(apiExports, { metadata: { name: taken }, spec: { resources: [{ group, name: 'databases', schema, storage: { crd: {} } }] } }));
     const clash = await preflight({ agentName: 'agent-a', apiExport: taken, published: [{ name: 'databases', source: { group, kind: 'Database' } }] }, { service, kcp }).then(
       () => undefined,
       (e: unknown) => e,
