@@ -14,10 +14,11 @@ import type { WriteOutcome } from './result.js';
  *
  * @example
  * ```ts
- * return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: settings }).pipe(
- *   thenWrite(() => applyStatus(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status })),
- *   toAction(),
- * );
+ * const reconcile: ControllerReconciler<Widget> = (req, ctx) =>
+ *   apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: settings }).pipe(
+ *     thenWrite(() => applyStatus(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status })),
+ *     toAction(),
+ *   );
  * ```
  * @param next - makes the next write; called once, after the source completes with no failure.
  * @returns an operator passing the source's outcomes, then (if all succeeded) `next`'s.
