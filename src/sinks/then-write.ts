@@ -23,7 +23,7 @@ import type { WriteOutcome } from './result.js';
  * @param next - makes the next write; called once, after the source completes with no failure.
  * @returns an operator passing the source's outcomes, then (if all succeeded) `next`'s.
  */
-export function thenWrite<S extends WriteOutcome<KubeObject>, U extends KubeObject>(next: () => Observable<WriteOutcome<U>>): OperatorFunction<S, S | WriteOutcome<U>> {
+export function thenWrite<S extends WriteOutcome, U extends KubeObject>(next: () => Observable<WriteOutcome<U>>): OperatorFunction<S, S | WriteOutcome<U>> {
   return (source) =>
     defer(() => {
       let failed = false;
