@@ -78,7 +78,8 @@ export function requeueAfter(ms: number): Action {
  * const sync = (client: ClusterClient): Reconciler<ConfigMap> => async (req) => {
  *   if (req.object === undefined) return done();
  *   const r = await client.apply(configMaps, desiredCopy(req.object), { fieldManager: 'me' });
- *   if (E.isLeft(r)) return error(r.left, { terminal: !isRetryable(r.left) && r.left.type !== 'Conflict' });
+ *   // actionOf(r) decides as toAction() does; by hand: a bad spec will not get better by waiting.
+ *   if (E.isLeft(r)) return error(r.left, { terminal: r.left.type === 'Invalid' });
  *   return done();
  * };
  * ```
@@ -96,7 +97,9 @@ export function error(cause: unknown, options: { readonly terminal?: boolean; re
 }
 
 /**
- * A failure that retrying cannot fix (invalid spec, forbidden): reported once, never retried.
+ * A failure that retrying cannot fix (an invalid spec): reported once, never retried. Not for a
+ * 401 or 403 from the server: RBAC and credentials get fixed at run time, and `error(cause)`
+ * retries them on the queue's slow `authBackoff`.
  *
  * @example
  * ```ts

@@ -26,6 +26,7 @@ import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js
  *   clusterGate: (cluster: ClusterName) => (throttled.has(cluster) ? 1_000 : 0),
  *   debounce: { waitMs: 100, maxWaitMs: 1_000 },
  *   backoff: { initialMs: 5, maxMs: 1_000_000 },
+ *   authBackoff: { maxMs: 120_000 }, // a 401/403 is retried from 5 s, at least every 2 min
  *   lookup: (key) => store.get(key),
  * };
  * ```
@@ -69,6 +70,20 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
    */
   readonly backoff?: Partial<BackoffConfig>;
   /**
+   * Per-key backoff of a reconcile whose error is a request the API server refused for who we
+   * are: a `KubeError` or sink `WriteError` answered 403 Forbidden (RBAC, an admission policy, a
+   * quota) or 401 Unauthorized (credentials not yet rotated in). `toAction` retries those, as
+   * `error(cause)` does, and the key waits this backoff instead of `backoff`, so a grant or new
+   * credentials given while the controller runs are picked up without a change to the object.
+   * Default `initialMs` 5 000 (5 s), `factor` 2, `maxMs` 300 000 (5 min, reached on the 7th
+   * retry), `jitter` 0.5: a fixed RBAC is noticed within one step (at most 5 min), and a refused
+   * key costs one request per 2.5–5 min once capped (1,000 refused keys: about 4.4 requests/s).
+   * A lower `maxMs` picks a fix up sooner for more requests; a higher one the other way round.
+   * A server's Retry-After still wins for one retry. Under `run`, the cluster is `unhealthy` on
+   * /readyz while any of its keys waits here.
+   */
+  readonly authBackoff?: Partial<BackoffConfig>;
+  /**
    * An overall token bucket on reconcile starts (e.g. `{ qps: 10, burst: 100 }`). Off by default:
    * see {@link reconcile} for why.
    */
@@ -111,7 +126,8 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileConfig}).
  * - **Backoff**: an `error` result retries the key after `initialMs × factor^(n-1)` ms (n consecutive
  *   failures, capped at `maxMs`), or after the error's `retryAfterMs`. A success (`done`, `requeue`)
- *   resets n. A change to the key during the wait runs it at once; n is kept.
+ *   resets n. A change to the key during the wait runs it at once; n is kept. An error the server
+ *   answered 401 or 403 waits the slower `authBackoff` instead (same n).
  * - **Requeue**: `requeueAfter(ms)` runs the key again after ms (a change runs it sooner).
  * - **Terminal**: never retried; the next change runs the key again.
  * - **Rate limit** (optional): a token bucket gates every start. Off by default: backoff already

@@ -24,7 +24,8 @@ import type { DebounceSpan } from './debounce-window.js';
  * @example
  * ```ts
  * const s: EngineSettings<ConfigMap> = {
- *   concurrency: 10, perClusterConcurrency: 5, clusterGate: undefined, observer: undefined, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, rateLimit: { qps: 10, burst: 100 },
+ *   concurrency: 10, perClusterConcurrency: 5, clusterGate: undefined, observer: undefined, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 },
+ *   authBackoff: { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 }, rateLimit: { qps: 10, burst: 100 },
  *   lookup: undefined, fleet: undefined, logger: pino(), scheduler: asyncScheduler, onDepth: undefined,
  * };
  * ```
@@ -38,6 +39,8 @@ export interface EngineSettings<T extends KubeObject> {
   readonly observer: QueueObserver | undefined;
   readonly debounce: DebounceSpan | undefined;
   readonly backoff: BackoffConfig;
+  /** The backoff of a reconcile the server refused with 401 or 403; see `ReconcileConfig.authBackoff`. */
+  readonly authBackoff: BackoffConfig;
   readonly rateLimit: RateLimitConfig | undefined;
   readonly lookup: ((key: ObjectKey) => T | undefined) | undefined;
   readonly fleet: FleetView | undefined;
@@ -50,6 +53,14 @@ let silent: Logger | undefined;
 
 // controller-runtime's per-item exponential rate limiter: 5 ms × 2 per failure, capped at 1000 s.
 const reconcileBackoff: BackoffConfig = { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 };
+
+// A reconcile the server refused with 401 or 403: 5 s, ×2, capped at 5 min (from the 7th retry,
+// 5 min 15 s after the first refusal), each step uniform in its upper half. RBAC or credentials
+// fixed at run time are picked up within one step, so at most 5 min later; a refused key costs one
+// request per 2.5–5 min once capped (1,000 refused keys: about 4.4 requests/s), where the 5 ms
+// start of `backoff` sends each key 11 requests in its first 10 s. The jitter spreads the keys of
+// one listing, refused together, over half of each step instead of one burst per step.
+const reconcileAuthBackoff: BackoffConfig = { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 };
 
 /**
  * The default per-cluster cap: half the workers, rounded up. One busy cluster then leaves at least
@@ -92,6 +103,7 @@ export function engineSettings<T extends KubeObject>(c: ReconcileConfig<T>): Eng
     // A zero wait is no debounce at all.
     debounce: waitMs === 0 ? undefined : { waitMs, maxWaitMs: Math.max(waitMs, c.debounce?.maxWaitMs ?? waitMs * 10) },
     backoff: checkBackoff({ ...reconcileBackoff, ...c.backoff }, 'reconcile: backoff'),
+    authBackoff: checkBackoff({ ...reconcileAuthBackoff, ...c.authBackoff }, 'reconcile: authBackoff'),
     rateLimit: c.rateLimit === undefined ? undefined : checkRateLimit(c.rateLimit, 'reconcile: rateLimit'),
     lookup: c.lookup,
     fleet: c.fleet,

@@ -166,7 +166,7 @@ export function runEngine<T extends KubeObject>(
     e.inner = undefined;
     e.ctx = undefined;
     const now = scheduler.now();
-    const settled = settle(action, e.failures, s.backoff);
+    const settled = settle(action, e.failures, s);
     let retryIn = settled.retryInMs;
     e.failures = settled.failures;
     e.phase = 'idle';

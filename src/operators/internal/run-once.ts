@@ -2,7 +2,7 @@
 // it answers — a value, an ObservableInput of actions (the last counts), a throw, a rejection.
 import type { Subscription } from 'rxjs';
 import { from } from 'rxjs';
-import { isFenced } from '../../core/errors.js';
+import { isDenied, isFenced } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { Action } from '../actions.js';
 import { done, error, isAction } from '../actions.js';
@@ -67,25 +67,44 @@ export interface Settled {
 }
 
 /**
- * Reads an action: a success (`done`, `requeue`) or a terminal error resets the failure count; an
- * error retries after its `retryAfter`, or after the per-key backoff of the grown count. An error
- * whose cause is a write the replica's fence refused is `dropped`, terminal or not: ownership of
- * its cluster moved (lease lost, or handed over), the cluster is leaving this replica, and whoever
- * runs it next reconciles the key from its first list; here it is neither retried nor a failure.
+ * The two per-key backoffs a failed reconcile can wait: `backoff` for most failures, `authBackoff`
+ * (slower) for a request the server refused with 401 or 403.
  *
  * @example
  * ```ts
- * settle(error('boom'), 2, { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }).retryInMs; // 20
+ * const b: RetryBackoffs = { backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, authBackoff: { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 } };
+ * ```
+ */
+export interface RetryBackoffs {
+  readonly backoff: BackoffConfig;
+  readonly authBackoff: BackoffConfig;
+}
+
+/**
+ * Reads an action: a success (`done`, `requeue`) or a terminal error resets the failure count; an
+ * error retries after its `retryAfter`, or after the per-key backoff of the grown count: the slow
+ * `authBackoff` when the server refused a request of the reconcile with 401 or 403 (`isDenied`:
+ * RBAC or credentials fixed at run time are picked up without a change to the object, at a cost of
+ * one request per key per backoff step), else `backoff`. An error whose cause is a write the
+ * replica's fence refused is `dropped`, terminal or not: ownership of its cluster moved (lease
+ * lost, or handed over), the cluster is leaving this replica, and whoever runs it next reconciles
+ * the key from its first list; here it is neither retried nor a failure.
+ *
+ * @example
+ * ```ts
+ * const slow = { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0 };
+ * settle(error('boom'), 2, { backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, authBackoff: slow }).retryInMs; // 20
  * ```
  * @param action - what the reconciler answered.
  * @param failures - consecutive failures of the key before this run.
- * @param backoff - the per-key backoff.
+ * @param backoffs - the per-key backoffs.
  * @returns the outcome's result, the new failure count and the retry delay.
  */
-export function settle(action: Action, failures: number, backoff: BackoffConfig): Settled {
+export function settle(action: Action, failures: number, backoffs: RetryBackoffs): Settled {
   if (action.type === 'done') return { result: 'done', failures: 0, retryInMs: undefined, cause: undefined };
   if (action.type === 'requeue') return { result: 'requeue', failures: 0, retryInMs: action.afterMs, cause: undefined };
   if (isFenced(action.cause)) return { result: 'dropped', failures: 0, retryInMs: undefined, cause: action.cause };
   if (action.terminal) return { result: 'terminal', failures: 0, retryInMs: undefined, cause: action.cause };
+  const backoff = isDenied(action.cause) ? backoffs.authBackoff : backoffs.backoff;
   return { result: 'error', failures: failures + 1, retryInMs: action.retryAfterMs ?? backoffDelay(backoff, failures), cause: action.cause };
 }
