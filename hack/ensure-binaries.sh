@@ -6,6 +6,8 @@
 #   hack/ensure-binaries.sh               build what is missing, print nothing on stdout
 #   hack/ensure-binaries.sh --print-env   ... then print RXFLEET_*_BIN=<path> lines on stdout
 #   hack/ensure-binaries.sh --only kcp    restrict to some of: kcp kube-apiserver etcd
+#   hack/ensure-binaries.sh --only promtool   Prometheus's promtool (for deploy/monitoring's
+#                                         tests): built only when named, never by default
 #
 # Per binary: the env override (RXFLEET_KCP_BIN, RXFLEET_KUBE_APISERVER_BIN,
 # RXFLEET_ETCD_BIN) wins if set; else ${RXFLEET_CACHE_DIR:-$HOME/.cache/rxfleet}/bin/<name>-<version>
@@ -28,11 +30,11 @@ while (($#)); do
     --only)
       shift
       case "${1:-}" in
-        kcp | kube-apiserver | etcd) only+=("$1") ;;
-        *) echo "rxfleet: --only takes one of: kcp kube-apiserver etcd" >&2; exit 2 ;;
+        kcp | kube-apiserver | etcd | promtool) only+=("$1") ;;
+        *) echo "rxfleet: --only takes one of: kcp kube-apiserver etcd promtool" >&2; exit 2 ;;
       esac
       ;;
-    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "rxfleet: unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -65,6 +67,11 @@ run() {
 
 wanted() {
   ((${#only[@]} == 0)) && return 0
+  named "$1"
+}
+
+# Named by --only (promtool is built only then).
+named() {
   local n
   for n in "${only[@]}"; do [[ "$n" == "$1" ]] && return 0; done
   return 1
@@ -77,9 +84,9 @@ find_go() {
   fi
 }
 
-# build <name> <version> <wrapper dir> <module the version belongs to> <package> <ldflags> <out>
+# build <name> <version> <wrapper dir> <module the version belongs to> <package> <ldflags> <out> [build tags]
 build() {
-  local name=$1 version=$2 dir=$3 module=$4 pkg=$5 ldflags=$6 out=$7
+  local name=$1 version=$2 dir=$3 module=$4 pkg=$5 ldflags=$6 out=$7 tags=${8:-}
   local go; go="$(find_go)"
   if ! grep -Eq "^[[:space:]]*(require[[:space:]]+)?${module//./\\.}[[:space:]]+${version//./\\.}([[:space:]]|$)" "${dir}/go.mod"; then
     log "hack/$(basename "$dir")/go.mod does not require ${module} ${version} (hack/versions.env); regenerate the wrapper (hack/README.md)"
@@ -96,7 +103,7 @@ build() {
   t1=$(date +%s)
   log "compiling ${name} ${version} (module download took $((t1 - t0))s)..."
   run env -C "$dir" CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false" \
-    "$go" build -trimpath -ldflags "-s -w ${ldflags}" -o "$tmp" "$pkg" >&2
+    "$go" build -trimpath ${tags:+-tags "$tags"} -ldflags "-s -w ${ldflags}" -o "$tmp" "$pkg" >&2
   t2=$(date +%s)
   chmod 0755 "$tmp"
   mv -f "$tmp" "$out"
@@ -104,9 +111,9 @@ build() {
   log "built ${out} in $((t2 - t0))s (download $((t1 - t0))s, compile+link $((t2 - t1))s)"
 }
 
-# ensure <name> <env var> <version> <module> <package> <ldflags> <approx minutes>
+# ensure <name> <env var> <version> <module> <package> <ldflags> <approx minutes> [build tags]
 ensure() {
-  local name=$1 var=$2 version=$3 module=$4 pkg=$5 ldflags=$6 minutes=$7
+  local name=$1 var=$2 version=$3 module=$4 pkg=$5 ldflags=$6 minutes=$7 tags=${8:-}
   local override="${!var:-}"
   local path
   if [[ -n "$override" ]]; then
@@ -121,7 +128,7 @@ ensure() {
       if command -v flock >/dev/null 2>&1; then flock "$lock_fd"; fi
       if [[ ! -x "$path" ]]; then
         log "building ${name} ${version} (one-time, ~${minutes} min on 2 cores)..."
-        build "$name" "$version" "${HACK_DIR}/${name}" "$module" "$pkg" "$ldflags" "$path"
+        build "$name" "$version" "${HACK_DIR}/${name}" "$module" "$pkg" "$ldflags" "$path" "$tags"
       fi
       exec {lock_fd}>&-
     fi
@@ -155,4 +162,13 @@ if wanted kcp; then
   # kcp reports "<kube version>+kcp-<kcp version>" like its own Makefile does.
   ensure kcp RXFLEET_KCP_BIN "$KCP_VERSION" github.com/kcp-dev/kcp github.com/kcp-dev/kcp/cmd/kcp \
     "$(kube_ldflags "${KCP_KUBE_VERSION}+kcp-${KCP_VERSION}" "$(major "$KCP_KUBE_VERSION")" "$(minor "$KCP_KUBE_VERSION")")" 5
+fi
+if named promtool; then
+  # The Prometheus module's v0.3NN.P is Prometheus 3.NN.P; `remove_all_sd` leaves out the service
+  # discovery plugins (cloud SDKs) that rule checks and rule unit tests never use.
+  p=${PROMTOOL_VERSION#v0.}
+  ensure promtool RXFLEET_PROMTOOL_BIN "$PROMTOOL_VERSION" github.com/prometheus/prometheus \
+    github.com/prometheus/prometheus/cmd/promtool \
+    "-X github.com/prometheus/common/version.Version=$((${p%%.*} / 100)).$((${p%%.*} % 100)).${p#*.}" \
+    3 remove_all_sd
 fi
