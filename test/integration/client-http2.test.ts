@@ -22,6 +22,7 @@ import { clusterOf, kubeconfigVia } from '../faults/faults-support.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import type { TcpProxy } from '../support/tcp-proxy.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
+import { eventually } from '../support/wait.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -128,14 +129,18 @@ describe('HTTP/2 transport', () => {
     get('/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=60');
     await expect.poll(() => responses.length, { timeout: 10_000 }).toBe(1);
     p.set({ type: 'blackhole' });
-    // Two PING ticks pass: the routine PING is sent and stays unanswered.
-    await new Promise((r) => setTimeout(r, 500));
+    // A routine PING in flight, unanswered: the next one goes into the blackhole (the idle watch
+    // sends nothing else), or the answer to one sent just before is held there (the idle server sends nothing else).
+    const [sent, answered] = [p.stats.received, p.stats.receivedUpstream];
+    await eventually('a routine PING in flight', () => p.stats.received > sent || p.stats.receivedUpstream > answered, { timeoutMs: 5_000, intervalMs: 10 });
+    const pinged = p.stats.received;
     get('/version');
     get('/api');
-    // A session skipped for its routine PING would have opened a second connection at once.
-    await new Promise((r) => setTimeout(r, 500));
-    expect(p.stats.accepted).toBe(1);
+    // Their streams go out on the pinging session: bytes after the PING's. A session skipped for its
+    // routine PING would have been replaced by a new one as the requests were given their slots.
+    await eventually('the two requests sent', () => p.stats.received > pinged, { timeoutMs: 5_000, intervalMs: 10 });
     expect(pool.sessionCount).toBe(1);
+    expect(p.stats.accepted).toBe(1);
   });
 
   it('speaks HTTP/1.1 to a TLS server that does not offer HTTP/2, for every request after the first too', async () => {

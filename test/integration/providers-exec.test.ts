@@ -4,12 +4,12 @@
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName, namespaces } from '../../src/index.js';
 import { kubeApiserverAccess, kubeconfigWith } from './providers-support.js';
+import { eventually } from '../support/wait.js';
 
 /** A plugin in its own directory: `mode` picks the behaviour, `count` and `calls` record runs. */
 function plugin(mode: 'short' | 'wrong-then-right' | 'fail', token: string): { dir: string; kubeconfig: string; count(): number; calls(): number[]; expiries(): number[] } {
@@ -64,15 +64,23 @@ describe('exec credential plugins against kube-apiserver', () => {
     // The plugin was told which cluster it issues for (provideClusterInfo).
     expect(JSON.parse(readFileSync(join(p.dir, 'exec-info'), 'utf8'))).toMatchObject({ kind: 'ExecCredential', spec: { interactive: false, cluster: { server: kubeApiserverAccess().server } } });
 
-    // Half a second before the first token expires (inside its last 20%): a new one is fetched.
+    // Inside the first token's last 20%, before it expires, a request has a new one fetched: asked
+    // every 100 ms, the first request in that window is the one.
     const firstExpiry = p.expiries()[0] ?? 0;
-    await sleep(Math.max(0, firstExpiry - 500 - Date.now()));
-    expect(E.isRight(await c.list(namespaces, { limit: 1 }))).toBe(true);
+    await eventually(
+      'a request to run the plugin again',
+      async () => {
+        expect(E.isRight(await c.list(namespaces, { limit: 1 }))).toBe(true);
+        return p.count() >= 2;
+      },
+      { timeoutMs: 15_000, intervalMs: 100 },
+    );
     expect(p.count()).toBe(2);
     expect(p.calls()[1]).toBeLessThan(firstExpiry);
 
-    // Past the second token's expiry: fetched again.
-    await sleep(Math.max(0, (p.expiries()[1] ?? 0) + 200 - Date.now()));
+    // Once the second token has expired (no request meanwhile): fetched again.
+    const secondExpiry = p.expiries()[1] ?? 0;
+    await eventually('the second token to expire', () => Date.now() > secondExpiry, { timeoutMs: 15_000, intervalMs: 100 });
     expect(E.isRight(await c.list(namespaces, { limit: 1 }))).toBe(true);
     expect(p.count()).toBe(3);
     c.close();

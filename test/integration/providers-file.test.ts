@@ -4,16 +4,17 @@
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
 import { configMaps } from '../../src/index.js';
-import { kubeconfigFileProvider } from '../../src/providers/file/index.js';
+import type { KubeconfigFileSystem } from '../../src/providers/file/index.js';
+import { kubeconfigFileProvider, nodeKubeconfigFileSystem } from '../../src/providers/file/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { createConfigMap, engagedAfter, isDisengaged, isEngaged, recorder, seeConfigMap } from './providers-support.js';
+import { createConfigMap, engagedAfter, isDisengaged, isEngaged, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
+import { eventually } from '../support/wait.js';
 
 /** One kubeconfig with a context per entry, each context taking cluster and user from a source kubeconfig. */
 function merged(entries: Record<string, string>, extra = ''): string {
@@ -69,11 +70,15 @@ describe('kubeconfigFileProvider against kcp workspaces and kube-apiserver', () 
     put(later, merged({ other: b.kubeconfigYaml() }));
     await rec.waitEvent('later engaged', isEngaged('other'));
 
-    // Only the current-context changes: no context's cluster or user changed, nothing happens.
+    // Only the current-context changes: no context's cluster or user changed, nothing happens. A
+    // file written after it is the sentinel: a scan that lists it reads fleet.kubeconfig as changed
+    // too, and would disengage ws or kas as it handles that; so once the sentinel is engaged, the
+    // change was handled.
     const count = rec.events.length;
     put(fleetFile, merged({ ws: a.kubeconfigYaml(), kas }, 'kas'));
-    await sleep(1000);
-    expect(rec.events.length).toBe(count);
+    put(join(dir, 'sentinel.kubeconfig'), merged({ sentinel: kas }));
+    await rec.waitEvent('sentinel engaged', isEngaged('sentinel'));
+    expect(rec.events.slice(count).map(show)).toEqual(['+sentinel']);
 
     // Context `ws` now points at workspace b: re-engaged with a client of b.
     put(fleetFile, merged({ ws: b.kubeconfigYaml(), kas }));
@@ -98,11 +103,24 @@ describe('kubeconfigFileProvider against kcp workspaces and kube-apiserver', () 
     const dir = mkdtempSync(join(tmpdir(), 'rxfleet-rescan-'));
     const rec = recorder();
     const pattern = join(dir, '*.yaml');
-    rec.start(kubeconfigFileProvider({ paths: [pattern], watchDirectories: false, rescanIntervalMs: 300 }));
-    // Nothing matches yet: said once, naming the pattern.
+    // An empty file beside the pattern (skipped, said once too): every scan stats it, which counts the scans.
+    const stamp = join(dir, 'stamp.kubeconfig');
+    writeFileSync(stamp, '');
+    let stats = 0;
+    const fileSystem: KubeconfigFileSystem = {
+      ...nodeKubeconfigFileSystem,
+      stat: (p) => {
+        if (p === stamp) stats += 1;
+        return nodeKubeconfigFileSystem.stat(p);
+      },
+    };
+    rec.start(kubeconfigFileProvider({ paths: [pattern, stamp], watchDirectories: false, rescanIntervalMs: 300, fileSystem }));
+    // Nothing matches yet: said once, naming the pattern, however many scans find nothing again.
     await rec.waitReport('pattern unmatched', (r) => r.type === 'skipped' && r.candidate === pattern && r.reason === `kubeconfig pattern ${pattern} matches no file`);
-    await sleep(400);
-    expect(rec.reports.filter((r) => r.type === 'skipped')).toHaveLength(1);
+    // Scans run one at a time: once the third after the report stats the file, two whole scans found nothing again.
+    const statsAtReport = stats;
+    await eventually('two more scans', () => stats >= statsAtReport + 3, { timeoutMs: 10_000 });
+    expect(rec.reports.flatMap((r) => (r.type === 'skipped' ? [r.candidate] : [])).sort()).toEqual([pattern, stamp].sort());
     const f = join(dir, 'one.yaml');
     put(f, merged({ kas: sharedKubeApiserver().kubeconfigYaml('admin') }));
     await rec.waitEvent('kas engaged', isEngaged('kas'), 10_000);

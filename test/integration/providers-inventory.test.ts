@@ -4,7 +4,6 @@
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resourcePath } from '../../src/client/paths.js';
@@ -15,7 +14,7 @@ import { capiClusterResource, clusterApiProvider } from '../../src/providers/clu
 import { clusterProfileProvider, clusterProfileResource } from '../../src/providers/cluster-profiles/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
-import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, recorder, seeConfigMap } from './providers-support.js';
+import { b64, createConfigMap, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
 import { eventually, must } from '../support/wait.js';
 
@@ -75,12 +74,17 @@ describe('clusterApiProvider against kube-apiserver (management)', () => {
     must(await hub.client.create(secrets, kubeconfigSecret('late', sharedKubeApiserver().kubeconfigYaml('admin'))), 'late secret');
     await rec.waitEvent('late engaged', isEngaged(`${ns}/late`));
 
-    // Annotations on the Cluster and on the Secret: nothing.
+    // Annotations on the Cluster and on the Secret: nothing. A Cluster and its Secret created after
+    // them are the sentinel: each of the provider's two watches is handled in order, and prod would
+    // be disengaged as its annotation is handled, so once the sentinel is engaged, both were.
     const before = rec.events.length;
     must(await hub.client.patch(capi, 'prod', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'annotate prod');
     must(await hub.client.patch(secrets, 'prod-kubeconfig', { metadata: { annotations: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'annotate secret');
-    await sleep(1500);
-    expect(rec.events.length).toBe(before);
+    must(await hub.client.create(capi, { metadata: { name: 'sentinel', namespace: ns }, spec: {} }), 'sentinel');
+    must(await hub.client.patch(capi, 'sentinel', { status: { initialization: { controlPlaneInitialized: true } } }, { type: 'merge', namespace: ns, subresource: 'status' }), 'sentinel ready');
+    must(await hub.client.create(secrets, kubeconfigSecret('sentinel', ws.yaml)), 'sentinel secret');
+    await rec.waitEvent('sentinel engaged', isEngaged(`${ns}/sentinel`));
+    expect(rec.events.slice(before).map(show)).toEqual([`+${ns}/sentinel`]);
 
     // The Cluster's labels are the cluster's: a label change re-engages it with them.
     must(await hub.client.patch(capi, 'prod', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'label prod');

@@ -1,22 +1,22 @@
 // kubeconfig Secrets, namespaces and multi against real servers: the management cluster is the
 // shared kube-apiserver; the clusters the Secrets point at are kcp workspaces (and kube-apiserver).
 import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { takeUntil, toArray, firstValueFrom } from 'rxjs';
+import { defer, takeUntil, toArray, firstValueFrom } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
-import type { Cluster, Secret } from '../../src/index.js';
+import type { Cluster, KubeObject, ResourceDescriptor, Secret } from '../../src/index.js';
 import { configMaps, namespaces as namespaceResource, secrets } from '../../src/index.js';
 import { clusterListProvider } from '../../src/providers/clusters/index.js';
 import { kubeconfigSecretLabel, kubeconfigSecretProvider } from '../../src/providers/kubeconfig-secrets/index.js';
 import { multiProvider } from '../../src/providers/multi/index.js';
 import { namespaceLabel, namespaceProvider } from '../../src/providers/namespaces/index.js';
-import { createFleet, watchEvents } from '../../src/streams/index.js';
+import type { WatchSource } from '../../src/streams/index.js';
+import { clusterWatchSource, createFleet, watchEvents } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
 import { b64, createConfigMap, credentialTraps, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, kubeconfigWith, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
 import { randomName } from './targets.js';
-import { must } from '../support/wait.js';
+import { eventually, must } from '../support/wait.js';
 
 let hub: Cluster;
 let ns: string;
@@ -74,11 +74,14 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     if (west.type !== 'engaged') throw new Error('unreachable');
     const westWatch = firstValueFrom(watchEvents(west.cluster, configMaps, { namespace: 'default' }).pipe(takeUntil(rec.waitEvent('west disengaged', isDisengaged('west'))), toArray()));
 
-    // Annotations only: nothing happens.
+    // Annotations only: nothing happens. A Secret created after them is the sentinel: the provider
+    // handles its watch's events in order and would disengage east as it handles the annotation,
+    // so once the sentinel is engaged, the annotation has been handled.
     const before = rec.events.length;
     must(await hub.client.patch(secrets, 'east', { metadata: { annotations: { note: 'x' } } }, { type: 'merge', namespace: ns }), 'annotate east');
-    await sleep(1500);
-    expect(rec.events.length).toBe(before);
+    must(await hub.client.create(secrets, kubeconfigSecret('sentinel', { kubeconfig: b64(wsB.yaml) })), 'sentinel');
+    await rec.waitEvent('sentinel engaged', isEngaged('sentinel'));
+    expect(rec.events.slice(before).map(show)).toEqual(['+sentinel']);
 
     // The Secret's labels are the cluster's: a label change re-engages it with them, saying why.
     must(await hub.client.patch(secrets, 'east', { metadata: { labels: { touched: 'yes' } } }, { type: 'merge', namespace: ns }), 'label east');
@@ -118,8 +121,8 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     const closed = await west.cluster.client.list(configMaps, { namespace: 'default' });
     expect(E.isLeft(closed) && closed.left.type).toBe('NotEngaged');
 
-    // The fleet saw the same story.
-    await sleep(200);
+    // The fleet saw the same story (through a watch of its own: it may lag behind the recorder's).
+    await eventually('the fleet to engage east three times', () => engagements.filter((n) => n === 'east').length >= 3, { timeoutMs: 10_000 });
     expect(engagements.filter((n) => n === 'east').length).toBe(3);
     sub.unsubscribe();
     const eventsAtStop = rec.events.length;
@@ -176,7 +179,8 @@ describe('kubeconfigSecretProvider with kubeconfigs that would run a program or 
     expect(fileSkipped.type === 'skipped' && fileSkipped.reason).toBe(
       `Secret ${ns}/tokenfile: kubeconfig field users[0].user.token-file is not allowed from a Secret (it reads ${JSON.stringify(tokenFile)}; allow the file with trust.files)`,
     );
-    await sleep(500);
+    // The first pass ends once each of its candidates is engaged, skipped or waiting: nothing more comes of them.
+    await rec.waitReport('the first discovery pass', (r) => r.type === 'discovered');
     expect(rec.events.map(show)).toEqual(['+plain']);
     expect(existsSync(mark)).toBe(false);
     rec.stop();
@@ -205,11 +209,19 @@ describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', (
     must(await hub.client.create(namespaceResource, { metadata: { name: tenant, labels: { set: label } } }), `ns ${tenant}`);
 
     const rec = recorder();
-    // A fast auth backoff, so the watch retries several times within the test.
+    // A fast auth backoff, so the watch retries several times within the test; its calls are counted.
     const authBackoff = { initialMs: 200, factor: 1, maxMs: 200, resetAfterMs: 600_000 };
+    let calls = 0;
+    const counted = <T extends KubeObject>(c: Cluster, r: ResourceDescriptor<T>): WatchSource<T> => {
+      const source = clusterWatchSource(c, r);
+      return {
+        list: (o) => defer(() => ((calls += 1), source.list(o))),
+        watch: (o) => defer(() => ((calls += 1), source.watch(o))),
+      };
+    };
     rec.start(
       multiProvider({
-        secrets: kubeconfigSecretProvider({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, managementWatch: { authBackoff } }),
+        secrets: kubeconfigSecretProvider({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, managementWatch: { authBackoff, sourceFor: counted } }),
         tenants: namespaceProvider({ cluster: hub, labelSelector: `set=${label}` }),
       }),
     );
@@ -222,8 +234,10 @@ describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', (
 
     // The merged namespaces provider works all the same.
     await rec.waitEvent(`tenants#${tenant} engaged`, isEngaged(`tenants#${tenant}`));
-    // Several retries later: still one report, and nothing from the refused Secrets.
-    await sleep(1500);
+    // Several retries later: still one report, and nothing from the refused Secrets. A call starts
+    // only after the failure before it was handled (and reported, if it were).
+    const callsAtReport = calls;
+    await eventually('three more refused calls', () => calls >= callsAtReport + 4, { timeoutMs: 10_000 });
     expect(rec.reports.filter((r) => r.type === 'source')).toHaveLength(1);
     expect(rec.events.filter((ev) => nameOf(ev).startsWith('secrets#'))).toEqual([]);
     expect(rec.events.map(show)).toEqual([`+tenants#${tenant}`]);

@@ -2,7 +2,6 @@
 // becomes ready as caches sync, labels its metrics by cluster, keeps working when one cluster does
 // not serve its resource, and on stop lets in-flight reconciles finish (or aborts them at the
 // deadline).
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { defer } from 'rxjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -61,17 +60,24 @@ describe('run against kcp workspaces', () => {
     const names = Array.from({ length: 4 }, (_, i) => `slow-${i}`);
     for (const name of names) must(await east.client.apply(configMaps, { metadata: { name, namespace: 'default' }, data: { state: 'new' } }, { fieldManager: 'test' }));
     let started = 0;
+    // Each reconcile is held until stop() has been called: in flight when it arrives, by construction.
+    let stopCalled: () => void = () => undefined;
+    const stopping = new Promise<void>((resolve) => {
+      stopCalled = resolve;
+    });
     const handle = await start<ConfigMap>([east], configMaps, (req, ctx) => {
       if (req.object?.data?.state !== 'new') return done();
       started++;
       return defer(async () => {
-        await sleep(1_500); // long enough for stop() to arrive mid-flight
+        await stopping;
         must(await ctx.fleet.get(req.cluster)?.client.apply(configMaps, { metadata: { name: req.key.name, namespace: 'default' }, data: { state: 'reconciled' } }, { fieldManager: 'rt', force: true }) ?? E.left({ message: 'cluster gone' }));
         return done();
       });
     });
     await eventually(`the slow reconciles to start (${started} started)`, () => (started >= names.length ? true : undefined));
-    const result = await handle.stop();
+    const stopped = handle.stop();
+    stopCalled();
+    const result = await stopped;
     expect(result).toMatchObject({ reason: 'clean', code: 0, aborted: 0 });
     for (const name of names) {
       const cm = must(await east.client.get(configMaps, name, { namespace: 'default' }));

@@ -43,6 +43,10 @@ export interface ProxyStats {
   resets: number;
   /** Connections accepted and never connected upstream (`acceptNoAnswer`). */
   unanswered: number;
+  /** Bytes received from clients, forwarded or held: what a client has sent, even into a blackhole. */
+  received: number;
+  /** Bytes received from the server, forwarded or held. */
+  receivedUpstream: number;
 }
 
 /**
@@ -102,7 +106,7 @@ interface Conn {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   let mode: ProxyMode = { type: 'pass' };
   const conns = new Set<Conn>();
-  const stats: ProxyStats = { accepted: 0, cuts: 0, resets: 0, unanswered: 0 };
+  const stats: ProxyStats = { accepted: 0, cuts: 0, resets: 0, unanswered: 0, received: 0, receivedUpstream: 0 };
 
   const kill = (c: Conn, how: 'end' | 'destroy' | 'reset'): void => {
     if (c.dead) return;
@@ -190,6 +194,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     const upstream = connect(targetPort, targetHost);
     c.upstream = upstream;
     upstream.on('data', (chunk: Buffer) => {
+      stats.receivedUpstream += chunk.length;
       c.down.queue.push(chunk);
       c.down.queued += chunk.length;
       pump(c);
@@ -206,6 +211,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     client.on('error', () => { kill(c, 'destroy'); });
     client.on('close', () => { kill(c, 'destroy'); });
     client.on('data', (chunk: Buffer) => {
+      stats.received += chunk.length;
       c.up.queue.push(chunk);
       c.up.queued += chunk.length;
       pump(c);
