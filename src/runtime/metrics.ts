@@ -9,6 +9,7 @@ import type { QueueObserver } from '../operators/queue-observer.js';
 import type { Outcome, QueueDepth } from '../operators/types.js';
 import type { ProviderReport } from '../streams/provider-report.js';
 import type { WatchHealth } from '../streams/watch-health.js';
+import { watchFailing } from '../streams/watch-failing.js';
 import { ClusterSeries } from './cluster-series.js';
 import { errorClassifier } from './error-class.js';
 import { failingCluster } from './failing-cluster.js';
@@ -62,7 +63,8 @@ export interface ControllerMetricsOptions {
  *   `rxfleet_workqueue_unfinished_work_seconds`, `rxfleet_workqueue_longest_running_processor_seconds`
  *   (both computed at scrape time), `rxfleet_active_workers`, `rxfleet_max_concurrent_reconciles`
  * - `rxfleet_watch_relists_total`, `rxfleet_watch_reconnects_total`, `rxfleet_watch_synced`,
- *   `rxfleet_watch_healthy`, each `{cluster,resource}`
+ *   `rxfleet_watch_healthy` (0 while the watch fails, from a failure until a list or event comes
+ *   through: what makes its cluster `unhealthy` on /readyz), each `{cluster,resource}`
  * - `rxfleet_engaged_clusters`
  * - `rxfleet_write_requests_total{cluster,verb,result}` (`verb`: create, replace, apply, patch,
  *   delete; `result`: `ok` or the error's tag)
@@ -227,7 +229,7 @@ function fleetSeries(registers: Registry[], series: ClusterSeries): FleetSeries 
   const relists = new Counter({ name: 'rxfleet_watch_relists_total', help: 'Lists made after the first one (410 Gone).', labelNames: ['cluster', 'resource'], registers });
   const reconnects = new Counter({ name: 'rxfleet_watch_reconnects_total', help: 'Watch requests opened again.', labelNames: ['cluster', 'resource'], registers });
   const synced = new Gauge({ name: 'rxfleet_watch_synced', help: '1 once the watch delivered a full list.', labelNames: ['cluster', 'resource'], registers });
-  const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch is backing off after a failure.', labelNames: ['cluster', 'resource'], registers });
+  const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch fails: since a failure, until a list or event comes through (its cluster is unhealthy on /readyz).', labelNames: ['cluster', 'resource'], registers });
   const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
   const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
   engaged.set(0);
@@ -248,7 +250,7 @@ function fleetSeries(registers: Registry[], series: ClusterSeries): FleetSeries 
       }
       synced.set(labels, h.synced ? 1 : 0);
       series.note(synced, 'synced', labels);
-      healthy.set(labels, h.state === 'backingOff' ? 0 : 1);
+      healthy.set(labels, watchFailing(h) ? 0 : 1);
       series.note(healthy, 'healthy', labels);
     },
     engaged(count) {

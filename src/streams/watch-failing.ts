@@ -5,6 +5,7 @@
 import { ConfigError } from '../core/config-error.js';
 import type { KubeError } from '../core/errors.js';
 import type { WatchConfig } from './watch-config.js';
+import type { WatchHealth } from './watch-health.js';
 
 /**
  * The bounds of a watch's failures, resolved from a {@link WatchConfig} and checked.
@@ -76,6 +77,22 @@ export function retryDelayMs(err: KubeError, backoffMs: number, maxRetryAfterMs:
 export function failingFields(failingSince: number | undefined, now: number, degradedAfterMs: number): { failingSince?: number; degraded?: boolean } {
   if (failingSince === undefined) return {};
   return now - failingSince >= degradedAfterMs ? { failingSince, degraded: true } : { failingSince };
+}
+
+/**
+ * Whether a watch is failing: backing off, or failing since its last successful list or line
+ * (between retries it is briefly `listing` or `connected`, which proves nothing; `degraded`
+ * included). What makes a cluster `unhealthy` on /readyz, and `rxfleet_watch_healthy` 0.
+ *
+ * @example
+ * ```ts
+ * watchFailing({ ...health, state: 'listing', failingSince: 1_000 }); // true: the retry has not answered yet
+ * ```
+ * @param h - the watch's latest health.
+ * @returns true while it fails.
+ */
+export function watchFailing(h: WatchHealth): boolean {
+  return h.state === 'backingOff' || h.failingSince !== undefined || h.degraded === true;
 }
 
 /**
