@@ -5,6 +5,7 @@
 import { JSON_SCHEMA, load } from 'js-yaml';
 import { ConfigError } from '../core/config-error.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
+import { parseLabelSelector } from './label-selector.js';
 import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
 import { parseTemplate } from './template.js';
@@ -96,6 +97,12 @@ function templateProblem(literalCheck: (s: string) => string | undefined): (s: s
   };
 }
 
+function selectorProblem(s: string): string | undefined {
+  if (s.trim() === '') return 'must not be empty; leave it out to sync every object';
+  const r = parseLabelSelector(s);
+  return r.type === 'invalid' ? `is not a label selector: it ${r.message}` : undefined;
+}
+
 function keyPatternProblem(s: string): string | undefined {
   if (s === '' || s === '*') return s === '' ? 'must not be empty' : undefined;
   return s.includes('*') && s.indexOf('*') !== s.length - 1 ? '"*" is only allowed at the end (a prefix match)' : undefined;
@@ -165,10 +172,11 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
     text(naming, 'namespace', `${path}.naming`, p, templateProblem(dnsLabelProblem));
     text(naming, 'name', `${path}.naming`, p, templateProblem(dnsSubdomainProblem));
   }
-  const filter = m.filter === undefined ? undefined : mapping(m.filter, `${path}.filter`, ['namespace', 'labelSelector'], p);
+  const filter = m.filter === undefined ? undefined : mapping(m.filter, `${path}.filter`, ['namespace', 'labelSelector', 'release'], p);
   if (filter !== undefined) {
     text(filter, 'namespace', `${path}.filter`, p, dnsLabelProblem);
-    text(filter, 'labelSelector', `${path}.filter`, p, (s) => (s.trim() === '' ? 'must not be empty; leave it out to sync every object' : undefined));
+    text(filter, 'labelSelector', `${path}.filter`, p, selectorProblem);
+    text(filter, 'release', `${path}.filter`, p, (s) => (s === 'delete' || s === 'keep' ? undefined : 'is not a release: expected "delete" (the default) or "keep"'));
   }
   const down = m.syncDown === undefined ? undefined : mapping(m.syncDown, `${path}.syncDown`, ['labels', 'annotations'], p);
   if (down !== undefined) {

@@ -12,6 +12,7 @@ import { exportOwner } from './export-merge.js';
 import type { APIExport } from '../providers/kcp/export-types.js';
 import { apiExports, apiResourceSchemas } from '../providers/kcp/export-types.js';
 import { agentLabel, defaultAgentName } from './labels.js';
+import { parseLabelSelector } from './label-selector.js';
 import { namingProblem, sharedSourceProblem } from './naming-check.js';
 import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
@@ -111,6 +112,8 @@ function configProblems(p: PublishedResource): string[] {
     const r = source === undefined ? undefined : parseTemplate(source);
     if (r?.type === 'invalid') out.push(`${field}: ${r.message}`);
   }
+  const selector = p.filter?.labelSelector === undefined ? undefined : parseLabelSelector(p.filter.labelSelector);
+  if (selector?.type === 'invalid') out.push(`filter.labelSelector: ${JSON.stringify(p.filter?.labelSelector)} ${selector.message}`);
   const ids = new Set<string>();
   (p.related ?? []).forEach((r, j) => {
     if (ids.has(r.identifier)) out.push(`related[${j}].identifier: "${r.identifier}" is used twice`);

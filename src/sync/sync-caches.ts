@@ -25,7 +25,7 @@ import type { RelatedResource } from './types.js';
  * ```
  */
 export interface SyncWatches {
-  /** The consumer objects (the primary watch): the plan's filter. */
+  /** The consumer objects (the primary watch): the filter's namespace, every label (an object that leaves the label selector must be seen, to be released). */
   readonly primary: Selection;
   /** The service copies: the agent's and the published resource's labels. */
   readonly copies: Selection;
@@ -48,7 +48,7 @@ export interface SyncWatches {
 export function syncWatches(plan: PublishedPlan): SyncWatches {
   const f = plan.published.filter ?? {};
   return {
-    primary: { ...(f.namespace === undefined ? {} : { namespace: f.namespace }), ...(f.labelSelector === undefined ? {} : { labelSelector: f.labelSelector }) },
+    primary: f.namespace === undefined ? {} : { namespace: f.namespace },
     copies: { labelSelector: agentSelector(plan.agentName, plan.published.name) },
     namespaces: { labelSelector: `${agentLabel}=${plan.agentName}` },
     related: {},

@@ -18,7 +18,6 @@ import type { Controller, ControllerContext, InputContext } from '../runtime/con
 import { controller } from '../runtime/controller.js';
 import { readBackReference, sourceIdentity } from '../sinks/back-reference.js';
 import { finalizerWrites } from '../sinks/finalizer-writes.js';
-import { removeTargets } from '../sinks/release-source.js';
 import { sweepOrphans } from '../sinks/sweep-orphans.js';
 import { toAction } from '../sinks/to-action.js';
 import type { Provider } from '../streams/cluster.js';
@@ -35,6 +34,9 @@ import { relatedKeys } from './related-keys.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource, syncCaches, syncWatches } from './sync-caches.js';
 import { syncDown } from './sync-down.js';
+import { cleanup, copyKinds, release, uniqueResources } from './release.js';
+import { parseLabelSelector } from './label-selector.js';
+import { ConfigError } from '../core/config-error.js';
 import { copyRefusal, syncStatus } from './sync-up.js';
 
 /**
@@ -58,7 +60,6 @@ export interface SyncControllerOptions {
   readonly terminatingWaitMs?: number;
 }
 
-const uniqueResources = (rs: readonly ResourceDescriptor[]): ResourceDescriptor[] => [...new Map(rs.map((r) => [resourceId(r), r])).values()];
 
 // Back from a copy to its consumer object's key.
 const copyKey =
@@ -85,9 +86,7 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
     filter((e) => isService(e.cluster)),
     take(1),
   );
-  const related = plan.published.related ?? [];
-  const onService = uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map(relatedResource)]);
-  const inWorkspaces = uniqueResources(related.filter((r) => r.origin === 'service').map(relatedResource));
+  const { onService, inWorkspaces } = copyKinds(plan);
   const where = { published: plan.published.name };
   return combineLatest([pass, serviceUp]).pipe(
     take(1),
@@ -175,40 +174,6 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
   );
 }
 
-// Cleanup: the service copy and the related copies on the service side, then the related copies in
-// the workspace. The finalizer goes only once every listing and delete succeeded and nothing is
-// left terminating: a copy held by the service's own finalizers keeps the consumer object too.
-function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number): Observable<Action> | Action {
-  const obj = req.object;
-  if (obj === undefined) return done();
-  const source = sourceIdentity(req.cluster, plan.kcp, obj);
-  const related = plan.published.related ?? [];
-  const onService = uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map(relatedResource)]);
-  const inWorkspace = uniqueResources(related.filter((r) => r.origin === 'service').map(relatedResource));
-  return concat(
-    removeTargets(ctx.sinks, { source, targets: onService, clusterNames: [serviceCluster] }),
-    inWorkspace.length === 0
-      ? EMPTY
-      : removeTargets(ctx.sinks, { source, targets: inWorkspace, clusterNames: [req.cluster] }).pipe(
-          // A workspace that never accepted (or revoked) the permission claim for the related kind: the
-          // agent could write nothing there, so there is nothing to delete, and its object must not be held for ever.
-          filter((o) => {
-            const forbidden = E.isLeft(o) && o.left.type === 'Forbidden';
-            if (forbidden) ctx.log.warn({ published: plan.published.name }, `cleanup: related copies in the workspace cannot be listed, skipped: ${o.left.message}`);
-            return !forbidden;
-          }),
-        ),
-  ).pipe(
-    toArray(),
-    concatMap((outcomes) =>
-      from(outcomes).pipe(
-        toAction(),
-        map((a) => (a.type === 'done' && outcomes.some((o) => E.isRight(o) && o.right.object !== undefined) ? requeueAfter(terminatingWaitMs) : a)),
-      ),
-    ),
-  );
-}
-
 /**
  * The sync controller of one published resource. Its primary watch is the projected resource
  * (`plan.kcp`) in every consumer workspace (`isConsumer`, narrowed by the published filter); it also
@@ -223,7 +188,10 @@ function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerCont
  * - up: the copy's status replaces the consumer's (status subresource), after the tenant check,
  *   with the agent's `sync.rxfleet.dev/Synced` condition once anything was refused;
  * - deletion: the service-side objects are deleted (uid preconditions), the workspace's related
- *   copies too, and only then the finalizer is removed.
+ *   copies too, and only then the finalizer is removed;
+ * - leaving the filter: an object that stops matching `filter.labelSelector` is released the same
+ *   way while it lives on (its copies kept with `filter.release: keep`). The primary watch sees
+ *   every label for this: the selector is matched by the agent, not by the server.
  *
  * Every write of a workspace goes through that workspace's own client, and a copy whose
  * back-reference names another object is never written to nor read from. Once the consumer
@@ -240,12 +208,16 @@ function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerCont
  * @param plan - the published resource, as preflight resolved it.
  * @param options - the shared provider and timings.
  * @returns the controller, for `run`/`main` with the agent's other controllers.
+ * @throws ConfigError when `filter.labelSelector` is not a label selector (preflight reports it first).
  */
 export function syncController(plan: PublishedPlan, options: SyncControllerOptions): Controller<KubeObject> {
   const waitMs = options.cacheWaitMs ?? 1_000;
   const terminatingWaitMs = options.terminatingWaitMs ?? 5_000;
   const kinds = uniqueResources((plan.published.related ?? []).map(relatedResource));
   const finalizer = syncFinalizer(plan.agentName);
+  const selector = plan.published.filter?.labelSelector === undefined ? undefined : parseLabelSelector(plan.published.filter.labelSelector);
+  if (selector?.type === 'invalid') throw new ConfigError(`sync controller "${plan.published.name}": filter.labelSelector ${selector.message}`);
+  const selected = selector === undefined ? (): boolean => true : selector.matches;
   // The caches of the current run: set when the runtime builds the inputs, before any reconcile.
   let caches: SyncCaches | undefined;
   const w = syncWatches(plan);
@@ -264,6 +236,9 @@ export function syncController(plan: PublishedPlan, options: SyncControllerOptio
     reconcile: (req, ctx) => {
       const c = caches;
       if (c === undefined) return error(new Error(`sync controller "${plan.published.name}": reconciled before its inputs were built`));
+      const obj = req.object;
+      // A live object that left the label selector (or never matched it): released, if it was taken.
+      if (obj !== undefined && obj.metadata.deletionTimestamp === undefined && !selected(obj.metadata.labels ?? {})) return release(plan, req, ctx, terminatingWaitMs);
       return withFinalizer<KubeObject>({
         finalizer,
         writes: finalizerWrites(ctx.sinks, plan.kcp),

@@ -62,14 +62,20 @@ export interface PublishedNaming {
  *
  * @example
  * ```ts
- * const filter: PublishedFilter = { namespace: 'apps', labelSelector: 'tier=prod' };
+ * const filter: PublishedFilter = { namespace: 'apps', labelSelector: 'tier=prod', release: 'delete' };
  * ```
  */
 export interface PublishedFilter {
   /** Only objects in this namespace (in every workspace). */
   readonly namespace?: string;
-  /** Only objects matching this label selector. */
+  /** Only objects matching this label selector (`kubectl -l` syntax: `tier=prod,env in (a,b),!legacy`). */
   readonly labelSelector?: string;
+  /**
+   * What happens when a synced object stops matching `labelSelector`: the agent releases it (its
+   * finalizer goes, nothing more syncs) after deleting its service copy and related copies
+   * (`delete`, the default), or leaving them where they are (`keep`).
+   */
+  readonly release?: 'delete' | 'keep';
 }
 
 /**

@@ -1,0 +1,124 @@
+// Letting go of a consumer object: its service copy and related copies deleted (the cleanup a
+// deletion waits for), then the agent's finalizer removed. A deleted object goes through it by the
+// finalizer; an object that leaves the published filter's label selector is released the same way
+// while it lives on, its copies deleted or, by the filter's `release: keep`, left where they are.
+import type { Observable } from 'rxjs';
+import { EMPTY, concat, concatMap, defer, filter, from, last, map, of, toArray } from 'rxjs';
+import type { ResourceDescriptor } from '../core/resource.js';
+import { resourceId } from '../core/resource.js';
+import { E } from '../internal/fp.js';
+import type { Action } from '../operators/actions.js';
+import { done, isAction, requeueAfter } from '../operators/actions.js';
+import type { ReconcileRequest } from '../operators/types.js';
+import type { ControllerContext } from '../runtime/controller.js';
+import { sourceIdentity } from '../sinks/back-reference.js';
+import { finalizerWrites } from '../sinks/finalizer-writes.js';
+import { removeTargets } from '../sinks/release-source.js';
+import { toAction } from '../sinks/to-action.js';
+import { serviceCluster } from './clusters.js';
+import { syncFinalizer } from './labels.js';
+import type { PublishedPlan } from './plan.js';
+import { relatedResource } from './sync-caches.js';
+
+/**
+ * Resources, each once (by `resourceId`), in first-seen order.
+ *
+ * @example
+ * ```ts
+ * uniqueResources([secrets, configMaps, secrets]); // [secrets, configMaps]
+ * ```
+ * @param rs - the resources.
+ * @returns them without repeats.
+ */
+export function uniqueResources(rs: readonly ResourceDescriptor[]): ResourceDescriptor[] {
+  return [...new Map(rs.map((r) => [resourceId(r), r])).values()];
+}
+
+/**
+ * The kinds of what the agent makes for a consumer object: on the service cluster (the copy, and
+ * the related copies of kcp-origin objects) and in the workspaces (related copies of service-origin ones).
+ *
+ * @example
+ * ```ts
+ * const { onService, inWorkspaces } = copyKinds(plan);
+ * ```
+ * @param plan - the published resource's plan.
+ * @returns both lists, each kind once.
+ */
+export function copyKinds(plan: PublishedPlan): { readonly onService: ResourceDescriptor[]; readonly inWorkspaces: ResourceDescriptor[] } {
+  const related = plan.published.related ?? [];
+  return {
+    onService: uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map(relatedResource)]),
+    inWorkspaces: uniqueResources(related.filter((r) => r.origin === 'service').map(relatedResource)),
+  };
+}
+
+/**
+ * Deletes what the agent made for a consumer object: the service copy and the related copies on the
+ * service side, then the related copies in the workspace. `done` only once every listing and delete
+ * succeeded and nothing is left terminating (a copy held by the service's own finalizers is waited
+ * for, every `terminatingWaitMs`).
+ *
+ * @example
+ * ```ts
+ * withFinalizer({ finalizer, writes, apply, cleanup: (r) => cleanup(plan, r, ctx, 5_000) });
+ * ```
+ * @param plan - the published resource's plan.
+ * @param req - the consumer object's request.
+ * @param ctx - the controller's context.
+ * @param terminatingWaitMs - how long to wait for a terminating copy before looking again.
+ * @returns the action.
+ */
+export function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number): Observable<Action> | Action {
+  const obj = req.object;
+  if (obj === undefined) return done();
+  const source = sourceIdentity(req.cluster, plan.kcp, obj);
+  const { onService, inWorkspaces } = copyKinds(plan);
+  return concat(
+    removeTargets(ctx.sinks, { source, targets: onService, clusterNames: [serviceCluster] }),
+    inWorkspaces.length === 0
+      ? EMPTY
+      : removeTargets(ctx.sinks, { source, targets: inWorkspaces, clusterNames: [req.cluster] }).pipe(
+          // A workspace that never accepted (or revoked) the permission claim for the related kind: the
+          // agent could write nothing there, so there is nothing to delete, and its object must not be held for ever.
+          filter((o) => {
+            const forbidden = E.isLeft(o) && o.left.type === 'Forbidden';
+            if (forbidden) ctx.log.warn({ published: plan.published.name }, `cleanup: related copies in the workspace cannot be listed, skipped: ${o.left.message}`);
+            return !forbidden;
+          }),
+        ),
+  ).pipe(
+    toArray(),
+    concatMap((outcomes) =>
+      from(outcomes).pipe(
+        toAction(),
+        map((a) => (a.type === 'done' && outcomes.some((o) => E.isRight(o) && o.right.object !== undefined) ? requeueAfter(terminatingWaitMs) : a)),
+      ),
+    ),
+  );
+}
+
+const lastOf = (out: Observable<Action> | Action): Observable<Action> => defer(() => (isAction(out) ? of(out) : out)).pipe(last(null, done()));
+
+/**
+ * Releases a live consumer object that left the published filter: when it carries the agent's
+ * finalizer, its copies are deleted ({@link cleanup}; skipped with `filter.release: keep`), then
+ * the finalizer is removed. Nothing is written for an object the agent never took.
+ *
+ * @example
+ * ```ts
+ * if (!selected(obj)) return release(plan, req, ctx, 5_000);
+ * ```
+ * @param plan - the published resource's plan.
+ * @param req - the consumer object's request (the object is there).
+ * @param ctx - the controller's context.
+ * @param terminatingWaitMs - as for {@link cleanup}.
+ * @returns the action.
+ */
+export function release(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number): Observable<Action> {
+  const obj = req.object;
+  const finalizer = syncFinalizer(plan.agentName);
+  if (obj === undefined || !(obj.metadata.finalizers ?? []).includes(finalizer)) return of(done());
+  const cleaned = plan.published.filter?.release === 'keep' ? of(done()) : lastOf(cleanup(plan, req, ctx, terminatingWaitMs));
+  return cleaned.pipe(concatMap((a) => (a.type === 'done' ? from(finalizerWrites(ctx.sinks, plan.kcp).remove(req.key, finalizer, obj)).pipe(last(null, done())) : of(a))));
+}
