@@ -34,11 +34,23 @@ describe('leader election when the home cluster is lost', () => {
   let home: KubeApiserverHandle;
   let homeCluster: Cluster;
   let fleetClient: ClusterClient;
+  /** Requests the replica sent to the home cluster (its Lease calls): the replica's own clock. */
+  let homeCalls = 0;
   const ns = `home-loss-${tag}`;
 
   beforeAll(async () => {
     home = await startKubeApiserver();
-    homeCluster = { name: clusterName('home'), client: clientOf('home', readFileSync(home.kubeconfigPath('admin'), 'utf8')) };
+    const homeClient = clientOf('home', readFileSync(home.kubeconfigPath('admin'), 'utf8'));
+    homeCluster = {
+      name: clusterName('home'),
+      client: {
+        ...homeClient,
+        raw: (req) => {
+          homeCalls += 1;
+          return homeClient.raw(req);
+        },
+      },
+    };
     must(await homeCluster.client.create(namespaces, { metadata: { name: 'rxfleet-system' } }), 'lease namespace');
     fleetClient = clientOf('hub', sharedKubeApiserver().kubeconfigYaml('admin'));
     must(await fleetClient.create(namespaces, { metadata: { name: ns, labels: { [`home-loss-${tag}`]: 'true' } } }), 'tenant namespace');
@@ -93,8 +105,10 @@ describe('leader election when the home cluster is lost', () => {
       const direct = await kept?.client.apply(configMaps, { metadata: { name: 'out', namespace: ns }, data: { v: 'direct' } }, { fieldManager: 'direct', force: true });
       expect(direct !== undefined && E.isLeft(direct) && direct.left.type).toBe('Fenced');
       must(await fleetClient.patch(configMaps, 'in', { data: { v: '2' } }, { type: 'merge', namespace: ns }), 'input change');
-      // Past the lease duration and a few retries: no write may have landed while fenced.
-      await new Promise((r) => setTimeout(r, timing.leaseDurationMs + 4 * timing.retryPeriodMs));
+      // Four more Lease attempts while fenced (each begins once the one before has failed): four
+      // turns of its loop in which it could have led again and written; none may have landed.
+      const callsAtChange = homeCalls;
+      await eventually('four more Lease attempts', () => homeCalls >= callsAtChange + 5, { timeoutMs: 60_000 });
       expect(await output()).toBe('1');
       expect(handle.health.report().replica?.type).toBe('fenced');
 

@@ -4,7 +4,6 @@
 // a fresh list.
 import { BehaviorSubject, catchError, defer, firstValueFrom, NEVER, of, switchMap, take, throwError, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { kubeError } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { Cluster, ConfigMap } from '../../src/index.js';
@@ -120,10 +119,14 @@ describe.each(servers)('streams under faults ($name)', (server) => {
     const sub = inf.events.subscribe(counter.onEvent);
     try {
       const names = Array.from({ length: 60 }, (_, i) => `k-${i}`);
+      // Writes refused (the server down or coming back), and writer steps done: what the kill waits for.
+      let refused = 0;
+      let steps = 0;
       const create = async (name: string): Promise<void> => {
         // A create retried across the kill may find the object already made: that is success.
         await retrying(`create ${name}`, async () => {
           const r = await cluster.client.create(configMaps, { metadata: { name, namespace, labels: { fault: 'kill' } } });
+          if (E.isLeft(r) && r.left.type !== 'AlreadyExists') refused += 1;
           return E.isLeft(r) && r.left.type === 'AlreadyExists' ? E.right(undefined) : r;
         }, { timeoutMs: 60_000, alsoRetry: srv.warmupErrors });
       };
@@ -131,6 +134,7 @@ describe.each(servers)('streams under faults ($name)', (server) => {
         // Likewise a retried delete may find the object already gone.
         await retrying(`delete ${name}`, async () => {
           const r = await cluster.client.delete(configMaps, name, { namespace });
+          if (E.isLeft(r) && r.left.type !== 'NotFound') refused += 1;
           return E.isLeft(r) && r.left.type === 'NotFound' ? E.right(undefined) : r;
         }, { timeoutMs: 60_000, alsoRetry: srv.warmupErrors });
       };
@@ -141,6 +145,7 @@ describe.each(servers)('streams under faults ($name)', (server) => {
         for (let i = 30; i < 60; i++) {
           await create(names[i] ?? '');
           await remove(names[i - 30] ?? '');
+          steps += 1;
         }
       })();
       // Settled at once so a writer failing during the restart is reported by this test, not as unhandled.
@@ -148,9 +153,11 @@ describe.each(servers)('streams under faults ($name)', (server) => {
         () => undefined,
         (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
       );
-      await sleep(200);
+      // Killed mid-stream: after the writers' first steps, and restarted once a write has met the
+      // dead server (so the writers are still going when it dies).
+      await eventually('the writers under way', () => steps >= 2, { timeoutMs: 30_000 });
       await srv.kill();
-      await sleep(500);
+      await eventually('a write refused by the dead server', () => refused >= 1, { timeoutMs: 30_000 });
       await srv.restart();
       const writerError = await writersDone;
       if (writerError !== undefined) throw writerError;
