@@ -1,12 +1,9 @@
 // A Lease deleted under the keepers, in virtual time: a standby that saw it treats it as its last
 // holder's for one lease duration (client-go's observed-time rule, extended to a missing Lease),
-// and a holder whose renew finds it gone stops at once and claims it again only through a read.
-// The fake answers like the API server: a PUT of a missing Lease creates it.
-import { defer, of } from 'rxjs';
+// and a holder whose renew finds it gone stops at once and claims it again only through a read,
+// however the server answers that renew (the fake answers like kube-apiserver unless told).
 import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { kubeError } from '../../src/core/errors.js';
-import { E } from '../../src/internal/fp.js';
 import type { LeaseApi } from '../../src/runtime/ha/lease-api.js';
 import type { LeaseKeeper, LeaseKeeperCommon, LeaseState } from '../../src/runtime/ha/lease-keeper.js';
 import { leaseKeeper } from '../../src/runtime/ha/lease-keeper.js';
@@ -14,7 +11,7 @@ import { heldNow, heldUntil, observeLease } from '../../src/runtime/ha/lease-obs
 import { defaultLeaseTiming } from '../../src/runtime/ha/lease-timing.js';
 import { testScheduler } from '../support/marbles.js';
 import type { FakeLeases } from './lease-fake.js';
-import { fakeLeases, home } from './lease-fake.js';
+import { fakeLeases } from './lease-fake.js';
 
 const acquiring: LeaseState = { type: 'acquiring' };
 const heldBy = (holder: string): LeaseState => ({ type: 'acquiring', holder });
@@ -78,34 +75,34 @@ describe('leaseKeeper and a deleted Lease', () => {
       });
       at(ts, 2_001, () => { fake.remove('ctl'); });
       for (let t = 0; t < 40_000; t += 100) at(ts, t, () => (me.valid() && you?.valid() === true ? both.push(t) : undefined));
-      // The holder's renew at 4 s recreates the Lease (a PUT creates a missing Lease): it stops at
-      // once, reads, finds its own record and holds it again, under a new epoch.
-      expectObservable(me.states, '^ 40s !').toBe('(ah) 3996ms (lg)', { a: acquiring, h: held(1), l: lost('the Lease was deleted'), g: held(2) });
+      // The holder's renew at 4 s is refused (409: the Lease it names is gone): it stops at once,
+      // reads, finds nothing, its own record being the last seen creates it, and holds it again.
+      expectObservable(me.states, '^ 40s !').toBe('(ah) 3996ms (lg)', { a: acquiring, h: held(1), l: lost('the Lease was deleted or taken'), g: held(2) });
     });
     expect(both).toEqual([]);
     expect(fake.calls.filter((c) => c.startsWith('you ') && !c.includes('acquiring'))).toEqual([]);
-    expect(fake.calls.filter((c) => c.endsWith('@3000') || c.endsWith('@4000'))).toEqual(['GET ctl @3000', 'PUT ctl @4000', 'GET ctl @4000', 'PUT ctl @4000']);
+    expect(fake.calls.filter((c) => c.endsWith('@3000') || c.endsWith('@4000'))).toEqual(['GET ctl @3000', 'PUT ctl @4000', 'GET ctl @4000', 'POST ctl @4000']);
     expect(fake.read('ctl')?.spec?.holderIdentity).toBe('me');
   });
 
-  it('stops at once when a renew is answered 404, and creates the Lease again after a read', () => {
+  it.each([
+    ['409 (kube-apiserver: the body names the old uid)', 'server', 'the Lease was deleted or taken (a renew answered 409 Conflict)'],
+    ['404 (a server that does not create on update)', 'notfound', 'the Lease was deleted (a renew answered 404)'],
+    ['201 (a server that creates it whatever the body says)', 'create', 'the Lease was deleted (a renew created it anew)'],
+  ] as const)('stops writing at once when a renew of its deleted Lease is answered %s, and claims it again through a read', (_, putMissing, why) => {
     const ts = testScheduler();
     const fake = fakeLeases(ts);
-    // A server that does not create on update (or a Lease namespace being deleted): the renew's 404.
-    const missing = (name: string) => defer(() => {
-      fake.calls.push(`PUT ${name} @${ts.now()} (404)`);
-      return of(E.left(kubeError('NotFound', home, `leases "${name}" not found`)));
-    });
-    const api: LeaseApi = { ...fake.api, replace: (l) => (fake.read(l.metadata.name ?? '') === undefined ? missing(l.metadata.name ?? '') : fake.api.replace(l)) };
+    fake.putMissing = putMissing;
     const seen: string[] = [];
     ts.run(() => {
-      const k = keeper(ts, api);
+      const k = keeper(ts, fake.api);
       at(ts, 2_001, () => { fake.remove('ctl'); });
       // Each state with what the fence reads then: no write may pass once it says lost.
-      const sub = k.states.subscribe((s) => seen.push(`${s.type === 'lost' ? s.reason : s.type} ${String(k.valid())} @${ts.now()}`));
+      const sub = k.states.subscribe((st) => seen.push(`${st.type === 'lost' ? st.reason : st.type} ${String(k.valid())} @${ts.now()}`));
       at(ts, 10_000, () => { sub.unsubscribe(); });
     });
-    expect(fake.calls.filter((c) => c.includes('@4000'))).toEqual(['PUT ctl @4000 (404)', 'GET ctl @4000', 'POST ctl @4000']);
-    expect(seen).toEqual(['acquiring false @0', 'held true @0', 'leader Lease ops/ctl on cluster "home": the Lease was deleted false @4000', 'held true @4000']);
+    expect(seen).toEqual(['acquiring false @0', 'held true @0', `leader Lease ops/ctl on cluster "home": ${why} false @4000`, 'held true @4000']);
+    const reclaim = putMissing === 'create' ? ['GET ctl @4000', 'PUT ctl @4000'] : ['GET ctl @4000', 'POST ctl @4000'];
+    expect(fake.calls.filter((c) => c.endsWith('@4000'))).toEqual(['PUT ctl @4000', ...reclaim]);
   });
 });

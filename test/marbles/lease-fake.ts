@@ -1,5 +1,5 @@
 // An in-memory Lease API for marble tests: Leases in a Map with resourceVersion preconditions like
-// the API server's (and its create-on-update of a missing Lease), answers as Observables (so they live in virtual time), a switch to fail or
+// the API server's (and its answer to an update of a missing Lease), answers as Observables (so they live in virtual time), a switch to fail or
 // hang every call, and a log of the calls with the virtual time each was made at.
 import { defer, NEVER, of } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
@@ -19,6 +19,11 @@ export interface FakeLeases {
   readonly calls: string[];
   /** 'ok' answers, 'fail' answers 503, 'hang' never answers. */
   mode: 'ok' | 'fail' | 'hang';
+  /**
+   * An update of a missing Lease: `server` as kube-apiserver (it creates it, but a body naming a
+   * uid fails that precondition: 409), `create` whatever the body says, `notfound` 404.
+   */
+  putMissing: 'server' | 'create' | 'notfound';
   /** The stored Lease, if any. */
   read(name: string): Lease | undefined;
   /** Another replica writes the Lease as `holder` (a renew when it already holds it). */
@@ -43,6 +48,7 @@ export function fakeLeases(scheduler: SchedulerLike, namespace = 'ops'): FakeLea
   };
   const calls: string[] = [];
   let mode: FakeLeases['mode'] = 'ok';
+  let putMissing: FakeLeases['putMissing'] = 'server';
   const answer = <T>(what: string, f: () => Either<KubeError, T>): Observable<Either<KubeError, T>> =>
     defer(() => {
       calls.push(`${what} @${scheduler.now()}`);
@@ -59,8 +65,11 @@ export function fakeLeases(scheduler: SchedulerLike, namespace = 'ops'): FakeLea
     create: (l) => answer(`POST ${l.metadata.name ?? ''}`, () => (store.has(l.metadata.name ?? '') ? fail('AlreadyExists', 'exists') : E.right(stamp(l, true)))),
     replace: (l) => answer(`PUT ${l.metadata.name ?? ''}`, () => {
       const old = store.get(l.metadata.name ?? '');
-      // As the API server: an update of a missing Lease creates it, whatever resourceVersion it carries.
-      if (old === undefined) return E.right(stamp(l, true));
+      if (old === undefined) {
+        if (putMissing === 'notfound') return fail('NotFound', 'leases not found', { kind: 'leases' });
+        if (putMissing === 'server' && l.metadata.uid !== undefined) return fail('Conflict', `Precondition failed: UID in precondition: ${l.metadata.uid}, UID in object meta: `);
+        return E.right(stamp(l, true));
+      }
       return old.metadata.resourceVersion === l.metadata.resourceVersion ? E.right(stamp(l, false)) : fail('Conflict', 'stale resourceVersion');
     }),
     delete: (_ns, name, opts) => answer(`DELETE ${name}`, () => {
@@ -79,6 +88,12 @@ export function fakeLeases(scheduler: SchedulerLike, namespace = 'ops'): FakeLea
     },
     set mode(m) {
       mode = m;
+    },
+    get putMissing() {
+      return putMissing;
+    },
+    set putMissing(p) {
+      putMissing = p;
     },
     read: (name) => store.get(name),
     remove: (name) => {

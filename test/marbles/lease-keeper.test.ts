@@ -144,7 +144,7 @@ describe('leaseKeeper', () => {
     ts.run(({ expectObservable }) => {
       at(ts, 3_000, () => { fake.writeAs('ctl', 'other'); });
       const k = keeper(ts, fake);
-      expectObservable(k.states, '^ 10s !').toBe('(ah) 3996ms (lb)', { a: acquiring, h: held(1), l: lost('the Lease is held by "other"'), b: heldBy('other') });
+      expectObservable(k.states, '^ 10s !').toBe('(ah) 3996ms (lb)', { a: acquiring, h: held(1), l: lost('a renew answered 409 Conflict'), b: heldBy('other') });
     });
     expect(fake.calls.filter((c) => c.endsWith('@4000'))).toEqual(['PUT ctl @4000', 'GET ctl @4000']);
   });

@@ -127,10 +127,11 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
       catchError((err: unknown) => of(E.left(kubeError('Unknown', api.cluster, `${where}: ${err instanceof Error ? err.message : String(err)}`)))),
     );
 
-  // The Lease is gone (or was, until our renew created it anew): whoever deleted it meant it to be
-  // free, and a standby that saw it missing may count on that once our record expires. Stop
-  // writing now, and claim it again only through a read, like any candidate.
-  const deleted = (why: string): void => {
+  // The Lease is not as we last wrote it (deleted, taken, or deleted and created anew by our own
+  // renew): we can no longer prove we hold it. Stop writing now, and claim it again only through a
+  // read, like any candidate (a renew of our own that we stopped waiting for and that landed
+  // anyway costs a lost/held turn, which is rare and safe).
+  const refused = (why: string): void => {
     const wasHeld = held;
     ours = undefined;
     lose(why);
@@ -144,21 +145,18 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
       // A renew answered 404 (a create's 404 is the namespace's, not the Lease's).
       if (res.left.type === 'NotFound' && current !== undefined) {
         observed = observeLease(observed, undefined, clock());
-        deleted('the Lease was deleted');
-        return;
-      }
-      // Someone else wrote it: read it again before the next write, and at once if we hold it, to
-      // stop writing as soon as it turns out to be taken rather than a tick later.
-      if (res.left.type === 'Conflict' || res.left.type === 'AlreadyExists') {
-        ours = undefined;
-        if (held) poke();
+        refused('the Lease was deleted (a renew answered 404)');
+      } else if (res.left.type === 'Conflict' || res.left.type === 'AlreadyExists') {
+        // Written by someone else, or deleted: the API server answers a renew of a deleted Lease
+        // 409 too (its body names the old uid). Either way read it again before the next write.
+        refused(`the Lease was deleted or taken (a renew answered ${res.left.type === 'Conflict' ? '409 Conflict' : '409 AlreadyExists'})`);
       }
       return;
     }
     claimed = true;
     observed = observeLease(observed, leaseSighting(res.right), clock());
     if (recreatedLease(current, res.right)) {
-      deleted('the Lease was deleted (the renew created it anew)');
+      refused('the Lease was deleted (a renew created it anew)');
       return;
     }
     ours = res.right;
