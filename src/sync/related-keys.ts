@@ -1,7 +1,7 @@
 // Which consumer objects a change of a related-kind object (a Secret or ConfigMap, on either side)
 // concerns, so its reconcile runs: a copy the agent made names its consumer object by
 // back-reference; an origin object is matched against the primaries of its namespace on its side,
-// by the name each of them gives it there (related-places.ts).
+// by the name each of them gives it there (the copy carries the service-side name; related-places.ts).
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import { objectKey } from '../core/key.js';
@@ -12,15 +12,14 @@ import { readBackReference } from '../sinks/back-reference.js';
 import { serviceCluster } from './clusters.js';
 import { relatedName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
-import { derivedRelatedName, referenceKind } from './related-places.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource } from './sync-caches.js';
 
 /**
  * The consumer keys a related-kind object concerns, on either side: a copy made by the agent (or
  * anything claiming to be one) names its primary by back-reference; an origin object is matched
- * against the primaries of its namespace on its side (the service copies there, by the name the
- * agent derived or the copy gives; or the workspace's consumer objects).
+ * against the primaries of its namespace on its side (the service copies there, by the name in the
+ * copy, derived names included; or the workspace's consumer objects).
  *
  * @example
  * ```ts
@@ -43,13 +42,12 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
   for (const related of plan.published.related ?? []) {
     if (resourceId(relatedResource(related)) !== resourceId(r)) continue;
     if (onService) {
-      const derived = referenceKind(related.object) === 'derived';
+      // Read from the copies (a derived name is in the copy's field): only a wake-up, the reconcile
+      // proves ownership; a copy edited on the service side wakes the wrong object at worst.
       for (const copy of caches.copiesIn(namespace)) {
         const src = readBackReference(copy);
-        if (src === undefined) continue;
-        const logical = caches.logicalCluster(src.cluster);
-        const n = derived ? derivedRelatedName(plan, related, logical, src) : relatedName(related.object, logical, copy);
-        if (n === name || (typeof n !== 'string' && n.type === 'named' && n.name === name)) keys.push(objectKey(src.cluster, src.namespace, src.name));
+        const n = src === undefined ? undefined : relatedName(related.object, caches.logicalCluster(src.cluster), copy);
+        if (src !== undefined && n?.type === 'named' && n.name === name) keys.push(objectKey(src.cluster, src.namespace, src.name));
       }
     } else {
       for (const primary of caches.primariesIn(cluster, namespace)) {
