@@ -100,6 +100,8 @@ describe('the series deploy/monitoring queries, on a running controller', () => 
     const url = handle.url ?? '';
     const scrape = async (): Promise<string> => (await httpGet(`${url}/metrics`)).body;
 
+    const stateOf = (cluster: string): string | undefined => handle.health.report().clusters.find((x) => x.cluster === cluster)?.state;
+    await eventually('direct and relisting to sync', () => (stateOf('direct') === 'synced' && stateOf('relisting') === 'synced' ? true : undefined));
     // The unhealthy series says what /readyz says, also while a retry hangs (its watch `listing`).
     const retrying = (): boolean => {
       const h = handle.health.report().clusters.find((x) => x.cluster === 'held');
