@@ -34,7 +34,7 @@ while (($#)); do
         *) echo "rxfleet: --only takes one of: kcp kube-apiserver etcd promtool" >&2; exit 2 ;;
       esac
       ;;
-    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "rxfleet: unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
