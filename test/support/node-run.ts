@@ -22,7 +22,7 @@ export interface NodeRun {
  *
  * @example
  * ```ts
- * const r = await runNode(['dist/cli/bin.js', '--help']);
+ * const r = await runNode(['packages/cli/dist/bin.js', '--help']);
  * ```
  * @param args - the arguments after `node`.
  * @param node - the Node binary (default: this one).
