@@ -44,10 +44,15 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
     if (onService) {
       // Read from the copies (a derived name is in the copy's field): only a wake-up, the reconcile
       // proves ownership; a copy edited on the service side wakes the wrong object at worst.
+      // The name first (a field read), the back-reference (a hash) only for the copies that name it:
+      // in a namespace every workspace shares, this runs over every copy for every event.
+      const byPath = related.object.path !== undefined;
       for (const copy of caches.copiesIn(namespace)) {
-        const src = readBackReference(copy);
-        const n = src === undefined ? undefined : relatedName(related.object, caches.logicalCluster(src.cluster), copy);
-        if (src !== undefined && n?.type === 'named' && n.name === name) keys.push(objectKey(src.cluster, src.namespace, src.name));
+        const early = byPath ? undefined : readBackReference(copy);
+        const n = relatedName(related.object, early === undefined ? '' : caches.logicalCluster(early.cluster), copy);
+        if (n.type !== 'named' || n.name !== name) continue;
+        const src = early ?? readBackReference(copy);
+        if (src !== undefined) keys.push(objectKey(src.cluster, src.namespace, src.name));
       }
     } else {
       for (const primary of caches.primariesIn(cluster, namespace)) {
