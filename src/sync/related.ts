@@ -99,14 +99,16 @@ const refused = (related: RelatedResource, key: ObjectKey, side: string, p: Owne
 // also names: neither may have the object.
 function sharedName(caches: SyncCaches, related: RelatedResource, pair: PrimaryPair, at: ObjectKey): OwnershipProblem | undefined {
   if (referenceKind(related.object) === 'derived') return undefined;
-  const mine = readBackReference(pair.copy);
+  const byPath = related.object.path !== undefined;
   for (const other of caches.copiesIn(at.namespace)) {
-    const ref = readBackReference(other);
-    if (ref === undefined || (mine?.cluster === ref.cluster && mine.namespace === ref.namespace && mine.name === ref.name)) continue;
-    const n = relatedName(related.object, caches.logicalCluster(ref.cluster), other);
-    if (n.type === 'named' && n.name === at.name) {
-      return { detail: `${related.kind} ${at.namespace}/${at.name} is named by the copies of both ${ref.cluster}/${ref.namespace}/${ref.name} and ${mine?.cluster ?? ''}/${mine?.namespace ?? ''}/${mine?.name ?? ''}`, reason: 'is also named by another object on the service cluster' };
-    }
+    if (other.metadata.uid === pair.copy.metadata.uid) continue;
+    // The name first (a field read); a template needs the other copy's workspace (a verified back-reference).
+    const ref = byPath ? undefined : readBackReference(other);
+    const n = relatedName(related.object, ref === undefined ? '' : caches.logicalCluster(ref.cluster), other);
+    if (n.type !== 'named' || n.name !== at.name) continue;
+    const owner = ref ?? readBackReference(other);
+    const whose = owner === undefined ? `${other.metadata.name ?? ''} (no valid back-reference)` : `${owner.cluster}/${owner.namespace}/${owner.name}`;
+    return { detail: `${related.kind} ${at.namespace}/${at.name} is named by the copy of ${pair.workspace}/${pair.consumer.metadata.namespace ?? ''}/${pair.consumer.metadata.name ?? ''} and by the copy of ${whose}`, reason: 'is also named by another object on the service cluster' };
   }
   return undefined;
 }

@@ -127,4 +127,17 @@ describe('sync tenancy', () => {
     expect(owner(fleet.object('ws-a', secrets, 'default/conn'))).toBe('ws-a/default/first');
     expect(String(conditionOf(fleet, 'ws-a', 'default/second')?.message)).toBe('refused by the sync agent: related "connection" (Secret conn in this workspace): Secret belongs to another object');
   });
+
+  it('a service-side name the operator gives two copies (a status path) is delivered to neither, and both are told', async () => {
+    const byStatus: PublishedPlan = { ...plan, published: { ...plan.published, related: [{ identifier: 'connection', origin: 'service', kind: 'Secret', object: { path: 'status.secretName' } }] } };
+    const fleet = agentFleet({ 'ws-a': [database('one', { size: 1 }), database('two', { size: 1 })] });
+    running = await runSync(fleet, [byStatus]);
+    await running.until(() => fleet.objects('service', dbService).length === 2);
+    // The operator (wrongly) reports the same Secret for both copies.
+    for (const copy of fleet.objects<Db>('service', dbService)) fleet.put('service', dbService, { ...copy, status: { secretName: 'same' } } as Db);
+    fleet.put('service', secrets, secret('ws-a', 'same', { owner: b64('whoever') }));
+    await running.until(() => ['default/one', 'default/two'].every((ref) => conditionOf(fleet, 'ws-a', ref)?.status === 'False'));
+    expect(String(conditionOf(fleet, 'ws-a', 'default/one')?.message)).toContain('is also named by another object on the service cluster');
+    expect(fleet.object('ws-a', secrets, 'default/same')).toBeUndefined();
+  });
 });
