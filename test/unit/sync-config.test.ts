@@ -167,4 +167,18 @@ describe('sync config', () => {
     expect(problemsOf('apiExport: [x\npublished: 1')).toMatch(/^sync\.yaml: not valid YAML or JSON: /);
     expect(problemsOf('apiExport: a\napiExport: b\npublished: []')).toContain('duplicated mapping key');
   });
+
+  it('should refuse related references a consumer could point at another object\'s related object, with their paths', () => {
+    const related = (object: Readonly<Record<string, string>>): unknown => ({
+      apiExport: 'x.dev',
+      published: [{ name: 'p', source: { group: 'x.dev', kind: 'X' }, related: [{ identifier: 'conn', origin: 'service', kind: 'Secret', object }] }],
+    });
+    expect(syncConfigProblems(related({ path: 'spec.secretName' }))).toEqual([]);
+    expect(syncConfigProblems(related({ template: '{{ .Object.metadata.name }}-conn' }))).toEqual([]);
+    expect(syncConfigProblems(related({ path: 'metadata.annotations.secret' }))).toEqual([
+      'published[0].related[0].object: path metadata.annotations.secret: under metadata only metadata.name can name a related object (the agent sets the copy\'s metadata; a label or annotation a consumer writes could name another consumer object\'s related object)',
+    ]);
+    const [template] = syncConfigProblems(related({ template: '{{ .Object.spec.secret }}' }));
+    expect(template).toMatch(/^published\[0\]\.related\[0\]\.object: template reads \.Object\.spec\.secret, which the consumer writes/);
+  });
 });
