@@ -182,18 +182,22 @@ describe('leaseKeeper', () => {
     expect(fake.read('ctl')?.spec).toMatchObject({ holderIdentity: 'you', leaseDurationSeconds: 15, leaseTransitions: 1 });
   });
 
-  it('releases its own Lease in member mode by emptying the holder too (a deleted one would stay its holder\'s to peers)', async () => {
+  it('releases its own Lease in member mode by emptying the holder too, and deletes it once peers have polled it', async () => {
     const ts = testScheduler();
     const fake = fakeLeases(ts);
     let released: Promise<void> | undefined;
+    let between: unknown;
     ts.run(({ expectObservable }) => {
       const k = keeper(ts, fake, { mode: 'member' });
       at(ts, 3_000, () => (released = k.release()));
-      expectObservable(k.states).toBe('(ah) 2996ms (l|)', { a: acquiring, h: held(1), l: lost('membership Lease ops/ctl on cluster "home": released') });
+      at(ts, 6_999, () => (between = fake.read('ctl')?.spec));
+      expectObservable(k.states).toBe('(ah) 2996ms l 3999ms |', { a: acquiring, h: held(1), l: lost('membership Lease ops/ctl on cluster "home": released') });
     });
     await released;
-    expect(fake.calls.at(-1)).toBe('PUT ctl @3000');
-    expect(fake.read('ctl')?.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
+    // Two retry periods with the released record for the peers to see (a vanished one would be its holder's to them), then gone.
+    expect(between).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
+    expect(fake.calls.slice(-2)).toEqual(['PUT ctl @3000', 'DELETE ctl @7000']);
+    expect(fake.read('ctl')).toBeUndefined();
   });
 
   it('leaves a Lease someone else took alone on release', async () => {

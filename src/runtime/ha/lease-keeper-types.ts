@@ -37,7 +37,7 @@ export interface LeaseKeeper {
   valid(): boolean;
   /** Merges annotations into what the next renew publishes, and asks for that renew now (sharding acknowledgements ride here). */
   annotate(annotations: Readonly<Record<string, string>>): void;
-  /** Stops renewing and gives the Lease up by emptying its holder (if still ours), so others read it as free at once. Bounded; never rejects. */
+  /** Stops renewing and gives the Lease up by emptying its holder (if still ours), so others read it as free at once; a member then deletes it two retry periods later, once its peers have seen it released. Bounded; never rejects. */
   release(): Promise<void>;
 }
 
@@ -62,7 +62,7 @@ export interface LeaseKeeperCommon {
   readonly identity: string;
   /** The durations (already validated by `leaseTiming`). */
   readonly timing: LeaseTiming;
-  /** `leader`: a shared Lease replicas compete for; `member`: this replica's own membership Lease. Named in the states' reasons. */
+  /** `leader`: a shared Lease replicas compete for; `member`: this replica's own membership Lease, deleted after its release. Named in the states' reasons. */
   readonly mode: 'leader' | 'member';
   /** Labels written on the Lease (sharding's `rxfleet.io/replicas`). */
   readonly labels?: Readonly<Record<string, string>>;

@@ -5,7 +5,7 @@
 // Whether someone else holds the Lease is lease-observation.ts's rule, the one sharding uses too:
 // a deleted Lease stays its last holder's for a lease duration, and a holder that finds its Lease
 // deleted (a renew answered 404, or a renew the server turned into a create) stops at once.
-import { asyncScheduler, catchError, defer, EMPTY, exhaustMap, finalize, from, merge, mergeMap, Observable, of, ReplaySubject, share, Subject, take, tap, timeout, timer } from 'rxjs';
+import { asyncScheduler, catchError, concat, defer, EMPTY, exhaustMap, finalize, from, ignoreElements, merge, mergeMap, Observable, of, ReplaySubject, share, Subject, take, tap, timeout, timer } from 'rxjs';
 import type { ObservableInput, Subscriber, Subscription } from 'rxjs';
 import type { KubeError } from '../../core/errors.js';
 import { kubeError } from '../../core/errors.js';
@@ -248,8 +248,14 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
   });
 
   // Leader and member alike: an empty holder that others read as free at once. A deleted Lease
-  // would be its last holder's for a lease duration to everyone who saw it (lease-observation.ts).
-  const releaseOnce = (lease: Lease): Observable<Result<unknown>> => call(api.replace(releasedLease(lease, wall())));
+  // would be its last holder's for a lease duration to everyone who saw it (lease-observation.ts),
+  // so a member deletes its released Lease only once its peers have polled it (two retry periods:
+  // a LIST in flight at the release may have missed it), leaving nothing behind.
+  const forget = (res: Result<Lease>): Observable<never> =>
+    mode === 'member' && E.isRight(res)
+      ? timer(2 * timing.retryPeriodMs, scheduler).pipe(mergeMap(() => call(api.delete(namespace, name, res.right.metadata.uid === undefined ? {} : { uid: res.right.metadata.uid }))), ignoreElements())
+      : EMPTY;
+  const releaseOnce = (lease: Lease): Observable<Result<unknown>> => call(api.replace(releasedLease(lease, wall()))).pipe(mergeMap((res) => concat(of(res), forget(res))));
   // Only while the Lease still names us: a read, then the release with what it returned.
   const viaRead = (): Observable<unknown> =>
     call(api.get(namespace, name)).pipe(mergeMap((got) => (E.isRight(got) && readLease(got.right).holder === identity ? releaseOnce(got.right) : EMPTY)));
