@@ -24,9 +24,10 @@ import { providerIssues } from './provider-issues.js';
  * @param expected - the ids of the watches it will report.
  * @param latest - the latest snapshot of each watch that reported.
  * @param unservedResourceHint - the cluster's `Cluster.unservedResourceHint`, for a watch answered 404.
+ * @param denied - why its requests are being refused (401/403) and retried, while they are.
  * @returns its health.
  */
-export function clusterHealth(cluster: ClusterName, expected: readonly string[], latest: ReadonlyMap<string, WatchHealth>, unservedResourceHint?: string): ClusterHealth {
+export function clusterHealth(cluster: ClusterName, expected: readonly string[], latest: ReadonlyMap<string, WatchHealth>, unservedResourceHint?: string, denied?: string): ClusterHealth {
   const watches = expected.flatMap((id) => {
     const h = latest.get(id);
     return h === undefined ? [] : [h];
@@ -35,6 +36,8 @@ export function clusterHealth(cluster: ClusterName, expected: readonly string[],
   // retries it is briefly `connected` (a request open, no headers yet), which proves nothing.
   const failing = watches.find((h) => h.degraded === true) ?? watches.find((h) => h.state === 'backingOff' || h.failingSince !== undefined);
   if (failing !== undefined) return Object.freeze({ cluster, state: 'unhealthy', reason: failingReason(failing, unservedResourceHint), watches });
+  // Then a controller's requests the server keeps refusing: its keys wait a slow backoff.
+  if (denied !== undefined) return Object.freeze({ cluster, state: 'unhealthy', reason: denied, watches });
   const synced = watches.length === expected.length && watches.every((h) => h.synced);
   return Object.freeze({ cluster, state: synced ? 'synced' : 'syncing', watches });
 }
@@ -43,8 +46,12 @@ interface Entry {
   readonly expected: readonly string[];
   readonly latest: Map<string, WatchHealth>;
   readonly unservedResourceHint: string | undefined;
+  /** Why each controller's requests are refused here (401/403), while they are. */
+  readonly denied: Map<string, string>;
   health: ClusterHealth;
 }
+
+const health = (cluster: ClusterName, e: Omit<Entry, 'health'>): ClusterHealth => clusterHealth(cluster, e.expected, e.latest, e.unservedResourceHint, e.denied.values().next().value);
 
 type Counts = Record<ClusterHealth['state'], number>;
 
@@ -159,10 +166,10 @@ export function healthTracker(options: HealthTrackerOptions = {}): HealthTracker
       const old = entries.get(cluster);
       if (old !== undefined) counts[old.health.state] -= 1;
       entries.delete(cluster); // a re-engaged cluster moves to the end, as a new engagement
-      const latest = new Map<string, WatchHealth>();
-      const health = clusterHealth(cluster, watches, latest, unservedResourceHint);
-      entries.set(cluster, { expected: watches, latest, unservedResourceHint, health });
-      counts[health.state] += 1;
+      const parts = { expected: watches, latest: new Map<string, WatchHealth>(), unservedResourceHint, denied: new Map<string, string>() };
+      const entry = { ...parts, health: health(cluster, parts) };
+      entries.set(cluster, entry);
+      counts[entry.health.state] += 1;
       changed();
     },
     disengage(cluster) {
@@ -177,9 +184,18 @@ export function healthTracker(options: HealthTrackerOptions = {}): HealthTracker
       if (entry === undefined) return undefined; // a late report of a cluster already gone
       const before = entry.latest.get(h.resource);
       entry.latest.set(h.resource, h);
-      setHealth(entry, clusterHealth(h.cluster, entry.expected, entry.latest, entry.unservedResourceHint));
+      setHealth(entry, health(h.cluster, entry));
       changed();
       return before;
+    },
+    denied(cluster, source, reason) {
+      const entry = entries.get(cluster);
+      // Only a start or an end changes the report: the refusals between keep the first reason.
+      if (entry === undefined || entry.denied.has(source) === (reason !== undefined)) return;
+      if (reason === undefined) entry.denied.delete(source);
+      else entry.denied.set(source, reason);
+      setHealth(entry, health(cluster, entry));
+      changed();
     },
     provider(r) {
       if (issues.apply(r)) changed();

@@ -29,8 +29,10 @@ export type RunPhase = 'starting' | 'running' | 'stopping' | 'stopped';
  * - `syncing`: some watch has not delivered its first full list yet.
  * - `synced`: every watch is synced and none is failing.
  * - `unhealthy`: some watch has failed since its last successful list or line (backing off, or
- *   retrying and not yet answered), or is degraded (failing for its `degradedAfterMs`); `reason` says
- *   why (the API server's message, or what to fix when the resource is not served there).
+ *   retrying and not yet answered), or is degraded (failing for its `degradedAfterMs`); or the
+ *   server refuses a controller's requests there (401/403: RBAC, credentials, an admission policy)
+ *   and their keys wait to be retried, until they get through. `reason` says why (the API
+ *   server's message, or what to fix when the resource is not served there).
  *
  * @example
  * ```ts
@@ -138,6 +140,13 @@ export interface HealthTracker extends HealthView {
   disengage(cluster: ClusterName): void;
   /** Records a watch's health; returns the previous snapshot of that watch. */
   watchHealth(h: WatchHealth): WatchHealth | undefined;
+  /**
+   * Whether the server refuses (401/403) requests of `source` (a controller) in `cluster`, whose
+   * keys wait the queue's slow `authBackoff`: the cluster is `unhealthy` with `reason` until called
+   * with `undefined` (its refused keys got through, went, or left) or it leaves. Only a start or an
+   * end changes the report; an unknown cluster is ignored.
+   */
+  denied(cluster: ClusterName, source: string, reason: string | undefined): void;
   /** Records a provider report (a problem, or its end). */
   provider(r: ProviderReport): void;
   /** Records this replica's state under leader election or sharding (a standby stays alive and ready). */

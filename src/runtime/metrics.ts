@@ -68,6 +68,9 @@ export interface ControllerMetricsOptions {
  * - `rxfleet_engaged_clusters`
  * - `rxfleet_write_requests_total{cluster,verb,result}` (`verb`: create, replace, apply, patch,
  *   delete; `result`: `ok` or the error's tag)
+ * - `rxfleet_reconcile_denied_keys{cluster}`: keys waiting to retry a request the server refused
+ *   in that cluster (401/403), on the queue's slow `authBackoff`; the cluster is `unhealthy` on
+ *   /readyz meanwhile. Present only while above 0 (one series per such cluster)
  *
  * @example
  * ```ts
@@ -91,6 +94,8 @@ export interface ControllerMetrics {
   engaged(count: number): void;
   /** Counts one write request and its result (`ok` or an error tag). */
   write(cluster: ClusterName, verb: string, result: string): void;
+  /** Sets how many keys wait to retry a request `cluster` refused (401/403); 0 removes the series. */
+  denied(cluster: ClusterName, keys: number): void;
   /**
    * Removes every series of a cluster that left: counters, gauges and histograms written with its
    * `cluster` label (should it come back, its counters restart from 0, which `rate()` reads as a
@@ -161,10 +166,10 @@ export function scopedMetrics(controller: string, registry: Registry, options: C
   };
 }
 
-type ReconcileSeries = Pick<ControllerMetrics, 'outcome' | 'depth' | 'queue' | 'write'>;
+type ReconcileSeries = Pick<ControllerMetrics, 'outcome' | 'depth' | 'queue' | 'write' | 'denied'>;
 type FleetSeries = Pick<ControllerMetrics, 'watchHealth' | 'engaged' | 'report'>;
 const nothing = (): void => undefined;
-const idleReconcileSeries: ReconcileSeries = { outcome: nothing, depth: nothing, write: nothing, queue: {} };
+const idleReconcileSeries: ReconcileSeries = { outcome: nothing, depth: nothing, write: nothing, denied: nothing, queue: {} };
 const idleFleetSeries: FleetSeries = { watchHealth: nothing, engaged: nothing, report: nothing };
 
 function reconcileSeries(registers: Registry[], perCluster: boolean, series: ClusterSeries): ReconcileSeries {
@@ -181,6 +186,7 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
   const depth = new Gauge({ name: 'rxfleet_workqueue_depth', help: 'Keys held by the work queue, by state (each key in one state).', labelNames: ['state'], registers });
   const keys = new Gauge({ name: 'rxfleet_workqueue_keys', help: 'Distinct keys held by the work queue.', registers });
   const writes = new Counter({ name: 'rxfleet_write_requests_total', help: 'Write requests by cluster, verb and result.', labelNames: ['cluster', 'verb', 'result'], registers });
+  const denied = new Gauge({ name: 'rxfleet_reconcile_denied_keys', help: 'Keys waiting to retry a request the cluster refused (401/403); the cluster is unhealthy on /readyz meanwhile.', labelNames: ['cluster'], registers });
   const queue = queueMetrics(registers, perCluster, series);
   return {
     queue: queue.observer,
@@ -221,6 +227,14 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
       const labels = { cluster, verb, result };
       writes.inc(labels);
       series.note(writes, 'writes', labels);
+    },
+    denied(cluster, count) {
+      if (count === 0) {
+        denied.remove({ cluster });
+        return;
+      }
+      denied.set({ cluster }, count);
+      series.note(denied, 'denied', { cluster });
     },
   };
 }

@@ -17,6 +17,8 @@ import type { Informers } from '../streams/informers.js';
 import type { WatchSpec } from './cluster-keeper.js';
 import { selects } from './cluster-keeper.js';
 import type { Controller, ControllerSelection, FleetWatcher } from './controller.js';
+import { deniedKeys } from './denied-keys.js';
+import type { HealthTracker } from './health.js';
 import { instrumentedFleet } from './instrument.js';
 import type { ControllerMetrics } from './metrics.js';
 import { controllerReconciler } from './run-parts.js';
@@ -54,6 +56,8 @@ export interface ControllerParts {
   readonly sinkOptions: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler' | 'rateLimit'>;
   /** The number of this controller's running reconciles, on every change. */
   readonly onDepth: (running: number) => void;
+  /** Told while the server refuses (401/403) this controller's requests in a cluster: `run`'s health. */
+  readonly health?: Pick<HealthTracker, 'denied'>;
 }
 
 /**
@@ -67,7 +71,7 @@ export interface ControllerParts {
  * ```
  * @param c - the controller.
  * @param shared - what the run's controllers share.
- * @param own - this controller's logger, metrics and sink options.
+ * @param own - this controller's logger, metrics, sink options and where refused keys are reported.
  * @returns its outcomes (counted in its metrics); completes once drained after a stop.
  */
 export function controllerPipeline<T extends KubeObject>(c: Controller<T>, shared: SharedRunParts, own: ControllerParts): Observable<Outcome> {
@@ -91,8 +95,16 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
     if (cluster === undefined || !selects(primarySpec, cluster)) return undefined;
     return informers.informer(cluster, c.resource, selection).store.get(key);
   };
+  // Keys the server refuses wait a slow backoff: their cluster is unhealthy and counted meanwhile.
+  const denied = deniedKeys((cluster, keys, reason) => {
+    own.metrics.denied(cluster, keys);
+    own.health?.denied(cluster, c.name, reason === undefined ? undefined : `controller "${c.name}": ${reason}`);
+  });
   return merge(primary, ...extra).pipe(
     takeUntil(shared.stopRequested),
+    tap((input) => {
+      if (input.type === 'clusterRemoved') denied.clusterRemoved(input.cluster);
+    }),
     reconcile<T>(controllerReconciler(c, fleet, sinks), {
       ...c.queue,
       lookup,
@@ -109,6 +121,7 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
     }),
     tap((o) => {
       own.metrics.outcome(o);
+      denied.outcome(o);
     }),
   );
 }

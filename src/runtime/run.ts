@@ -117,6 +117,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
       log: ownLog,
       metrics: own[i] ?? metrics,
       sinkOptions,
+      health,
       onDepth: (n) => {
         running[i] = n;
         life.running(running.reduce((a, b) => a + b, 0));
