@@ -1,7 +1,8 @@
 // Where the default logger writes: readable lines for a person at a terminal, JSON for everything
-// else. pino-pretty is an optional peer dependency, loaded only when pretty lines are chosen; a
-// production install has none, and then JSON is written (with one line saying so when pretty was
-// asked for by name).
+// else. pino-pretty is loaded only when pretty lines are chosen and the project has it (a dev
+// dependency of the project; rxfleet declares it nowhere, not even as an optional peer, since npm
+// would then keep the project's dev copy in production installs). Without it JSON is written, with
+// one line saying so when pretty lines were asked for by name.
 import { createRequire } from 'node:module';
 import type { DestinationStream } from 'pino';
 import { pino } from 'pino';
@@ -25,7 +26,7 @@ export interface LogDestinationEnv {
   readonly warn: (line: string) => void;
 }
 
-/** pino-pretty's factory when it is installed (it is an optional peer dependency of rxfleet). */
+/** pino-pretty's factory when the project has it installed. */
 function installedPretty(): ((options: object) => DestinationStream) | undefined {
   try {
     return createRequire(import.meta.url)('pino-pretty') as (options: object) => DestinationStream;

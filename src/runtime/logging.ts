@@ -48,7 +48,7 @@ export const redactPaths: readonly string[] = Object.freeze([
 
 /**
  * The default root logger, on stderr (stdout stays free for the program's own output): JSON lines,
- * or readable lines (pino-pretty, an optional peer dependency: JSON when it is not installed) when
+ * or readable lines (pino-pretty, when the project has it as a dev dependency: JSON otherwise) when
  * `LOG_FORMAT=pretty` or, with `LOG_FORMAT` unset, when stderr is a terminal; `LOG_FORMAT=json`
  * forces JSON. Level from `LOG_LEVEL` (default `info`).
  * Credentials are scrubbed from everything a call is given, whatever its shape (message, Error,
