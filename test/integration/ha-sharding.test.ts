@@ -11,8 +11,8 @@ import type { ConfigMap } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import { rendezvousAssignments } from '../../src/runtime/ha/rendezvous.js';
 import { sharedKubeApiserver } from '../support/context.js';
-import type { ServerRecord } from '../support/replica-audit.js';
-import { auditWrites, engagements, overlaps, ownersNow, recordOnServer } from '../support/replica-audit.js';
+import type { LeaseObject, ServerRecord } from '../support/replica-audit.js';
+import { auditWrites, engagements, lastRenew, leaseResource, overlaps, ownersNow, recordOnServer } from '../support/replica-audit.js';
 import type { ReplicaBuild } from '../support/replica-build.js';
 import { buildReplicaExample } from '../support/replica-build.js';
 import type { ReplicaProcess } from '../support/replica-process.js';
@@ -35,6 +35,8 @@ let client: ClusterClient;
 let tenants: Tenants;
 let leaseNamespace: string;
 let outputs: ServerRecord<ConfigMap> | undefined;
+/** Every change of the members' Leases, from before the replicas started. */
+let leases: ServerRecord<LeaseObject> | undefined;
 let churn: Churn | undefined;
 const replicas = new Map<string, ReplicaProcess>();
 
@@ -87,17 +89,22 @@ async function settledOn(ids: readonly string[], timeoutMs: number): Promise<Map
   );
 }
 
-/** The writers of the outputs the server saw change since `since` (test clock), per cluster. */
-function writersSince(since: number): Map<string, Set<string>> {
+/** Per cluster, `what` of each output the server saw change since `since` (test clock). */
+function sinceOf(since: number, what: (o: ConfigMap) => string | undefined): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const e of outputs?.events() ?? []) {
     const ns = e.object.metadata.namespace ?? '';
-    const by = e.object.metadata.annotations?.[WRITTEN_BY];
-    if (e.type === 'LISTED' || e.seenAt < since || by === undefined || !tenants.names.includes(ns)) continue;
-    out.set(ns, (out.get(ns) ?? new Set()).add(by));
+    const v = what(e.object);
+    if (e.type === 'LISTED' || e.seenAt < since || v === undefined || !tenants.names.includes(ns)) continue;
+    out.set(ns, (out.get(ns) ?? new Set()).add(v));
   }
   return out;
 }
+
+/** The writers of the outputs the server saw change since `since`, per cluster. */
+const writersSince = (since: number): Map<string, Set<string>> => sinceOf(since, (o) => o.metadata.annotations?.[WRITTEN_BY]);
+/** The input values (`data.n`) whose outputs the server saw written since `since`, per cluster. */
+const roundsSince = (since: number): Map<string, Set<string>> => sinceOf(since, (o) => o.data?.n);
 
 /** The first time `r` logged `cluster engaged` for `cluster` at or after `since`. */
 function engagedAt(r: ReplicaProcess, cluster: string, since: number): number | undefined {
@@ -132,7 +139,8 @@ beforeAll(async () => {
   tenants = await createTenants(client, CLUSTERS, 'ha-shard');
   await putInputs(client, tenants.names, 'settings', 0);
   outputs = recordOnServer<ConfigMap>(client, configMaps, { labelSelector: 'rxfleet.io/ha-role=output' });
-  await outputs.ready;
+  leases = recordOnServer(client, leaseResource, { namespace: leaseNamespace });
+  await Promise.all([outputs.ready, leases.ready]);
   build = await built;
   for (const id of ['shard-a', 'shard-b', 'shard-c']) launch(id);
   churn = churnInputs(client, tenants.names, 'settings', 1_000);
@@ -142,16 +150,17 @@ afterAll(async () => {
   await churn?.stop().catch(() => 0);
   await stopAll([...replicas.values()]);
   outputs?.stop();
+  leases?.stop();
   build?.remove();
 });
 
 describe('sharding across processes (examples/ha, 45 namespace-clusters, lease 4 s, renew 3 s, retry 0.5 s)', () => {
   it('reconciles every cluster in exactly one replica: its rendezvous owner', async () => {
     const owners = await settledOn(['shard-a', 'shard-b', 'shard-c'], 30_000);
-    // Two rounds of input changes after settling: each cluster's writes come from its owner only.
+    // Two rounds of input changes after settling (a round a second): each cluster's writes come
+    // from its owner only; a replica that wrongly took a cluster had the whole second round to show it.
     const since = Date.now();
-    await eventually('a write in every cluster since settling', () => (writersSince(since).size === CLUSTERS ? true : undefined), { timeoutMs: 10_000, context: () => tails(live(), 15) });
-    await new Promise((r) => setTimeout(r, 1_000));
+    await eventually('two rounds of writes in every cluster since settling', () => tenants.names.every((n) => (roundsSince(since).get(n)?.size ?? 0) >= 2), { timeoutMs: 15_000, context: () => tails(live(), 15) });
     const writers = writersSince(since);
     for (const n of tenants.names) expect([n, ...(writers.get(n) ?? [])]).toEqual([n, owners.get(n)]);
     const shares = [...owners.values()].reduce((m, id) => m.set(id, (m.get(id) ?? 0) + 1), new Map<string, number>());
@@ -168,16 +177,22 @@ describe('sharding across processes (examples/ha, 45 namespace-clusters, lease 4
     // already exists when it starts the cluster, not only what changes afterwards.
     for (const n of orphaned) await putInput(client, n, 'orphan', 1);
 
-    const after = await settledOn(['shard-a', 'shard-b'], TIMING.leaseDurationMs + 3 * TIMING.retryPeriodMs + SLACK_MS + 15_000);
-    const pickedUp = orphaned.map((n) => (engagedAt(replica(after.get(n) ?? ''), n, killedAt) ?? Number.POSITIVE_INFINITY) - killedAt);
+    // Every orphan engaged by a survivor within the bound of the kill, or the wait fails: the dead
+    // member's last renew was at most one retry period before the kill; peers see its Lease expire
+    // leaseDuration after they saw it change (up to one retry period after the renew) and notice on
+    // their next poll (one more); then one acknowledgement round (a renew and a poll) confirms the new view.
+    const bound = TIMING.leaseDurationMs + 3 * TIMING.retryPeriodMs + SLACK_MS;
+    const survivors = () => [replica('shard-a'), replica('shard-b')];
+    const engagedTimes = await eventually('every orphaned cluster engaged by a survivor', () => {
+      const times = orphaned.map((n) => Math.min(...survivors().map((r) => engagedAt(r, n, killedAt) ?? Number.POSITIVE_INFINITY)));
+      return times.every(Number.isFinite) && times;
+    }, { timeoutMs: killedAt + bound - Date.now(), context: () => tails(live(), 15) });
+    const after = await settledOn(['shard-a', 'shard-b'], 15_000);
+    const pickedUp = engagedTimes.map((t) => t - killedAt);
     const slowest = Math.max(...pickedUp);
-    // The dead member's last renew was at most one retry period before the kill; peers see its
-    // Lease expire leaseDuration after they saw it change (up to one retry period after the
-    // renew) and notice on their next poll (one more); then one acknowledgement round (a renew
-    // and a poll) confirms the new view.
-    expect(slowest).toBeLessThanOrEqual(TIMING.leaseDurationMs + 3 * TIMING.retryPeriodMs + SLACK_MS);
-    // And never before its Lease could have expired: that would be two owners.
-    expect(Math.min(...pickedUp)).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - TIMING.retryPeriodMs - 250);
+    // And never before its Lease could have expired (by the Lease's own stamps: a lease duration
+    // after its last renew): that would be two owners.
+    expect(Math.min(...engagedTimes)).toBeGreaterThanOrEqual(lastRenew(leases?.events() ?? [], 'shard-c') + TIMING.leaseDurationMs);
     // Only the dead member's clusters moved.
     for (const n of tenants.names) if (before.get(n) !== 'shard-c') expect([n, after.get(n)]).toEqual([n, before.get(n)]);
 
@@ -215,19 +230,26 @@ describe('sharding across processes (examples/ha, 45 namespace-clusters, lease 4
     const before = expectedOwners(['shard-a', 'shard-b', 'shard-d']);
     const handed = tenants.names.filter((n) => before.get(n) === 'shard-a');
     const termAt = leaving.signal('SIGTERM');
-    expect(await leaving.exited).toBe(0);
-    const after = await settledOn(['shard-b', 'shard-d'], 15_000);
-    const slowest = Math.max(...handed.map((n) => (engagedAt(replica(after.get(n) ?? ''), n, termAt) ?? Number.POSITIVE_INFINITY) - termAt));
     // It stops its clusters and deletes its membership Lease; peers see that on their next poll,
-    // then one acknowledgement round: about three retry periods, not a lease duration.
-    expect(slowest).toBeLessThanOrEqual(3 * TIMING.retryPeriodMs + SLACK_MS);
-    expect(slowest).toBeLessThan(TIMING.leaseDurationMs);
+    // then one acknowledgement round: about three retry periods, well under a lease duration. Every
+    // handed cluster is engaged by a survivor within that of the signal, or the wait fails.
+    const bound = Math.min(3 * TIMING.retryPeriodMs + SLACK_MS, TIMING.leaseDurationMs - 1);
+    const survivors = () => [replica('shard-b'), replica('shard-d')];
+    const engagedTimes = await eventually('every handed cluster engaged by a survivor', () => {
+      const times = handed.map((n) => Math.min(...survivors().map((r) => engagedAt(r, n, termAt) ?? Number.POSITIVE_INFINITY)));
+      return times.every(Number.isFinite) && times;
+    }, { timeoutMs: termAt + bound - Date.now(), context: () => tails(live(), 15) });
+    expect(await leaving.exited).toBe(0);
+    await settledOn(['shard-b', 'shard-d'], 15_000);
+    const slowest = Math.max(...engagedTimes) - termAt;
     console.info(`SIGTERM: ${handed.length} clusters handed over in ≤ ${slowest} ms`);
   });
 
   it('never had two replicas reconcile the same cluster at once (server writes and engagement logs)', async () => {
-    expect(await churn?.stop()).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 500));
+    const last = (await churn?.stop()) ?? 0;
+    expect(last).toBeGreaterThan(0);
+    // The outputs of the last inputs are the last writes: once the record holds them, it holds all.
+    await eventually('the outputs of the last inputs', () => tenants.names.every((n) => roundsSince(0).get(n)?.has(String(last)) === true), { timeoutMs: 15_000, context: () => tails(live(), 15) });
     expect(outputs?.errors()).toEqual([]);
     const all = [...replicas.values()].flatMap((r) => engagements(r));
     expect(new Set(all.map((e) => e.cluster)).size).toBe(CLUSTERS);

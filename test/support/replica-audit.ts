@@ -15,7 +15,22 @@ import type { LogLine, ReplicaProcess } from './replica-process.js';
 
 /** The fields of a coordination.k8s.io/v1 Lease the audits read. */
 export interface LeaseObject extends KubeObject {
-  readonly spec?: { readonly holderIdentity?: string; readonly leaseDurationSeconds?: number; readonly renewTime?: string; readonly leaseTransitions?: number };
+  readonly spec?: { readonly holderIdentity?: string; readonly leaseDurationSeconds?: number; readonly acquireTime?: string; readonly renewTime?: string; readonly leaseTransitions?: number };
+}
+
+/**
+ * The last renewTime `holder` wrote (before resourceVersion `beforeRv`, if given), in ms since the epoch, by
+ * the Lease's own stamps: from then on another replica may take the Lease only a lease duration
+ * later (client-go's rule, measured from when it saw that renew).
+ *
+ * @example
+ * const renewed = lastRenew(record.events(), 'replica-a', takeOver.rv);
+ */
+export function lastRenew(events: readonly ServerEvent<LeaseObject>[], holder: string, beforeRv?: bigint): number {
+  const renews = events.filter((e) => (beforeRv === undefined || e.rv < beforeRv) && e.object.spec?.holderIdentity === holder).map((e) => Date.parse(e.object.spec?.renewTime ?? ''));
+  const last = renews.at(-1);
+  if (last === undefined || Number.isNaN(last)) throw new Error(`no renew of a Lease by ${holder}${beforeRv === undefined ? '' : ` before resourceVersion ${beforeRv}`} in the record`);
+  return last;
 }
 
 /** coordination.k8s.io/v1 Leases. */
