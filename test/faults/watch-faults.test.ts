@@ -17,7 +17,7 @@ import { eventually, retrying } from '../support/wait.js';
 
 const INACTIVITY_MS = 3_000;
 const HEADERS_MS = 1_000;
-// Timers fire late on a loaded machine, never early.
+// How much later than its bound a timeout may be felt: bounds the waits for it.
 const SLACK = 2_000;
 const quick = { initialMs: 100, factor: 2, maxMs: 1_000, resetAfterMs: 60_000 };
 
@@ -74,11 +74,10 @@ const faults: readonly Fault[] = [
     writesInside: true,
     async enter(rec, w) {
       proxy.set({ type: 'blackhole' });
-      const start = performance.now();
       // Written into the hole: the events are held by the proxy and never reach the client.
       await w.during();
+      // Felt within the inactivity timeout and its slack, or the wait fails.
       const silent = await eventually('the inactivity timeout', () => rec.health.find((h) => h.lastError?.type === 'Timeout' && h.lastError.message.includes('no line from the watch')), { timeoutMs: INACTIVITY_MS + SLACK * 2, intervalMs: 20 });
-      expect(performance.now() - start).toBeLessThan(INACTIVITY_MS + SLACK * 2);
       expect(silent.failingSince).toBeDefined();
       // The reconnect is accepted and never handshakes: it fails at the headers deadline.
       await eventually('a reconnect to time out', () => rec.health.find((h) => h.lastError?.message.includes(`no response headers within ${HEADERS_MS} ms`) === true), { timeoutMs: HEADERS_MS + quick.maxMs + SLACK * 2, intervalMs: 20 });
@@ -100,12 +99,11 @@ const faults: readonly Fault[] = [
     async enter(rec) {
       proxy.set({ type: 'acceptNoAnswer' });
       const unansweredBefore = proxy.stats.unanswered;
-      const start = performance.now();
-      // The open watch is cut, so the next one meets a proxy that accepts and never answers.
+      // The open watch is cut, so the next one meets a proxy that accepts and never answers:
+      // felt within the headers deadline, a backoff and their slack, or the wait fails.
       proxy.resetAll();
       const stuck = await eventually('the headers deadline', () => rec.health.find((h) => h.lastError?.message.includes(`no response headers within ${HEADERS_MS} ms`) === true), { timeoutMs: HEADERS_MS + quick.maxMs + SLACK * 2, intervalMs: 20 });
       expect(stuck.lastError?.type).toBe('ClusterUnreachable');
-      expect(performance.now() - start).toBeLessThan(HEADERS_MS + quick.maxMs + SLACK * 2);
       expect(proxy.stats.unanswered).toBeGreaterThan(unansweredBefore);
     },
   },
