@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKcpWorkspace, kcpClusterKubeConfig } from '../../test/support/kcp.js';
 import { pool } from '../../test/support/pool.js';
+import { eventually } from '../../test/support/wait.js';
 import type { BenchFleet } from './fleet-setup.js';
 import type { Kube } from './kube.js';
 import { must } from './kube.js';
@@ -47,13 +48,15 @@ export async function setupConfigMapExport(kube: Kube, adminKubeconfigPath: stri
     };
     must(await kube.request('POST', `${base}/apis/apis.kcp.io/v1alpha2/apibindings`, binding), `bind ${exportName} in ${ws.name}`, 201);
     // Bounded: a binding that never binds is a broken set-up, said with its last status.
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const b = await kube.request('GET', `${base}/apis/apis.kcp.io/v1alpha2/apibindings/bench-peer`);
-      if ((b.body as { status?: { phase?: string } }).status?.phase === 'Bound') break;
-      if (Date.now() > deadline) throw new Error(`APIBinding in ${ws.name} not Bound after 120 s: ${JSON.stringify(b.body).slice(0, 300)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    let last: unknown;
+    await eventually(
+      `the APIBinding in ${ws.name} to be Bound`,
+      async () => {
+        last = (await kube.request('GET', `${base}/apis/apis.kcp.io/v1alpha2/apibindings/bench-peer`)).body;
+        return (last as { status?: { phase?: string } }).status?.phase === 'Bound';
+      },
+      { timeoutMs: 120_000, intervalMs: 250, context: () => `last status: ${JSON.stringify(last).slice(0, 300)}` },
+    );
   });
   const providerKubeconfig = join(dir, 'apiexport-provider.kubeconfig');
   writeFileSync(providerKubeconfig, kcpClusterKubeConfig(adminKubeconfigPath, prov.path).exportConfig());
