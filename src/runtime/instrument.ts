@@ -46,12 +46,13 @@ function instrumentClient(cluster: ClusterName, c: WriteClient, record: WriteRec
  * ```ts
  * const sinks = sinkContext({ fleet: instrumentedFleet(fleet, metrics.write), fieldManager: 'baseline' });
  * ```
- * @param fleet - the live fleet (read at each call, so it always reflects engagements).
+ * @param fleet - the live fleet (read at each call, so it always reflects engagements), or any
+ *   sink fleet (the in-memory fleet's, whose clients answer on the test's scheduler).
  * @param record - the write counter.
  * @returns the instrumented view.
  */
-export function instrumentedFleet(fleet: FleetView, record: WriteRecorder): SinkFleet {
-  const wrap = (c: { readonly name: ClusterName; readonly client: WriteClient }): SinkCluster => ({ name: c.name, client: instrumentClient(c.name, c.client, record) });
+export function instrumentedFleet(fleet: FleetView | SinkFleet, record: WriteRecorder): SinkFleet {
+  const wrap = (c: SinkCluster): SinkCluster => ({ name: c.name, client: instrumentClient(c.name, c.client, record) });
   return {
     get: (name) => {
       const c = fleet.get(name);

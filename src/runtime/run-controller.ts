@@ -10,7 +10,7 @@ import type { KubeObject } from '../core/object.js';
 import { reconcile } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
 import { sinkContext } from '../sinks/context.js';
-import type { SinkConfig } from '../sinks/context.js';
+import type { SinkConfig, SinkFleet } from '../sinks/context.js';
 import type { Fleet } from '../streams/fleet.js';
 import { fleetWatch } from '../streams/fleet-watch.js';
 import type { Informers } from '../streams/informers.js';
@@ -40,7 +40,19 @@ export interface SharedRunParts {
   readonly scheduler: SchedulerLike;
   /** The per-cluster client-side rate limit's delay, when one is set. */
   readonly clusterGate?: (cluster: ClusterName) => number;
+  /** Where the sinks write, when not through the fleet's own clients (the testing harness: clients on its scheduler). */
+  readonly sinkFleet?: SinkFleet;
 }
+
+/**
+ * The part of {@link ControllerMetrics} one controller's pipeline feeds.
+ *
+ * @example
+ * ```ts
+ * const none: PipelineMetrics = { outcome: () => undefined, depth: () => undefined, write: () => undefined, denied: () => undefined, queue: {} };
+ * ```
+ */
+export type PipelineMetrics = Pick<ControllerMetrics, 'outcome' | 'depth' | 'queue' | 'write' | 'denied'>;
 
 /**
  * The parts of one controller's pipeline.
@@ -52,7 +64,8 @@ export interface SharedRunParts {
  */
 export interface ControllerParts {
   readonly log: Logger;
-  readonly metrics: ControllerMetrics;
+  /** What the pipeline feeds: the run's metrics (the testing harness passes its own hooks). */
+  readonly metrics: PipelineMetrics;
   readonly sinkOptions: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler' | 'rateLimit'>;
   /** The number of this controller's running reconciles, on every change. */
   readonly onDepth: (running: number) => void;
@@ -83,7 +96,7 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...own.sinkOptions, fleet: instrumentedFleet(fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({ ...own.sinkOptions, fleet: instrumentedFleet(shared.sinkFleet ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };

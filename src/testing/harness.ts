@@ -1,81 +1,57 @@
-// A virtual-time controller harness: changes made to the in-memory clusters arrive as marbles, the
-// runtime's own watches turn them into keyed events, `reconcile` runs the controller's reconciler
-// with sinks on the fleet, and the writes it makes come back as marbles (`fleet.writes()`).
+// A virtual-time controller harness: changes made to the in-memory clusters arrive as marbles, and
+// the controller runs through the runtime's own pipeline (run-controller.ts: its select, filter,
+// inputs, queue options, field manager and reconciler, over shared informers of the fleet), with
+// sinks whose clients answer on the scheduler; its writes come back as marbles (`fleet.writes()`).
+import type { Logger } from 'pino';
+import { pino } from 'pino';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { asyncScheduler, ignoreElements, merge, tap } from 'rxjs';
+import { asyncScheduler, merge, NEVER } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { ReconcileConfig } from '../operators/reconcile.js';
-import { reconcile } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
-import type { ControllerReconciler } from '../runtime/controller.js';
-import { controllerContext } from '../runtime/controller-context.js';
+import type { Controller, ControllerReconciler } from '../runtime/controller.js';
+import { controller } from '../runtime/controller.js';
+import type { ControllerParts, SharedRunParts } from '../runtime/run-controller.js';
+import { controllerPipeline } from '../runtime/run-controller.js';
 import type { SinkConfig } from '../sinks/context.js';
-import { sinkContext } from '../sinks/context.js';
 import type { Selection } from '../streams/cluster.js';
-import { toKeyedEvents } from '../streams/to-keyed-events.js';
-import { watchEvents } from '../streams/watch.js';
+import { createFleet } from '../streams/fleet.js';
+import { createInformers } from '../streams/informers.js';
+import type { FleetChange } from './fleet-changes.js';
+import { applyChanges } from './fleet-changes.js';
 import type { InMemoryFleet } from './in-memory-fleet.js';
 
-/**
- * A change another actor makes to an in-memory cluster: an object created or replaced (status
- * included), or deleted (finalizers honoured).
- *
- * @example
- * ```ts
- * const changes: Record<string, FleetChange> = { a: putObject(configMaps, cm), d: deleteObject(configMaps, 'default/web') };
- * ```
- */
-export type FleetChange =
-  | {
-      /** Create or replace the object. */
-      readonly type: 'put';
-      /** Its resource. */
-      readonly resource: ResourceDescriptor;
-      /** The object (name and namespace in its metadata). */
-      readonly object: KubeObject;
-    }
-  | {
-      /** Delete the object. */
-      readonly type: 'delete';
-      /** Its resource. */
-      readonly resource: ResourceDescriptor;
-      /** `namespace/name`, or `name` when cluster-scoped. */
-      readonly ref: string;
-    };
+export type { FleetChange } from './fleet-changes.js';
+export { deleteObject, putObject } from './fleet-changes.js';
 
 /**
- * The change that creates or replaces `object`.
+ * A whole controller to run with {@link runController}: the one `controller({...})` declares and
+ * `run` runs, so its `select`, `filter`, `inputs`, `queue`, `sinks`, `watchConfig` and
+ * `fieldManager` apply as in production. Its `provider` is not used: the in-memory fleet provides
+ * the clusters.
  *
  * @example
  * ```ts
- * hot('-a', { a: putObject(configMaps, { metadata: { name: 'web', namespace: 'default' }, data: { v: '2' } }) });
+ * const config: ControllerUnderTest<ConfigMap> = { fleet, controller: controller({ name: 'hello', provider: fleet.provider, resource: configMaps, reconcile: () => done() }) };
  * ```
- * @param resource - the object's resource.
- * @param object - the object.
- * @returns the change.
  */
-export function putObject<T extends KubeObject>(resource: ResourceDescriptor<T>, object: T): FleetChange {
-  return Object.freeze({ type: 'put', resource, object });
+export interface ControllerUnderTest<T extends KubeObject> {
+  /** The in-memory fleet the controller watches and writes. */
+  readonly fleet: InMemoryFleet;
+  /** The controller, as `controller({...})` made it. */
+  readonly controller: Controller<T>;
+  /** Changes made to each cluster (by name) while the controller runs, as marbles. */
+  readonly changes?: Readonly<Record<string, Observable<FleetChange>>>;
+  /** The controller's logger (reconcile logs carry `cluster` and `key`). Default: silent. */
+  readonly logger?: Logger;
+  /** Drives everything; default `asyncScheduler` (virtual inside `TestScheduler.run`). Use the fleet's. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**
- * The change that deletes an object.
- *
- * @example
- * ```ts
- * hot('--d', { d: deleteObject(configMaps, 'default/web') });
- * ```
- * @param resource - the object's resource.
- * @param ref - `namespace/name`, or `name` when cluster-scoped.
- * @returns the change.
- */
-export function deleteObject(resource: ResourceDescriptor, ref: string): FleetChange {
-  return Object.freeze({ type: 'delete', resource, ref });
-}
-
-/**
- * Settings of {@link runController}.
+ * Settings of {@link runController} for a reconciler alone: it runs as a controller named
+ * `rxfleet-test` of `resource` with these settings, and no filter or extra inputs.
  *
  * @example
  * ```ts
@@ -87,7 +63,7 @@ export interface ControllerRunConfig<T extends KubeObject> {
   readonly fleet: InMemoryFleet;
   /** The resource reconciled. */
   readonly resource: ResourceDescriptor<T>;
-  /** The controller's reconciler; its `context.sinks` write to `fleet`, its `context.fleet` is `fleet.view`. */
+  /** The controller's reconciler; its `context.sinks` write to `fleet`, its `context.fleet` holds the fleet's clusters. */
   readonly reconcile: ControllerReconciler<T>;
   /** Changes made to each cluster (by name) while the controller runs, as marbles. */
   readonly changes?: Readonly<Record<string, Observable<FleetChange>>>;
@@ -103,48 +79,68 @@ export interface ControllerRunConfig<T extends KubeObject> {
   readonly scheduler?: SchedulerLike;
 }
 
+const nothing = (): void => undefined;
+let silent: Logger | undefined;
+
+// What runs: the controller, its own parts, and a gate of the reconciler form's config.
+function parts<T extends KubeObject>(config: ControllerUnderTest<T> | ControllerRunConfig<T>): { readonly c: Controller<T>; readonly own: ControllerParts; readonly gate: Pick<SharedRunParts, 'clusterGate'> } {
+  silent ??= pino({ level: 'silent' });
+  const quiet = { outcome: nothing, depth: nothing, write: nothing, denied: nothing, queue: {} };
+  if ('controller' in config) {
+    const c = config.controller;
+    return { c, own: { log: config.logger ?? silent, metrics: quiet, sinkOptions: c.sinks ?? {}, onDepth: nothing }, gate: {} };
+  }
+  const { logger, onDepth, observer, clusterGate, ...queue } = config.reconcileConfig ?? {};
+  const c = controller<T>({
+    name: 'rxfleet-test',
+    provider: config.fleet.provider,
+    resource: config.resource,
+    reconcile: config.reconcile,
+    fieldManager: config.fieldManager ?? 'rxfleet-test',
+    ...(config.selection === undefined ? {} : { select: config.selection }),
+    queue,
+  });
+  // The reconciler form's hooks, where the pipeline takes them from.
+  const metrics = { ...quiet, queue: observer ?? {}, depth: onDepth ?? nothing };
+  return { c, own: { log: logger ?? silent, metrics, sinkOptions: config.sinks ?? {}, onDepth: nothing }, gate: clusterGate === undefined ? {} : { clusterGate } };
+}
+
 /**
- * Runs a controller's reconciler over an in-memory fleet: the runtime's watches (a streaming list,
- * then live changes) of every cluster feed `reconcile`, which reads the latest object of a key
- * from the fleet (level-triggered, as the runtime reads its cache) and writes through sinks on the
- * fleet. Subscribe to start; the watches never end, so bound the run (`expectObservable(out, '^ 100ms !')`).
+ * Runs a controller over an in-memory fleet in virtual time, through the runtime's own pipeline:
+ * the fleet's provider engages its clusters, the controller's watches (shared informers: a
+ * streaming list, then live changes) pass its `filter`, its `inputs` join them, and its work queue
+ * (its `queue` options) runs the reconciler, which reads the latest object of a key from the
+ * informer's cache (level-triggered) and writes with the controller's field manager through sinks
+ * whose clients answer on the scheduler. Pass the whole controller (`controller`), or a reconciler
+ * alone (`resource` and `reconcile`). Subscribe to start; the watches never end, so bound the run
+ * (`expectObservable(out, '^ 100ms !')`).
  *
  * @example
  * ```ts
  * // Inside TestScheduler.run(({ hot, expectObservable }) => { ... }):
  * const fleet = inMemoryFleet({ clusters: { east: [], west: [] } });
- * const out = runController({ fleet, resource: configMaps, reconcile: () => done(),
+ * const c = controller({ name: 'hello', provider: fleet.provider, resource: configMaps, filter: generationChanged(), reconcile: () => done() });
+ * const out = runController({ fleet, controller: c,
  *   changes: { east: hot('-a', { a: putObject(configMaps, { metadata: { name: 'web', namespace: 'default' } }) }) } });
  * expectObservable(out.pipe(toLabels()), '^ 10ms !').toBe('-a', { a: 'done east/default/web' });
  * ```
- * @param config - the fleet, the resource, the reconciler, the changes and the settings.
+ * @param config - the fleet, the controller (or a resource and a reconciler with their settings), and the changes.
  * @returns the reconcile outcomes.
- * @throws ConfigError when `changes` names a cluster the fleet does not have.
+ * @throws ConfigError when `changes` names a cluster the fleet does not have, or the reconciler form's settings are invalid.
  */
-export function runController<T extends KubeObject>(config: ControllerRunConfig<T>): Observable<Outcome> {
-  const { fleet, resource } = config;
+export function runController<T extends KubeObject>(config: ControllerUnderTest<T> | ControllerRunConfig<T>): Observable<Outcome> {
+  const { fleet } = config;
   const scheduler = config.scheduler ?? asyncScheduler;
-  for (const name of Object.keys(config.changes ?? {})) fleet.cluster(name);
-  const sinks = sinkContext({ ...config.sinks, fleet: fleet.sinkFleet, fieldManager: config.fieldManager ?? 'rxfleet-test', scheduler });
-  const events = merge(...fleet.view.clusters().map((c) => watchEvents(c, resource, { ...config.selection, scheduler }).pipe(toKeyedEvents(c.name, resource))));
-  const changes = Object.entries(config.changes ?? {}).map(([cluster, stream]) =>
-    stream.pipe(
-      tap((ch) => {
-        if (ch.type === 'put') fleet.put(cluster, ch.resource, ch.object);
-        else fleet.remove(cluster, ch.resource, ch.ref);
-      }),
-      ignoreElements(),
-    ),
-  );
-  const lookup = (key: { readonly cluster: string; readonly namespace: string; readonly name: string }): T | undefined => {
-    const found = fleet.object(key.cluster, resource, key.namespace === '' ? key.name : `${key.namespace}/${key.name}`);
-    if (found === undefined) return undefined;
-    // As the runtime's cache keeps it: without managedFields.
-    const { managedFields: _mf, ...metadata } = found.metadata;
-    return Object.freeze({ ...found, metadata: Object.freeze(metadata) });
+  const changes = applyChanges(fleet, config.changes ?? {});
+  const { c, own, gate } = parts(config);
+  const shared: SharedRunParts = {
+    fleet: createFleet(fleet.provider, { scheduler }),
+    informers: createInformers({ ...c.watchConfig, scheduler }),
+    specs: [],
+    stopRequested: NEVER,
+    scheduler,
+    sinkFleet: fleet.sinkFleet,
+    ...gate,
   };
-  const outcomes = events.pipe(
-    reconcile<T>((req, ctx) => config.reconcile(req, controllerContext(ctx, fleet.view, sinks)), { ...config.reconcileConfig, lookup, fleet: fleet.view, scheduler }),
-  );
-  return merge(outcomes, ...changes);
+  return merge(controllerPipeline(c, shared, own), ...changes);
 }
