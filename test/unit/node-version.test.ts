@@ -52,11 +52,15 @@ describe('on a Node older than 22.19', () => {
   });
 
   it.each(['rxfleet', 'rxfleet/streams', 'rxfleet/sinks', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/providers/kcp'])(
-    'import(%s) fails with "rxfleet needs Node ≥ 22.19; this is v20..."',
+    'import(%s) fails with "rxfleet needs Node ≥ 22.19; this is v20...", saying how to get Node 24',
     (specifier) => {
       const { status, stderr, version } = importIn(specifier);
       expect(status).not.toBe(0);
       expect(stderr).toContain(`rxfleet needs Node ≥ 22.19; this is ${version}`);
+      // And how to get forward without changing the system's Node (issue 29): the npm `node`
+      // package runs the npm scripts on Node 24; nvm reads a project's .nvmrc.
+      expect(stderr).toContain('`npm install --save-dev node@24`');
+      expect(stderr).toMatch(/nvm install 24.*\.nvmrc/);
       // The first error is ours, not a crash somewhere inside a dependency.
       expect(stderr).not.toMatch(/undici|SyntaxError|ERR_/);
     },
