@@ -14,7 +14,10 @@ import { describeCause } from './run-parts.js';
  *
  * @example
  * ```ts
- * const report: DeniedReport = (cluster, keys, reason) => { metrics.denied(cluster, keys); health.denied(cluster, 'hello', reason); };
+ * const report: DeniedReport = (cluster: ClusterName, keys: number, reason: string | undefined) => {
+ *   metrics.denied(cluster, keys);
+ *   health.denied(cluster, 'hello', reason);
+ * };
  * ```
  */
 export type DeniedReport = (cluster: ClusterName, keys: number, reason: string | undefined) => void;
@@ -48,7 +51,7 @@ interface Refused {
  *
  * @example
  * ```ts
- * const denied = deniedKeys((cluster, keys, reason) => { health.denied(cluster, 'hello', reason); });
+ * const denied = deniedKeys((cluster: ClusterName, _keys: number, reason: string | undefined) => { health.denied(cluster, 'hello', reason); });
  * denied.outcome(o); // o: an `error` whose cause is a 403 from east → (east, 1, 'refused …')
  * ```
  * @param report - told each change of a cluster's count.
