@@ -11,6 +11,7 @@ const resolve = {
   alias: [
     { find: /^rxfleet$/, replacement: `${src}index.ts` },
     { find: /^rxfleet\/(.+)$/, replacement: `${src}$1/index.ts` },
+    { find: /^@rxfleet\/sync-agent$/, replacement: fileURLToPath(new URL('./packages/sync-agent/src/index.ts', import.meta.url)) },
   ],
 };
 

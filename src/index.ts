@@ -35,6 +35,7 @@ export type { Controllers } from './runtime/main.js';
 export { main } from './runtime/main.js';
 export type { StopReason } from './runtime/errors.js';
 export { ConfigError } from './core/config-error.js';
+export { canonicalJson } from './core/canonical-json.js';
 // Resources, cluster names and object keys.
 export type { ResourceDescriptor } from './core/resource.js';
 export { configMaps, customResourceDefinitions, leases, namespaces, resource, secrets } from './core/resource.js';

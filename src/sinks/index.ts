@@ -63,3 +63,4 @@ export type { ReleaseSourceWrite, RemoveTargetsWrite } from './release-source.js
 export { releaseSource, removeTargets } from './release-source.js';
 export type { SweepOrphansWrite } from './sweep-orphans.js';
 export { sweepOrphans } from './sweep-orphans.js';
+export { readOrNull } from './read.js';

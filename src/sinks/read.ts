@@ -1,5 +1,5 @@
 // What sinks know about an object around a write: its key, whether a write changed it, and what a
-// 404 from a status write means; plus the one read the read-modify-write sinks make. Internal.
+// 404 from a status write means; plus the one read the read-modify-write sinks make (readOrNull, public in rxfleet/sinks).
 import { canonicalJson } from '../core/canonical-json.js';
 import type { Observable } from 'rxjs';
 import { map, of } from 'rxjs';
@@ -53,6 +53,7 @@ export function describe(r: ResourceDescriptor, key: ObjectKey): string {
  *
  * @example
  * ```ts
+ * import { readOrNull } from 'rxfleet/sinks';
  * readOrNull(ctx, configMaps, key).subscribe((r: Either<KubeError, ConfigMap | null>) => E.isRight(r) && r.right === null && console.log('absent'));
  * ```
  * @param ctx - the sink context.

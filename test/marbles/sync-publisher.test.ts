@@ -8,10 +8,10 @@ import { customResourceDefinitions, resource } from '../../src/index.js';
 import type { CustomResourceDefinition } from '../../src/resources/index.js';
 import type { APIExport } from '../../src/providers/kcp/index.js';
 import { apiExports, apiResourceSchemas } from '../../src/providers/kcp/index.js';
-import type { PublishedPlan } from '../../src/sync/plan.js';
-import { publisherController } from '../../src/sync/publisher.js';
-import { apiResourceSchemaOf, exportEntry } from '../../src/sync/schema.js';
-import type { PublishedResource } from '../../src/sync/types.js';
+import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
+import { publisherController } from '../../packages/sync-agent/src/publisher.js';
+import { apiResourceSchemaOf, exportEntry } from '../../packages/sync-agent/src/schema.js';
+import type { PublishedResource } from '../../packages/sync-agent/src/types.js';
 import { inMemoryFleet, putObject, runController, toLabels } from '../../src/testing/index.js';
 import { deleteObject } from '../../src/testing/index.js';
 

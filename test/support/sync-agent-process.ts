@@ -1,4 +1,4 @@
-// The sync agent as its own OS process, as an operator runs it: `rxfleet sync --config ...`, the
+// The sync agent as its own OS process, as an operator runs it: `rxfleet-sync-agent --config ...`, the
 // CLI run from the sources by plain `node` (Node strips the types; bench/register.ts maps the
 // sources' `.js` imports to their `.ts` files), so no build step stands between an edit and the
 // test. Its JSON log lines are collected; it can be stopped (SIGTERM) or killed (SIGKILL).
@@ -64,21 +64,21 @@ export function tempFile(name: string, text: string): string {
 }
 
 /**
- * The `rxfleet sync` command line the tests run: this Node, the type-stripping hook, the CLI's source.
+ * The `rxfleet-sync-agent` command line the tests run: this Node, the type-stripping hook, the bin's source.
  *
  * @example
  * ```ts
- * spawn(process.execPath, [...cliArgs(['sync', '--help'])]);
+ * spawn(process.execPath, [...cliArgs(['--help'])]);
  * ```
  * @param args - the CLI's arguments.
  * @returns node's arguments.
  */
 export function cliArgs(args: readonly string[]): readonly string[] {
-  return ['--import', join(repoRoot, 'bench', 'register.ts'), join(repoRoot, 'packages', 'cli', 'src', 'bin.ts'), ...args];
+  return ['--import', join(repoRoot, 'bench', 'register.ts'), join(repoRoot, 'packages', 'sync-agent', 'src', 'bin.ts'), ...args];
 }
 
 /**
- * Starts `rxfleet sync` with a free probe port.
+ * Starts `rxfleet-sync-agent` with a free probe port.
  *
  * @example
  * ```ts
@@ -88,7 +88,7 @@ export function cliArgs(args: readonly string[]): readonly string[] {
  * @returns the process.
  */
 export function startSyncAgent(spec: SyncAgentSpec): SyncAgentProcess {
-  const args = ['sync', '--config', spec.configFile, '--kcp-kubeconfig', spec.kcpKubeconfig, '--service-kubeconfig', spec.serviceKubeconfig, '--port', '0'];
+  const args = ['--config', spec.configFile, '--kcp-kubeconfig', spec.kcpKubeconfig, '--service-kubeconfig', spec.serviceKubeconfig, '--port', '0'];
   const child = spawn(process.execPath, [...cliArgs(args)], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: spec.logLevel ?? 'info', LOG_FORMAT: 'json' },

@@ -170,7 +170,7 @@ export async function restartScenario(o: {
 }
 
 /**
- * Runs `rxfleet sync` with this configuration text against the given kubeconfigs and waits for its
+ * Runs `rxfleet-sync-agent` with this configuration text against the given kubeconfigs and waits for its
  * exit (killed after 60 s).
  *
  * @example
@@ -186,6 +186,6 @@ export function badConfigRun(
   files: { readonly kcpKubeconfig: string; readonly serviceKubeconfig: string },
 ): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
   const config = tempFile('bad.yaml', yaml);
-  const args = ['sync', '--config', config, '--kcp-kubeconfig', files.kcpKubeconfig, '--service-kubeconfig', files.serviceKubeconfig, '--port', '0'];
+  const args = ['--config', config, '--kcp-kubeconfig', files.kcpKubeconfig, '--service-kubeconfig', files.serviceKubeconfig, '--port', '0'];
   return runNode(cliArgs(args));
 }

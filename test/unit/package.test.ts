@@ -47,8 +47,6 @@ describe('the published package', () => {
     ['rxfleet/sinks', ['apply', 'update', 'ensureFinalizer', 'sweepOrphans']],
     ['rxfleet/operators', ['reconcile', 'mapToKeys', 'fanOut', 'debounceByKey', 'withFinalizer']],
     ['rxfleet/testing', ['keyedEvents', 'fakeFleet', 'takes', 'toLabels']],
-    ['rxfleet/sync', ['syncAgent', 'syncController', 'parseSyncConfig', 'preflight']],
-    ['rxfleet/cli', ['syncCommand']],
   ])('resolves %s to built code with its exports', (specifier, names) => {
     expect(importFresh(specifier)).toEqual(expect.arrayContaining(names));
   });
@@ -61,7 +59,7 @@ describe('the published package', () => {
   });
 
   it('exports each runtime value from one entry point only', () => {
-    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/resources', 'rxfleet/sync', 'rxfleet/cli', ...providers.map((p) => `rxfleet/providers/${p}`)];
+    const entries = ['rxfleet', 'rxfleet/streams', 'rxfleet/client', 'rxfleet/runtime', 'rxfleet/fp', 'rxfleet/sinks', 'rxfleet/operators', 'rxfleet/testing', 'rxfleet/envtest', 'rxfleet/resources', ...providers.map((p) => `rxfleet/providers/${p}`)];
     const homes = new Map<string, string[]>();
     for (const [e, names] of Object.entries(importAllFresh(entries))) for (const name of names) homes.set(name, [...(homes.get(name) ?? []), e]);
     expect([...homes].filter(([, where]) => where.length > 1)).toEqual([]);
@@ -135,6 +133,25 @@ describe('the published package', () => {
     expect(cli.bin).toEqual({ rxfleet: './dist/bin.js' });
     expect(create.dependencies?.['@rxfleet/cli']).toBe(cli.version);
     expect(create.bin).toEqual({ 'create-rxfleet': './dist/bin.js' });
+  });
+
+  it('ships the sync agent as an application of its own, on rxfleet at the same version', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', 'sync-agent', 'package.json'), 'utf8')) as { name: string; version: string; dependencies?: Record<string, string>; bin?: Record<string, string> };
+    const rxfleet = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
+    expect([pkg.name, pkg.version]).toEqual(['@rxfleet/sync-agent', rxfleet.version]);
+    expect(pkg.dependencies?.rxfleet).toBe(rxfleet.version);
+    expect(pkg.bin).toEqual({ 'rxfleet-sync-agent': './dist/bin.js' });
+    expect(Object.keys(rxfleet.exports)).not.toEqual(expect.arrayContaining(['./sync']));
+    expect(Object.keys(rxfleet.exports)).not.toEqual(expect.arrayContaining(['./cli']));
+    expect(importFresh('@rxfleet/sync-agent')).toEqual(expect.arrayContaining(['syncAgent', 'syncController', 'parseSyncConfig', 'preflight', 'syncOptions']));
+  });
+
+  it('lets the sync agent reach rxfleet through its public entry points only', () => {
+    const dir = join(root, 'packages', 'sync-agent', 'src');
+    const escaping = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/from '(\.\.\/[^']*|rxfleet\/internal[^']*)'/g)].map((m) => `${f}: ${m[1] ?? ''}`));
+    expect(escaping).toEqual([]);
   });
 
   it('takes rxjs as a peer dependency, so a user\'s operators and rxfleet\'s share one copy', () => {

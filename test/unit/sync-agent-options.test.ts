@@ -1,11 +1,11 @@
-// `rxfleet sync`'s options: where the kubeconfigs come from (flag, environment, the config file's
+// `rxfleet-sync-agent`'s options: where the kubeconfigs come from (flag, environment, the config file's
 // kubeconfigs block), and the configuration errors that stop it before it connects anywhere.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rxfleetCli } from '../../packages/cli/src/main.js';
-import { syncOptions } from '../../src/cli/sync-options.js';
+import { syncAgentCli } from '../../packages/sync-agent/src/main.js';
+import { syncOptions } from '../../packages/sync-agent/src/sync-options.js';
 import { ConfigError } from '../../src/index.js';
 
 const kubeconfig = (server: string): string =>
@@ -92,13 +92,13 @@ describe('syncOptions', () => {
   });
 });
 
-describe('rxfleet sync (arguments)', () => {
+describe('rxfleet-sync-agent (arguments)', () => {
   it('needs --config and refuses a port out of range: usage errors, before anything runs', async () => {
-    await expect(async () => rxfleetCli(['sync']).parseAsync()).rejects.toThrow(new ConfigError('Missing required argument: config (rxfleet --help shows the usage)'));
-    await expect(async () => rxfleetCli(['sync', '--config', 'x.yaml', '--port', '70000']).parseAsync()).rejects.toThrow(new ConfigError('--port must be an integer from 0 to 65535, got 70000'));
+    await expect(async () => syncAgentCli([]).parseAsync()).rejects.toThrow(new ConfigError('Missing required argument: config (rxfleet-sync-agent --help shows the usage)'));
+    await expect(async () => syncAgentCli(['--config', 'x.yaml', '--port', '70000']).parseAsync()).rejects.toThrow(new ConfigError('--port must be an integer from 0 to 65535, got 70000'));
   });
 
   it('reports a missing file before loading the agent', async () => {
-    await expect(async () => rxfleetCli(['sync', '--config', '/nonexistent/sync.yaml']).parseAsync()).rejects.toThrow(/^--config \/nonexistent\/sync\.yaml: cannot read it/);
+    await expect(async () => syncAgentCli(['--config', '/nonexistent/sync.yaml']).parseAsync()).rejects.toThrow(/^--config \/nonexistent\/sync\.yaml: cannot read it/);
   });
 });

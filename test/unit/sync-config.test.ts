@@ -2,8 +2,8 @@
 // written (frozen, defaults unfilled), and a bad one gives ONE ConfigError listing every problem by path.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config-error.js';
-import { parseSyncConfig, syncConfigProblems } from '../../src/sync/config.js';
-import type { SyncConfig } from '../../src/sync/types.js';
+import { parseSyncConfig, syncConfigProblems } from '../../packages/sync-agent/src/config.js';
+import type { SyncConfig } from '../../packages/sync-agent/src/types.js';
 
 const yaml = `
 agentName: db-agent

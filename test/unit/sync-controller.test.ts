@@ -11,7 +11,7 @@ import type { Db, Running } from './sync-fixture.js';
 import { FINALIZER, agentFleet, copyRef, database, dbKcp, dbService, plan, relatedName, relatedRef, runSync, secret } from './sync-fixture.js';
 import { resource } from '../../src/index.js';
 import type { KubeObject } from '../../src/index.js';
-import type { PublishedPlan } from '../../src/sync/plan.js';
+import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
 
 
 let running: Running | undefined;

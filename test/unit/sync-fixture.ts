@@ -12,10 +12,10 @@ import { engaged } from '../../src/streams/index.js';
 import { E } from '../../src/fp/index.js';
 import type { InMemoryFleet } from '../../src/testing/index.js';
 import { inMemoryFleet } from '../../src/testing/index.js';
-import { serviceName } from '../../src/sync/naming.js';
-import { derivedRelatedName } from '../../src/sync/related-places.js';
-import type { PublishedPlan } from '../../src/sync/plan.js';
-import { syncController } from '../../src/sync/sync-controller.js';
+import { serviceName } from '../../packages/sync-agent/src/naming.js';
+import { derivedRelatedName } from '../../packages/sync-agent/src/related-places.js';
+import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
+import { syncController } from '../../packages/sync-agent/src/sync-controller.js';
 
 /** The published resource's objects, on both sides. */
 export type Db = KubeObject & {

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/core/object.js';
 import type { Either } from '../../src/internal/fp.js';
 import { E } from '../../src/internal/fp.js';
-import { agentLabel, agentLabels, agentSelector, syncClusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from '../../src/sync/labels.js';
-import type { NamingError, ServiceName } from '../../src/sync/naming.js';
-import { dnsLabelProblem, dnsSubdomainProblem, relatedName, serviceName } from '../../src/sync/naming.js';
-import type { PublishedResource } from '../../src/sync/types.js';
+import { agentLabel, agentLabels, agentSelector, syncClusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from '../../packages/sync-agent/src/labels.js';
+import type { NamingError, ServiceName } from '../../packages/sync-agent/src/naming.js';
+import { dnsLabelProblem, dnsSubdomainProblem, relatedName, serviceName } from '../../packages/sync-agent/src/naming.js';
+import type { PublishedResource } from '../../packages/sync-agent/src/types.js';
 
 const databases: PublishedResource = { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } };
 const orders: KubeObject = { metadata: { namespace: 'default', name: 'orders', uid: 'u-1' }, spec: { connectionSecretName: 'orders-conn' } };

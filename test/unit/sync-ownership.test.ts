@@ -7,10 +7,10 @@ import type { KubeObject } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
 import type { SourceIdentity } from '../../src/sinks/index.js';
 import { sourceLabel, sourceUidAnnotation, withBackReference } from '../../src/sinks/index.js';
-import { nextCondition, syncedConditionType, withCondition } from '../../src/sync/condition.js';
-import { namingProblem, sharedSourceProblem } from '../../src/sync/naming-check.js';
-import { claimsOwner, originProblem, ownerReferenceProblem, ownershipProblem } from '../../src/sync/ownership.js';
-import { derivedRelatedName, relatedPlaces, relatedReferenceProblem, withDerivedReferences } from '../../src/sync/related-places.js';
+import { nextCondition, syncedConditionType, withCondition } from '../../packages/sync-agent/src/condition.js';
+import { namingProblem, sharedSourceProblem } from '../../packages/sync-agent/src/naming-check.js';
+import { claimsOwner, originProblem, ownerReferenceProblem, ownershipProblem } from '../../packages/sync-agent/src/ownership.js';
+import { derivedRelatedName, relatedPlaces, relatedReferenceProblem, withDerivedReferences } from '../../packages/sync-agent/src/related-places.js';
 import { database, dbKcp, dbService, plan, secret } from './sync-fixture.js';
 
 const source = (cluster: string, name: string, uid: string, namespace = 'default'): SourceIdentity => ({ cluster: clusterName(cluster), resource: resourceId(dbKcp), namespace, name, uid });

@@ -3,9 +3,9 @@
 // completes. Also the selector syntax the filter takes, checked when the config is read.
 import { afterEach, describe, expect, it } from 'vitest';
 import { secrets } from '../../src/index.js';
-import { parseLabelSelector } from '../../src/sync/label-selector.js';
-import { syncConfigProblems } from '../../src/sync/config.js';
-import type { PublishedPlan } from '../../src/sync/plan.js';
+import { parseLabelSelector } from '../../packages/sync-agent/src/label-selector.js';
+import { syncConfigProblems } from '../../packages/sync-agent/src/config.js';
+import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
 import type { InMemoryFleet } from '../../src/testing/index.js';
 import type { Db, Running } from './sync-fixture.js';
 import { FINALIZER, agentFleet, copyRef, database, dbKcp, dbService, plan, relatedName, runSync, secret } from './sync-fixture.js';

@@ -3,12 +3,12 @@
 // APIExport merge (own entries replaced, others kept, claims ensured).
 import { describe, expect, it } from 'vitest';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '../../src/resources/index.js';
-import { exportChanged, mergeExport, relatedClaims } from '../../src/sync/export-merge.js';
+import { exportChanged, mergeExport, relatedClaims } from '../../packages/sync-agent/src/export-merge.js';
 import type { APIExport } from '../../src/providers/kcp/index.js';
-import type { PublishedPlan } from '../../src/sync/plan.js';
-import { apiResourceSchemaOf, exportEntry, schemaName, versionChoice, withConditions } from '../../src/sync/schema.js';
-import type { PublishedResource } from '../../src/sync/types.js';
-import { compareKubeVersions } from '../../src/sync/version-order.js';
+import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
+import { apiResourceSchemaOf, exportEntry, schemaName, versionChoice, withConditions } from '../../packages/sync-agent/src/schema.js';
+import type { PublishedResource } from '../../packages/sync-agent/src/types.js';
+import { compareKubeVersions } from '../../packages/sync-agent/src/version-order.js';
 import { resource } from '../../src/index.js';
 
 const v = (name: string, over: Partial<CustomResourceDefinitionVersion> = {}): CustomResourceDefinitionVersion => ({

@@ -2,9 +2,9 @@
 // this code: NIST/RFC digests and `node -e` crypto), the supported subset, and compile errors.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config-error.js';
-import { getPath, pathProblem } from '../../src/sync/object-path.js';
-import type { SyncTemplate, TemplateResult } from '../../src/sync/template.js';
-import { compileTemplate, parseTemplate, renderTemplate, sha3short, shortHash } from '../../src/sync/template.js';
+import { getPath, pathProblem } from '../../packages/sync-agent/src/object-path.js';
+import type { SyncTemplate, TemplateResult } from '../../packages/sync-agent/src/template.js';
+import { compileTemplate, parseTemplate, renderTemplate, sha3short, shortHash } from '../../packages/sync-agent/src/template.js';
 
 function compiled(source: string): SyncTemplate {
   const r = parseTemplate(source);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject, Secret } from '../../src/index.js';
 import { secrets } from '../../src/index.js';
 import { readBackReference, withBackReference } from '../../src/sinks/index.js';
-import type { PublishedPlan } from '../../src/sync/plan.js';
+import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
 import type { InMemoryFleet } from '../../src/testing/index.js';
 import { isWrite } from '../../src/testing/index.js';
 import type { Db, Running } from './sync-fixture.js';

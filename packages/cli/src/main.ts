@@ -1,14 +1,13 @@
 // The `rxfleet` command line (loaded by bin.ts once the Node version is known to be good): yargs
 // with help, strict parsing, shell completion (`rxfleet completion`) and one module per command.
-// rxfleet is a peer dependency, reached through its public entry points only; `rxfleet sync` is
-// rxfleet's own command module (rxfleet/cli), registered here until the sync agent has a package.
+// rxfleet is a peer dependency, reached through its public entry points only. The sync agent is
+// its own application (@rxfleet/sync-agent, bin rxfleet-sync-agent), not a command here.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
 import yargs from 'yargs';
 import { ConfigError } from 'rxfleet';
-import { syncCommand } from 'rxfleet/cli';
 import { scrubSecrets } from 'rxfleet/runtime';
 import { genCommand } from './commands/gen.js';
 import { getCommand } from './commands/get.js';
@@ -50,7 +49,6 @@ export function rxfleetCli(argv: readonly string[]): Argv {
     .command(genCommand)
     .command(rbacCommand)
     .command(getCommand)
-    .command(syncCommand)
     .demandCommand(1, 'give a command (rxfleet --help lists them)')
     .strict()
     .completion('completion', 'print a bash/zsh completion script (rxfleet completion >> ~/.bashrc)')

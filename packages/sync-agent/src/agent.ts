@@ -3,17 +3,17 @@
 // shares its clusters, clients and watches: the consumer workspaces of the APIExport, the service
 // cluster, and the provider workspace where the export lives.
 import { merge } from 'rxjs';
-import type { ClusterClientOptions } from '../client/client.js';
-import { createClusterClient } from '../client/client.js';
-import type { KubeConfigSource } from '../client/kubeconfig.js';
-import { ConfigError } from '../core/config-error.js';
-import type { KubeObject } from '../core/object.js';
-import { E } from '../internal/fp.js';
-import { apiExportProvider } from '../providers/kcp/api-export.js';
-import type { KcpKubeconfig } from '../providers/kcp/credentials.js';
-import { singleClusterProvider } from '../providers/single/index.js';
-import type { Controller } from '../runtime/controller.js';
-import type { Provider } from '../streams/cluster.js';
+import type { ClusterClientOptions } from 'rxfleet/client';
+import { createClusterClient } from 'rxfleet/client';
+import type { KubeConfigSource } from 'rxfleet/client';
+import { ConfigError } from 'rxfleet';
+import type { KubeObject } from 'rxfleet';
+import { E } from 'rxfleet/fp';
+import { apiExportProvider } from 'rxfleet/providers/kcp';
+import type { KcpKubeconfig } from 'rxfleet/providers/kcp';
+import { singleClusterProvider } from 'rxfleet/providers/single';
+import type { Controller } from 'rxfleet';
+import type { Provider } from 'rxfleet/streams';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
 import { publisherController } from './publisher.js';
@@ -75,7 +75,7 @@ export function syncAgentProvider(options: SyncAgentOptions): Provider {
  * @example
  * ```ts
  * import { main } from 'rxfleet';
- * import { parseSyncConfig, syncAgent } from 'rxfleet/sync';
+ * import { parseSyncConfig, syncAgent } from '@rxfleet/sync-agent';
  * const config = parseSyncConfig(fs.readFileSync('sync.yaml', 'utf8'));
  * void main(await syncAgent({ config, kcp: { file: 'provider.kubeconfig' }, service: { file: 'service.kubeconfig' } }));
  * ```

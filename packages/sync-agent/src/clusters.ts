@@ -1,9 +1,9 @@
 // The sync agent's fleet has three kinds of cluster: the consumer workspaces (APIExport provider),
 // the service cluster and the provider workspace itself (where the APIExport and its schemas live).
 // Every controller of the agent selects its clusters with these, so the names are written once.
-import { clusterName } from '../core/cluster.js';
-import type { ClusterName } from '../core/cluster.js';
-import type { Cluster } from '../streams/cluster.js';
+import { clusterName } from 'rxfleet';
+import type { ClusterName } from 'rxfleet';
+import type { Cluster } from 'rxfleet/streams';
 
 /**
  * The fleet name of the service cluster (engaged by `singleClusterProvider({ name: 'service', ... })`).

@@ -1,11 +1,11 @@
-// `rxfleet sync --config <file>`: the sync agent as a process. It publishes a service cluster's
+// `rxfleet-sync-agent --config <file>`: the sync agent as a process. It publishes a service cluster's
 // CRDs into kcp and syncs consumers' objects down and their status up, as configured (docs/sync.md).
 import type { Argv, CommandModule } from 'yargs';
-import { ConfigError } from '../../core/config-error.js';
-import { syncOptions } from '../sync-options.js';
+import { ConfigError } from 'rxfleet';
+import { syncOptions } from './sync-options.js';
 
 /**
- * The arguments of `rxfleet sync`.
+ * The arguments of `rxfleet-sync-agent`.
  *
  * @example
  * ```ts
@@ -40,7 +40,7 @@ APIExport owned by another agent), 0 after a clean stop. See docs/sync.md.`;
 async function handler(args: SyncArgs): Promise<void> {
   const options = syncOptions({ config: args.config, kcpKubeconfig: args.kcpKubeconfig, serviceKubeconfig: args.serviceKubeconfig });
   // Loaded here, not at the top: every other command (and --help) starts without the runtime.
-  const [{ defaultLogger }, { main }, { syncAgent }] = await Promise.all([import('../../runtime/logging.js'), import('../../runtime/main.js'), import('../../sync/agent.js')]);
+  const [{ defaultLogger }, { main }, { syncAgent }] = await Promise.all([import('rxfleet/runtime'), import('rxfleet'), import('./agent.js')]);
   const logger = defaultLogger();
   // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
   const controllers = await syncAgent({ config: options.config, kcp: () => ({ file: options.kcpKubeconfig }), service: { file: options.serviceKubeconfig } });
@@ -49,20 +49,20 @@ async function handler(args: SyncArgs): Promise<void> {
 }
 
 /**
- * The `rxfleet sync` command module (yargs).
+ * The `rxfleet-sync-agent` command module (yargs): the default command of the package's bin.
  *
  * @example
  * ```ts
- * yargs(hideBin(process.argv)).command(syncCommand).parse();
- * // rxfleet sync --config sync.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig
+ * yargs(hideBin(process.argv)).command(syncAgentCommand).parse();
+ * // rxfleet-sync-agent --config sync.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig
  * ```
  */
-export const syncCommand: CommandModule<object, SyncArgs> = {
-  command: 'sync',
-  describe: "Publish a service cluster's CRDs into kcp and sync consumers' objects (the sync agent)",
+export const syncAgentCommand: CommandModule<object, SyncArgs> = {
+  command: '$0',
+  describe: false,
   builder: (y: Argv) =>
     y
-      .usage(`$0 sync --config <file> [options]\n\n${description}`)
+      .usage(`$0 --config <file> [options]\n\n${description}`)
       .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'the agent configuration file (YAML or JSON)' })
       .option('kcp-kubeconfig', { type: 'string', describe: "the kcp provider workspace's kubeconfig" })
       .option('service-kubeconfig', { type: 'string', describe: "the service cluster's kubeconfig" })
@@ -73,6 +73,6 @@ export const syncCommand: CommandModule<object, SyncArgs> = {
         if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 65_535) throw new ConfigError(`--port must be an integer from 0 to 65535, got ${String(p)}`);
         return true;
       })
-      .example('$0 sync -c examples/sync-agent/config.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig', 'run the example agent'),
+      .example('$0 -c examples/sync-agent/config.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig', 'run the example agent'),
   handler,
 };

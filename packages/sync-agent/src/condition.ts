@@ -3,8 +3,8 @@
 // (False, reason Refused, saying what was refused in words that name nothing of another object),
 // and turns True once nothing is refused any more. Objects never refused carry none, so the agent
 // writes nothing extra for them.
-import type { KubeObject } from '../core/object.js';
-import type { ObjectKey } from '../core/key.js';
+import type { KubeObject } from 'rxfleet';
+import type { ObjectKey } from 'rxfleet';
 
 /**
  * The condition type the agent writes on consumer objects.

@@ -3,7 +3,7 @@
 // the file in one round. Defaults are not filled in: the returned config is what was written, and
 // each default is documented on its field in types.ts (and named in labels.ts and naming.ts).
 import { JSON_SCHEMA, load } from 'js-yaml';
-import { ConfigError } from '../core/config-error.js';
+import { ConfigError } from 'rxfleet';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { parseLabelSelector } from './label-selector.js';
 import { pathProblem } from './object-path.js';

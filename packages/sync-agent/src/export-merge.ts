@@ -2,7 +2,7 @@
 // entries (others' entries stay where they are, so an admin may add schemas by hand), make sure the
 // permission claims its related resources need are there (never remove a claim: consumers accepted
 // them), and mark the export with the agent's name.
-import type { APIExport, ExportResource, PermissionClaim } from '../providers/kcp/export-types.js';
+import type { APIExport, ExportResource, PermissionClaim } from 'rxfleet/providers/kcp';
 import { agentLabel } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 

@@ -1,5 +1,5 @@
 /**
- * rxfleet/sync: publish a service cluster's CRD-based API into kcp by configuration, kcp
+ * @rxfleet/sync-agent: publish a service cluster's CRD-based API into kcp by configuration, kcp
  * api-syncagent's semantics built from rxfleet's own controllers. `syncAgent` checks the config
  * against both servers, then returns the controllers to run together: the publisher (CRD →
  * APIResourceSchema, APIExport kept current) and one sync controller per published resource
@@ -9,15 +9,13 @@
  * @example
  * ```ts
  * import { main } from 'rxfleet';
- * import { parseSyncConfig, syncAgent } from 'rxfleet/sync';
+ * import { parseSyncConfig, syncAgent } from '@rxfleet/sync-agent';
  * const config = parseSyncConfig({ apiExport: 'databases.example.dev', published: [{ name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } }] });
  * void main(await syncAgent({ config, kcp: { file: 'provider.kubeconfig' }, service: { file: 'service.kubeconfig' } }));
  * ```
  * @packageDocumentation
- * @module rxfleet/sync
+ * @module @rxfleet/sync-agent
  */
-// First: fails clearly on an unsupported Node before anything else loads.
-import '../internal/require-node.js';
 export type {
   PublishedFilter,
   PublishedNaming,
@@ -44,3 +42,5 @@ export { exportCluster, isConsumer, isExport, isService, serviceCluster } from '
 export { agentLabel, agentLabels, agentSelector, syncClusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from './labels.js';
 export type { NamingError, RelatedNameResult, ServiceName } from './naming.js';
 export { defaultNameTemplate, defaultNamespaceTemplate, relatedName, serviceName } from './naming.js';
+export type { SyncFlags, SyncOptions } from './sync-options.js';
+export { syncOptions } from './sync-options.js';

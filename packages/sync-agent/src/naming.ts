@@ -2,9 +2,9 @@
 // related object is called on each side. Names come from the published resource's templates and are
 // checked before anyone writes: a name the API server would refuse becomes an error value naming the
 // workspace, the object and the template, so one bad object never stops the others.
-import type { KubeObject } from '../core/object.js';
-import type { Either } from '../internal/fp.js';
-import { E } from '../internal/fp.js';
+import type { KubeObject } from 'rxfleet';
+import type { Either } from 'rxfleet/fp';
+import { E } from 'rxfleet/fp';
 import { getPath } from './object-path.js';
 import type { SyncTemplate } from './template.js';
 import { parseTemplate, renderTemplate } from './template.js';

@@ -5,10 +5,10 @@
 // object of the primary's kind) is never used. Each refusal has two texts: the detail, for the
 // agent's log (the service provider's eyes, naming both sides), and the reason, for the consumer's
 // status, which names nothing of any other object.
-import type { KubeObject } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import type { SourceIdentity } from '../sinks/back-reference.js';
-import { readBackReference, sourceClusterAnnotation, sourceLabel, sourceNameAnnotation, sourceNamespaceAnnotation, sourceResourceAnnotation, sourceUidAnnotation } from '../sinks/back-reference.js';
+import type { KubeObject } from 'rxfleet';
+import type { ResourceDescriptor } from 'rxfleet';
+import type { SourceIdentity } from 'rxfleet/sinks';
+import { readBackReference, sourceClusterAnnotation, sourceLabel, sourceNameAnnotation, sourceNamespaceAnnotation, sourceResourceAnnotation, sourceUidAnnotation } from 'rxfleet/sinks';
 
 /**
  * Why an object is not this consumer object's: `detail` names both sides (for the agent's log),

@@ -1,6 +1,6 @@
 // What preflight decided for one published resource, once at start: the two resources the agent
 // reads and writes (same version name on both sides) and whether status syncs through a subresource.
-import type { ResourceDescriptor } from '../core/resource.js';
+import type { ResourceDescriptor } from 'rxfleet';
 import type { PublishedResource } from './types.js';
 
 /**

@@ -2,15 +2,15 @@
 // once, before any controller runs, and every problem is reported together (a config with three
 // mistakes should take one round trip to fix, not three). What it decides (the sync version, the
 // projected resource) holds for the agent's whole run.
-import type { ClusterClient } from '../client/client.js';
-import { ConfigError } from '../core/config-error.js';
-import { E } from '../internal/fp.js';
-import { resource } from '../core/resource.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import type { CustomResourceDefinition } from '../resources/apiextensions-v1/types.js';
+import type { ClusterClient } from 'rxfleet/client';
+import { ConfigError } from 'rxfleet';
+import { E } from 'rxfleet/fp';
+import { resource } from 'rxfleet';
+import type { ResourceDescriptor } from 'rxfleet';
+import type { CustomResourceDefinition } from 'rxfleet/resources';
 import { exportOwner } from './export-merge.js';
-import type { APIExport } from '../providers/kcp/export-types.js';
-import { apiExports, apiResourceSchemas } from '../providers/kcp/export-types.js';
+import type { APIExport } from 'rxfleet/providers/kcp';
+import { apiExports, apiResourceSchemas } from 'rxfleet/providers/kcp';
 import { agentLabel, defaultAgentName } from './labels.js';
 import { parseLabelSelector } from './label-selector.js';
 import { namingProblem, sharedSourceProblem } from './naming-check.js';

@@ -2,13 +2,13 @@
 // concerns, so its reconcile runs: a copy the agent made names its consumer object by
 // back-reference; an origin object is matched against the primaries of its namespace on its side,
 // by the name each of them gives it there (the copy carries the service-side name; related-places.ts).
-import type { ClusterName } from '../core/cluster.js';
-import type { ObjectKey } from '../core/key.js';
-import { objectKey } from '../core/key.js';
-import type { KubeObject } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import { resourceId } from '../core/resource.js';
-import { readBackReference } from '../sinks/back-reference.js';
+import type { ClusterName } from 'rxfleet';
+import type { ObjectKey } from 'rxfleet';
+import { objectKey } from 'rxfleet';
+import type { KubeObject } from 'rxfleet';
+import type { ResourceDescriptor } from 'rxfleet';
+import { resourceId } from 'rxfleet/client';
+import { readBackReference } from 'rxfleet/sinks';
 import { serviceCluster } from './clusters.js';
 import { relatedName } from './naming.js';
 import type { PublishedPlan } from './plan.js';

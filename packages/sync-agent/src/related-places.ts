@@ -6,8 +6,8 @@
 // namespace, or two namespaces of one workspace) can then never name the same service-side object.
 // Names the consumer cannot write (the copy's own name, a status field the operator sets) are read
 // from the copy.
-import type { KubeObject } from '../core/object.js';
-import { resourceId } from '../core/resource.js';
+import type { KubeObject } from 'rxfleet';
+import { resourceId } from 'rxfleet/client';
 import { getPath, setSegments, splitPath } from './object-path.js';
 import type { RelatedNameResult } from './naming.js';
 import { relatedName } from './naming.js';

@@ -4,17 +4,17 @@
 // while it lives on, its copies deleted or, by the filter's `release: keep`, left where they are.
 import type { Observable } from 'rxjs';
 import { EMPTY, concat, concatMap, defer, filter, from, last, map, of, toArray } from 'rxjs';
-import type { ResourceDescriptor } from '../core/resource.js';
-import { resourceId } from '../core/resource.js';
-import { E } from '../internal/fp.js';
-import type { Action } from '../operators/actions.js';
-import { done, isAction, requeueAfter } from '../operators/actions.js';
-import type { ReconcileRequest } from '../operators/types.js';
-import type { ControllerContext } from '../runtime/controller.js';
-import { sourceIdentity } from '../sinks/back-reference.js';
-import { finalizerWrites } from '../sinks/finalizer-writes.js';
-import { removeTargets } from '../sinks/release-source.js';
-import { toAction } from '../sinks/to-action.js';
+import type { ResourceDescriptor } from 'rxfleet';
+import { resourceId } from 'rxfleet/client';
+import { E } from 'rxfleet/fp';
+import type { Action } from 'rxfleet';
+import { done, isAction, requeueAfter } from 'rxfleet';
+import type { ReconcileRequest } from 'rxfleet';
+import type { ControllerContext } from 'rxfleet';
+import { sourceIdentity } from 'rxfleet/sinks';
+import { finalizerWrites } from 'rxfleet/sinks';
+import { removeTargets } from 'rxfleet/sinks';
+import { toAction } from 'rxfleet';
 import { serviceCluster } from './clusters.js';
 import { syncFinalizer } from './labels.js';
 import type { PublishedPlan } from './plan.js';

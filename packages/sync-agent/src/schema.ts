@@ -2,10 +2,10 @@
 // storage version, the projected names, and the APIResourceSchema (ARS) made of them. An ARS is
 // immutable, so its name carries a hash of its spec: a changed CRD or projection gets a new name,
 // an unchanged one the same name (a restart, or undoing a change, re-uses the existing ARS).
-import { canonicalJson } from '../core/canonical-json.js';
+import { canonicalJson } from 'rxfleet';
 import { createHash } from 'node:crypto';
-import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, JSONSchemaProps } from '../resources/apiextensions-v1/types.js';
-import type { APIResourceSchema, APIResourceVersion, ExportResource } from '../providers/kcp/export-types.js';
+import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, JSONSchemaProps } from 'rxfleet/resources';
+import type { APIResourceSchema, APIResourceVersion, ExportResource } from 'rxfleet/providers/kcp';
 import { agentLabels } from './labels.js';
 import type { PublishedResource, PublishedSource } from './types.js';
 import { compareKubeVersions } from './version-order.js';

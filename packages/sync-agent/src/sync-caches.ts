@@ -1,14 +1,14 @@
 // What a sync controller reads instead of asking a server: the caches of the watches it already
 // keeps open (its inputs). A reconcile that finds everything as it should be makes no request at
 // all, which is what lets a restart over an unchanged fleet write nothing.
-import type { ClusterName } from '../core/cluster.js';
-import { objectKey } from '../core/key.js';
-import type { KubeObject, Namespace } from '../core/object.js';
-import type { ResourceDescriptor } from '../core/resource.js';
-import { configMaps, namespaces, secrets } from '../core/resource.js';
-import type { FleetView } from '../streams/cluster.js';
-import type { Informers } from '../streams/informers.js';
-import type { Selection } from '../streams/cluster.js';
+import type { ClusterName } from 'rxfleet';
+import { objectKey } from 'rxfleet';
+import type { KubeObject, Namespace } from 'rxfleet';
+import type { ResourceDescriptor } from 'rxfleet';
+import { configMaps, namespaces, secrets } from 'rxfleet';
+import type { FleetView } from 'rxfleet/streams';
+import type { Informers } from 'rxfleet/streams';
+import type { Selection } from 'rxfleet/streams';
 import { agentLabel, agentSelector } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { serviceCluster } from './clusters.js';

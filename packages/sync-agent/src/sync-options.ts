@@ -1,15 +1,15 @@
-// What `rxfleet sync` runs with: the configuration file read and checked, and the two kubeconfigs
+// What `rxfleet-sync-agent` runs with: the configuration file read and checked, and the two kubeconfigs
 // found (flag, then environment, then the file's `kubeconfigs` block, relative to the file), each
 // checked before anything starts so a typo fails at once with what to fix.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { JSON_SCHEMA, load } from 'js-yaml';
-import { loadKubeConfig } from '../client/kubeconfig.js';
-import { clusterName } from '../core/cluster.js';
-import { ConfigError } from '../core/config-error.js';
-import { isLeft } from '../core/either.js';
-import { parseSyncConfig } from '../sync/config.js';
-import type { SyncConfig } from '../sync/types.js';
+import { loadKubeConfig } from 'rxfleet/client';
+import { clusterName } from 'rxfleet';
+import { ConfigError } from 'rxfleet';
+import { isLeft } from 'rxfleet';
+import { parseSyncConfig } from './config.js';
+import type { SyncConfig } from './types.js';
 
 /**
  * What the `sync` command was given (flags; unset ones undefined).
@@ -80,7 +80,7 @@ function kubeconfigFile(flag: string, envName: string, file: string | undefined)
 }
 
 /**
- * Reads and checks everything `rxfleet sync` needs before it connects anywhere. Kubeconfigs come
+ * Reads and checks everything `rxfleet-sync-agent` needs before it connects anywhere. Kubeconfigs come
  * from the flag, else the environment (`KCP_KUBECONFIG`, `SERVICE_KUBECONFIG`), else the config
  * file's `kubeconfigs: { kcp: <path>, service: <path> }` (relative to the file).
  *

@@ -4,7 +4,7 @@
 // start and not a failure per object; rendered per object with api-syncagent's exact output (the
 // same hex prefixes, the output trimmed of surrounding space), so names match across the two agents.
 import { createHash } from 'node:crypto';
-import { ConfigError } from '../core/config-error.js';
+import { ConfigError } from 'rxfleet';
 import { getSegments } from './object-path.js';
 
 type Operand = { readonly type: 'cluster' } | { readonly type: 'object'; readonly segments: readonly string[] };

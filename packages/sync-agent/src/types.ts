@@ -179,7 +179,7 @@ export interface PublishedResource {
 }
 
 /**
- * The agent's whole configuration (the `rxfleet sync --config` file, YAML or JSON).
+ * The agent's whole configuration (the `rxfleet-sync-agent --config` file, YAML or JSON).
  *
  * @example
  * ```ts
