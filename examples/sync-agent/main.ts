@@ -1,7 +1,7 @@
 // Runs the sync-agent example's stand-in database operator on the service cluster:
 //   node dist-demo/examples/sync-agent/main.js --service service.kubeconfig [--group db.example.dev]
 // With INSTALL_CRD=1 it first installs the Database CRD. The agent itself is the CLI:
-//   rxfleet sync --config examples/sync-agent/config.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig
+//   rxfleet-sync-agent --config examples/sync-agent/config.yaml --kcp-kubeconfig provider.kubeconfig --service-kubeconfig service.kubeconfig
 import { parseArgs } from 'node:util';
 import { createClusterClient } from 'rxfleet/client';
 import { clusterName, ConfigError, isLeft, main } from 'rxfleet';
