@@ -4,7 +4,7 @@
 // and exited 0. The count is taken from the provider's own events, before leader election or
 // sharding narrows them, so a standby (which runs nothing) is judged like the leader.
 import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
-import { defer, filter, map, of, take, tap, timeout } from 'rxjs';
+import { asyncScheduler, defer, filter, map, of, take, tap, timeout } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import { ConfigError } from '../core/config-error.js';
 import type { FleetEvent } from '../streams/cluster.js';
@@ -69,18 +69,26 @@ export type FirstPass = { readonly type: 'discovered'; readonly report: Extract<
 
 /**
  * The end of the provider's first discovery pass, once: its first `discovered` report, or a
- * timeout. Subscribe before the provider is subscribed (reports are hot).
+ * timeout. Subscribe before the provider is subscribed (reports are hot). One report ends it
+ * whatever the provider: `multiProvider` says `discovered` once, when every provider it merges
+ * has, so its first pass is that of all of them. `run` judges a fleet by it; `rxfleet get` lists
+ * the clusters found when it ends.
  *
  * @example
  * ```ts
- * firstPass(fleet.reports, 30_000, asyncScheduler).subscribe((end: FirstPass) => judge(end));
+ * import { createFleet } from 'rxfleet/streams';
+ * import { firstPass } from 'rxfleet/runtime';
+ *
+ * const fleet = createFleet(provider);
+ * firstPass(fleet.reports, 30_000).subscribe((end: FirstPass) => console.log(end.type, fleet.clusters().length));
+ * fleet.engagements.subscribe(); // starts the provider
  * ```
  * @param reports - the fleet's reports.
  * @param timeoutMs - how long the pass may take.
- * @param scheduler - the timer's scheduler.
+ * @param scheduler - the timer's scheduler; default `asyncScheduler`.
  * @returns one value, then completes.
  */
-export function firstPass(reports: Observable<ProviderReport>, timeoutMs: number, scheduler: SchedulerLike): Observable<FirstPass> {
+export function firstPass(reports: Observable<ProviderReport>, timeoutMs: number, scheduler: SchedulerLike = asyncScheduler): Observable<FirstPass> {
   return reports.pipe(
     filter((r): r is Extract<ProviderReport, { type: 'discovered' }> => r.type === 'discovered'),
     take(1),
