@@ -83,7 +83,24 @@ describe('rxfleet get', () => {
     expect(yaml.stdout).toContain('rxfleet.dev/cluster: kas-b');
     const one = await runCli(cli, ['get', 'configmaps', '-p', `kubeconfig:${join(dir, 'kas-b.kubeconfig')},kas-b`, '-n', namespaces['kas-b'] ?? '', '-l', selector]);
     expect(one.code).toBe(0);
-    expect(one.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([['kas-b', namespaces['kas-b'], 'cm-kas-b']]);
+    expect(one.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([['kas-b.kubeconfig#kas-b', namespaces['kas-b'], 'cm-kas-b']]);
+  });
+
+  it('returns at the end of the one discovery pass of several providers, clusters named after where they came from', async () => {
+    // Two kubeconfig files (the first by its current context) and a directory: merged by
+    // multiProvider, whose one `discovered` report ends the pass. Before, the command waited for
+    // one report per provider, never came, and warned after --timeout-ms.
+    const withB = mkdtempSync(join(tmpdir(), 'rxfleet-get-more-'));
+    writeKubeconfig(withB, 'kas-b', second?.kubeconfigYaml('admin') ?? '');
+    const args = ['-p', `kubeconfig:${join(dir, 'kas-a.kubeconfig')}`, '-p', `kubeconfig:${join(dir, 'ws.kubeconfig')},ws`, '-p', `more=file:${withB}`];
+    const r = await runCli(cli, ['get', 'configmaps', ...args, '-l', selector, '--timeout-ms', '20000']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([
+      ['kas-a.kubeconfig#kas-a', namespaces['kas-a'], 'cm-kas-a'],
+      ['more#kas-b', namespaces['kas-b'], 'cm-kas-b'],
+      ['ws.kubeconfig#ws', 'default', 'cm-ws'],
+    ]);
   });
 
   it('prints the clusters that answer and a row per failed cluster on stderr, exiting 1', async () => {
@@ -105,9 +122,9 @@ describe('rxfleet get', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(`rxfleet get: no cluster found by file:${empty}`);
-    const bad = await runCli(cli, ['get', 'wigdets', '-p', `file:${empty}`]);
+    const bad = await runCli(cli, ['get', 'widgets.example.com/v1/widgets/x', '-p', `file:${empty}`]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('rxfleet: unknown resource "wigdets"');
+    expect(bad.stderr).toContain('rxfleet: resource "widgets.example.com/v1/widgets/x": expected');
   });
 
   it('lists a custom resource in every workspace bound to a kcp APIExport', async () => {

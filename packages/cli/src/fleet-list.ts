@@ -1,15 +1,24 @@
-// `rxfleet get`, the I/O: subscribe to the provider, wait for its first discovery pass, list the
-// resource in every engaged cluster at once, then let the provider go (which closes the clients).
+// `rxfleet get`, the I/O: run the provider as a fleet, wait for its first discovery pass (the
+// runtime's `firstPass`: one `discovered` report, whatever the provider, multiProvider included),
+// then in every engaged cluster at once resolve the resource name through its discovery and list
+// it; then let the provider go (which closes the clients).
 import type { Cluster, ClusterName, Either, KubeError, KubeObject, Provider, ResourceDescriptor } from 'rxfleet';
+import { kubeError } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
+import type { FirstPass } from 'rxfleet/runtime';
+import { firstPass } from 'rxfleet/runtime';
 import type { ProviderReport } from 'rxfleet/streams';
+import { createFleet } from 'rxfleet/streams';
+import { servedResources } from './discovery.js';
+import type { ResourceName } from './resource-name.js';
+import { resolveServed } from './resource-name.js';
 
 /**
  * One cluster's answer: its objects, or why it could not list them.
  *
  * @example
  * ```ts
- * const l: ClusterListing = { cluster: clusterName('east'), result: E.right([]) };
+ * const l: ClusterListing = { cluster: clusterName('east'), result: E.right([]), resource: configMaps };
  * ```
  */
 export interface ClusterListing {
@@ -17,8 +26,8 @@ export interface ClusterListing {
   readonly cluster: ClusterName;
   /** The objects, or the error. */
   readonly result: Either<KubeError, readonly KubeObject[]>;
-  /** The items' kind as the server's list says it (`WidgetList` → `Widget`), when it says. */
-  readonly kind?: string;
+  /** What the name resolved to in this cluster's discovery (absent when it did not resolve). */
+  readonly resource?: ResourceDescriptor;
 }
 
 /**
@@ -26,7 +35,7 @@ export interface ClusterListing {
  *
  * @example
  * ```ts
- * const found: FleetListing = { listings: [], problems: ['skipped /etc/fleet/x.yaml: invalid kubeconfig'], timedOut: false };
+ * const found: FleetListing = { listings: [], problems: ['file: skipped /etc/fleet/x.yaml: invalid kubeconfig'], timedOut: false };
  * ```
  */
 export interface FleetListing {
@@ -43,7 +52,7 @@ export interface FleetListing {
  *
  * @example
  * ```ts
- * const opts: FleetListOptions = { namespace: 'default', labelSelector: 'app=web', timeoutMs: 30_000, providers: 1 };
+ * const opts: FleetListOptions = { namespace: 'default', labelSelector: 'app=web', timeoutMs: 30_000 };
  * ```
  */
 export interface FleetListOptions {
@@ -51,10 +60,8 @@ export interface FleetListOptions {
   readonly namespace?: string;
   /** Kubernetes label selector. */
   readonly labelSelector?: string;
-  /** How long to wait for the first discovery pass (and each list). */
+  /** How long to wait for the first discovery pass (and each request). */
   readonly timeoutMs: number;
-  /** How many `discovered` reports end the first pass (one per merged provider). */
-  readonly providers: number;
 }
 
 function problemOf(r: ProviderReport): string | undefined {
@@ -72,80 +79,74 @@ function problemOf(r: ProviderReport): string | undefined {
   }
 }
 
-interface FirstPass {
-  readonly clusters: Cluster[];
-  readonly problems: string[];
-  readonly timedOut: boolean;
-}
+type PassEnd = FirstPass | { readonly type: 'failed'; readonly reason: string };
 
-// Resolves at the provider's `discovered` report(s), its error, or the timeout; the caller stops it.
-function firstPass(provider: Provider, opts: FleetListOptions): { readonly done: Promise<FirstPass>; readonly stop: () => void } {
-  const engaged = new Map<ClusterName, Cluster>();
+// Runs the provider as a fleet until stopped; `end` resolves when its first pass ends (or it fails).
+function runFleet(provider: Provider, timeoutMs: number): { readonly end: Promise<PassEnd>; readonly clusters: () => readonly Cluster[]; readonly problems: string[]; readonly stop: () => void } {
+  const fleet = createFleet(provider);
   const problems: string[] = [];
-  let discovered = 0;
-  let resolveDone: (p: FirstPass) => void = () => undefined;
-  const done = new Promise<FirstPass>((resolve) => {
-    resolveDone = resolve;
-  });
-  const finish = (timedOut: boolean): void => {
-    resolveDone({ clusters: [...engaged.values()].sort((a, b) => a.name.localeCompare(b.name)), problems: [...problems], timedOut });
-  };
-  const timer = setTimeout(() => {
-    finish(true);
-  }, opts.timeoutMs);
-  const sub = provider.subscribe({
-    next: (ev) => {
-      if (ev.type === 'engaged') engaged.set(ev.cluster.name, ev.cluster);
-      else if (ev.type === 'disengaged') engaged.delete(ev.name);
-      else {
-        const p = problemOf(ev.report);
-        if (p !== undefined) problems.push(p);
-        if (ev.report.type === 'discovered' && ++discovered >= opts.providers) finish(false);
-      }
-    },
-    error: (err: unknown) => {
-      problems.push(`the provider failed: ${err instanceof Error ? err.message : String(err)}`);
-      finish(false);
-    },
+  const subs = [
+    fleet.reports.subscribe((r) => {
+      const p = problemOf(r);
+      if (p !== undefined) problems.push(p);
+    }),
+  ];
+  const end = new Promise<PassEnd>((resolve) => {
+    // Subscribed before the provider starts: reports are hot.
+    subs.push(firstPass(fleet.reports, timeoutMs).subscribe(resolve));
+    subs.push(
+      fleet.engagements.subscribe({
+        error: (err: unknown) => {
+          resolve({ type: 'failed', reason: err instanceof Error ? err.message : String(err) });
+        },
+      }),
+    );
   });
   return {
-    done,
+    end,
+    clusters: () => [...fleet.clusters()].sort((a, b) => a.name.localeCompare(b.name)),
+    problems,
     stop: () => {
-      clearTimeout(timer);
-      sub.unsubscribe();
+      for (const s of subs.reverse()) s.unsubscribe();
     },
   };
+}
+
+async function listOne(c: Cluster, name: ResourceName, opts: FleetListOptions): Promise<ClusterListing> {
+  const served = await servedResources(c.client, opts.timeoutMs);
+  if (E.isLeft(served)) return { cluster: c.name, result: served };
+  const resolved = resolveServed(name, served.right);
+  if (E.isLeft(resolved)) return { cluster: c.name, result: E.left(kubeError('NotFound', c.name, resolved.left)) };
+  const resource = resolved.right;
+  const listOpts = { ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }), ...(opts.labelSelector === undefined ? {} : { labelSelector: opts.labelSelector }) };
+  const got = await c.client.listAll(resource, listOpts);
+  return { cluster: c.name, result: E.map((list: { readonly items: readonly KubeObject[] }) => list.items)(got), resource };
 }
 
 /**
  * Lists a resource in every cluster a provider finds in its first discovery pass, all clusters at
- * once (each list paginated, bounded by `timeoutMs`). One cluster's failure is its listing's
- * `Left`; the others are unaffected. The provider is unsubscribed before this resolves.
+ * once: each resolves the name through its own discovery (a cluster may lack a CRD the others
+ * serve), then lists it (paginated), each request bounded by `timeoutMs`. One cluster's failure
+ * (unreachable, unknown resource with a hint, a refused list) is its listing's `Left`; the others
+ * are unaffected. The provider is unsubscribed before this resolves.
  *
  * @example
  * ```ts
- * const found = await listAcrossFleet(kubeconfigFileProvider({ paths: ['/etc/fleet'] }), configMaps, { timeoutMs: 30_000, providers: 1 });
+ * const found = await listAcrossFleet(kubeconfigFileProvider({ paths: ['/etc/fleet'] }), parseResourceName('deploy'), { timeoutMs: 30_000 });
  * ```
  * @param provider - where the clusters come from.
- * @param resource - what to list.
+ * @param name - what to list, as given.
  * @param opts - namespace, selector, timeout.
  * @returns the listings and the provider's problems.
  */
-export async function listAcrossFleet(provider: Provider, resource: ResourceDescriptor, opts: FleetListOptions): Promise<FleetListing> {
-  const pass = firstPass(provider, opts);
+export async function listAcrossFleet(provider: Provider, name: ResourceName, opts: FleetListOptions): Promise<FleetListing> {
+  const fleet = runFleet(provider, opts.timeoutMs);
   try {
-    const found = await pass.done;
-    const listOpts = { ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }), ...(opts.labelSelector === undefined ? {} : { labelSelector: opts.labelSelector }) };
-    const listings = await Promise.all(
-      found.clusters.map(async (c): Promise<ClusterListing> => {
-        const got = await c.client.listAll(resource, listOpts);
-        const kind = E.isRight(got) ? got.right.kind?.replace(/List$/, '') : undefined;
-        const result = E.map((list: { readonly items: readonly KubeObject[] }) => list.items)(got);
-        return kind === undefined || kind === '' ? { cluster: c.name, result } : { cluster: c.name, result, kind };
-      }),
-    );
-    return { listings, problems: found.problems, timedOut: found.timedOut };
+    const end = await fleet.end;
+    if (end.type === 'failed') fleet.problems.push(`the provider failed: ${end.reason}`);
+    const listings = await Promise.all(fleet.clusters().map((c) => listOne(c, name, opts)));
+    return { listings, problems: [...fleet.problems], timedOut: end.type === 'timedOut' };
   } finally {
-    pass.stop();
+    fleet.stop();
   }
 }

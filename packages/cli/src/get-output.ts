@@ -1,7 +1,7 @@
 // `rxfleet get`, the output: a kubectl-like table with a CLUSTER column, or one `v1` `List` (JSON
 // or YAML) whose items carry their cluster in the `rxfleet.dev/cluster` annotation.
 import { dump } from 'js-yaml';
-import type { KubeObject, ResourceDescriptor } from 'rxfleet';
+import type { KubeObject } from 'rxfleet';
 import { apiVersionOf } from 'rxfleet/client';
 import type { ClusterListing } from './fleet-list.js';
 
@@ -40,30 +40,31 @@ function columns(rows: readonly (readonly string[])[]): string {
 
 /**
  * The table of every cluster's objects, sorted by cluster, namespace and name; the NAMESPACE
- * column only for namespaced resources. Failed clusters have no rows here (see {@link errorTable}).
+ * column when the resource is namespaced (in any cluster that listed it), whether one namespace
+ * or all were listed. Failed clusters have no rows here (see {@link errorTable}).
  *
  * @example
  * ```ts
- * process.stdout.write(objectTable(listings, configMaps, Date.now()));
+ * process.stdout.write(objectTable(listings, Date.now()));
  * ```
- * @param listings - the clusters' answers.
- * @param resource - what was listed.
+ * @param listings - the clusters' answers, each with the resource it resolved to.
  * @param nowMs - now, for AGE.
  * @returns the table, or `No resources found.` and a newline.
  */
-export function objectTable(listings: readonly ClusterListing[], resource: ResourceDescriptor, nowMs: number): string {
+export function objectTable(listings: readonly ClusterListing[], nowMs: number): string {
+  const namespaced = listings.some((l) => l.result._tag === 'Right' && l.resource?.namespaced === true);
   const rows: string[][] = [];
   for (const l of listings) {
     if (l.result._tag === 'Left') continue;
     for (const o of l.result.right) {
       const created = Date.parse(o.metadata.creationTimestamp ?? '');
       const name = o.metadata.name ?? '';
-      rows.push(resource.namespaced ? [l.cluster, o.metadata.namespace ?? '', name, age(created, nowMs)] : [l.cluster, name, age(created, nowMs)]);
+      rows.push(namespaced ? [l.cluster, o.metadata.namespace ?? '', name, age(created, nowMs)] : [l.cluster, name, age(created, nowMs)]);
     }
   }
   if (rows.length === 0) return 'No resources found.\n';
   rows.sort((a, b) => a.join('\0').localeCompare(b.join('\0')));
-  return columns([resource.namespaced ? ['CLUSTER', 'NAMESPACE', 'NAME', 'AGE'] : ['CLUSTER', 'NAME', 'AGE'], ...rows]);
+  return columns([namespaced ? ['CLUSTER', 'NAMESPACE', 'NAME', 'AGE'] : ['CLUSTER', 'NAME', 'AGE'], ...rows]);
 }
 
 /**
@@ -83,28 +84,34 @@ export function errorTable(listings: readonly ClusterListing[]): string {
 
 /**
  * Every object as one `v1` `List`: each item with its `apiVersion` and `kind` filled in (list
- * items lack them; the kind from the server's list kind, else the descriptor's) and its cluster in the `rxfleet.dev/cluster` annotation, so
- * `kubectl apply -f` and `jq` read it like any List.
+ * items lack them: from the resource its cluster resolved) and its cluster in the
+ * `rxfleet.dev/cluster` annotation, so `kubectl apply -f` and `jq` read it like any List. As
+ * kubectl, `metadata.managedFields` is left out unless `showManagedFields`.
  *
  * @example
  * ```ts
- * process.stdout.write(objectList(listings, configMaps, 'yaml'));
+ * process.stdout.write(objectList(listings, 'yaml'));
  * ```
  * @param listings - the clusters' answers.
- * @param resource - what was listed.
  * @param format - `json` or `yaml`.
+ * @param showManagedFields - keep `metadata.managedFields` (kubectl's `--show-managed-fields`).
  * @returns the text, ending in a newline.
  */
-export function objectList(listings: readonly ClusterListing[], resource: ResourceDescriptor, format: 'json' | 'yaml'): string {
+export function objectList(listings: readonly ClusterListing[], format: 'json' | 'yaml', showManagedFields = false): string {
   const items: KubeObject[] = listings.flatMap((l) =>
     l.result._tag === 'Left'
       ? []
-      : l.result.right.map((o) => ({
-          ...o,
-          apiVersion: o.apiVersion ?? apiVersionOf(resource),
-          kind: o.kind ?? l.kind ?? resource.kind,
-          metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [clusterAnnotation]: l.cluster } },
-        })),
+      : l.result.right.map((o) => {
+          const { managedFields, ...metadata } = o.metadata;
+          const apiVersion = o.apiVersion ?? (l.resource === undefined ? undefined : apiVersionOf(l.resource));
+          const kind = o.kind ?? l.resource?.kind;
+          return {
+            ...o,
+            ...(apiVersion === undefined ? {} : { apiVersion }),
+            ...(kind === undefined ? {} : { kind }),
+            metadata: { ...metadata, ...(showManagedFields && managedFields !== undefined ? { managedFields } : {}), annotations: { ...o.metadata.annotations, [clusterAnnotation]: l.cluster } },
+          };
+        }),
   );
   const list = { apiVersion: 'v1', kind: 'List', items };
   return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : dump(list, { noRefs: true, lineWidth: -1 });

@@ -1,0 +1,118 @@
+// What a cluster serves, from its discovery documents, as kubectl reads them: /api/v1, /apis, then
+// every version of every group. `rxfleet get` resolves a resource name against it per cluster.
+import type { Either, KubeError } from 'rxfleet';
+import type { ClusterClient } from 'rxfleet/client';
+import { E } from 'rxfleet/fp';
+
+/**
+ * One resource a cluster serves, as its discovery document lists it.
+ *
+ * @example
+ * ```ts
+ * const r: ServedResource = { group: 'apps', version: 'v1', plural: 'deployments', singular: 'deployment', kind: 'Deployment', namespaced: true, shortNames: ['deploy'] };
+ * ```
+ */
+export interface ServedResource {
+  /** The API group, `''` for the core group. */
+  readonly group: string;
+  /** The version it is served in. */
+  readonly version: string;
+  /** Its name in URLs. */
+  readonly plural: string;
+  /** Its singular name (`''` when the server gives none). */
+  readonly singular: string;
+  /** The kind of its objects. */
+  readonly kind: string;
+  /** Whether its objects live in namespaces. */
+  readonly namespaced: boolean;
+  /** Its short names (`cm`, `deploy`). */
+  readonly shortNames: readonly string[];
+}
+
+/**
+ * A cluster's listable resources: the core group first, then the groups in the server's order
+ * (its priority), each group's preferred version first; and the group versions whose discovery
+ * failed (an aggregated API that is down), which are left out.
+ *
+ * @example
+ * ```ts
+ * const served: ServedResources = { resources: [], failed: ['metrics.k8s.io/v1beta1: cluster "east" GET /apis/metrics.k8s.io/v1beta1 → 503: service unavailable'] };
+ * ```
+ */
+export interface ServedResources {
+  /** The resources, in resolution order. */
+  readonly resources: readonly ServedResource[];
+  /** `<group/version>: <why>` for each group version whose discovery failed. */
+  readonly failed: readonly string[];
+}
+
+interface ResourceListDoc {
+  readonly resources?: readonly { name?: string; singularName?: string; kind?: string; namespaced?: boolean; verbs?: readonly string[]; shortNames?: readonly string[] }[];
+}
+interface GroupListDoc {
+  readonly groups?: readonly { name?: string; versions?: readonly { version?: string }[]; preferredVersion?: { version?: string } }[];
+}
+
+/** Group versions asked at once per cluster: the h2 connection carries them together, bounded. */
+const concurrency = 8;
+
+async function getDoc<T>(client: ClusterClient, path: string, timeoutMs: number): Promise<Either<KubeError, T | undefined>> {
+  const got = await client.raw({ method: 'GET', path, timeoutMs });
+  // A server that serves no such document (a kcp virtual workspace has no /api) serves nothing there.
+  if (E.isLeft(got)) return got.left.type === 'NotFound' ? E.right(undefined) : got;
+  return E.right(got.right as T);
+}
+
+function resourcesOf(group: string, version: string, doc: ResourceListDoc | undefined): ServedResource[] {
+  return (doc?.resources ?? [])
+    .filter((r) => typeof r.name === 'string' && !r.name.includes('/') && (r.verbs ?? []).includes('list'))
+    .map((r) => ({
+      group,
+      version,
+      plural: r.name ?? '',
+      singular: r.singularName ?? '',
+      kind: r.kind ?? '',
+      namespaced: r.namespaced === true,
+      shortNames: r.shortNames ?? [],
+    }));
+}
+
+/**
+ * Reads a cluster's discovery: `/api/v1`, `/apis`, and every version of every group (8 at a
+ * time), each request bounded by `timeoutMs`. A group version that fails is listed in `failed`
+ * and left out, as kubectl does; a failure of `/api/v1` or `/apis` fails the whole.
+ *
+ * @example
+ * ```ts
+ * const served = await servedResources(cluster.client, 30_000);
+ * // Right({ resources: [{ group: '', version: 'v1', plural: 'configmaps', … }, …], failed: [] })
+ * ```
+ * @param client - the cluster's client.
+ * @param timeoutMs - the bound of each request.
+ * @returns the served resources, or the error of the root documents (it names the cluster).
+ */
+export async function servedResources(client: ClusterClient, timeoutMs: number): Promise<Either<KubeError, ServedResources>> {
+  const [core, groups] = await Promise.all([getDoc<ResourceListDoc>(client, '/api/v1', timeoutMs), getDoc<GroupListDoc>(client, '/apis', timeoutMs)]);
+  if (E.isLeft(core)) return core;
+  if (E.isLeft(groups)) return groups;
+  const versions = (groups.right?.groups ?? []).flatMap((g) => {
+    const preferred = g.preferredVersion?.version;
+    const all = (g.versions ?? []).flatMap((v) => (v.version === undefined ? [] : [v.version]));
+    const ordered = preferred !== undefined && all.includes(preferred) ? [preferred, ...all.filter((v) => v !== preferred)] : all;
+    return ordered.map((version) => ({ group: g.name ?? '', version }));
+  });
+  const docs: (ServedResource[] | string)[] = [];
+  for (let i = 0; i < versions.length; i += concurrency) {
+    const batch = await Promise.all(
+      versions.slice(i, i + concurrency).map(async ({ group, version }) => {
+        const doc = await getDoc<ResourceListDoc>(client, `/apis/${group}/${version}`, timeoutMs);
+        return E.isLeft(doc) ? `${group}/${version}: ${doc.left.message}` : resourcesOf(group, version, doc.right);
+      }),
+    );
+    docs.push(...batch);
+  }
+  return E.right({
+    resources: [...resourcesOf('', 'v1', core.right), ...docs.flatMap((d) => (typeof d === 'string' ? [] : d))],
+    failed: docs.flatMap((d) => (typeof d === 'string' ? [d] : [])),
+  });
+}
