@@ -2,6 +2,9 @@
 // `rxfleet rbac` for examples/hello applied to a real kube-apiserver: the example then runs under
 // that ServiceAccount's token (not admin) and converges; with one verb taken away it reports a
 // 403 naming the verb and the resource.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
@@ -38,6 +41,32 @@ describe('the rxfleet bin', () => {
     const wrong = await runCli(cli, ['frobnicate']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('rxfleet: Unknown argument: frobnicate');
+  });
+});
+
+describe('rxfleet rbac on TypeScript sources', () => {
+  it('says to build first, and which built module to give, instead of a bare "Cannot find module"', async () => {
+    // A project as `rxfleet init` lays it out: src/main.ts imports './backup.js', as TypeScript
+    // writes it; Node loads main.ts by stripping its types, but backup.js exists only once built.
+    const project = mkdtempSync(join(tmpdir(), 'rxfleet-rbac-ts-'));
+    mkdirSync(join(project, 'src'));
+    writeFileSync(join(project, 'src', 'backup.ts'), "export const backup: { name: string } = { name: 'backup' };\n");
+    writeFileSync(join(project, 'src', 'main.ts'), "import { backup } from './backup.js';\nexport default backup;\n");
+    const entry = join(project, 'src', 'main.ts');
+    const unbuilt = await runCli(cli, ['rbac', entry]);
+    expect(unbuilt).toMatchObject({ code: 2, stdout: '' });
+    expect(unbuilt.stderr).toBe(
+      `rxfleet: rbac: ${entry} cannot be loaded: ${join(project, 'src', 'backup.js')} does not exist, only its TypeScript ${join(project, 'src', 'backup.ts')}. Build the project first (npm run build), then give the built JavaScript, e.g. rxfleet rbac ${join(project, 'dist', 'main.js')}\n`,
+    );
+    mkdirSync(join(project, 'dist'));
+    const widgets = "{ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true }";
+    writeFileSync(join(project, 'dist', 'main.js'), `export default { name: 'backup', resource: ${widgets}, reconcile: () => undefined, writes: [{ resource: ${widgets} }] };\n`);
+    const built = await runCli(cli, ['rbac', entry]);
+    expect(built.code).toBe(2);
+    expect(built.stderr).toMatch(new RegExp(`\\. Give the built JavaScript: rxfleet rbac ${join(project, 'dist', 'main.js').replace(/[.]/g, '\\.')}\n$`));
+    const ok = await runCli(cli, ['rbac', join(project, 'dist', 'main.js')]);
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toContain('kind: ClusterRole');
   });
 });
 

@@ -3,7 +3,7 @@
 // it hands to `main(...)` while loading (main runs nothing then: see runtime/declarations.ts).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from 'rxfleet';
 import type { Declaration, DeclaredController } from 'rxfleet/runtime';
 import { captureDeclarations } from 'rxfleet/runtime';
@@ -12,6 +12,39 @@ function isController(v: unknown): v is DeclaredController {
   if (typeof v !== 'object' || v === null) return false;
   const c = v as { name?: unknown; resource?: unknown; reconcile?: unknown };
   return typeof c.name === 'string' && typeof c.resource === 'object' && c.resource !== null && typeof c.reconcile === 'function';
+}
+
+const typescript = /\.([cm]?)tsx?$/;
+
+// Where the compiled module of a TypeScript entry would be: `src/main.ts` → `dist/main.js`, else beside it.
+function builtModuleOf(file: string): string {
+  const js = file.replace(typescript, (_m, flavour: string) => `.${flavour}js`);
+  const inDist = js.replace(/(^|\/)src\/(?!.*\/src\/)/, '$1dist/');
+  return existsSync(inDist) || !existsSync(js) ? inDist : js;
+}
+
+/**
+ * Why a module did not load, saying how to proceed when it is TypeScript that was not built: a
+ * `.ts` entry Node loads by stripping its types, whose imports (`./backup.js`, as TypeScript
+ * writes them) exist only as `.ts`; or a missing `.js` whose `.ts` is beside it.
+ */
+function loadFailure(file: string, path: string, err: unknown): unknown {
+  const e = err as { code?: unknown; url?: unknown; message?: unknown };
+  if (e.code !== 'ERR_MODULE_NOT_FOUND' && e.code !== 'ERR_UNKNOWN_FILE_EXTENSION') return err;
+  const missing = typeof e.url === 'string' && e.url.startsWith('file:') ? fileURLToPath(e.url) : undefined;
+  const unbuilt = missing !== undefined && /\.[cm]?js$/.test(missing) && existsSync(missing.replace(/js$/, 'ts')) ? missing : undefined;
+  // A package that is not installed is not a build problem: Node's own error says it.
+  const fileMissing = missing !== undefined || e.code === 'ERR_UNKNOWN_FILE_EXTENSION';
+  if (unbuilt === undefined && !(typescript.test(path) && fileMissing)) return err;
+  const cause = unbuilt === undefined ? String(e.message).split('\n')[0] : `${unbuilt} does not exist, only its TypeScript ${unbuilt.replace(/js$/, 'ts')}`;
+  const built = typescript.test(path) ? builtModuleOf(file) : undefined;
+  const next =
+    built === undefined
+      ? 'Build the project first (npm run build), then run rbac again'
+      : existsSync(built)
+        ? `Give the built JavaScript: rxfleet rbac ${built}`
+        : `Build the project first (npm run build), then give the built JavaScript, e.g. rxfleet rbac ${built}`;
+  return new ConfigError(`rbac: ${path} cannot be loaded: ${cause}. ${next}`);
 }
 
 /**
@@ -28,7 +61,8 @@ function isController(v: unknown): v is DeclaredController {
  * @param file - the module's path (compiled JavaScript, or TypeScript where the runtime loads it).
  * @param args - the arguments the module sees.
  * @returns the declarations.
- * @throws ConfigError when the file does not exist or declares no controller.
+ * @throws ConfigError when the file does not exist, declares no controller, or is TypeScript whose
+ * imports are not built (saying to build first, or which built module to give).
  */
 export async function loadControllers(file: string, args: readonly string[] = []): Promise<readonly Declaration[]> {
   const path = resolve(file);
@@ -38,6 +72,8 @@ export async function loadControllers(file: string, args: readonly string[] = []
   let loaded: { result: Record<string, unknown>; declared: readonly Declaration[] };
   try {
     loaded = await captureDeclarations(async () => (await import(pathToFileURL(path).href)) as Record<string, unknown>);
+  } catch (err) {
+    throw loadFailure(file, path, err);
   } finally {
     process.argv = saved;
   }
