@@ -20,7 +20,8 @@ import { widgets } from '../../examples/crd-types/widget-v1.js';
 import type { Widget } from '../../examples/crd-types/widget-v1.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import { repoRoot } from '../support/binaries.js';
-import { clientFrom, kubeApiserverCluster, right, until } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
+import { clientFrom, kubeApiserverCluster } from './runtime-support.js';
 
 const example = join(repoRoot, 'examples', 'crd-types');
 const crdName = 'widgets.crd-types.rxfleet.dev';
@@ -31,8 +32,8 @@ let admin: ClusterClient;
 beforeAll(async () => {
   admin = clientFrom('kube-apiserver', sharedKubeApiserver().kubeconfigYaml('admin'));
   const [crd] = readCrds(crdYaml);
-  right(await admin.apply(customResourceDefinitions, crd as KubeObject, { fieldManager: 'codegen-test', force: true }));
-  await until('the Widget CRD to serve', async () => (isRight(await admin.list(widgets)) ? true : undefined));
+  must(await admin.apply(customResourceDefinitions, crd as KubeObject, { fieldManager: 'codegen-test', force: true }));
+  await eventually('the Widget CRD to serve', async () => (isRight(await admin.list(widgets)) ? true : undefined));
 });
 afterAll(() => {
   admin.close();
@@ -79,13 +80,13 @@ describe('example: crd-types', () => {
       metadata: { name: 'blue', namespace },
       spec: { image: 'nginx:1.27', port: 'http', tier: 'premium', env: [{ name: 'MODE', value: 'fast' }], limits: { cpu: '500m', pods: 4 } },
     };
-    right(await admin.apply(widgets, widget, { fieldManager: 'codegen-test' }));
-    const cm = await until('the rendered ConfigMap', async () => {
+    must(await admin.apply(widgets, widget, { fieldManager: 'codegen-test' }));
+    const cm = await eventually('the rendered ConfigMap', async () => {
       const r = await admin.get(configMaps, 'widget-blue', { namespace });
       return isRight(r) ? r.right : undefined;
     });
     expect(cm.data).toEqual({ image: 'nginx:1.27', port: 'http', replicas: '1', tier: 'premium', env: 'MODE=fast', limits: 'cpu=500m,pods=4' });
-    const status = await until('the Widget status', async () => {
+    const status = await eventually('the Widget status', async () => {
       const r = await admin.get(widgets, 'blue', { namespace });
       return isRight(r) && r.right.status?.settings !== undefined ? r.right.status : undefined;
     });

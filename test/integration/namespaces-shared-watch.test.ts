@@ -12,9 +12,9 @@ import type { Cluster, ConfigMap, KubeObject, ResourceDescriptor, RunHandle } fr
 import { clusterName, configMaps, controller, done, namespaces as namespaceResource, run } from '../../src/index.js';
 import { namespaceProvider } from '../../src/providers/namespaces/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
-import { until } from './targets.js';
+import { eventually } from '../support/wait.js';
 
-const waitFor = (what: string, probe: () => boolean, timeoutMs: number): Promise<true> => until(what, () => (probe() ? true : undefined), timeoutMs);
+const waitFor = (what: string, probe: () => boolean, timeoutMs: number): Promise<true> => eventually(what, () => (probe() ? true : undefined), { timeoutMs });
 
 const quiet = pino({ level: 'silent' });
 const suffix = () => randomBytes(3).toString('hex');
