@@ -1,11 +1,12 @@
 // What a new user does, on the packed packages: `npm pack` every package of the repository (rxfleet,
-// @rxfleet/cli, create-rxfleet), `npm create rxfleet` a project from the packed create-rxfleet,
-// install it, generate types from a CRD with `rxfleet gen types` (the dev dependency @rxfleet/cli),
+// @rxfleet/cli, create-rxfleet, @rxfleet/sync-agent), `npm create rxfleet` a project from the
+// packed create-rxfleet, install it, generate types from a CRD with `rxfleet gen types` (the dev dependency @rxfleet/cli),
 // type-check the project (skipLibCheck: false), run the scaffold's marble test and its
 // rxfleet/envtest integration test (a real kube-apiserver + etcd from the binary cache), and measure
 // what a controller carries in production (`npm install --omit=dev`): at most 40 MB, and no
 // command-line, code-generation or pretty-printing package. Every step runs in a child process on
-// this Node, the way a user's shell would, and its output is kept for the failure message.
+// this Node, the way a user's shell would, and its output is kept for the failure message. Last,
+// the sync agent installed as its Dockerfile installs it (production dependencies only) starts.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,14 +51,14 @@ function productionInstall(): { bytes: number; packages: string[] } {
 
 describe('a new user, from the packed packages to tested code and a production install', () => {
   it("packs, runs npm create, installs, generates types, passes the scaffold's tests, and installs for production within 40 MB", () => {
-    for (const bin of ['dist/index.js', 'packages/cli/dist/bin.js', 'packages/create-rxfleet/dist/bin.js']) {
+    for (const bin of ['dist/index.js', 'packages/cli/dist/bin.js', 'packages/create-rxfleet/dist/bin.js', 'packages/sync-agent/dist/bin.js']) {
       expect(existsSync(join(repoRoot, bin)), `${bin}: run \`npm run build\` first`).toBe(true);
     }
 
     // 1. The tarballs npm would publish (each package's `files` allow-list decides what is in it).
     step('npm pack', 'npm', ['pack', '--workspaces', '--include-workspace-root', '--pack-destination', work, '--silent'], repoRoot);
-    const [rxfleet, cli, create] = [`rxfleet-${version}.tgz`, `rxfleet-cli-${version}.tgz`, `create-rxfleet-${version}.tgz`];
-    expect(readdirSync(work).sort()).toEqual([create, rxfleet, cli].sort());
+    const [rxfleet, cli, create, agent] = [`rxfleet-${version}.tgz`, `rxfleet-cli-${version}.tgz`, `create-rxfleet-${version}.tgz`, `rxfleet-sync-agent-${version}.tgz`];
+    expect(readdirSync(work).sort()).toEqual([create, rxfleet, cli, agent].sort());
 
     // 2. `npm create rxfleet@latest greeter` is `npm exec create-rxfleet greeter`. This release is not
     // on the registry, so the exec installs create-rxfleet with the @rxfleet/cli it depends on and the
@@ -100,5 +101,16 @@ describe('a new user, from the packed packages to tested code and a production i
     expect(prod.packages).toEqual(expect.arrayContaining(['rxfleet', 'rxjs']));
     expect(prod.packages.filter((p) => devOnly.includes(p))).toEqual([]);
     expect(prod.bytes).toBeLessThanOrEqual(goalBytes);
+
+    // 8. The sync agent as its container recipe installs it (packages/sync-agent/Dockerfile): the
+    // two tarballs, production dependencies only; its bin starts and answers --help.
+    const agentDir = join(work, 'agent');
+    mkdirSync(agentDir);
+    step('npm init (agent)', 'npm', ['init', '-y'], agentDir);
+    step('npm install (agent)', 'npm', ['install', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', join(work, rxfleet), join(work, agent)], agentDir);
+    const help = step('rxfleet-sync-agent --help', join(agentDir, 'node_modules', '.bin', 'rxfleet-sync-agent'), ['--help'], agentDir);
+    expect(help).toContain('rxfleet-sync-agent --config <file>');
+    const installed = readdirSync(join(agentDir, 'node_modules', '@rxfleet'));
+    expect(installed).toEqual(['sync-agent']);
   }, 900_000);
 });
