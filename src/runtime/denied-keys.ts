@@ -2,7 +2,7 @@
 // refused in: the work queue retries them on its slow `authBackoff`, and while any waits, its
 // cluster is reported unhealthy on /readyz and counted in the metrics. Held only for such keys.
 import type { ClusterName } from '../core/cluster.js';
-import { isDenied } from '../core/errors.js';
+import { isDenied } from '../core/denied.js';
 import { formatKey } from '../core/key.js';
 import type { Outcome } from '../operators/types.js';
 import { failingCluster } from './failing-cluster.js';

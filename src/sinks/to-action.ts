@@ -3,7 +3,8 @@
 import type { OperatorFunction } from 'rxjs';
 import { reduce } from 'rxjs';
 import type { KubeError } from '../core/errors.js';
-import { isDenied, isRetryable } from '../core/errors.js';
+import { isDenied } from '../core/denied.js';
+import { isRetryable } from '../core/errors.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import type { Action } from '../operators/actions.js';

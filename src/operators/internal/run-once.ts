@@ -2,7 +2,8 @@
 // it answers — a value, an ObservableInput of actions (the last counts), a throw, a rejection.
 import type { Subscription } from 'rxjs';
 import { from } from 'rxjs';
-import { isDenied, isFenced } from '../../core/errors.js';
+import { isDenied } from '../../core/denied.js';
+import { isFenced } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { Action } from '../actions.js';
 import { done, error, isAction } from '../actions.js';
