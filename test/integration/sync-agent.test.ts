@@ -1,4 +1,4 @@
-// The sync agent end to end: `rxfleet sync` as its own OS process, configured by the example's
+// The sync agent end to end: `rxfleet-sync-agent` as its own OS process, configured by the example's
 // config.yaml, between the shared kcp (a provider workspace, consumer workspaces A and B) and the
 // shared kube-apiserver as the service cluster, where the example's stand-in operator marks each
 // Database Ready after a moment and writes its connection Secret. Every scenario of issue 17's
@@ -68,7 +68,7 @@ afterAll(async () => {
   await svc.stop();
 });
 
-describe('rxfleet sync: a service cluster published into kcp by configuration', () => {
+describe('rxfleet-sync-agent: a service cluster published into kcp by configuration', () => {
   it('publishes the CRD as an APIResourceSchema in the APIExport, claiming secrets', async () => {
     const schema = schemaOf(exported) ?? '';
     expect(schema).toMatch(new RegExp(`^v[0-9a-z]+\\.databases\\.${svc.group.replaceAll('.', '\\.')}$`));
@@ -209,7 +209,7 @@ describe('rxfleet sync: a service cluster published into kcp by configuration', 
     await waitFor('size 5 on the copy after the change', async () => ((await copyOf(a.ws, 'orders'))?.spec.size === 5 ? true : undefined), { context });
   });
 
-  it('a bad configuration stops `rxfleet sync` at start with exit code 2, naming the resource, cluster and cause', async () => {
+  it('a bad configuration stops `rxfleet-sync-agent` at start with exit code 2, naming the resource, cluster and cause', async () => {
     const run = await badConfigRun(svc.configYaml.replace('kind: Database', 'kind: Nope'), files);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('Nope');

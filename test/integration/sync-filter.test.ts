@@ -1,4 +1,4 @@
-// The published filter on the real kcp and kube-apiserver, `rxfleet sync` as its own process (issue
+// The published filter on the real kcp and kube-apiserver, `rxfleet-sync-agent` as its own process (issue
 // 28 item 2): an object that stops matching `filter.labelSelector` is released, its service copy and
 // connection Secret deleted and the agent's finalizer removed, so a later delete completes instead
 // of hanging; an object that never matched is never touched.
@@ -48,7 +48,7 @@ afterAll(async () => {
   await svc.stop();
 });
 
-describe('rxfleet sync: the label filter releases what leaves it', () => {
+describe('rxfleet-sync-agent: the label filter releases what leaves it', () => {
   it('an object that loses its label is released: its copy and Secret deleted, the finalizer removed, and a delete then completes', async () => {
     must(await consumer.apply(dbs(), { metadata: { name: 'plain', namespace: 'default' }, spec: { engine: 'postgres', size: 1, connectionSecretName: 'plain-db' } }, { fieldManager: 'consumer' }));
     must(await consumer.apply(dbs(), { metadata: { name: 'orders', namespace: 'default', labels: { sync: 'yes' } }, spec: { engine: 'postgres', size: 1, connectionSecretName: 'orders-db' } }, { fieldManager: 'consumer' }));

@@ -1,5 +1,5 @@
 // The sync agent against tenants trying to reach each other's objects (issue 28 item 1), on the real
-// kcp and kube-apiserver with `rxfleet sync` as its own process, configured as the issue found it
+// kcp and kube-apiserver with `rxfleet-sync-agent` as its own process, configured as the issue found it
 // leaking: every workspace's copies in ONE service namespace (`naming.namespace`), a connection
 // Secret up (`spec.connectionSecretName`) and a config ConfigMap down (`spec.configName`). Every
 // check reads the data that arrived, not only the absence of an error.
@@ -85,7 +85,7 @@ afterAll(async () => {
   await svc.stop();
 });
 
-describe('rxfleet sync: no tenant reaches another\'s objects (one service namespace for every workspace)', () => {
+describe('rxfleet-sync-agent: no tenant reaches another\'s objects (one service namespace for every workspace)', () => {
   let victim: { consumer: Tiered; copy: Tiered; secret: Secret };
   let victimOnService: Secret;
 
