@@ -14,7 +14,8 @@ import type { KubeApiserverHandle } from '../support/kube-apiserver.js';
 import { startKubeApiserver } from '../support/kube-apiserver.js';
 import type { BuiltCli } from './cli-support.js';
 import { buildCli, renamedContext, runCli } from './cli-support.js';
-import { clientFrom, randomName, right, workspaceCluster } from './runtime-support.js';
+import { must } from '../support/wait.js';
+import { clientFrom, randomName, workspaceCluster } from './runtime-support.js';
 
 const tag = randomName('get');
 const selector = `rxfleet-get=${tag}`;
@@ -30,7 +31,7 @@ function writeKubeconfig(into: string, name: string, yaml: string): string {
 }
 
 async function seed(client: ClusterClient, namespace: string, cluster: string): Promise<void> {
-  right(await client.apply(configMaps, { metadata: { name: `cm-${cluster}`, namespace, labels: { 'rxfleet-get': tag } }, data: { from: cluster } }, { fieldManager: 'test' }));
+  must(await client.apply(configMaps, { metadata: { name: `cm-${cluster}`, namespace, labels: { 'rxfleet-get': tag } }, data: { from: cluster } }, { fieldManager: 'test' }));
 }
 
 beforeAll(async () => {

@@ -16,7 +16,8 @@ import { sharedKubeApiserver } from '../support/context.js';
 import type { BuiltCli } from './cli-support.js';
 import { buildCli, runCli, serviceAccountKubeconfig, systemNode } from './cli-support.js';
 import { buildExamples, kubeconfigFile, startExample, terminate } from './examples-support.js';
-import { clientFrom, right, until } from './runtime-support.js';
+import { eventually, must } from '../support/wait.js';
+import { clientFrom } from './runtime-support.js';
 
 let cli: BuiltCli;
 beforeAll(async () => {
@@ -86,7 +87,7 @@ async function applyAll(admin: ClusterClient, rbac: Rbac): Promise<void> {
   for (const item of rbac.items) {
     const r = byKind[item.kind];
     if (r === undefined) throw new Error(`unexpected kind ${item.kind}`);
-    right(await admin.apply(r, item as KubeObject, { fieldManager: 'rxfleet-test' }));
+    must(await admin.apply(r, item as KubeObject, { fieldManager: 'rxfleet-test' }));
   }
 }
 
@@ -111,8 +112,8 @@ describe('rxfleet rbac for examples/hello on a real kube-apiserver', () => {
     const token = await serviceAccountKubeconfig(admin, adminYaml, namespace, 'hello');
     const run = startExample('hello', [namespace, kubeconfigFile(token)]);
     try {
-      right(await admin.apply(configMaps, { metadata: { name: 'greeting', namespace } }, { fieldManager: 'test' }));
-      await until(`the reply (output so far:\n${run.output()})`, async () => ((await reply(admin, namespace)) === 'hello from cluster-0' ? true : undefined));
+      must(await admin.apply(configMaps, { metadata: { name: 'greeting', namespace } }, { fieldManager: 'test' }));
+      await eventually(`the reply (output so far:\n${run.output()})`, async () => ((await reply(admin, namespace)) === 'hello from cluster-0' ? true : undefined));
     } finally {
       expect(await terminate(run)).toBe(0);
     }
@@ -132,8 +133,8 @@ describe('rxfleet rbac for examples/hello on a real kube-apiserver', () => {
     const token = await serviceAccountKubeconfig(admin, adminYaml, namespace, 'hello');
     const run = startExample('hello', [namespace, kubeconfigFile(token)]);
     try {
-      right(await admin.apply(configMaps, { metadata: { name: 'greeting', namespace } }, { fieldManager: 'test' }));
-      await until(`a 403 in the output (so far:\n${run.output()})`, () => (run.output().includes('Forbidden') ? true : undefined));
+      must(await admin.apply(configMaps, { metadata: { name: 'greeting', namespace } }, { fieldManager: 'test' }));
+      await eventually(`a 403 in the output (so far:\n${run.output()})`, () => (run.output().includes('Forbidden') ? true : undefined));
     } finally {
       await terminate(run);
     }

@@ -7,7 +7,7 @@ import type { Cluster, ClusterName } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 
-export { randomName, right, until } from './targets.js';
+export { randomName } from './targets.js';
 
 export function clientFrom(name: string, yaml: string): ClusterClient {
   const c = createClusterClient(clusterName(name), { yaml });

@@ -8,7 +8,6 @@ import { E } from '../../src/fp/index.js';
 import type { ClusterName, KubeObject, ResourceDescriptor } from '../../src/index.js';
 import { clusterName, customResourceDefinitions, resource } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
-import type { Check } from '../support/wait.js';
 import { eventually, must } from '../support/wait.js';
 
 export interface Sandbox {
@@ -103,13 +102,6 @@ export const kubeApiserverTarget: Target = {
 };
 
 export const targets: readonly Target[] = [kcpTarget, kubeApiserverTarget];
-
-// The names the files under other work still import (cli-*, sync-*, namespaces-shared-watch):
-// test/support/wait.ts's helpers, not copies. New code imports eventually and must from there.
-/** {@link eventually} with positional time-out and interval (60 s, 100 ms). @deprecated Use eventually. */
-export const until = <T>(what: string, probe: Check<T>, timeoutMs = 60_000, intervalMs = 100): Promise<T> => eventually(what, probe, { timeoutMs, intervalMs });
-/** {@link must} without a description. @deprecated Use must. */
-export const right = <T>(r: E.Either<{ readonly message: string }, T>): T => must(r);
 
 export interface Widget extends KubeObject {
   spec?: { size?: number };
