@@ -11,6 +11,18 @@ import type { RunResult } from './run-types.js';
 import type { SignalTarget } from './signals.js';
 import { onStopSignals } from './signals.js';
 
+/**
+ * How long a graceful stop waits for running reconciles when `RunOptions.shutdownDeadlineMs` is
+ * not given. A Pod's `terminationGracePeriodSeconds` must exceed it with room for releasing the
+ * Lease and the watches (the scaffold's and deploy/ha's say 45 s; test/unit/grace-period.test.ts).
+ *
+ * @example
+ * ```ts
+ * const life = lifecycle({ ...parts, deadlineMs: options.shutdownDeadlineMs ?? defaultShutdownDeadlineMs });
+ * ```
+ */
+export const defaultShutdownDeadlineMs = 30_000;
+
 /** What a {@link lifecycle} needs from the run. @example `{ log, health, scheduler, deadlineMs: 30_000, release: () => server.close() }` */
 export interface LifecycleParts {
   readonly log: Logger;

@@ -17,7 +17,7 @@ import type { Controller } from './controller.js';
 import { countClusters, emptyFleetFailure, firstPass, fleetSettings } from './first-pass.js';
 import { followReports } from './follow-reports.js';
 import { healthTracker } from './health-tracker.js';
-import { lifecycle } from './lifecycle.js';
+import { defaultShutdownDeadlineMs, lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
 import type { SharedRunParts } from './run-controller.js';
 import { controllerPipeline } from './run-controller.js';
@@ -95,7 +95,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
     await replica?.release();
     await server?.close();
   };
-  const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? 30_000, release });
+  const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? defaultShutdownDeadlineMs, release });
 
   // Counted before leader election or sharding narrows the events: readiness and the empty-fleet check read what the provider found.
   const discovered = provider(controllers).pipe(

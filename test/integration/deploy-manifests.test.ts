@@ -26,6 +26,7 @@ const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding'
 const PLURALS: Readonly<Record<string, string>> = {
   Namespace: 'namespaces', ServiceAccount: 'serviceaccounts', ConfigMap: 'configmaps', Service: 'services',
   Deployment: 'deployments', Role: 'roles', RoleBinding: 'rolebindings', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings',
+  PodDisruptionBudget: 'poddisruptionbudgets',
 };
 
 function pathOf(m: Manifest): string {
@@ -141,10 +142,30 @@ describe('the deploy/ of a project made by `rxfleet init`', () => {
     const ns = await sharedKubeApiserver().createNamespace('deploy-init');
     const docs = kustomizeBase(join(project, 'deploy'), ns);
     expect(docs.map((d) => d.kind).sort()).toEqual(
-      ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Namespace', 'Service', 'ServiceAccount'],
+      ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Namespace', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'Service', 'ServiceAccount'],
     );
     const results = [];
     for (const d of docs) results.push(await dryRunApply(d));
     expect(results).toEqual(docs.map(() => 'ok'));
+  });
+
+  it('runs two replicas with leader election: the Lease in the Pod namespace (downward API), granted by a Role, one disruption at a time', () => {
+    const project = join(tmp, 'elected');
+    scaffold(project, defaultScaffoldValues('elected'));
+    const docs = kustomizeBase(join(project, 'deploy'), 'x');
+    const deploy = one(docs, 'Deployment') as { spec: { replicas: number; template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } } };
+    const pod = deploy.spec.template.spec as { containers: { env: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[] }[] };
+    expect(deploy.spec.replicas).toBe(2);
+    const env = pod.containers[0]?.env ?? [];
+    expect(env).toContainEqual({ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } });
+    expect(env).toContainEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+    // src/main.ts reads the Lease namespace from there.
+    expect(readFileSync(join(project, 'src', 'main.ts'), 'utf8')).toMatch(/type: 'leader-election'[\s\S]*namespace: process\.env\.POD_NAMESPACE/);
+    const role = one(docs, 'Role') as { metadata: { namespace: string }; rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    expect(role.metadata.namespace).toBe('x');
+    expect(role.rules).toContainEqual(expect.objectContaining({ apiGroups: ['coordination.k8s.io'], resources: ['leases'] }));
+    const pdb = one(docs, 'PodDisruptionBudget') as { spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } } };
+    expect(pdb.spec.maxUnavailable).toBe(1);
+    expect(deploy.spec.template.metadata.labels).toMatchObject(pdb.spec.selector.matchLabels);
   });
 });
