@@ -21,7 +21,12 @@ import { waitUntil } from './wait.js';
  * const target: CrdTarget = '/tmp/rxfleet-kas-x/admin.kubeconfig';
  * ```
  */
-export type CrdTarget = string | { kubeconfigYaml(): string };
+export type CrdTarget =
+  | string
+  | {
+      /** The admin kubeconfig of the server, as YAML or JSON text (an envtest handle has this method). */
+      kubeconfigYaml(): string;
+    };
 
 /**
  * Options of {@link installCrds}.

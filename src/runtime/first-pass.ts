@@ -65,7 +65,25 @@ export function countClusters(count: (clusters: number) => void): MonoTypeOperat
  * const end: FirstPass = { type: 'timedOut', afterMs: 30_000 };
  * ```
  */
-export type FirstPass = { readonly type: 'discovered'; readonly report: Extract<ProviderReport, { type: 'discovered' }> } | { readonly type: 'timedOut'; readonly afterMs: number };
+export type FirstPass =
+  | {
+      /** The provider said its first pass is over. */
+      readonly type: 'discovered';
+      /** Its `discovered` report: how many clusters it engaged of how many candidates. */
+      readonly report: Extract<
+        ProviderReport,
+        {
+          /** The report of a first pass that ended. */
+          type: 'discovered';
+        }
+      >;
+    }
+  | {
+      /** The provider did not say so in time: the fleet is judged as it stands. */
+      readonly type: 'timedOut';
+      /** The time-out that ran out, in ms. */
+      readonly afterMs: number;
+    };
 
 /**
  * The end of the provider's first discovery pass, once: its first `discovered` report, or a
