@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'packages/*/dist/**', 'dist-demo/**', 'dist-docs/**', 'node_modules/**', 'coverage/**', '.doc-examples/**'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', 'dist-demo/**', 'dist-docs/**', 'node_modules/**', 'coverage/**', '.doc-examples/**', 'hack/codemods/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
