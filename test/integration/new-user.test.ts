@@ -93,6 +93,8 @@ describe('a new user, from the packed packages to tested code and a production i
     expect(marbles).toMatch(/Tests\s+3 passed/);
     const integration = step('envtest integration test', process.execPath, [vitest, 'run', '--project', 'integration'], project);
     expect(integration).toMatch(/Tests\s+1 passed/);
+    // A green run prints no controller log lines below warning (the scaffold's vitest config sets LOG_LEVEL).
+    expect(`${marbles}\n${integration}`).not.toMatch(/"level":(10|20|30)\b/);
 
     // 7. What the controller carries in production. Before the packages were split: 141 MB (du -sh),
     // 112 MB (du -sb), 129 packages, @kubernetes/client-node alone 56 MB.
