@@ -36,6 +36,18 @@ describe('rxfleet init', () => {
     expect(readFileSync(join(project, 'Dockerfile'), 'utf8')).toMatch(/FROM node:24-slim AS build[\s\S]*FROM node:24-slim[\s\S]*USER node/);
   });
 
+  it('pins Node the way rxfleet does: the npm `node` package as a dev dependency, engines and .nvmrc', () => {
+    const project = join(dir, 'pinned');
+    scaffold(project, defaultScaffoldValues('pinned'));
+    const made = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { engines: Record<string, string>; devDependencies: Record<string, string>; allowScripts: Record<string, boolean> };
+    const own = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { engines: Record<string, string>; devDependencies: Record<string, string> };
+    // npm puts node_modules/.bin first on the scripts' PATH: every npm script runs on this Node.
+    expect(made.devDependencies.node).toBe(own.devDependencies.node);
+    expect(made.allowScripts).toEqual({ node: true });
+    expect(made.engines).toEqual(own.engines);
+    expect(readFileSync(join(project, '.nvmrc'), 'utf8')).toBe(`${/\d+/.exec(own.devDependencies.node ?? '')?.[0] ?? '?'}\n`);
+  });
+
   it('refuses to overwrite a file, naming it, unless forced', () => {
     const project = join(dir, 'taken');
     scaffold(project, defaultScaffoldValues('taken'));

@@ -13,7 +13,7 @@ import { ConfigError } from 'rxfleet';
  *
  * @example
  * ```ts
- * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.3.0', cliRange: '^0.3.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0' };
+ * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.3.0', cliRange: '^0.3.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0', nodeRange: '^24.21.0' };
  * ```
  */
 export interface ScaffoldValues {
@@ -31,10 +31,12 @@ export interface ScaffoldValues {
   readonly vitestRange: string;
   /** The `@types/node` dev dependency. */
   readonly typesNodeRange: string;
+  /** The `node` dev dependency (the npm package of Node itself): npm runs the project's scripts on it, as rxfleet's own do. */
+  readonly nodeRange: string;
 }
 
 /** Template names npm would not ship as is (it drops `.gitignore`), renamed on the way out. */
-const RENAMES: Readonly<Record<string, string>> = { gitignore: '.gitignore', dockerignore: '.dockerignore' };
+const RENAMES: Readonly<Record<string, string>> = { gitignore: '.gitignore', dockerignore: '.dockerignore', nvmrc: '.nvmrc' };
 
 function packageRoot(): string {
   // dist/scaffold.js and src/scaffold.ts are both one level below the package root.
@@ -72,8 +74,8 @@ function rangeOf(ranges: Readonly<Record<string, string>> | undefined, name: str
 
 /**
  * The dependency ranges of a new project: rxfleet and @rxfleet/cli at this release, and, from the
- * package.json of rxfleet (this package's peer), the rxjs it takes and the TypeScript, vitest and
- * @types/node it is built and tested with.
+ * package.json of rxfleet (this package's peer), the rxjs it takes and the TypeScript, vitest,
+ * @types/node and Node (the npm `node` package) it is built and tested with.
  *
  * @example
  * ```ts
@@ -92,6 +94,7 @@ export function defaultScaffoldValues(name: string): ScaffoldValues {
     typescriptRange: rangeOf(rxfleet.devDependencies, 'typescript', where),
     vitestRange: rangeOf(rxfleet.devDependencies, 'vitest', where),
     typesNodeRange: rangeOf(rxfleet.devDependencies, '@types/node', where),
+    nodeRange: rangeOf(rxfleet.devDependencies, 'node', where),
   };
 }
 
