@@ -112,6 +112,7 @@ build() {
 }
 
 # ensure <name> <env var> <version> <module> <package> <ldflags> <approx minutes> [build tags]
+# (the minutes: a cold build on a fresh 2-core machine, rounded up; hack/README.md has the figures)
 ensure() {
   local name=$1 var=$2 version=$3 module=$4 pkg=$5 ldflags=$6 minutes=$7 tags=${8:-}
   local override="${!var:-}"
@@ -127,7 +128,7 @@ ensure() {
       exec {lock_fd}>"${BIN_DIR}/.${name}-${version}.lock"
       if command -v flock >/dev/null 2>&1; then flock "$lock_fd"; fi
       if [[ ! -x "$path" ]]; then
-        log "building ${name} ${version} (one-time, ~${minutes} min on 2 cores)..."
+        log "building ${name} ${version} (one-time, ~${minutes} min on a fresh 2-core machine, more under load)..."
         build "$name" "$version" "${HACK_DIR}/${name}" "$module" "$pkg" "$ldflags" "$path" "$tags"
       fi
       exec {lock_fd}>&-
@@ -156,12 +157,12 @@ if wanted etcd; then
 fi
 if wanted kube-apiserver; then
   ensure kube-apiserver RXFLEET_KUBE_APISERVER_BIN "$KUBE_APISERVER_VERSION" k8s.io/kubernetes \
-    k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags "$KUBE_APISERVER_VERSION" "$(major "$KUBE_APISERVER_VERSION")" "$(minor "$KUBE_APISERVER_VERSION")")" 4
+    k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags "$KUBE_APISERVER_VERSION" "$(major "$KUBE_APISERVER_VERSION")" "$(minor "$KUBE_APISERVER_VERSION")")" 9
 fi
 if wanted kcp; then
   # kcp reports "<kube version>+kcp-<kcp version>" like its own Makefile does.
   ensure kcp RXFLEET_KCP_BIN "$KCP_VERSION" github.com/kcp-dev/kcp github.com/kcp-dev/kcp/cmd/kcp \
-    "$(kube_ldflags "${KCP_KUBE_VERSION}+kcp-${KCP_VERSION}" "$(major "$KCP_KUBE_VERSION")" "$(minor "$KCP_KUBE_VERSION")")" 5
+    "$(kube_ldflags "${KCP_KUBE_VERSION}+kcp-${KCP_VERSION}" "$(major "$KCP_KUBE_VERSION")" "$(minor "$KCP_KUBE_VERSION")")" 11
 fi
 if named promtool; then
   # The Prometheus module's v0.3NN.P is Prometheus 3.NN.P; `remove_all_sd` leaves out the service
