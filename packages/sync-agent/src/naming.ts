@@ -54,7 +54,7 @@ export interface ServiceName {
  * @example
  * ```ts
  * const r = serviceName(published, '1x2y3z', obj);
- * if (E.isLeft(r)) log.error(r.left.message);
+ * if (r._tag === 'Left') log.error(r.left.message);
  * ```
  */
 export interface NamingError {

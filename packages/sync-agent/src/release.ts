@@ -61,7 +61,7 @@ export function copyKinds(plan: PublishedPlan): { readonly onService: ResourceDe
  *
  * @example
  * ```ts
- * withFinalizer({ finalizer, writes, apply, cleanup: (r) => cleanup(plan, r, ctx, 5_000) });
+ * withFinalizer({ finalizer, writes, apply: syncObject, cleanup: (r) => cleanup(plan, r, ctx, 5_000) });
  * ```
  * @param plan - the published resource's plan.
  * @param req - the consumer object's request.
