@@ -1,7 +1,7 @@
 // Where a failed reconcile failed: a fan-out from a hub that fails writing to a member must be
 // counted and logged against the member, not against the hub whose key was reconciled.
 import type { ClusterName } from '../core/cluster.js';
-import { isFenced } from '../core/errors.js';
+import { isFenced } from '../core/fenced.js';
 import type { Outcome } from '../operators/types.js';
 
 /**

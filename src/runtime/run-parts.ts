@@ -2,7 +2,7 @@
 // reconciler seen through the controller's context, and one log line per outcome.
 import type { Logger } from 'pino';
 import { ConfigError } from '../core/config-error.js';
-import { isFenced } from '../core/errors.js';
+import { isFenced } from '../core/fenced.js';
 import { formatKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { Outcome, ReconcileContext, ReconcileRequest } from '../operators/types.js';

@@ -3,7 +3,7 @@
 import type { Subscription } from 'rxjs';
 import { from } from 'rxjs';
 import { isDenied } from '../../core/denied.js';
-import { isFenced } from '../../core/errors.js';
+import { isFenced } from '../../core/fenced.js';
 import type { KubeObject } from '../../core/object.js';
 import type { Action } from '../actions.js';
 import { done, error, isAction } from '../actions.js';
