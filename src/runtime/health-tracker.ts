@@ -10,6 +10,7 @@ import type { ClusterName } from '../core/cluster.js';
 import type { WatchHealth } from '../streams/watch-health.js';
 import type { ReplicaState } from './ha/replicas.js';
 import type { ClusterHealth, HealthReport, HealthTracker, HealthTrackerOptions, RunPhase } from './health.js';
+import { watchFailing } from '../streams/watch-failing.js';
 import { failingReason } from './health.js';
 import { providerIssues } from './provider-issues.js';
 
@@ -34,7 +35,7 @@ export function clusterHealth(cluster: ClusterName, expected: readonly string[],
   });
   // A degraded watch first. Then any watch failing since its last good list or line: between
   // retries it is briefly `connected` (a request open, no headers yet), which proves nothing.
-  const failing = watches.find((h) => h.degraded === true) ?? watches.find((h) => h.state === 'backingOff' || h.failingSince !== undefined);
+  const failing = watches.find((h) => h.degraded === true) ?? watches.find(watchFailing);
   if (failing !== undefined) return Object.freeze({ cluster, state: 'unhealthy', reason: failingReason(failing, unservedResourceHint), watches });
   // Then a controller's requests the server keeps refusing: its keys wait a slow backoff.
   if (denied !== undefined) return Object.freeze({ cluster, state: 'unhealthy', reason: denied, watches });
