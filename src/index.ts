@@ -27,7 +27,7 @@
 // Declare and run a controller.
 // First: fails clearly on an unsupported Node before anything else loads.
 import './internal/require-node.js';
-export type { ClusterSelector, Controller, ControllerContext, ControllerReconciler, ControllerSelection, ControllerSpec, FleetWatcher, InputContext, WatchDeclaration, WriteAccess, WriteDeclaration } from './runtime/controller.js';
+export type { ClusterSelector, Controller, ControllerContext, ControllerReconciler, ControllerSelection, ControllerSpec, FleetWatcher, InputContext, WatchDeclaration, WriteVerb, WriteDeclaration } from './runtime/controller.js';
 export { controller } from './runtime/controller.js';
 export type { RunHandle, RunOptions, RunResult } from './runtime/run-types.js';
 export { run } from './runtime/run.js';

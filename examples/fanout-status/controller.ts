@@ -8,7 +8,7 @@ import type { Action, ApplyConfiguration, Cluster, Controller, ControllerContext
 import { controller, done, error, isLeft, objectKey, toAction } from 'rxfleet';
 import { mapToKeys, withFinalizer } from 'rxfleet/operators';
 import type { WriteOutcome } from 'rxfleet/sinks';
-import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patchStatus, readBackReference, deleteTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
 import type { ClusterStatus, Rollout } from './rollout.js';
 import { rollouts } from './rollout.js';
 
@@ -48,7 +48,7 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
       }),
     );
   return concat(
-    removeTargets(ctx.sinks, { source: id, targets: [rollouts], clusterNames: others }).pipe(toArray()),
+    deleteTargets(ctx.sinks, { source: id, targets: [rollouts], clusterNames: others }).pipe(toArray()),
     from(targets).pipe(mergeMap(copy, 4), toArray()),
   ).pipe(
     toArray(),
@@ -94,7 +94,7 @@ export function fanoutController(options: FanoutOptions): Controller<Rollout> {
         cleanup: (r) =>
           r.object === undefined
             ? done()
-            : removeTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusterNames: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(toAction()),
+            : deleteTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusterNames: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(toAction()),
       })(req, ctx),
   });
 }

@@ -11,7 +11,7 @@ import type { Action, Cluster, ClusterName, ConfigMap, Controller, ControllerCon
 import { clusterName, configMaps, controller, done, error, isLeft, objectKey, toAction } from 'rxfleet';
 import { mapToKeys, withFinalizer } from 'rxfleet/operators';
 import type { SourceIdentity } from 'rxfleet/sinks';
-import { apply, finalizerWrites, patchStatus, readBackReference, removeTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patchStatus, readBackReference, deleteTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
 import type { MongoDB, MongoDBStatus } from './api.js';
 import { mongodbs } from './api.js';
 
@@ -70,7 +70,7 @@ function provision(req: ReconcileRequest<MongoDB>, db: MongoDB, namespace: strin
 
 /** Deletes the instance's projection (found by its back-reference, deleted with a uid precondition). */
 function deprovision(source: SourceIdentity, ctx: ControllerContext): Observable<Action> {
-  return removeTargets(ctx.sinks, { source, targets: [configMaps], clusterNames: [DOWNSTREAM] }).pipe(toAction());
+  return deleteTargets(ctx.sinks, { source, targets: [configMaps], clusterNames: [DOWNSTREAM] }).pipe(toAction());
 }
 
 /**

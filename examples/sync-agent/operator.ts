@@ -9,7 +9,7 @@ import { concatMap, of } from 'rxjs';
 import type { Action, ControllerContext, Controller, Provider, ReconcileRequest, Secret } from 'rxfleet';
 import { controller, done, objectKey, requeueAfter, secrets, toAction } from 'rxfleet';
 import { withFinalizer } from 'rxfleet/operators';
-import { apply, finalizerWrites, patchStatus, remove } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patchStatus, deleteObject } from 'rxfleet/sinks';
 import type { Database, DatabaseStatus } from './api.js';
 import { databasesIn } from './api.js';
 
@@ -113,7 +113,7 @@ function deprovision(req: ReconcileRequest<Database>, db: Database, options: Dat
   const secretName = db.spec.connectionSecretName;
   if (secretName === undefined || secretName === '') return of(done());
   const key = objectKey(req.cluster, db.metadata.namespace ?? '', secretName);
-  return remove(ctx.sinks, { key, resource: secrets, notFoundIsSuccess: true }).pipe(toAction());
+  return deleteObject(ctx.sinks, { key, resource: secrets, notFoundIsSuccess: true }).pipe(toAction());
 }
 
 /**

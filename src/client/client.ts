@@ -53,7 +53,7 @@ export interface ClusterClient {
   /** Creates an object (POST); `AlreadyExists` when its name is taken. */
   create<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
   /** PUT: fails with Conflict when `metadata.resourceVersion` is stale. */
-  replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
+  update<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): Promise<Either<KubeError, T>>;
   /** Server-side apply of a (partial) object. `apiVersion` and `kind` are filled in from the descriptor. */
   apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: ApplyConfiguration<T>, opts: ApplyOptions): Promise<Either<KubeError, T>>;
   /** Patches an object: merge, strategic merge or JSON patch, per `opts.type` (status too, with `subresource`). */
@@ -154,7 +154,7 @@ export function clientOver(t: Transport): ClusterClient {
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts) }), writeQuery(opts));
       return json({ method: 'POST', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }), ...callLimits(opts) });
     },
-    async replace(r, obj, opts) {
+    async update(r, obj, opts) {
       const name = nameOf(cluster, obj, 'replace');
       if (E.isLeft(name)) return name;
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts), name: name.right, subresource: opts?.subresource }), writeQuery(opts));

@@ -122,7 +122,7 @@ export type ControllerReconciler<T extends KubeObject> = (request: ReconcileRequ
  * const verbs: readonly WriteAccess[] = ['apply', 'status', 'finalizers'];
  * ```
  */
-export type WriteAccess = 'apply' | 'create' | 'update' | 'patch' | 'delete' | 'status' | 'finalizers';
+export type WriteVerb = 'apply' | 'create' | 'update' | 'patch' | 'delete' | 'status' | 'finalizers';
 
 /**
  * A resource a controller reads beyond its primary watch (an `inputs` watch, a cache it reads, a
@@ -143,7 +143,7 @@ export interface WatchDeclaration {
 }
 
 /**
- * A resource a controller writes, declared for `rxfleet rbac` (see {@link WriteAccess} for the RBAC
+ * A resource a controller writes, declared for `rxfleet rbac` (see {@link WriteVerb} for the RBAC
  * verbs each write needs).
  *
  * @example
@@ -153,7 +153,7 @@ export interface WatchDeclaration {
  */
 export interface WriteDeclaration extends WatchDeclaration {
   /** How it writes; default `['apply']`. */
-  readonly verbs?: readonly WriteAccess[];
+  readonly verbs?: readonly WriteVerb[];
 }
 
 /**

@@ -32,7 +32,7 @@ function instrumentClient(cluster: ClusterName, c: WriteClient, record: WriteRec
     get: (r, name, opts) => c.get(r, name, opts),
     listAll: (r, opts) => c.listAll(r, opts),
     create: (r, obj, opts) => counted(cluster, 'create', record, () => c.create(r, obj, opts)),
-    replace: (r, obj, opts) => counted(cluster, 'replace', record, () => c.replace(r, obj, opts)),
+    update: (r, obj, opts) => counted(cluster, 'replace', record, () => c.update(r, obj, opts)),
     apply: (r, obj, opts) => counted(cluster, 'apply', record, () => c.apply(r, obj, opts)),
     patch: (r, name, p, opts) => counted(cluster, 'patch', record, () => c.patch(r, name, p, opts)),
     delete: (r, name, opts) => counted(cluster, 'delete', record, () => c.delete(r, name, opts)),

@@ -114,7 +114,7 @@ export function readModifyWrite<T extends KubeObject>(
         if (m.type === 'unchanged') return of(written(verb, key, { changed: false, object: current, attempts: sent, dryRun }));
         // The PUT carries the resourceVersion read (or given): the server refuses it if anyone wrote since.
         const next: T = { ...m.object, metadata: { ...m.object.metadata, resourceVersion: current.metadata.resourceVersion } };
-        return send(ctx, key.cluster, `${verb} ${describe(r, key)}`, (c) => c.replace(r, next, writeOpts)).pipe(
+        return send(ctx, key.cluster, `${verb} ${describe(r, key)}`, (c) => c.update(r, next, writeOpts)).pipe(
           concatMap(({ result, attempts }) => {
             const total = sent + attempts;
             if (E.isRight(result)) return of(written(verb, key, { changed: true, object: result.right, attempts: total, dryRun }));

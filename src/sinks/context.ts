@@ -32,7 +32,7 @@ export interface WriteClient {
   /** Creates an object. */
   create<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
   /** Replaces an object (PUT, with its resourceVersion as precondition). */
-  replace<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
+  update<T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: WriteOptions): ObservableInput<Either<KubeError, T>>;
   /** Server-side apply with the given field manager. */
   apply<T extends KubeObject>(r: ResourceDescriptor<T>, obj: ApplyConfiguration<T>, opts: ApplyOptions): ObservableInput<Either<KubeError, T>>;
   /** Patches an object (status too, with `subresource`). */

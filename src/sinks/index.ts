@@ -34,8 +34,8 @@ export type { UpdateRecipe, UpdateWrite } from './update.js';
 export { update, updateEach } from './update.js';
 export type { CreateWrite } from './create.js';
 export { create, createEach } from './create.js';
-export type { RemoveWrite } from './remove.js';
-export { remove, removeEach } from './remove.js';
+export type { DeleteWrite } from './remove.js';
+export { deleteObject, deleteEach } from './remove.js';
 export type { FinalizerWrite } from './ensure-finalizer.js';
 export { ensureFinalizer, ensureFinalizerEach } from './ensure-finalizer.js';
 export { removeFinalizer, removeFinalizerEach } from './remove-finalizer.js';
@@ -59,8 +59,8 @@ export {
   withBackReference,
 } from './back-reference.js';
 export type { TargetSearch } from './fleet-targets.js';
-export type { ReleaseSourceWrite, RemoveTargetsWrite } from './release-source.js';
-export { releaseSource, removeTargets } from './release-source.js';
+export type { ReleaseSourceWrite, DeleteTargetsWrite } from './release-source.js';
+export { releaseSource, deleteTargets } from './release-source.js';
 export type { SweepOrphansWrite } from './sweep-orphans.js';
 export { sweepOrphans } from './sweep-orphans.js';
 export { readOrNull } from './read.js';

@@ -12,7 +12,7 @@ import type { SourceIdentity } from './back-reference.js';
 import { readBackReference, sourceSelector } from './back-reference.js';
 import type { TargetSearch } from './fleet-targets.js';
 import { eachTarget } from './fleet-targets.js';
-import { remove } from './remove.js';
+import { deleteObject } from './remove.js';
 import { removeFinalizer } from './remove-finalizer.js';
 import type { WriteOutcome } from './result.js';
 
@@ -24,7 +24,7 @@ import type { WriteOutcome } from './result.js';
  * const w: RemoveTargetsWrite = { source: sourceIdentity(hub, configMaps, src), targets: [configMaps] };
  * ```
  */
-export interface RemoveTargetsWrite extends TargetSearch {
+export interface DeleteTargetsWrite extends TargetSearch {
   /** The source whose targets go: only objects whose back-reference names this uid are deleted. */
   readonly source: SourceIdentity;
 }
@@ -44,12 +44,12 @@ export interface RemoveTargetsWrite extends TargetSearch {
  * @param write - the source, the target resources and where to look.
  * @returns the outcomes, then completes; never errors.
  */
-export function removeTargets(ctx: SinkContext, write: RemoveTargetsWrite): Observable<WriteOutcome> {
+export function deleteTargets(ctx: SinkContext, write: DeleteTargetsWrite): Observable<WriteOutcome> {
   const { source } = write;
   return eachTarget(ctx, write, (r) => `list ${resourceId(r)} of source ${source.name}`, sourceSelector(source), (t, cluster, r) =>
     readBackReference(t)?.uid !== source.uid
       ? EMPTY
-      : remove(ctx, {
+      : deleteObject(ctx, {
           key: objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? ''),
           resource: r,
           preconditions: { uid: t.metadata.uid ?? '' },
@@ -66,7 +66,7 @@ export function removeTargets(ctx: SinkContext, write: RemoveTargetsWrite): Obse
  * const w: ReleaseSourceWrite = { source, resource: configMaps, finalizer: 'demo.rxfleet.dev/targets', targets: [configMaps] };
  * ```
  */
-export interface ReleaseSourceWrite extends RemoveTargetsWrite {
+export interface ReleaseSourceWrite extends DeleteTargetsWrite {
   /** The source's own resource. */
   readonly resource: ResourceDescriptor;
   /** The finalizer the controller put on the source. */
@@ -91,7 +91,7 @@ export interface ReleaseSourceWrite extends RemoveTargetsWrite {
  */
 export function releaseSource(ctx: SinkContext, write: ReleaseSourceWrite): Observable<WriteOutcome> {
   const { source } = write;
-  return removeTargets(ctx, write).pipe(
+  return deleteTargets(ctx, write).pipe(
     toArray(),
     concatMap((outcomes) =>
       concat(

@@ -23,7 +23,7 @@ import { send } from './send.js';
  * const w: RemoveWrite = { key, resource: configMaps, preconditions: { uid }, propagationPolicy: 'Foreground' };
  * ```
  */
-export interface RemoveWrite<T extends KubeObject = KubeObject> {
+export interface DeleteWrite<T extends KubeObject = KubeObject> {
   /** The object, with the cluster to delete it from. */
   readonly key: ObjectKey;
   /** The resource (group, version, kind) of the object. */
@@ -63,7 +63,7 @@ function isPending(v: KubeObject | { readonly kind?: string }): v is KubeObject 
  * @param write - the object, preconditions and policy.
  * @returns one outcome, then completes; never errors.
  */
-export function remove<T extends KubeObject>(ctx: SinkContext, write: RemoveWrite<T>): Observable<WriteOutcome<T>> {
+export function deleteObject<T extends KubeObject>(ctx: SinkContext, write: DeleteWrite<T>): Observable<WriteOutcome<T>> {
   const { key, resource } = write;
   const dryRun = write.dryRun ?? false;
   const opts: DeleteOptions = {
@@ -85,7 +85,7 @@ export function remove<T extends KubeObject>(ctx: SinkContext, write: RemoveWrit
 }
 
 /**
- * The operator form of {@link remove}.
+ * The operator form of {@link deleteObject}.
  *
  * @example
  * ```ts
@@ -95,6 +95,6 @@ export function remove<T extends KubeObject>(ctx: SinkContext, write: RemoveWrit
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function removeEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<RemoveWrite<T>, WriteOutcome<T>> {
-  return writeEach((w: RemoveWrite<T>) => remove(ctx, w), config);
+export function deleteEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<DeleteWrite<T>, WriteOutcome<T>> {
+  return writeEach((w: DeleteWrite<T>) => deleteObject(ctx, w), config);
 }

@@ -12,7 +12,7 @@ import { sourceLabel, readBackReference } from './back-reference.js';
 import type { TargetSearch } from './fleet-targets.js';
 import { eachTarget } from './fleet-targets.js';
 import { readOrNull } from './read.js';
-import { remove } from './remove.js';
+import { deleteObject } from './remove.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed } from './result.js';
 
@@ -57,7 +57,7 @@ export function sweepOrphans(ctx: SinkContext, write: SweepOrphansWrite): Observ
       concatMap((src): Observable<WriteOutcome> => {
         if (E.isLeft(src)) return of(writeFailed('remove', targetKey, src.left, 0));
         if (src.right !== null && src.right.metadata.uid === ref.uid) return EMPTY;
-        return remove(ctx, { key: targetKey, resource: r, preconditions: { uid: t.metadata.uid ?? '' }, propagationPolicy: 'Background' }).pipe(
+        return deleteObject(ctx, { key: targetKey, resource: r, preconditions: { uid: t.metadata.uid ?? '' }, propagationPolicy: 'Background' }).pipe(
           map((o): WriteOutcome => o),
         );
       }),

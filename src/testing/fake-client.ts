@@ -11,7 +11,7 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { WriteClient } from '../sinks/context.js';
-import type { FakeVerb } from './fake-failures.js';
+import type { Verb } from './fake-failures.js';
 import { failureRules, injectedError } from './fake-failures.js';
 import type { ClusterState } from './fake-store.js';
 import { listPage, watchLines } from './fake-watch.js';
@@ -31,7 +31,7 @@ export interface FakeRequest {
   /** The cluster it went to. */
   readonly cluster: string;
   /** The call. */
-  readonly verb: FakeVerb;
+  readonly verb: Verb;
   /** {@link resourceId} of the resource (`configmaps`, `widgets.example.com`). */
   readonly resource: string;
   /** The namespace (`''` when none). */
@@ -54,7 +54,7 @@ export interface FakeRequest {
   readonly error?: KubeError;
 }
 
-const writeVerbs: ReadonlySet<FakeVerb> = new Set(['create', 'replace', 'apply', 'patch', 'delete']);
+const writeVerbs: ReadonlySet<Verb> = new Set(['create', 'replace', 'apply', 'patch', 'delete']);
 
 /**
  * Whether a request wrote (create, replace, apply, patch, delete).
@@ -114,11 +114,11 @@ export function fakeClients(deps: {
     name,
     subresource: sub ?? '',
   });
-  const methods: Readonly<Record<FakeVerb, string>> = { get: 'GET', list: 'GET', watch: 'GET', create: 'POST', replace: 'PUT', apply: 'PATCH', patch: 'PATCH', delete: 'DELETE' };
+  const methods: Readonly<Record<Verb, string>> = { get: 'GET', list: 'GET', watch: 'GET', create: 'POST', replace: 'PUT', apply: 'PATCH', patch: 'PATCH', delete: 'DELETE' };
 
   // One request: failure rules first, then the server's answer; recorded either way. `hangMs` is how
   // long an injected timeout keeps the caller waiting.
-  function call<T>(verb: FakeVerb, t: Target, extra: Partial<FakeRequest>, serve: () => Answer<T>): { readonly answer: Answer<T>; readonly hangMs: number } {
+  function call<T>(verb: Verb, t: Target, extra: Partial<FakeRequest>, serve: () => Answer<T>): { readonly answer: Answer<T>; readonly hangMs: number } {
     const failure = closed ? undefined : rules.take(state.cluster, verb, t.r, t.name);
     const answer: Answer<T> = closed
       ? E.left(kubeError('NotEngaged', state.cluster, 'the in-memory cluster client was closed'))
@@ -191,7 +191,7 @@ export function fakeClients(deps: {
         return E.isLeft(answer) ? throwError(() => answer.left) : watchLines(state, r, opts, scheduler);
       }),
     create: (r, obj, opts) => promised(ops.create(r, obj, opts)),
-    replace: (r, obj, opts) => promised(ops.replace(r, obj, opts)),
+    update: (r, obj, opts) => promised(ops.replace(r, obj, opts)),
     apply: (r, obj, opts) => promised(ops.apply(r, obj, opts)),
     patch: (r, name, patch, opts) => promised(ops.patch(r, name, patch, opts)),
     delete: (r, name, opts) => promised(ops.delete(r, name, opts)),
@@ -204,7 +204,7 @@ export function fakeClients(deps: {
     get: (r, name, opts) => observed(() => ops.get(r, name, opts)),
     listAll: (r, opts) => observed(() => ops.listAll(r, opts)),
     create: (r, obj, opts) => observed(() => ops.create(r, obj, opts)),
-    replace: (r, obj, opts) => observed(() => ops.replace(r, obj, opts)),
+    update: (r, obj, opts) => observed(() => ops.replace(r, obj, opts)),
     apply: (r, obj, opts) => observed(() => ops.apply(r, obj, opts)),
     patch: (r, name, patch, opts) => observed(() => ops.patch(r, name, patch, opts)),
     delete: (r, name, opts) => observed(() => ops.delete(r, name, opts)),

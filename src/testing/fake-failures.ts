@@ -16,7 +16,7 @@ import { serverError } from './fake-writes.js';
  * const verb: FakeVerb = 'apply';
  * ```
  */
-export type FakeVerb = 'get' | 'list' | 'watch' | 'create' | 'replace' | 'apply' | 'patch' | 'delete';
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'replace' | 'apply' | 'patch' | 'delete';
 
 /**
  * What an injected failure answers: an HTTP error status (a Status body as the server sends it), or
@@ -59,7 +59,7 @@ export interface FailureRule {
   /** Only this cluster; every cluster when absent. */
   readonly cluster?: string;
   /** Only these calls; every call when absent. */
-  readonly verb?: FakeVerb | readonly FakeVerb[];
+  readonly verb?: Verb | readonly Verb[];
   /** Only this resource; every resource when absent. */
   readonly resource?: ResourceDescriptor;
   /** Only the object of this name; every object when absent. */
@@ -149,7 +149,7 @@ export function failureRules(): {
   /** Adds a rule (after the others). */
   add(rule: FailureRule): void;
   /** The failure of one call, using up one of its rule's `times`; `undefined` when no rule matches. */
-  take(cluster: string, verb: FakeVerb, r: ResourceDescriptor, name: string): InjectedFailure | undefined;
+  take(cluster: string, verb: Verb, r: ResourceDescriptor, name: string): InjectedFailure | undefined;
   /** Drops every rule. */
   clear(): void;
 } {
@@ -162,7 +162,7 @@ export function failureRules(): {
     },
     take(cluster, verb, r, name) {
       const hit = rules.find(({ rule, left }) => {
-        const verbs: readonly FakeVerb[] | undefined = rule.verb === undefined ? undefined : typeof rule.verb === 'string' ? [rule.verb] : rule.verb;
+        const verbs: readonly Verb[] | undefined = rule.verb === undefined ? undefined : typeof rule.verb === 'string' ? [rule.verb] : rule.verb;
         return (
           left > 0 &&
           (rule.cluster === undefined || rule.cluster === cluster) &&

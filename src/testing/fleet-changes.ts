@@ -44,7 +44,7 @@ export type FleetChange =
  * @param object - the object.
  * @returns the change.
  */
-export function putObject<T extends KubeObject>(resource: ResourceDescriptor<T>, object: T): FleetChange {
+export function putChange<T extends KubeObject>(resource: ResourceDescriptor<T>, object: T): FleetChange {
   return Object.freeze({ type: 'put', resource, object });
 }
 
@@ -59,7 +59,7 @@ export function putObject<T extends KubeObject>(resource: ResourceDescriptor<T>,
  * @param ref - `namespace/name`, or `name` when cluster-scoped.
  * @returns the change.
  */
-export function deleteObject(resource: ResourceDescriptor, ref: string): FleetChange {
+export function deleteChange(resource: ResourceDescriptor, ref: string): FleetChange {
   return Object.freeze({ type: 'delete', resource, ref });
 }
 
@@ -81,7 +81,7 @@ export function applyChanges(fleet: InMemoryFleet, changes: Readonly<Record<stri
     stream.pipe(
       tap((ch) => {
         if (ch.type === 'put') fleet.put(cluster, ch.resource, ch.object);
-        else fleet.remove(cluster, ch.resource, ch.ref);
+        else fleet.delete(cluster, ch.resource, ch.ref);
       }),
       ignoreElements(),
     ),

@@ -23,7 +23,7 @@ import { applyChanges } from './fleet-changes.js';
 import type { InMemoryFleet } from './in-memory-fleet.js';
 
 export type { FleetChange } from './fleet-changes.js';
-export { deleteObject, putObject } from './fleet-changes.js';
+export { deleteChange, putChange } from './fleet-changes.js';
 
 /**
  * A whole controller to run with {@link runController}: the one `controller({...})` declares and

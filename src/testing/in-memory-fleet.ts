@@ -116,7 +116,7 @@ export interface InMemoryFleet {
   /** Creates or replaces an object as another actor would (status included), outside the request log; returns it stored. */
   put<T extends KubeObject>(cluster: string, r: ResourceDescriptor<T>, obj: T): T;
   /** Deletes an object as another actor would (finalizers are honoured), outside the request log. */
-  remove(cluster: string, r: ResourceDescriptor, ref: string): void;
+  delete(cluster: string, r: ResourceDescriptor, ref: string): void;
   /** Makes matching requests fail. */
   inject(rule: FailureRule): void;
   /** The requests that match `only`. */
@@ -236,7 +236,7 @@ export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
       return entry(cluster).state.get(r, ns, name)?.object as T | undefined;
     },
     put,
-    remove(cluster, r, ref) {
+    delete(cluster, r, ref) {
       const [ns, name] = split(ref);
       const gone = entry(cluster).writes.delete({ r, namespace: r.namespaced ? ns : '', name, subresource: '' }, undefined);
       if (E.isLeft(gone)) throw new ConfigError(`in-memory fleet: cluster "${cluster}": cannot remove ${r.plural} ${ref}: ${gone.left.message}`);

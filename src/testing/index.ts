@@ -18,11 +18,11 @@ export type { InMemoryClusterContents, InMemoryClusterSeed, InMemoryFleet, InMem
 export { inMemoryFleet } from './in-memory-fleet.js';
 export type { FakeRequest } from './fake-client.js';
 export { isWrite, requestLabel } from './fake-client.js';
-export type { FailureRule, FakeVerb, InjectedFailure } from './fake-failures.js';
+export type { FailureRule, Verb, InjectedFailure } from './fake-failures.js';
 export { statusFailure, timeoutFailure } from './fake-failures.js';
 // The virtual-time controller harness.
 export type { ControllerRunConfig, ControllerUnderTest, FleetChange } from './harness.js';
-export { deleteObject, putObject, runController } from './harness.js';
+export { deleteChange, putChange, runController } from './harness.js';
 // The error and outcome constructors a test needs to build expected values have one home each:
 // `kubeError`, `fromStatus` and `fromTransport` in rxfleet/client; `written`, `writeFailed` and
 // `refusal` in rxfleet/sinks.

@@ -29,11 +29,11 @@ describe.each(targets)('the cluster client against $name', (target) => {
     const got = must(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
     expect(got.data).toEqual({ a: '1' });
 
-    const replaced = must(await sb.client.replace(configMaps, { ...got, data: { a: '2' } }));
+    const replaced = must(await sb.client.update(configMaps, { ...got, data: { a: '2' } }));
     expect(replaced.data).toEqual({ a: '2' });
 
     // A PUT with the stale resourceVersion is a Conflict, not a silent overwrite.
-    const stale = await sb.client.replace(configMaps, { ...got, data: { a: 'stale' } });
+    const stale = await sb.client.update(configMaps, { ...got, data: { a: 'stale' } });
     expect(E.isLeft(stale) && stale.left.type).toBe('Conflict');
 
     const patched = must(await sb.client.patch(configMaps, name, { data: { b: '3' } }, { type: 'merge', namespace: sb.namespace }));

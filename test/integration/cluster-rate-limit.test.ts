@@ -37,7 +37,7 @@ function timedClient(client: ClusterClient, at: number[]): ClusterClient {
     list: (r, opts) => (note(), client.list(r, opts)),
     watch: (r, opts) => defer(() => (note(), client.watch(r, opts))),
     create: (r, obj, opts) => (note(), client.create(r, obj, opts)),
-    replace: (r, obj, opts) => (note(), client.replace(r, obj, opts)),
+    update: (r, obj, opts) => (note(), client.update(r, obj, opts)),
     apply: (r, obj, opts) => (note(), client.apply(r, obj, opts)),
     patch: (r, name, p, opts) => (note(), client.patch(r, name, p, opts)),
     delete: (r, name, opts) => (note(), client.delete(r, name, opts)),

@@ -59,7 +59,7 @@ export async function statusSubresource({ client, namespace, widgets }: ParityEn
   const created = must(await client.create(widgets, { metadata: { name, namespace }, spec: { size: 1 }, status: { ready: true } }));
   expect(created.status).toBeUndefined();
   // A write of the object ignores status.
-  const replaced = must(await client.replace(widgets, { ...created, spec: { size: 2 }, status: { ready: true } }));
+  const replaced = must(await client.update(widgets, { ...created, spec: { size: 2 }, status: { ready: true } }));
   expect(replaced.spec).toEqual({ size: 2 });
   expect(replaced.status).toBeUndefined();
   // A write of /status takes status only.
@@ -81,9 +81,9 @@ export async function statusSubresource({ client, namespace, widgets }: ParityEn
 export async function resourceVersionConflict({ client, namespace }: ParityEnv): Promise<void> {
   const name = randomName('rv');
   const v1 = must(await client.create(configMaps, { metadata: { name, namespace }, data: { a: '1' } }));
-  const v2 = must(await client.replace(configMaps, { ...v1, data: { a: '2' } }));
+  const v2 = must(await client.update(configMaps, { ...v1, data: { a: '2' } }));
   expect(v2.metadata.resourceVersion).not.toBe(v1.metadata.resourceVersion);
-  const stale = failed(await client.replace(configMaps, { ...v1, data: { a: '3' } }));
+  const stale = failed(await client.update(configMaps, { ...v1, data: { a: '3' } }));
   expect(stale).toMatchObject({ type: 'Conflict', code: 409 });
   expect(stale.message).toContain('the object has been modified');
   const stalePatch = failed(await client.patch(configMaps, name, { metadata: { resourceVersion: v1.metadata.resourceVersion }, data: { a: '4' } }, { type: 'merge', namespace }));

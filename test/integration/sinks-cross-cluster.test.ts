@@ -13,7 +13,7 @@ import {
   ensureFinalizer,
   readBackReference,
   releaseSource,
-  remove,
+  deleteObject,
   removeFinalizer,
   sinkContext,
   sourceIdentity,
@@ -76,7 +76,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     const { id } = await fanOut(name, true);
     expect(await targetsOf(id)).toHaveLength(3);
 
-    const deleting = ok(await firstValueFrom(remove(ctx, { key: objectKey(hub.cluster, 'default', name), resource: configMaps })));
+    const deleting = ok(await firstValueFrom(deleteObject(ctx, { key: objectKey(hub.cluster, 'default', name), resource: configMaps })));
     expect(deleting.metadata.deletionTimestamp).toBeTruthy(); // held by our finalizer
 
     const outcomes = await lastValueFrom(releaseSource(ctx, { source: id, resource: configMaps, finalizer, targets: [configMaps] }).pipe(toArray()));

@@ -18,7 +18,7 @@ import {
   eventsV1,
   patchStatus,
   referenceTo,
-  remove,
+  deleteObject,
   removeFinalizer,
   sinkContext,
   update,
@@ -157,7 +157,7 @@ describe.each(targets)('sinks against $name', (target) => {
     expect(ok(await firstValueFrom(ensureFinalizer(ctx, { key, resource: configMaps, finalizer }))).changed).toBe(true);
     expect(ok(await firstValueFrom(ensureFinalizer(ctx, { key, resource: configMaps, finalizer }))).changed).toBe(false);
 
-    const deleted = ok(await firstValueFrom(remove(ctx, { key, resource: configMaps })));
+    const deleted = ok(await firstValueFrom(deleteObject(ctx, { key, resource: configMaps })));
     expect(deleted.object?.metadata.deletionTimestamp).toBeTruthy();
     const held = must(await sb.client.get(configMaps, name, { namespace: sb.namespace }));
     expect(held.metadata.deletionTimestamp).toBeTruthy();
@@ -174,15 +174,15 @@ describe.each(targets)('sinks against $name', (target) => {
     });
     // Gone is what removeFinalizer and remove want: success with no change.
     expect(ok(await firstValueFrom(removeFinalizer(ctx, { key, resource: configMaps, finalizer })))).toMatchObject({ changed: false, object: undefined });
-    expect(ok(await firstValueFrom(remove(ctx, { key, resource: configMaps })))).toMatchObject({ changed: false });
-    const strict = await firstValueFrom(remove(ctx, { key, resource: configMaps, notFoundIsSuccess: false }));
+    expect(ok(await firstValueFrom(deleteObject(ctx, { key, resource: configMaps })))).toMatchObject({ changed: false });
+    const strict = await firstValueFrom(deleteObject(ctx, { key, resource: configMaps, notFoundIsSuccess: false }));
     expect(E.isLeft(strict) && strict.left.type).toBe('NotFound');
   });
 
   it('refuses a delete whose uid precondition names another incarnation', async () => {
     const name = randomName('precond');
     ok(await firstValueFrom(apply(ctx, cm(name, {}))));
-    const r = await firstValueFrom(remove(ctx, { key: objectKey(sb.cluster, sb.namespace, name), resource: configMaps, preconditions: { uid: 'not-the-uid' } }));
+    const r = await firstValueFrom(deleteObject(ctx, { key: objectKey(sb.cluster, sb.namespace, name), resource: configMaps, preconditions: { uid: 'not-the-uid' } }));
     expect(E.isLeft(r) && r.left.type).toBe('Conflict');
   });
 

@@ -128,7 +128,7 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
       ...crd,
       spec: { ...crd.spec, versions: crd.spec.versions.map((v) => ({ ...v, served: true, schema: specSchema({ size: { type: 'integer' }, tier: { type: 'string' } }) })) },
     };
-    must(await service.replace(crds, changed));
+    must(await service.update(crds, changed));
     const second = apiResourceSchemaOf(must(await service.get(crds, `databases.${group}`)), published, 'agent-a');
     if (second.type !== 'schema') throw new Error(second.problems.join('; '));
     const secondName = second.schema.metadata.name ?? '';
@@ -154,7 +154,7 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
 
     // Someone removes the agent's entry by hand: the publisher puts it back.
     const current = must(await kcp.get(apiExports, exportName));
-    must(await kcp.replace(apiExports, { ...current, spec: { ...current.spec, resources: current.spec?.resources?.filter((r) => r.group !== group) ?? [] } }));
+    must(await kcp.update(apiExports, { ...current, spec: { ...current.spec, resources: current.spec?.resources?.filter((r) => r.group !== group) ?? [] } }));
     await eventually('the entry to be put back', async () => ((await found<APIExport>(kcp, apiExports, exportName))?.spec?.resources?.some((r) => r.schema === secondName) === true ? true : undefined));
   });
 

@@ -28,7 +28,7 @@ function watchOnly(cluster: ClusterName, streams: Observable<string>[]): Cluster
   const unused = (): never => {
     throw new Error('not used in this test');
   };
-  return { cluster, server: 'https://unused', get: unused, list: unused, listAll: unused, create: unused, replace: unused, apply: unused, patch: unused, delete: unused, raw: unused, close: () => undefined, watch: () => streams.shift() ?? unused() };
+  return { cluster, server: 'https://unused', get: unused, list: unused, listAll: unused, create: unused, update: unused, apply: unused, patch: unused, delete: unused, raw: unused, close: () => undefined, watch: () => streams.shift() ?? unused() };
 }
 
 describe('tokenBucket', () => {

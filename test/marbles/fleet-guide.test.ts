@@ -7,7 +7,7 @@ import { TestScheduler } from 'rxjs/testing';
 import type { ConfigMap, ControllerReconciler } from '../../src/index.js';
 import { clusterName, configMaps, done, toAction } from '../../src/index.js';
 import { apply } from '../../src/sinks/index.js';
-import { inMemoryFleet, putObject, runController, statusFailure, toLabels } from '../../src/testing/index.js';
+import { inMemoryFleet, putChange, runController, statusFailure, toLabels } from '../../src/testing/index.js';
 
 // The controller under test: every ConfigMap of the `hub` cluster is copied to `edge`.
 const copyToEdge: ControllerReconciler<ConfigMap> = (req, ctx) => {
@@ -25,7 +25,7 @@ describe('copy-to-edge', () => {
     new TestScheduler((actual, expected) => {
       expect(actual).toEqual(expected);
     }).run(({ hot, expectObservable }) => {
-      const changes = { hub: hot('2s a', { a: putObject(configMaps, settings('2')) }) };
+      const changes = { hub: hot('2s a', { a: putChange(configMaps, settings('2')) }) };
       const outcomes = runController({ fleet, resource: configMaps, reconcile: copyToEdge, changes });
       // The watches never end: bound the run with a subscription marble.
       expectObservable(fleet.writes({ cluster: 'edge' }), '^ 3s !').toBe('a 999ms b 999ms c', {

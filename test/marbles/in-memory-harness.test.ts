@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConfigMap, ControllerReconciler } from '../../src/index.js';
 import { clusterName, configMaps, done, requeueAfter, toAction } from '../../src/index.js';
 import { apply, ensureFinalizer, removeFinalizer } from '../../src/sinks/index.js';
-import { deleteObject, inMemoryFleet, putObject, runController, statusFailure, timeoutFailure, toLabels } from '../../src/testing/index.js';
+import { deleteChange, inMemoryFleet, putChange, runController, statusFailure, timeoutFailure, toLabels } from '../../src/testing/index.js';
 
 const cm = (name: string, data: Record<string, string>): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
 
@@ -25,7 +25,7 @@ describe('the controller harness over an in-memory fleet', () => {
   it('copies what exists at start, then each change, as writes in virtual time', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     scheduler().run(({ hot, expectObservable }) => {
-      const changes = { east: hot('-- 8ms a', { a: putObject(configMaps, cm('web', { v: '2' })) }) };
+      const changes = { east: hot('-- 8ms a', { a: putChange(configMaps, cm('web', { v: '2' })) }) };
       const out = runController({ fleet, resource: configMaps, reconcile: replicate, changes });
       // west's own ConfigMap (the copy) is reconciled too, and writes nothing.
       expectObservable(out.pipe(toLabels()), '^ 50ms !').toBe('(ab) 6ms (cd)', {
@@ -87,7 +87,7 @@ describe('the controller harness over an in-memory fleet', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     const seen: string[] = [];
     scheduler().run(({ hot, expectObservable }) => {
-      const changes = { east: hot('-- 3ms d', { d: deleteObject(configMaps, 'default/web') }) };
+      const changes = { east: hot('-- 3ms d', { d: deleteChange(configMaps, 'default/web') }) };
       const out = runController({
         fleet,
         resource: configMaps,
@@ -116,7 +116,7 @@ describe('the controller harness over an in-memory fleet', () => {
       return ++cleanups === 1 ? requeueAfter(5) : removeFinalizer(ctx.sinks, write).pipe(toAction());
     };
     scheduler().run(({ hot, expectObservable }) => {
-      const changes = { east: hot('10ms d', { d: deleteObject(configMaps, 'default/web') }) };
+      const changes = { east: hot('10ms d', { d: deleteChange(configMaps, 'default/web') }) };
       const out = runController({ fleet, resource: configMaps, reconcile: withFinalizer, changes });
       expectObservable(fleet.writes(), '^ 50ms !').toBe('a 14ms b', { a: 'replace east/default/web', b: 'replace east/default/web' });
       // 0: the finalizer is added, and the change comes back with nothing to do. 10: deleted, held

@@ -8,7 +8,7 @@ import { configMaps, controller, done, objectKey, resource, toAction } from '../
 import { generationChanged, mapToKeys } from '../../src/operators/index.js';
 import type { ControllerReconciler, Provider } from '../../src/index.js';
 import { applyStatus } from '../../src/sinks/index.js';
-import { inMemoryFleet, putObject, runController, toLabels } from '../../src/testing/index.js';
+import { inMemoryFleet, putChange, runController, toLabels } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
 
 interface Widget extends KubeObject {
@@ -62,7 +62,7 @@ describe('runController with a whole controller', () => {
   it('applies its select and its inputs: a Widget outside the namespace is never reconciled, a change of its settings ConfigMap reconciles it', () => {
     const fleet = inMemoryFleet({ clusters: { east: [widget('w'), widget('x', 'elsewhere')] }, resources: [widgets] });
     testScheduler().run(({ hot, expectObservable }) => {
-      const changes = { east: hot('10ms a 9ms b', { a: putObject(configMaps, settings('w', '1')), b: putObject(configMaps, settings('unrelated', '1')) }) };
+      const changes = { east: hot('10ms a 9ms b', { a: putChange(configMaps, settings('w', '1')), b: putChange(configMaps, settings('unrelated', '1')) }) };
       const out = runController({ fleet, controller: widgetController(fleet.provider), changes });
       // 2: the first list (debounced 2 ms). 12: w's ConfigMap changed (+2 ms). 22: the key of the
       // unrelated ConfigMap has no Widget: reconciled, nothing to do, nothing written.

@@ -34,7 +34,7 @@ export function fakeClient(calls: FakeCalls): WriteClient {
     listAll: <T extends KubeObject>(_r: ResourceDescriptor<T>, opts?: { labelSelector?: string }) =>
       need(calls.listAll, 'listAll')(opts?.labelSelector) as Answer<ObjectList<T>>,
     create: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.create, 'create')(obj) as Answer<T>,
-    replace: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.replace, 'replace')(obj) as Answer<T>,
+    update: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.replace, 'replace')(obj) as Answer<T>,
     apply: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: KubeObject) => need(calls.apply, 'apply')(obj) as Answer<T>,
     patch: <T extends KubeObject>(_r: ResourceDescriptor<T>, name: string, patch: unknown) => need(calls.patch, 'patch')(name, patch) as Answer<T>,
     delete: <T extends KubeObject>(_r: ResourceDescriptor<T>, name: string) => need(calls.delete, 'delete')(name) as Answer<T | Status>,
@@ -44,7 +44,7 @@ export function fakeClient(calls: FakeCalls): WriteClient {
 /** A client whose every call fails the way a broken client would: by erroring the observable. */
 export function throwingClient(): WriteClient {
   const boom = (): Observable<never> => throwError(() => new Error('socket exploded'));
-  return { get: boom, listAll: boom, create: boom, replace: boom, apply: boom, patch: boom, delete: boom };
+  return { get: boom, listAll: boom, create: boom, update: boom, apply: boom, patch: boom, delete: boom };
 }
 
 export function fakeFleet(clients: Readonly<Record<string, WriteClient>>): SinkFleet {

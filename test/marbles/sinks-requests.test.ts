@@ -10,7 +10,7 @@ import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
 import type { WriteOutcome } from '../../src/sinks/index.js';
-import { apply, applyStatus, create, ensureFinalizer, patchStatus, remove, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
+import { apply, applyStatus, create, ensureFinalizer, patchStatus, deleteObject, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
 import { testScheduler } from '../support/marbles.js';
 
@@ -99,7 +99,7 @@ describe('patchStatus, create, remove', () => {
       expectObservable(patchStatus(ctx, { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', changedIs('unknown'));
       expectObservable(patchStatus(ctx, { key, resource: configMaps, status: { ok: true }, current: cm('7') })).toBe('(x|)', changedIs(false));
       expectObservable(create(ctx, { cluster: east, resource: configMaps, object: desired })).toBe('(x|)', changedIs(true));
-      expectObservable(remove(ctx, { key, resource: configMaps })).toBe('(x|)', changedIs(true));
+      expectObservable(deleteObject(ctx, { key, resource: configMaps })).toBe('(x|)', changedIs(true));
     });
     expect(s.calls).toEqual(['patch', 'patch', 'create', 'delete']);
   });

@@ -7,7 +7,7 @@ import type { ConfigMap, KubeObject, ReconcileInput } from '../../src/index.js';
 import { clusterName, configMaps, done, objectKey, toAction } from '../../src/index.js';
 import { reconcile, withFinalizer } from '../../src/operators/index.js';
 import type { WriteClient, WriteOutcome } from '../../src/sinks/index.js';
-import { finalizerWrites, releaseSource, removeTargets, sinkContext, sourceIdentity, sweepOrphans, withBackReference } from '../../src/sinks/index.js';
+import { finalizerWrites, releaseSource, deleteTargets, sinkContext, sourceIdentity, sweepOrphans, withBackReference } from '../../src/sinks/index.js';
 import { keyedEvents, toLabels } from '../../src/testing/index.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
 import { testScheduler } from '../support/marbles.js';
@@ -44,7 +44,7 @@ describe('removeTargets and releaseSource', () => {
     const deleted: string[] = [];
     const replaced = target('stale', 't-2', { ...id, uid: 'u-0' });
     const fleet = fakeFleet({ west: member(deleted, target('copy', 't-1'), replaced), east: fakeClient({ listAll: () => of(E.left(err('Forbidden', 'east'))) }) });
-    const out = collect(() => removeTargets(sinkContext({ fleet, fieldManager: 'test' }), { source: id, targets: [configMaps] }));
+    const out = collect(() => deleteTargets(sinkContext({ fleet, fieldManager: 'test' }), { source: id, targets: [configMaps] }));
     expect(deleted).toEqual(['copy']);
     expect(names(out)).toEqual(['west/copy', 'Forbidden east']);
   });

@@ -12,8 +12,8 @@ import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
 import { publisherController } from '../../packages/sync-agent/src/publisher.js';
 import { apiResourceSchemaOf, exportEntry } from '../../packages/sync-agent/src/schema.js';
 import type { PublishedResource } from '../../packages/sync-agent/src/types.js';
-import { inMemoryFleet, putObject, runController, toLabels } from '../../src/testing/index.js';
-import { deleteObject } from '../../src/testing/index.js';
+import { inMemoryFleet, putChange, runController, toLabels } from '../../src/testing/index.js';
+import { deleteChange } from '../../src/testing/index.js';
 
 const GROUP = 'db.example.dev';
 const crd = (served = true): CustomResourceDefinition => ({
@@ -81,7 +81,7 @@ describe('the publisher reconciler', () => {
   it('writes nothing for a CRD that stops serving the sync version, or is deleted', () => {
     const { fleet } = run({ service: [crd()], export: [] });
     scheduler().run(({ hot, expectObservable }) => {
-      const changes = { service: hot('-- 8ms a 9ms d', { a: putObject(customResourceDefinitions, crd(false)), d: deleteObject(customResourceDefinitions, `databases.${GROUP}`) }) };
+      const changes = { service: hot('-- 8ms a 9ms d', { a: putChange(customResourceDefinitions, crd(false)), d: deleteChange(customResourceDefinitions, `databases.${GROUP}`) }) };
       const o = runController({ fleet, resource: customResourceDefinitions, reconcile: publisherController([plan], { provider: fleet.provider, apiExport: EXPORT }).reconcile, changes });
       expectObservable(o.pipe(toLabels()), '^ 50ms !').toBe('a 9ms b 9ms c', { a: `done service/databases.${GROUP}`, b: `terminal service/databases.${GROUP}`, c: `done service/databases.${GROUP}` });
       expectObservable(fleet.writes(), '^ 50ms !').toBe('(ab)', { a: `create kcp-export/${ARS}`, b: `create kcp-export/${EXPORT}` });

@@ -35,7 +35,7 @@ describe('the in-memory fleet', () => {
     const client = fleet.cluster('east').client;
     scheduler().run(({ cold, expectObservable }) => {
       cold('10ms x', { x: 0 }).subscribe(() => fleet.put('east', configMaps, cm('c', {}, { app: 'web' })));
-      cold('11ms x', { x: 0 }).subscribe(() => { fleet.remove('east', configMaps, 'default/b'); });
+      cold('11ms x', { x: 0 }).subscribe(() => { fleet.delete('east', configMaps, 'default/b'); });
       const all = client.watch(configMaps, { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', timeoutSeconds: 1 }).pipe(map(short));
       expectObservable(all).toBe('(abc) 5ms de 988ms |', { a: 'ADDED a', b: 'ADDED b', c: 'BOOKMARK end', d: 'ADDED c', e: 'DELETED b' });
     });

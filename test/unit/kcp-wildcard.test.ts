@@ -169,7 +169,7 @@ describe('tenantGuard', () => {
     const r = await guarded.apply(widgets, obj('b', 'w'), { fieldManager: 'm' });
     expect(E.isLeft(r) && r.left.type === 'Forbidden' && r.left.message.includes('"b"') && r.left.message.includes('"a"')).toBe(true);
     expect(E.isLeft(await guarded.create(widgets, obj('b', 'w')))).toBe(true);
-    expect(E.isLeft(await guarded.replace(widgets, obj('b', 'w')))).toBe(true);
+    expect(E.isLeft(await guarded.update(widgets, obj('b', 'w')))).toBe(true);
     expect(E.isLeft(await guarded.patch(widgets, 'w', [{ op: 'add', path: '/metadata/annotations/kcp.io~1cluster', value: 'b' }], { type: 'json' }))).toBe(true);
     expect(sent).toEqual([]);
   });

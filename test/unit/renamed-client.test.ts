@@ -38,7 +38,7 @@ describe('a client renamed with its cluster', () => {
       leftOf(await client.list(configMaps)),
       leftOf(await client.listAll(configMaps)),
       leftOf(await client.create(configMaps, cm)),
-      leftOf(await client.replace(configMaps, cm)),
+      leftOf(await client.update(configMaps, cm)),
       leftOf(await client.apply(configMaps, cm, { fieldManager: 'test' })),
       leftOf(await client.patch(configMaps, 'a', {}, { type: 'merge', namespace: 'default' })),
       leftOf(await client.delete(configMaps, 'a', { namespace: 'default' })),

@@ -84,7 +84,7 @@ describe('syncController guards', () => {
     const ref = copyRef('ws-a', orders);
     await running.until(() => fleet.object('service', dbService, ref) !== undefined);
     const first = fleet.object('service', dbService, ref)?.metadata.uid;
-    fleet.remove('service', dbService, ref);
+    fleet.delete('service', dbService, ref);
     await running.until(() => fleet.object('service', dbService, ref) !== undefined);
     expect(fleet.object('service', dbService, ref)?.metadata.uid).not.toBe(first);
     const back = fleet.object('service', dbService, ref);
@@ -99,7 +99,7 @@ describe('syncController guards', () => {
     const ref = copyRef('ws-a', orders);
     await running.until(() => fleet.object('service', dbService, ref) !== undefined);
     fleet.inject({ cluster: 'ws-a', verb: 'list', resource: secrets, times: Infinity, failure: statusFailure(403) });
-    fleet.remove('ws-a', dbKcp, 'default/orders');
+    fleet.delete('ws-a', dbKcp, 'default/orders');
     await running.until(() => fleet.object('ws-a', dbKcp, 'default/orders') === undefined);
     expect(fleet.object('service', dbService, ref)).toBeUndefined();
     expect(fleet.requestsOf({ cluster: 'ws-a', resource: secrets }).some((r) => r.verb === 'list' && r.error?.type === 'Forbidden')).toBe(true);

@@ -109,7 +109,7 @@ describe('syncController', () => {
         fleet.object('ws-a', secrets, 'default/orders-conn') !== undefined,
     );
     const before = fleet.requests.length;
-    fleet.remove('ws-a', dbKcp, 'default/orders');
+    fleet.delete('ws-a', dbKcp, 'default/orders');
     await running.until(() => fleet.object('ws-a', dbKcp, 'default/orders') === undefined);
 
     expect(fleet.object('service', dbService, ref)).toBeUndefined();
@@ -133,7 +133,7 @@ describe('syncController', () => {
     const copy = fleet.object('service', dbService, ref);
     if (copy === undefined) throw new Error('copy');
     fleet.put('service', dbService, { ...copy, metadata: { ...copy.metadata, finalizers: ['db.example.dev/teardown'] } });
-    fleet.remove('ws-a', dbKcp, 'default/orders');
+    fleet.delete('ws-a', dbKcp, 'default/orders');
     await running.until(() => fleet.object('service', dbService, ref)?.metadata.deletionTimestamp !== undefined);
     // Held: the consumer object is still there, terminating, with the agent's finalizer.
     await running.until(() => running?.outcomes.some((o) => o.key.cluster === 'ws-a' && o.result === 'requeue') ?? false);

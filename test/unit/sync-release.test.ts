@@ -39,7 +39,7 @@ describe('leaving the filter', () => {
     expect(fleet.object('service', dbService, ref)).toBeUndefined();
     expect(fleet.object('ws-a', secrets, 'default/orders-conn')).toBeUndefined();
     expect(fleet.object('ws-a', dbKcp, 'default/orders')).toBeDefined();
-    fleet.remove('ws-a', dbKcp, 'default/orders');
+    fleet.delete('ws-a', dbKcp, 'default/orders');
     await running.until(() => fleet.object('ws-a', dbKcp, 'default/orders') === undefined);
   });
 

@@ -1,7 +1,7 @@
 // `rxfleet rbac`, the derivation: from controller declarations (primary watch, `watches`, `writes`,
 // replicas) to the RBAC roles they need, grouped by the clusters and the namespace they apply to.
 // Pure: no I/O, so unit tests cover it on the examples' declarations.
-import type { ClusterSelector, WatchDeclaration, WriteAccess } from 'rxfleet';
+import type { ClusterSelector, WatchDeclaration, WriteVerb } from 'rxfleet';
 import { leases } from 'rxfleet';
 import type { Declaration, DeclaredController } from 'rxfleet/runtime';
 
@@ -64,7 +64,7 @@ export const clustersAnnotation = 'rxfleet.dev/clusters';
 const readVerbs = ['get', 'list', 'watch'];
 
 // What each sink verb needs (see WriteAccess's documentation); `sub` is the subresource.
-const writeVerbs: Readonly<Record<WriteAccess, readonly { readonly sub?: string; readonly verbs: readonly string[] }[]>> = {
+const writeVerbs: Readonly<Record<WriteVerb, readonly { readonly sub?: string; readonly verbs: readonly string[] }[]>> = {
   apply: [{ verbs: ['get', 'patch', 'create'] }],
   create: [{ verbs: ['create'] }],
   update: [{ verbs: ['get', 'update'] }],

@@ -14,7 +14,7 @@ import { apply } from 'rxfleet/sinks';
 import type { SourceIdentity } from 'rxfleet/sinks';
 import { readBackReference, withBackReference } from 'rxfleet/sinks';
 import type { SinkContext } from 'rxfleet/sinks';
-import { remove } from 'rxfleet/sinks';
+import { deleteObject } from 'rxfleet/sinks';
 import type { WriteOutcome } from 'rxfleet/sinks';
 import { refusal, writeFailed } from 'rxfleet/sinks';
 import { serviceCluster } from './clusters.js';
@@ -123,7 +123,7 @@ function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches
     return ownershipProblem(related.kind, o, source, 'refuse') === undefined;
   });
   return from(stale).pipe(
-    mergeMap((o) => remove(sinks, { key: objectKey(cluster, namespace, o.metadata.name ?? ''), resource: r, preconditions: { uid: o.metadata.uid ?? '' }, notFoundIsSuccess: true }), 2),
+    mergeMap((o) => deleteObject(sinks, { key: objectKey(cluster, namespace, o.metadata.name ?? ''), resource: r, preconditions: { uid: o.metadata.uid ?? '' }, notFoundIsSuccess: true }), 2),
     map((outcome): RelatedResult => ({ type: 'write', outcome })),
   );
 }

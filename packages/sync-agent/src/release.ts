@@ -13,7 +13,7 @@ import type { ReconcileRequest } from 'rxfleet';
 import type { ControllerContext } from 'rxfleet';
 import { sourceIdentity } from 'rxfleet/sinks';
 import { finalizerWrites } from 'rxfleet/sinks';
-import { removeTargets } from 'rxfleet/sinks';
+import { deleteTargets } from 'rxfleet/sinks';
 import { toAction } from 'rxfleet';
 import { serviceCluster } from './clusters.js';
 import { syncFinalizer } from './labels.js';
@@ -75,10 +75,10 @@ export function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: Control
   const source = sourceIdentity(req.cluster, plan.kcp, obj);
   const { onService, inWorkspaces } = copyKinds(plan);
   return concat(
-    removeTargets(ctx.sinks, { source, targets: onService, clusterNames: [serviceCluster] }),
+    deleteTargets(ctx.sinks, { source, targets: onService, clusterNames: [serviceCluster] }),
     inWorkspaces.length === 0
       ? EMPTY
-      : removeTargets(ctx.sinks, { source, targets: inWorkspaces, clusterNames: [req.cluster] }).pipe(
+      : deleteTargets(ctx.sinks, { source, targets: inWorkspaces, clusterNames: [req.cluster] }).pipe(
           // A workspace that never accepted (or revoked) the permission claim for the related kind: the
           // agent could write nothing there, so there is nothing to delete, and its object must not be held for ever.
           filter((o) => {

@@ -61,7 +61,7 @@ export function renamedClient(client: ClusterClient, to: ClusterName): ClusterCl
     listAll: (r, opts) => answer(client.listAll(r, opts)),
     watch: (r, opts) => watch(client.watch(r, opts)),
     create: (r, obj, opts) => answer(client.create(r, obj, opts)),
-    replace: (r, obj, opts) => answer(client.replace(r, obj, opts)),
+    update: (r, obj, opts) => answer(client.update(r, obj, opts)),
     apply: (r, obj, opts) => answer(client.apply(r, obj, opts)),
     patch: (r, name, patch, opts) => answer(client.patch(r, name, patch, opts)),
     delete: (r, name, opts) => answer(client.delete(r, name, opts)),

@@ -90,9 +90,9 @@ export function tenantGuard(client: ClusterClient, logical: string): ClusterClie
       const ok = check('create', r, obj, label(obj));
       return E.isLeft(ok) ? ok : client.create(r, obj, opts);
     },
-    async replace(r, obj, opts) {
+    async update(r, obj, opts) {
       const ok = check('replace', r, obj, label(obj));
-      return E.isLeft(ok) ? ok : client.replace(r, obj, opts);
+      return E.isLeft(ok) ? ok : client.update(r, obj, opts);
     },
     async apply(r, obj, opts) {
       const ok = check('apply', r, obj, label(obj));

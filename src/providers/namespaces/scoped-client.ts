@@ -34,7 +34,7 @@ export function scopedClient(management: ClusterClient, cluster: ClusterName, na
     listAll: (r, opts) => base.listAll(r, ns(opts)),
     watch: (r, opts) => base.watch(r, ns(opts)),
     create: (r, obj, opts) => base.create(r, obj, ns(opts)),
-    replace: (r, obj, opts) => base.replace(r, obj, ns(opts)),
+    update: (r, obj, opts) => base.update(r, obj, ns(opts)),
     apply: (r, obj, opts) => base.apply(r, obj, ns(opts)),
     patch: (r, name, patch, opts) => base.patch(r, name, patch, ns(opts)),
     delete: (r, name, opts) => base.delete(r, name, ns(opts)),

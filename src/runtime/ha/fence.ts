@@ -145,7 +145,7 @@ export function fencedClient(cluster: ClusterName, client: ClusterClient, fence:
     listAll: (r, opts) => client.listAll(r, opts),
     watch: (r, opts) => client.watch(r, opts),
     create: (r, obj, opts) => fence.track(cluster, () => client.create(r, obj, { ...opts, fence: gate })),
-    replace: (r, obj, opts) => fence.track(cluster, () => client.replace(r, obj, { ...opts, fence: gate })),
+    update: (r, obj, opts) => fence.track(cluster, () => client.update(r, obj, { ...opts, fence: gate })),
     apply: (r, obj, opts) => fence.track(cluster, () => client.apply(r, obj, { ...opts, fence: gate })),
     patch: (r, name, p, opts) => fence.track(cluster, () => client.patch(r, name, p, { ...opts, fence: gate })),
     delete: (r, name, opts) => fence.track(cluster, () => client.delete(r, name, { ...opts, fence: gate })),
