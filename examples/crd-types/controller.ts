@@ -3,7 +3,7 @@
 // rendered from its typed spec, and its status says which ConfigMap and generation.
 import type { ConfigMap, Controller, Provider } from 'rxfleet';
 import { configMaps, controller, done, toAction } from 'rxfleet';
-import { apply, applyStatus, thenWrite } from 'rxfleet/sinks';
+import { apply, thenWrite } from 'rxfleet/sinks';
 import type { Widget, WidgetSpec } from './widget-v1.js';
 import { widgets } from './widget-v1.js';
 
@@ -40,7 +40,7 @@ export function widgetController(provider: Provider, namespace = ''): Controller
       // The status says the settings are written: it is written only after they were (a failed
       // apply ends the chain, and toAction() retries the reconcile).
       return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: settings }).pipe(
-        thenWrite(() => applyStatus(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status })),
+        thenWrite(() => apply(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status, subresource: 'status' })),
         toAction(),
       );
     },

@@ -8,7 +8,7 @@ import type { Action, ApplyConfiguration, Cluster, Controller, ControllerContext
 import { controller, done, error, isLeft, objectKey, toAction } from 'rxfleet';
 import { mapToKeys, withFinalizer } from 'rxfleet/operators';
 import type { WriteOutcome } from 'rxfleet/sinks';
-import { apply, finalizerWrites, patchStatus, readBackReference, deleteTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patch, readBackReference, deleteTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
 import type { ClusterStatus, Rollout } from './rollout.js';
 import { rollouts } from './rollout.js';
 
@@ -55,10 +55,10 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
     concatMap(([removed = [], statuses = []]) => {
       const clusters = (statuses as ClusterStatus[]).sort((a, b) => a.cluster.localeCompare(b.cluster));
       const ready = clusters.filter((s) => s.phase === 'Ready').length;
-      return patchStatus(ctx.sinks, {
+      return patch(ctx.sinks, {
         key: objectKey(clusterOfHub, namespace, name),
         resource: rollouts,
-        status: { clusters, ready, total: clusters.length, observedGeneration: hub.metadata.generation ?? 0 },
+        subresource: 'status', patch: { status: { clusters, ready, total: clusters.length, observedGeneration: hub.metadata.generation ?? 0 } },
       }).pipe(concatMap((st) => from([...(removed as WriteOutcome[]), st]).pipe(toAction())));
     }),
   );
@@ -114,7 +114,7 @@ export function memberAgent(options: FanoutOptions): Controller<Rollout> {
       const r = req.object;
       if (r === undefined || r.metadata.deletionTimestamp !== undefined || r.status?.observedGeneration === r.metadata.generation) return done();
       return defer(() =>
-        patchStatus(ctx.sinks, { key: req.key, resource: rollouts, status: { phase: 'Ready', image: r.spec.image, observedGeneration: r.metadata.generation ?? 0 } }),
+        patch(ctx.sinks, { key: req.key, resource: rollouts, subresource: 'status', patch: { status: { phase: 'Ready', image: r.spec.image, observedGeneration: r.metadata.generation ?? 0 } } }),
       ).pipe(concatMap((o) => of(isLeft(o) && o.left.type !== 'NotFound' ? error(o.left) : done())));
     },
   });

@@ -11,7 +11,7 @@ import type { Action, Cluster, ClusterName, ConfigMap, Controller, ControllerCon
 import { clusterName, configMaps, controller, done, error, isLeft, objectKey, toAction } from 'rxfleet';
 import { mapToKeys, withFinalizer } from 'rxfleet/operators';
 import type { SourceIdentity } from 'rxfleet/sinks';
-import { apply, finalizerWrites, patchStatus, readBackReference, deleteTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patch, readBackReference, deleteTargets, sourceIdentity, withBackReference } from 'rxfleet/sinks';
 import type { MongoDB, MongoDBStatus } from './api.js';
 import { mongodbs } from './api.js';
 
@@ -63,7 +63,7 @@ function provision(req: ReconcileRequest<MongoDB>, db: MongoDB, namespace: strin
       const now = db.status;
       if (now?.phase === status.phase && now.endpoint === status.endpoint && now.observedGeneration === status.observedGeneration) return of(done());
       // req.key names the instance's workspace: the write goes through that workspace's client only.
-      return patchStatus(ctx.sinks, { key: req.key, resource: mongodbs, status, current: db }).pipe(toAction());
+      return patch(ctx.sinks, { key: req.key, resource: mongodbs, subresource: 'status', patch: { status: status }, current: db }).pipe(toAction());
     }),
   );
 }

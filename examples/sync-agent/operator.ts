@@ -9,7 +9,7 @@ import { concatMap, of } from 'rxjs';
 import type { Action, ControllerContext, Controller, Provider, ReconcileRequest, Secret } from 'rxfleet';
 import { controller, done, objectKey, requeueAfter, secrets, toAction } from 'rxfleet';
 import { withFinalizer } from 'rxfleet/operators';
-import { apply, finalizerWrites, patchStatus, deleteObject } from 'rxfleet/sinks';
+import { apply, finalizerWrites, patch, deleteObject } from 'rxfleet/sinks';
 import type { Database, DatabaseStatus } from './api.js';
 import { databasesIn } from './api.js';
 
@@ -99,7 +99,7 @@ function provision(req: ReconcileRequest<Database>, db: Database, options: Datab
       const then = (): Action => (againInMs === undefined ? done() : requeueAfter(againInMs));
       // A merge patch of the operator's own fields: a field someone else wrote (status.message) stays.
       if (same(status, db.status)) return of(then());
-      return patchStatus(ctx.sinks, { key: req.key, resource, status, current: db }).pipe(
+      return patch(ctx.sinks, { key: req.key, resource, subresource: 'status', patch: { status: status }, current: db }).pipe(
         toAction(),
         concatMap((w) => of(w.type === 'done' ? then() : w)),
       );

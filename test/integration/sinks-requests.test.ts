@@ -8,7 +8,7 @@ import { E } from '../../src/fp/index.js';
 import type { ResourceDescriptor } from '../../src/index.js';
 import { objectKey } from '../../src/index.js';
 import type { ApplyWrite, SinkContext, WriteOutcome } from '../../src/sinks/index.js';
-import { apply, applyStatus, patchStatus, sinkContext } from '../../src/sinks/index.js';
+import { apply, patch, sinkContext } from '../../src/sinks/index.js';
 import { countingFleet } from './sinks-fleet.js';
 import type { Sandbox, Widget } from './targets.js';
 import { randomName, targets, widgetsCrd } from './targets.js';
@@ -77,9 +77,9 @@ describe.each(targets)('sink requests against $name', (target) => {
     expect(read).toMatchObject({ calls: ['get', 'apply'], value: { changed: false } });
 
     const key = objectKey(sb.cluster, sb.namespace, name);
-    const status = await sent(async () => ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true }, current: read.value.object }))));
+    const status = await sent(async () => ok(await firstValueFrom(patch(ctx, { key, resource: widgets, subresource: 'status', patch: { status: { ready: true } }, current: read.value.object }))));
     expect(status).toMatchObject({ calls: ['patch'], value: { changed: true, object: { status: { ready: true } } } });
-    const statusNoop = await sent(async () => ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true }, current: status.value.object }))));
+    const statusNoop = await sent(async () => ok(await firstValueFrom(patch(ctx, { key, resource: widgets, subresource: 'status', patch: { status: { ready: true } }, current: status.value.object }))));
     expect(statusNoop).toMatchObject({ calls: ['patch'], value: { changed: false } });
 
     if (target.name === 'kube-apiserver') {
@@ -98,10 +98,10 @@ describe.each(targets)('sink requests against $name', (target) => {
 
   it('tells a missing object from a missing status subresource by the 404 alone, without a read', async () => {
     const key = objectKey(sb.cluster, sb.namespace, randomName('absent'));
-    const missing = await sent(() => firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true } })));
+    const missing = await sent(() => firstValueFrom(patch(ctx, { key, resource: widgets, subresource: 'status', patch: { status: { ready: true } } })));
     expect(missing.calls).toEqual(['patch']);
     expect(E.isLeft(missing.value) && missing.value.left).toMatchObject({ type: 'NotFound', code: 404, attempts: 1 });
-    const missingApply = await sent(() => firstValueFrom(applyStatus(ctx, { ...widget(key.name, 1), object: { ...widget(key.name, 1).object, status: { ready: true } } })));
+    const missingApply = await sent(() => firstValueFrom(apply(ctx, { ...widget(key.name, 1), object: { ...widget(key.name, 1).object, status: { ready: true } }, subresource: 'status' })));
     expect(missingApply.calls).toEqual(['apply']);
     expect(E.isLeft(missingApply.value) && missingApply.value.left.type).toBe('NotFound');
   });

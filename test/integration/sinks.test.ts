@@ -8,21 +8,7 @@ import { E } from '../../src/fp/index.js';
 import type { ConfigMap } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { ApplyWrite, SinkContext, WriteOutcome } from '../../src/sinks/index.js';
-import {
-  apply,
-  applyEach,
-  applyStatus,
-  create,
-  ensureFinalizer,
-  eventRecorder,
-  eventsV1,
-  patchStatus,
-  referenceTo,
-  deleteObject,
-  removeFinalizer,
-  sinkContext,
-  update,
-} from '../../src/sinks/index.js';
+import { apply, applyEach, create, ensureFinalizer, eventRecorder, eventsV1, patch, referenceTo, deleteObject, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
 import { fixedFleet } from './sinks-fleet.js';
 import type { Widget } from './targets.js';
 import { widgetsCrd } from './targets.js';
@@ -125,27 +111,27 @@ describe.each(targets)('sinks against $name', (target) => {
     must(await sb.client.create(widgets, { metadata: { name, namespace: sb.namespace }, spec: { size: 3 } }));
     const key = objectKey(sb.cluster, sb.namespace, name);
 
-    const patched = ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true }, readFirst: true })));
+    const patched = ok(await firstValueFrom(patch(ctx, { key, resource: widgets, subresource: 'status', patch: { status: { ready: true } }, readFirst: true })));
     expect(patched).toMatchObject({ changed: true, verb: 'patchStatus', object: { spec: { size: 3 }, status: { ready: true } } });
-    const again = ok(await firstValueFrom(patchStatus(ctx, { key, resource: widgets, status: { ready: true }, current: patched.object })));
+    const again = ok(await firstValueFrom(patch(ctx, { key, resource: widgets, subresource: 'status', patch: { status: { ready: true } }, current: patched.object })));
     expect(again.changed).toBe(false);
 
     // Spec in a status apply is ignored by the server: status writers cannot change desired state.
     const applied = ok(
-      await firstValueFrom(applyStatus(ctx, { cluster: sb.cluster, resource: widgets, object: { metadata: { name, namespace: sb.namespace }, spec: { size: 99 }, status: { ready: false, note: 'x' } } })),
+      await firstValueFrom(apply(ctx, { cluster: sb.cluster, resource: widgets, object: { metadata: { name, namespace: sb.namespace }, spec: { size: 99 }, status: { ready: false, note: 'x' } }, subresource: 'status' })),
     );
     expect(applied.object).toMatchObject({ spec: { size: 3 }, status: { ready: false, note: 'x' } });
     expect(must(await sb.client.get(widgets, name, { namespace: sb.namespace })).spec).toEqual({ size: 3 });
 
     const cmName = randomName('nostatus');
     ok(await firstValueFrom(apply(ctx, cm(cmName, { a: '1' }))));
-    const noStatus = await firstValueFrom(patchStatus(ctx, { key: objectKey(sb.cluster, sb.namespace, cmName), resource: configMaps, status: { x: 1 } }));
+    const noStatus = await firstValueFrom(patch(ctx, { key: objectKey(sb.cluster, sb.namespace, cmName), resource: configMaps, subresource: 'status', patch: { status: { x: 1 } } }));
     expect(E.isLeft(noStatus) && noStatus.left).toMatchObject({ type: 'NoStatusSubresource', code: 404 });
     expect(E.isLeft(noStatus) && noStatus.left.message).toContain('configmaps has no status subresource');
-    const noStatusApply = await firstValueFrom(applyStatus(ctx, { ...cm(cmName, {}), object: { metadata: { name: cmName, namespace: sb.namespace }, status: { x: 1 } } }));
+    const noStatusApply = await firstValueFrom(apply(ctx, { ...cm(cmName, {}), object: { metadata: { name: cmName, namespace: sb.namespace }, status: { x: 1 } }, subresource: 'status' }));
     expect(E.isLeft(noStatusApply) && noStatusApply.left.type).toBe('NoStatusSubresource');
 
-    const missing = await firstValueFrom(patchStatus(ctx, { key: objectKey(sb.cluster, sb.namespace, 'no-such-widget'), resource: widgets, status: { ready: true } }));
+    const missing = await firstValueFrom(patch(ctx, { key: objectKey(sb.cluster, sb.namespace, 'no-such-widget'), resource: widgets, subresource: 'status', patch: { status: { ready: true } } }));
     expect(E.isLeft(missing) && missing.left.type).toBe('NotFound');
   });
 

@@ -11,7 +11,7 @@ import { configMaps, controller, customResourceDefinitions, done, objectKey, run
 import { mapToKeys } from '../../src/operators/index.js';
 import { E } from '../../src/fp/index.js';
 import { singleClusterProvider } from '../../src/providers/single/index.js';
-import { patchStatus } from '../../src/sinks/index.js';
+import { patch } from '../../src/sinks/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
 import { databaseCrd } from '../../examples/sync-agent/api.js';
 import { waitFor } from '../support/sync-agent-process.js';
@@ -130,7 +130,7 @@ function tierReporter(kubeconfigYaml: string, svc: ServiceSide): Controller<Tier
       const cm = await ctx.fleet.get(req.cluster)?.client.get<ConfigMap>(configMaps, name, { namespace: db.metadata.namespace ?? '' });
       const tier = cm !== undefined && E.isRight(cm) ? (cm.right.data?.tier ?? 'none') : 'missing';
       if (db.status?.message === tierMessage(tier)) return done();
-      return firstValueFrom(patchStatus(ctx.sinks, { key: req.key, resource: databases, status: { message: tierMessage(tier) }, current: db }).pipe(toAction()));
+      return firstValueFrom(patch(ctx.sinks, { key: req.key, resource: databases, subresource: 'status', patch: { status: { message: tierMessage(tier) } }, current: db }).pipe(toAction()));
     },
   });
 }

@@ -7,7 +7,7 @@ import type { ConfigMap, KubeObject } from '../../src/index.js';
 import { configMaps, controller, done, objectKey, resource, toAction } from '../../src/index.js';
 import { generationChanged, mapToKeys } from '../../src/operators/index.js';
 import type { ControllerReconciler, Provider } from '../../src/index.js';
-import { applyStatus } from '../../src/sinks/index.js';
+import { apply } from '../../src/sinks/index.js';
 import { inMemoryFleet, putChange, runController, toLabels } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
 
@@ -23,7 +23,7 @@ const settings = (name: string, v: string): ConfigMap => ({ apiVersion: 'v1', ki
 const writeStatus: ControllerReconciler<Widget> = (req, ctx) => {
   if (req.object === undefined) return done();
   const status = { observedGeneration: req.object.metadata.generation ?? 0 };
-  return applyStatus(ctx.sinks, { cluster: req.cluster, resource: widgets, object: { metadata: { name: req.key.name, namespace: req.key.namespace }, status } }).pipe(toAction());
+  return apply(ctx.sinks, { cluster: req.cluster, resource: widgets, object: { metadata: { name: req.key.name, namespace: req.key.namespace }, status }, subresource: 'status' }).pipe(toAction());
 };
 
 const widgetController = (provider: Provider) =>

@@ -9,7 +9,7 @@ import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
 import type { ApplyWrite, SinkConfig, WriteClient } from '../../src/sinks/index.js';
-import { apply, applyEach, patchStatus, sinkContext } from '../../src/sinks/index.js';
+import { apply, applyEach, patch, sinkContext } from '../../src/sinks/index.js';
 import { tokenBucket } from '../../src/core/token-bucket.js';
 import { err, fakeClient, fakeFleet, throwingClient } from './sinks-fake.js';
 import { testScheduler } from '../support/marbles.js';
@@ -238,10 +238,10 @@ describe('apply and status results', () => {
       // The router's 404 names nothing; a missing object's Status names it (details.name).
       const noSubresource = fakeClient({ patch: () => of(E.left(err('NotFound', 'a', { code: 404 }))) });
       const missing = fakeClient({ patch: () => of(E.left(err('NotFound', 'a', { code: 404, details: { name: 'x', kind: 'configmaps' } }))) });
-      expectObservable(patchStatus(ctxOf(ts, { a: noSubresource }), { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', {
+      expectObservable(patch(ctxOf(ts, { a: noSubresource }), { key, resource: configMaps, subresource: 'status', patch: { status: { ok: true } } })).toBe('(x|)', {
         x: E.left(expect.objectContaining({ type: 'NoStatusSubresource', code: 404, message: expect.stringContaining('configmaps has no status subresource') as unknown })),
       });
-      expectObservable(patchStatus(ctxOf(ts, { a: missing }), { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', {
+      expectObservable(patch(ctxOf(ts, { a: missing }), { key, resource: configMaps, subresource: 'status', patch: { status: { ok: true } } })).toBe('(x|)', {
         x: E.left(expect.objectContaining({ type: 'NotFound', attempts: 1 })),
       });
     });

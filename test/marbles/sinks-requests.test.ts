@@ -10,7 +10,7 @@ import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
 import type { WriteOutcome } from '../../src/sinks/index.js';
-import { apply, applyStatus, create, ensureFinalizer, patchStatus, deleteObject, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
+import { apply, create, ensureFinalizer, patch, deleteObject, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
 import { testScheduler } from '../support/marbles.js';
 
@@ -75,7 +75,7 @@ describe('apply and applyStatus', () => {
       expectObservable(apply(ctx, { ...w, current: null })).toBe('(x|)', changedIs(true));
       expectObservable(apply(ctx, { ...w, current: cm('7') })).toBe('(x|)', changedIs(false));
       expectObservable(apply(ctx, { ...w, current: cm('6', { k: 'old' }) })).toBe('(x|)', changedIs(true));
-      expectObservable(applyStatus(ctx, { ...w, current: cm('7') })).toBe('(x|)', changedIs(false));
+      expectObservable(apply(ctx, { ...w, current: cm('7'), subresource: 'status' })).toBe('(x|)', changedIs(false));
     });
     expect(s.calls).toEqual(['apply', 'apply', 'apply', 'apply']);
   });
@@ -96,8 +96,8 @@ describe('patchStatus, create, remove', () => {
     const s = server(cm('7'));
     ts.run(({ expectObservable }) => {
       const ctx = ctxOf(ts, s.client);
-      expectObservable(patchStatus(ctx, { key, resource: configMaps, status: { ok: true } })).toBe('(x|)', changedIs('unknown'));
-      expectObservable(patchStatus(ctx, { key, resource: configMaps, status: { ok: true }, current: cm('7') })).toBe('(x|)', changedIs(false));
+      expectObservable(patch(ctx, { key, resource: configMaps, subresource: 'status', patch: { status: { ok: true } } })).toBe('(x|)', changedIs('unknown'));
+      expectObservable(patch(ctx, { key, resource: configMaps, subresource: 'status', patch: { status: { ok: true } }, current: cm('7') })).toBe('(x|)', changedIs(false));
       expectObservable(create(ctx, { cluster: east, resource: configMaps, object: desired })).toBe('(x|)', changedIs(true));
       expectObservable(deleteObject(ctx, { key, resource: configMaps })).toBe('(x|)', changedIs(true));
     });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
 import type { ConfigMap, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, objectKey, resource } from '../../src/index.js';
-import { patchStatus, sinkContext } from '../../src/sinks/index.js';
+import { patch, sinkContext } from '../../src/sinks/index.js';
 import { inMemoryFleet } from '../../src/testing/index.js';
 import { must } from '../support/wait.js';
 
@@ -90,12 +90,12 @@ describe('the in-memory fleet writes', () => {
   it('answers a status write to a resource without a status subresource so that the sinks tell it from a missing object', async () => {
     const fleet = inMemoryFleet({ clusters: { east: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('a') }] }, resources: [widgets] });
     const ctx = sinkContext({ fleet: fleet.sinkFleet, fieldManager: 'ctl' });
-    const write = (name: string) => patchStatus(ctx, { key: objectKey(clusterName('east'), 'default', name), resource: configMaps, status: { x: 1 } });
+    const write = (name: string) => patch(ctx, { key: objectKey(clusterName('east'), 'default', name), resource: configMaps, subresource: 'status', patch: { status: { x: 1 } } });
     const noStatus = await firstValueFrom(write('a'));
     expect(E.isLeft(noStatus) && noStatus.left.type).toBe('NoStatusSubresource');
     const w = fleet.put('east', widgets, { metadata: meta('w') });
     expect(w.metadata.generation).toBe(1);
-    const missing = await firstValueFrom(patchStatus(ctx, { key: objectKey(clusterName('east'), 'default', 'nope'), resource: widgets, status: { ready: true } }));
+    const missing = await firstValueFrom(patch(ctx, { key: objectKey(clusterName('east'), 'default', 'nope'), resource: widgets, subresource: 'status', patch: { status: { ready: true } } }));
     expect(E.isLeft(missing) && missing.left.type).toBe('NotFound');
   });
 });

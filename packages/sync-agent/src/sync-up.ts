@@ -10,7 +10,7 @@ import { formatKey } from 'rxfleet';
 import type { KubeObject } from 'rxfleet';
 import type { SourceIdentity } from 'rxfleet/sinks';
 import type { SinkContext } from 'rxfleet/sinks';
-import { patchStatus } from 'rxfleet/sinks';
+import { patch as patchSink } from 'rxfleet/sinks';
 import type { WriteOutcome } from 'rxfleet/sinks';
 import { refusal, writeFailed } from 'rxfleet/sinks';
 import type { Refusal } from './condition.js';
@@ -130,5 +130,5 @@ export function syncStatus(sinks: SinkContext, plan: PublishedPlan, key: ObjectK
   const want = withCondition(fromCopy ?? have, condition);
   const patch = mergePatchTo(have ?? {}, want);
   if (patch === undefined) return EMPTY;
-  return patchStatus(sinks, { key, resource: plan.kcp, status: patch, current: consumer });
+  return patchSink(sinks, { key, resource: plan.kcp, subresource: 'status', patch: { status: patch }, current: consumer });
 }
