@@ -95,7 +95,7 @@ const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Parti
  *   mergeMap((item) =>
  *     item.type === 'desired'
  *       ? apply(ctx, { cluster: item.cluster, resource: configMaps, object: item.object })
- *       : remove(ctx, { key: objectKey(item.cluster, item.source.namespace, item.source.name), resource: configMaps }),
+ *       : deleteObject(ctx, { key: objectKey(item.cluster, item.source.namespace, item.source.name), resource: configMaps }),
  *   ),
  * );
  * ```

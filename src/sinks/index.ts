@@ -26,7 +26,7 @@ export { finalizerWrites } from './finalizer-writes.js';
 export type { ApplyWrite } from './apply.js';
 export { apply, applyEach } from './apply.js';
 export { applyStatus, applyStatusEach } from './apply-status.js';
-export type { PatchStatusWrite } from './patch-status.js';
+export type { PatchWrite } from './patch-status.js';
 export { patchStatus, patchStatusEach } from './patch-status.js';
 export type { Mutation, ReadModifyWriteOptions } from './conflict-retry.js';
 export { readModifyWrite } from './conflict-retry.js';

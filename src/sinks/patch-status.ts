@@ -20,10 +20,10 @@ import { send } from './send.js';
  *
  * @example
  * ```ts
- * const w: PatchStatusWrite<Widget> = { key: objectKey(cluster, 'default', 'w'), resource: widgets, status: { ready: true } };
+ * const w: PatchWrite<Widget> = { key: objectKey(cluster, 'default', 'w'), resource: widgets, status: { ready: true } };
  * ```
  */
-export interface PatchStatusWrite<T extends KubeObject = KubeObject> {
+export interface PatchWrite<T extends KubeObject = KubeObject> {
   /** The object, with the cluster to write to. */
   readonly key: ObjectKey;
   /** The resource (group, version, kind) of the object. */
@@ -53,7 +53,7 @@ export interface PatchStatusWrite<T extends KubeObject = KubeObject> {
  * @param write - the object, its resource and the status patch.
  * @returns one outcome, then completes; never errors.
  */
-export function patchStatus<T extends KubeObject>(ctx: SinkContext, write: PatchStatusWrite<T>): Observable<WriteOutcome<T>> {
+export function patchStatus<T extends KubeObject>(ctx: SinkContext, write: PatchWrite<T>): Observable<WriteOutcome<T>> {
   const { key, resource } = write;
   const dryRun = write.dryRun ?? false;
   const before = known(ctx, resource, key, write.current, write.readFirst);
@@ -84,6 +84,6 @@ export function patchStatus<T extends KubeObject>(ctx: SinkContext, write: Patch
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function patchStatusEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<PatchStatusWrite<T>, WriteOutcome<T>> {
-  return writeEach((w: PatchStatusWrite<T>) => patchStatus(ctx, w), config);
+export function patchStatusEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<PatchWrite<T>, WriteOutcome<T>> {
+  return writeEach((w: PatchWrite<T>) => patchStatus(ctx, w), config);
 }

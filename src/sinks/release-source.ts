@@ -21,7 +21,7 @@ import type { WriteOutcome } from './result.js';
  *
  * @example
  * ```ts
- * const w: RemoveTargetsWrite = { source: sourceIdentity(hub, configMaps, src), targets: [configMaps] };
+ * const w: DeleteTargetsWrite = { source: sourceIdentity(hub, configMaps, src), targets: [configMaps] };
  * ```
  */
 export interface DeleteTargetsWrite extends TargetSearch {
@@ -37,8 +37,8 @@ export interface DeleteTargetsWrite extends TargetSearch {
  *
  * @example
  * ```ts
- * import { removeTargets } from 'rxfleet/sinks';
- * removeTargets(ctx, { source, targets: [configMaps] }).subscribe(report);
+ * import { deleteTargets } from 'rxfleet/sinks';
+ * deleteTargets(ctx, { source, targets: [configMaps] }).subscribe(report);
  * ```
  * @param ctx - the sink context.
  * @param write - the source, the target resources and where to look.

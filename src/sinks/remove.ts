@@ -20,7 +20,7 @@ import { send } from './send.js';
  *
  * @example
  * ```ts
- * const w: RemoveWrite = { key, resource: configMaps, preconditions: { uid }, propagationPolicy: 'Foreground' };
+ * const w: DeleteWrite = { key, resource: configMaps, preconditions: { uid }, propagationPolicy: 'Foreground' };
  * ```
  */
 export interface DeleteWrite<T extends KubeObject = KubeObject> {
@@ -57,7 +57,7 @@ function isPending(v: KubeObject | { readonly kind?: string }): v is KubeObject 
  * @example
  * ```ts
  * import { remove } from 'rxfleet/sinks';
- * remove(ctx, { key, resource: configMaps, preconditions: { uid: target.metadata.uid ?? '' } }).subscribe(report);
+ * deleteObject(ctx, { key, resource: configMaps, preconditions: { uid: target.metadata.uid ?? '' } }).subscribe(report);
  * ```
  * @param ctx - the sink context.
  * @param write - the object, preconditions and policy.
@@ -89,7 +89,7 @@ export function deleteObject<T extends KubeObject>(ctx: SinkContext, write: Dele
  *
  * @example
  * ```ts
- * orphans.pipe(removeEach(ctx, { concurrency: 2 })).subscribe(report);
+ * orphans.pipe(deleteEach(ctx, { concurrency: 2 })).subscribe(report);
  * ```
  * @param ctx - the sink context.
  * @param config - concurrency.

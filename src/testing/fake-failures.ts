@@ -13,7 +13,7 @@ import { serverError } from './fake-writes.js';
  *
  * @example
  * ```ts
- * const verb: FakeVerb = 'apply';
+ * const verb: Verb = 'apply';
  * ```
  */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'replace' | 'apply' | 'patch' | 'delete';

@@ -12,7 +12,7 @@ import type { InMemoryFleet } from './in-memory-fleet.js';
  *
  * @example
  * ```ts
- * const changes: Record<string, FleetChange> = { a: putObject(configMaps, cm), d: deleteObject(configMaps, 'default/web') };
+ * const changes: Record<string, FleetChange> = { a: putChange(configMaps, cm), d: deleteChange(configMaps, 'default/web') };
  * ```
  */
 export type FleetChange =
@@ -38,7 +38,7 @@ export type FleetChange =
  *
  * @example
  * ```ts
- * hot('-a', { a: putObject(configMaps, { metadata: { name: 'web', namespace: 'default' }, data: { v: '2' } }) });
+ * hot('-a', { a: putChange(configMaps, { metadata: { name: 'web', namespace: 'default' }, data: { v: '2' } }) });
  * ```
  * @param resource - the object's resource.
  * @param object - the object.
@@ -53,7 +53,7 @@ export function putChange<T extends KubeObject>(resource: ResourceDescriptor<T>,
  *
  * @example
  * ```ts
- * hot('--d', { d: deleteObject(configMaps, 'default/web') });
+ * hot('--d', { d: deleteChange(configMaps, 'default/web') });
  * ```
  * @param resource - the object's resource.
  * @param ref - `namespace/name`, or `name` when cluster-scoped.
@@ -68,7 +68,7 @@ export function deleteChange(resource: ResourceDescriptor, ref: string): FleetCh
  *
  * @example
  * ```ts
- * merge(outcomes, ...applyChanges(fleet, { east: hot('-a', { a: putObject(configMaps, cm) }) }));
+ * merge(outcomes, ...applyChanges(fleet, { east: hot('-a', { a: putChange(configMaps, cm) }) }));
  * ```
  * @param fleet - the in-memory fleet.
  * @param changes - the changes per cluster name.

@@ -121,7 +121,7 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | Controller
  * const fleet = inMemoryFleet({ clusters: { east: [], west: [] } });
  * const c = controller({ name: 'hello', provider: fleet.provider, resource: configMaps, filter: generationChanged(), reconcile: () => done() });
  * const out = runController({ fleet, controller: c,
- *   changes: { east: hot('-a', { a: putObject(configMaps, { metadata: { name: 'web', namespace: 'default' } }) }) } });
+ *   changes: { east: hot('-a', { a: putChange(configMaps, { metadata: { name: 'web', namespace: 'default' } }) }) } });
  * expectObservable(out.pipe(toLabels()), '^ 10ms !').toBe('-a', { a: 'done east/default/web' });
  * ```
  * @param config - the fleet, the controller (or a resource and a reconciler with their settings), and the changes.

@@ -1,4 +1,4 @@
-// Cross-cluster ownership over fake clusters (removeTargets, sweepOrphans, releaseSource), and the
+// Cross-cluster ownership over fake clusters (deleteTargets, sweepOrphans, releaseSource), and the
 // hand-over from sinks to the work queue (toAction, finalizerWrites with withFinalizer).
 import { of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ function collect(run: () => { subscribe: (f: (o: WriteOutcome) => void) => unkno
   return out;
 }
 
-describe('removeTargets and releaseSource', () => {
+describe('deleteTargets and releaseSource', () => {
   it("should delete only the source's own targets in every cluster, and report a failed listing by cluster", () => {
     const deleted: string[] = [];
     const replaced = target('stale', 't-2', { ...id, uid: 'u-0' });
