@@ -27,7 +27,7 @@
 // Declare and run a controller.
 // First: fails clearly on an unsupported Node before anything else loads.
 import './internal/require-node.js';
-export type { ClusterSelector, Controller, ControllerContext, ControllerReconciler, ControllerSelection, ControllerSpec, FleetWatcher, InputContext, WatchDeclaration, WriteVerb, WriteDeclaration } from './runtime/controller.js';
+export type { ClusterSelector, Controller, ControllerContext, ControllerReconciler, ControllerSelection, ControllerSpec, FleetWatcher, InputContext, WatchDeclaration, WriteDeclaration } from './runtime/controller.js';
 export { controller } from './runtime/controller.js';
 export type { RunHandle, RunOptions, RunResult } from './runtime/run-types.js';
 export { run } from './runtime/run.js';
@@ -45,6 +45,7 @@ export { clusterName } from './core/cluster.js';
 export type { ObjectKey } from './core/key.js';
 export { formatKey, keyOf, objectKey, parseKey } from './core/key.js';
 export type { LabelSelector } from './core/selector.js';
+export type { Verb, WriteVerb } from './core/verb.js';
 // A reconcile: its request and context, its result, and the write results it reads.
 export type { ReconcileContext, ReconcileInput, ReconcileRequest } from './operators/types.js';
 export type { Action } from './operators/actions.js';

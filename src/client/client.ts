@@ -155,7 +155,7 @@ export function clientOver(t: Transport): ClusterClient {
       return json({ method: 'POST', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }), ...callLimits(opts) });
     },
     async update(r, obj, opts) {
-      const name = nameOf(cluster, obj, 'replace');
+      const name = nameOf(cluster, obj, 'update');
       if (E.isLeft(name)) return name;
       const path = withQuery(resourcePath(r, { namespace: nsFor(r, obj, opts), name: name.right, subresource: opts?.subresource }), writeQuery(opts));
       return json({ method: 'PUT', path, body: JSON.stringify({ apiVersion: apiVersionOf(r), kind: r.kind, ...obj }), ...callLimits(opts) });

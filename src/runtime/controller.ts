@@ -5,6 +5,7 @@ import type { MonoTypeOperatorFunction, Observable, ObservableInput } from 'rxjs
 import type { Cluster, FleetView, Provider } from '../streams/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
+import type { WriteVerb } from '../core/verb.js';
 import type { Action } from '../operators/actions.js';
 import type { ReconcileConfig } from '../operators/reconcile.js';
 import type { ReconcileContext, ReconcileInput, ReconcileRequest } from '../operators/types.js';
@@ -107,24 +108,6 @@ export interface ControllerContext extends ReconcileContext {
 export type ControllerReconciler<T extends KubeObject> = (request: ReconcileRequest<T>, context: ControllerContext) => Action | ObservableInput<Action>;
 
 /**
- * How a controller writes a resource, as the sinks name it. For `rxfleet rbac`, which turns each
- * into the RBAC verbs it needs:
- * - `apply` (server-side apply, `apply`): `patch`, plus `create` (an apply that creates the object
- *   is authorised as a create too) and `get` (`readFirst`);
- * - `create`: `create`; `update` (read-modify-write, `update`): `get`, `update`; `patch`: `patch`;
- * - `delete` (`remove`, `sweepOrphans`): `delete`, plus `list` for sweeps;
- * - `status` (`applyStatus`, `patchStatus`): `get`, `patch` on `<resource>/status`;
- * - `finalizers` (`ensureFinalizer`, `removeFinalizer`, `withFinalizer`): `get`, `update`, plus
- *   `update` on `<resource>/finalizers`.
- *
- * @example
- * ```ts
- * const verbs: readonly WriteAccess[] = ['apply', 'status', 'finalizers'];
- * ```
- */
-export type WriteVerb = 'apply' | 'create' | 'update' | 'patch' | 'delete' | 'status' | 'finalizers';
-
-/**
  * A resource a controller reads beyond its primary watch (an `inputs` watch, a cache it reads, a
  * provider's management watch), declared for `rxfleet rbac`: `get`, `list`, `watch` on it.
  *
@@ -143,17 +126,28 @@ export interface WatchDeclaration {
 }
 
 /**
- * A resource a controller writes, declared for `rxfleet rbac` (see {@link WriteVerb} for the RBAC
- * verbs each write needs).
+ * A resource a controller writes, declared for `rxfleet rbac`, which turns it into the RBAC verbs it
+ * needs:
+ * - `verbs` (the request verbs its sinks send; default `['apply']` when `subresources` is absent
+ *   too): `apply` (`apply`): `patch`, plus `create` (an apply that creates the object is authorised
+ *   as a create too) and `get` (`readFirst`); `create`: `create`; `update` (`update`, the
+ *   read-modify-writes): `get`, `update`; `patch`: `patch`; `delete` (`deleteObject`,
+ *   `sweepOrphans`, `deleteTargets`): `delete`, plus `list` for sweeps;
+ * - `subresources`: `status` (`apply`/`patch` with `subresource: 'status'`): `get` on the resource,
+ *   `get`, `patch` on `<resource>/status`; `finalizers` (`ensureFinalizer`, `removeFinalizer`,
+ *   `withFinalizer`): `get`, `update` on the resource, `update` on `<resource>/finalizers`.
  *
  * @example
  * ```ts
  * const w: WriteDeclaration = { resource: configMaps, verbs: ['apply', 'delete'], namespace: 'default' };
+ * const s: WriteDeclaration = { resource: widgets, verbs: ['apply'], subresources: ['status', 'finalizers'] };
  * ```
  */
 export interface WriteDeclaration extends WatchDeclaration {
-  /** How it writes; default `['apply']`. */
+  /** The request verbs it sends to the resource; default `['apply']` when `subresources` is absent too, else none. */
   readonly verbs?: readonly WriteVerb[];
+  /** The subresources it writes: `status` (status writes), `finalizers` (the finalizer sinks). */
+  readonly subresources?: readonly ('status' | 'finalizers')[];
 }
 
 /**

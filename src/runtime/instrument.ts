@@ -5,6 +5,7 @@ import { defer, tap } from 'rxjs';
 import type { FleetView } from '../streams/cluster.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
+import type { WriteVerb } from '../core/verb.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import type { SinkCluster, SinkFleet, WriteClient } from '../sinks/context.js';
@@ -14,12 +15,12 @@ import type { SinkCluster, SinkFleet, WriteClient } from '../sinks/context.js';
  *
  * @example
  * ```ts
- * const record: WriteRecorder = (cluster: ClusterName, verb: string, result: string) => metrics.write(cluster, verb, result);
+ * const record: WriteRecorder = (cluster: ClusterName, verb: WriteVerb, result: string) => metrics.write(cluster, verb, result);
  * ```
  */
-export type WriteRecorder = (cluster: ClusterName, verb: string, result: string) => void;
+export type WriteRecorder = (cluster: ClusterName, verb: WriteVerb, result: string) => void;
 
-function counted<R>(cluster: ClusterName, verb: string, record: WriteRecorder, call: () => ObservableInput<Either<KubeError, R>>) {
+function counted<R>(cluster: ClusterName, verb: WriteVerb, record: WriteRecorder, call: () => ObservableInput<Either<KubeError, R>>) {
   return defer(call).pipe(
     tap((r) => {
       record(cluster, verb, E.isLeft(r) ? r.left.type : 'ok');
@@ -32,7 +33,7 @@ function instrumentClient(cluster: ClusterName, c: WriteClient, record: WriteRec
     get: (r, name, opts) => c.get(r, name, opts),
     listAll: (r, opts) => c.listAll(r, opts),
     create: (r, obj, opts) => counted(cluster, 'create', record, () => c.create(r, obj, opts)),
-    update: (r, obj, opts) => counted(cluster, 'replace', record, () => c.update(r, obj, opts)),
+    update: (r, obj, opts) => counted(cluster, 'update', record, () => c.update(r, obj, opts)),
     apply: (r, obj, opts) => counted(cluster, 'apply', record, () => c.apply(r, obj, opts)),
     patch: (r, name, p, opts) => counted(cluster, 'patch', record, () => c.patch(r, name, p, opts)),
     delete: (r, name, opts) => counted(cluster, 'delete', record, () => c.delete(r, name, opts)),

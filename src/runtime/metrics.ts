@@ -14,6 +14,7 @@ import { ClusterSeries } from './cluster-series.js';
 import { errorClassifier } from './error-class.js';
 import { failingCluster } from './failing-cluster.js';
 import { queueMetrics } from './queue-metrics.js';
+import type { WriteVerb } from '../core/verb.js';
 
 /**
  * Options of {@link controllerMetrics} (and `RunOptions.metrics`).
@@ -66,7 +67,7 @@ export interface ControllerMetricsOptions {
  *   `rxfleet_watch_healthy` (0 while the watch fails, from a failure until a list or event comes
  *   through: what makes its cluster `unhealthy` on /readyz), each `{cluster,resource}`
  * - `rxfleet_engaged_clusters`
- * - `rxfleet_write_requests_total{cluster,verb,result}` (`verb`: create, replace, apply, patch,
+ * - `rxfleet_write_requests_total{cluster,verb,result}` (`verb`: create, update, apply, patch,
  *   delete; `result`: `ok` or the error's tag)
  * - `rxfleet_reconcile_denied_keys{cluster}`: keys waiting to retry a request the server refused
  *   in that cluster (401/403), on the queue's slow `authBackoff`; the cluster is `unhealthy` on
@@ -93,7 +94,7 @@ export interface ControllerMetrics {
   /** Sets the engaged-clusters gauge. */
   engaged(count: number): void;
   /** Counts one write request and its result (`ok` or an error tag). */
-  write(cluster: ClusterName, verb: string, result: string): void;
+  write(cluster: ClusterName, verb: WriteVerb, result: string): void;
   /** Sets how many keys wait to retry a request `cluster` refused (401/403); 0 removes the series. */
   denied(cluster: ClusterName, keys: number): void;
   /**

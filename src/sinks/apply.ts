@@ -45,51 +45,12 @@ export interface ApplyWrite<T extends KubeObject = KubeObject> {
   readonly force?: boolean;
   /** Validate and report what would change, persist nothing. */
   readonly dryRun?: boolean;
-}
-
-/**
- * Runs a server-side apply, for `apply` and `applyStatus`.
- *
- * @example
- * ```ts
- * serverSideApply(ctx, write, 'applyStatus', 'status');
- * ```
- * @param ctx - the sink context.
- * @param w - the write.
- * @param verb - which sink is reporting.
- * @param subresource - `status`, or undefined for the object itself.
- * @returns one outcome.
- */
-export function serverSideApply<T extends KubeObject>(
-  ctx: SinkContext,
-  w: ApplyWrite<T>,
-  verb: 'apply' | 'applyStatus',
-  subresource: 'status' | undefined,
-): Observable<WriteOutcome<T>> {
-  const key = keyFor(w.cluster, w.resource, w.object);
-  if (key.name === '' || (w.resource.namespaced && key.namespace === '')) {
-    return of(writeFailed<T>(verb, key, refusal('Invalid', key, `${verb} needs metadata.name${w.resource.namespaced ? ' and metadata.namespace' : ''}`), 0));
-  }
-  const dryRun = w.dryRun ?? false;
-  const before = known(ctx, w.resource, key, w.current, w.readFirst);
-  return before.pipe(
-    concatMap((b) => {
-      if (E.isLeft(b)) return of(writeFailed<T>(verb, key, b.left, 0));
-      const opts = {
-        fieldManager: ctx.fieldManager,
-        force: w.force ?? true,
-        dryRun,
-        ...(subresource === undefined ? {} : { subresource }),
-      };
-      return send(ctx, key.cluster, `${verb} ${describe(w.resource, key)}`, (c) => c.apply(w.resource, w.object, opts)).pipe(
-        concatMap(({ result, attempts }) => {
-          if (E.isRight(result)) return of(written(verb, key, { changed: changeOf(b.right, result.right, dryRun), object: result.right, attempts, dryRun }));
-          if (subresource === 'status' && result.left.type === 'NotFound') return of(writeFailed<T>(verb, key, explainStatus404(w.resource, key, result.left), attempts));
-          return of(writeFailed<T>(verb, key, result.left, attempts));
-        }),
-      );
-    }),
-  );
+  /**
+   * `status` to apply through the status subresource: only `object.status` is written (the server
+   * ignores spec and metadata there, so a status writer never clobbers desired state). On a
+   * resource without a status subresource the outcome is a `NoStatusSubresource` error.
+   */
+  readonly subresource?: 'status';
 }
 
 /**
@@ -100,7 +61,8 @@ export function serverSideApply<T extends KubeObject>(
  * was there before (the server does not bump the resourceVersion for an apply that changes
  * nothing), so it is known only when the caller says what was there: `current`, e.g. the cached
  * target, or `null` when known absent. Without it `changed` is `'unknown'`, unless `readFirst:
- * true` asks for a GET first (two requests per apply).
+ * true` asks for a GET first (two requests per apply). With `subresource: 'status'` it applies
+ * `object.status` through the status subresource (client-go's `ApplyStatus`).
  *
  * @example
  * ```ts
@@ -109,13 +71,40 @@ export function serverSideApply<T extends KubeObject>(
  * const desired: ConfigMap = { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } };
  * apply(ctx, { cluster: clusterName('west'), resource: configMaps, object: desired })
  *   .subscribe((o) => console.log(E.isRight(o) ? o.right.changed : o.left.message));
+ * apply(ctx, { cluster, resource: widgets, object: { metadata: { name: 'w', namespace: 'default' }, status: { ready: true } }, subresource: 'status' });
  * ```
  * @param ctx - the sink context.
  * @param write - target cluster, resource, desired fields and options.
  * @returns one outcome, then completes; never errors.
  */
 export function apply<T extends KubeObject>(ctx: SinkContext, write: ApplyWrite<T>): Observable<WriteOutcome<T>> {
-  return serverSideApply(ctx, write, 'apply', undefined);
+  const w = write;
+  const { subresource } = w;
+  const key = keyFor(w.cluster, w.resource, w.object);
+  if (key.name === '' || (w.resource.namespaced && key.namespace === '')) {
+    return of(writeFailed<T>('apply', key, refusal('Invalid', key, `apply needs metadata.name${w.resource.namespaced ? ' and metadata.namespace' : ''}`), 0, subresource));
+  }
+  const dryRun = w.dryRun ?? false;
+  const before = known(ctx, w.resource, key, w.current, w.readFirst);
+  return before.pipe(
+    concatMap((b) => {
+      if (E.isLeft(b)) return of(writeFailed<T>('apply', key, b.left, 0, subresource));
+      const opts = {
+        fieldManager: ctx.fieldManager,
+        force: w.force ?? true,
+        dryRun,
+        ...(subresource === undefined ? {} : { subresource }),
+      };
+      const what = `apply ${subresource === undefined ? '' : `${subresource} of `}${describe(w.resource, key)}`;
+      return send(ctx, key.cluster, what, (c) => c.apply(w.resource, w.object, opts)).pipe(
+        concatMap(({ result, attempts }) => {
+          if (E.isRight(result)) return of(written('apply', key, { changed: changeOf(b.right, result.right, dryRun), object: result.right, attempts, dryRun, subresource }));
+          if (subresource === 'status' && result.left.type === 'NotFound') return of(writeFailed<T>('apply', key, explainStatus404(w.resource, key, result.left), attempts, subresource));
+          return of(writeFailed<T>('apply', key, result.left, attempts, subresource));
+        }),
+      );
+    }),
+  );
 }
 
 /**

@@ -10,7 +10,7 @@ import { E } from '../internal/fp.js';
 import { backoffDelay } from '../streams/backoff.js';
 import type { SinkContext } from './context.js';
 import { describe, readOrNull } from './read.js';
-import type { WriteError, WriteOutcome, WriteVerb } from './result.js';
+import type { WriteOutcome, WriteRefusal } from './result.js';
 import { refusal, writeFailed, written } from './result.js';
 import { send } from './send.js';
 
@@ -37,7 +37,7 @@ export type Mutation<T extends KubeObject> =
       /** Give up without writing: the outcome is a Left with `error`. */
       readonly type: 'refuse';
       /** Why; the sink adds the verb, the key and the attempts. */
-      readonly error: Omit<WriteError, 'verb' | 'key' | 'attempts'>;
+      readonly error: WriteRefusal;
     };
 
 /**
@@ -64,17 +64,17 @@ export interface ReadModifyWriteOptions<T extends KubeObject = KubeObject> {
 }
 
 /**
- * Reads, mutates and replaces one object, retrying on Conflict up to the context's attempts.
- * Requests: a GET then a PUT per round; with `options.current`, the first round sends only the
- * PUT. `attempts` in the outcome counts PUTs sent (429 retries included); a step that decides
- * `unchanged` writes nothing.
+ * Reads, mutates and updates one object (an `update`: a PUT of the whole object), retrying on
+ * Conflict up to the context's attempts. Requests: a GET then a PUT per round; with
+ * `options.current`, the first round sends only the PUT. The outcome's `verb` is `update`;
+ * `attempts` counts PUTs sent (429 retries included); a step that decides `unchanged` writes
+ * nothing.
  *
  * @example
  * ```ts
- * readModifyWrite(ctx, 'update', configMaps, key, (cm) => ({ type: 'write', object: bump(cm) }));
+ * readModifyWrite(ctx, configMaps, key, (cm) => ({ type: 'write', object: bump(cm) }));
  * ```
  * @param ctx - the sink context.
- * @param verb - which sink is reporting.
  * @param r - the resource.
  * @param key - the object, with its cluster.
  * @param step - decides the new object from the current one; called again after each Conflict.
@@ -83,13 +83,14 @@ export interface ReadModifyWriteOptions<T extends KubeObject = KubeObject> {
  */
 export function readModifyWrite<T extends KubeObject>(
   ctx: SinkContext,
-  verb: WriteVerb,
   r: ResourceDescriptor<T>,
   key: ObjectKey,
   step: (current: T) => Mutation<T>,
   options: ReadModifyWriteOptions<T> = {},
 ): Observable<WriteOutcome<T>> {
   const dryRun = options.dryRun ?? false;
+  const verb = 'update';
+  const { subresource } = options;
   const writeOpts = {
     fieldManager: ctx.fieldManager,
     dryRun,
@@ -100,28 +101,28 @@ export function readModifyWrite<T extends KubeObject>(
   const round = (n: number, sent: number): Observable<WriteOutcome<T>> =>
     (n === 1 && first !== undefined ? of(E.right(first)) : readOrNull(ctx, r, key)).pipe(
       concatMap((read) => {
-        if (E.isLeft(read)) return of(writeFailed<T>(verb, key, read.left, sent));
+        if (E.isLeft(read)) return of(writeFailed<T>(verb, key, read.left, sent, subresource));
         const current = read.right;
         if (current === null) {
           return of(
             options.missing === 'unchanged'
-              ? written<T>(verb, key, { changed: false, object: undefined, attempts: sent, dryRun })
-              : writeFailed<T>(verb, key, refusal('NotFound', key, `${describe(r, key)} not found`), sent),
+              ? written<T>(verb, key, { changed: false, object: undefined, attempts: sent, dryRun, subresource })
+              : writeFailed<T>(verb, key, refusal('NotFound', key, `${describe(r, key)} not found`), sent, subresource),
           );
         }
         const m = step(current);
-        if (m.type === 'refuse') return of(writeFailed<T>(verb, key, m.error, sent));
-        if (m.type === 'unchanged') return of(written(verb, key, { changed: false, object: current, attempts: sent, dryRun }));
+        if (m.type === 'refuse') return of(writeFailed<T>(verb, key, m.error, sent, subresource));
+        if (m.type === 'unchanged') return of(written(verb, key, { changed: false, object: current, attempts: sent, dryRun, subresource }));
         // The PUT carries the resourceVersion read (or given): the server refuses it if anyone wrote since.
         const next: T = { ...m.object, metadata: { ...m.object.metadata, resourceVersion: current.metadata.resourceVersion } };
-        return send(ctx, key.cluster, `${verb} ${describe(r, key)}`, (c) => c.update(r, next, writeOpts)).pipe(
+        return send(ctx, key.cluster, `${verb}${subresource === undefined ? '' : ` ${subresource} of`} ${describe(r, key)}`, (c) => c.update(r, next, writeOpts)).pipe(
           concatMap(({ result, attempts }) => {
             const total = sent + attempts;
-            if (E.isRight(result)) return of(written(verb, key, { changed: true, object: result.right, attempts: total, dryRun }));
+            if (E.isRight(result)) return of(written(verb, key, { changed: true, object: result.right, attempts: total, dryRun, subresource }));
             if (result.left.type === 'Conflict' && n < ctx.conflictRetry.attempts) {
               return timer(backoffDelay(ctx.conflictRetry.backoff, n - 1, ctx.random), ctx.scheduler).pipe(concatMap(() => round(n + 1, total)));
             }
-            return of(writeFailed<T>(verb, key, result.left, total));
+            return of(writeFailed<T>(verb, key, result.left, total, subresource));
           }),
         );
       }),

@@ -56,7 +56,6 @@ export function ensureFinalizer<T extends KubeObject>(ctx: SinkContext, write: F
   const { key, finalizer } = write;
   return readModifyWrite(
     ctx,
-    'ensureFinalizer',
     write.resource,
     key,
     (current) => {

@@ -162,7 +162,7 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
       ...(e.related === undefined ? {} : { related: e.related }),
     };
     return send(ctx, e.cluster, `record event ${e.reason} about ${e.regarding.kind} ${e.regarding.name}`, (c) => c.create(eventsV1, body)).pipe(
-      map(({ result, attempts }) => (E.isLeft(result) ? writeFailed<KubeEvent>('event', key, result.left, attempts) : written('event', key, { changed: true, object: result.right, attempts }))),
+      map(({ result, attempts }) => (E.isLeft(result) ? writeFailed<KubeEvent>('create', key, result.left, attempts) : written('create', key, { changed: true, object: result.right, attempts }))),
     );
   };
 
@@ -171,12 +171,12 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
       // Read the count when the patch goes out, not when it was queued: the latest count wins, and
       // repeats that arrived while an earlier patch was in flight ride on the next one.
       const key = objectKey(e.cluster, s.namespace, s.name);
-      if (s.count <= s.sentCount) return of(written<KubeEvent>('event', key, { changed: false, object: undefined, attempts: 0 }));
+      if (s.count <= s.sentCount) return of(written<KubeEvent>('patch', key, { changed: false, object: undefined, attempts: 0 }));
       s.sentCount = s.count;
       const patch = { series: { count: s.count, lastObservedTime: microTime(s.lastObserved) } };
       return send(ctx, e.cluster, `update event series ${s.name}`, (c) => c.patch(eventsV1, s.name, patch, { type: 'merge', namespace: s.namespace })).pipe(
         concatMap(({ result, attempts }) => {
-          if (E.isRight(result)) return of(written('event', key, { changed: true, object: result.right, attempts }));
+          if (E.isRight(result)) return of(written('patch', key, { changed: true, object: result.right, attempts }));
           if (result.left.type === 'NotFound') {
             // The Event expired (TTL) or was deleted: start a new one.
             s.name = newName(e.regarding.name, ctx.scheduler.now());
@@ -185,7 +185,7 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
             return createEvent(s, e, ctx.scheduler.now());
           }
           series.delete(k);
-          return of(writeFailed<KubeEvent>('event', key, result.left, attempts));
+          return of(writeFailed<KubeEvent>('patch', key, result.left, attempts));
         }),
       );
     });

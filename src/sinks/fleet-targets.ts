@@ -60,7 +60,7 @@ export function eachTarget(
       ({ cluster, r }) =>
         send(ctx, cluster, what(r), (c) => c.listAll(r, { labelSelector })).pipe(
           concatMap(({ result }): Observable<WriteOutcome> => {
-            if (E.isLeft(result)) return of(writeFailed('remove', objectKey(cluster, '', ''), result.left, 0));
+            if (E.isLeft(result)) return of(writeFailed('delete', objectKey(cluster, '', ''), result.left, 0));
             return from(result.right.items).pipe(mergeMap((t: KubeObject) => onTarget(t, cluster, r), concurrency));
           }),
         ),

@@ -14,7 +14,7 @@ import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
 import { refusal } from './result.js';
-import type { WriteChange, WriteError } from './result.js';
+import type { WriteChange, WriteRefusal } from './result.js';
 import { send } from './send.js';
 
 /**
@@ -139,7 +139,7 @@ function comparable(o: KubeObject): KubeObject {
  * @param err - the 404 of the status write.
  * @returns the error to report.
  */
-export function explainStatus404(r: ResourceDescriptor, key: ObjectKey, err: KubeError): KubeError | Omit<WriteError, 'verb' | 'key' | 'attempts'> {
+export function explainStatus404(r: ResourceDescriptor, key: ObjectKey, err: KubeError): KubeError | WriteRefusal {
   if (err.details?.name === key.name) return err;
   return {
     ...refusal('NoStatusSubresource', key, `${resourceId(r)} has no status subresource (the server has no /status endpoint for it: ${err.message})`),

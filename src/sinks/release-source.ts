@@ -12,7 +12,7 @@ import type { SourceIdentity } from './back-reference.js';
 import { readBackReference, sourceSelector } from './back-reference.js';
 import type { TargetSearch } from './fleet-targets.js';
 import { eachTarget } from './fleet-targets.js';
-import { deleteObject } from './remove.js';
+import { deleteObject } from './delete-object.js';
 import { removeFinalizer } from './remove-finalizer.js';
 import type { WriteOutcome } from './result.js';
 

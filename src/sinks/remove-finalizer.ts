@@ -27,7 +27,6 @@ export function removeFinalizer<T extends KubeObject>(ctx: SinkContext, write: F
   const { finalizer } = write;
   return readModifyWrite(
     ctx,
-    'removeFinalizer',
     write.resource,
     write.key,
     (current) => {

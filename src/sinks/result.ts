@@ -3,29 +3,11 @@
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError, KubeErrorType } from '../core/errors.js';
 import type { ObjectKey } from '../core/key.js';
+import type { WriteVerb } from '../core/verb.js';
 import { formatKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
-
-/**
- * Which sink performed a write.
- *
- * @example
- * ```ts
- * if (result.verb === 'update') console.log(`took ${result.attempts} attempts`);
- * ```
- */
-export type WriteVerb =
-  | 'apply'
-  | 'applyStatus'
-  | 'patchStatus'
-  | 'update'
-  | 'create'
-  | 'remove'
-  | 'ensureFinalizer'
-  | 'removeFinalizer'
-  | 'event';
 
 /**
  * The tags of {@link WriteError}: every {@link KubeErrorType}, plus the refusals sinks decide on
@@ -58,8 +40,10 @@ export type WriteErrorType = KubeErrorType | 'NoStatusSubresource' | 'Terminatin
 export interface WriteError extends Omit<KubeError, 'type'> {
   /** What kind of failure: a {@link KubeErrorType} from the server or client, or a sink's own refusal. */
   readonly type: WriteErrorType;
-  /** The sink whose write failed. */
+  /** The request verb of the write that failed (what was sent, or would have been). */
   readonly verb: WriteVerb;
+  /** `status` when the write went to the status subresource; absent for the object itself. */
+  readonly subresource?: 'status';
   /** The object the write was for (a failed listing names only the cluster, with an empty name). */
   readonly key: ObjectKey;
   /** How many times the write request was sent (0 when the sink refused before sending). */
@@ -93,8 +77,10 @@ export interface WriteResult<T extends KubeObject = KubeObject> {
   readonly cluster: ClusterName;
   /** The object written (with the server-chosen name after a `generateName` create). */
   readonly key: ObjectKey;
-  /** The sink that made the write. */
+  /** The request verb sent: `apply`, `create`, `update`, `patch` or `delete`. */
   readonly verb: WriteVerb;
+  /** `status` when the write went to the status subresource; absent for the object itself. */
+  readonly subresource?: 'status';
   /**
    * Whether the object in the cluster changed (for dry runs: whether it would have), or
    * `'unknown'` when the sink had nothing to compare the answer with (see {@link WriteChange}).
@@ -125,20 +111,33 @@ export type WriteOutcome<T extends KubeObject = KubeObject> = Either<WriteError,
  * ```ts
  * writeFailed('apply', key, err, 1);
  * ```
- * @param verb - the sink.
+ * @param verb - the request verb.
  * @param key - the object written.
  * @param error - the client's error, or a sink refusal built with {@link refusal}.
  * @param attempts - write requests sent.
+ * @param subresource - `status` for a write to the status subresource.
  * @returns a frozen Left.
  */
 export function writeFailed<T extends KubeObject>(
   verb: WriteVerb,
   key: ObjectKey,
-  error: KubeError | Omit<WriteError, 'verb' | 'key' | 'attempts'>,
+  error: KubeError | WriteRefusal,
   attempts: number,
+  subresource?: 'status',
 ): WriteOutcome<T> {
-  return E.left(Object.freeze({ ...error, verb, key, attempts }));
+  return E.left(Object.freeze({ ...error, verb, ...(subresource === undefined ? {} : { subresource }), key, attempts }));
 }
+
+/**
+ * The fields of a {@link WriteError} a sink decides before it knows the request: the sink adds the
+ * verb, subresource, key and attempts.
+ *
+ * @example
+ * ```ts
+ * const r: WriteRefusal = refusal('Terminating', key, 'object is being deleted');
+ * ```
+ */
+export type WriteRefusal = Omit<WriteError, 'verb' | 'subresource' | 'key' | 'attempts'>;
 
 /**
  * A refusal decided by a sink (no request was wrong; the write itself must not happen).
@@ -152,7 +151,7 @@ export function writeFailed<T extends KubeObject>(
  * @param detail - why, in words.
  * @returns the error fields, with a message naming the cluster and the object.
  */
-export function refusal(tag: WriteErrorType, key: ObjectKey, detail: string): Omit<WriteError, 'verb' | 'key' | 'attempts'> {
+export function refusal(tag: WriteErrorType, key: ObjectKey, detail: string): WriteRefusal {
   return { type: tag, cluster: key.cluster, message: `cluster "${key.cluster}": ${formatKey(key)}: ${detail}` };
 }
 
@@ -163,15 +162,16 @@ export function refusal(tag: WriteErrorType, key: ObjectKey, detail: string): Om
  * ```ts
  * written('apply', key, { changed: true, object, attempts: 1, dryRun: false });
  * ```
- * @param verb - the sink.
+ * @param verb - the request verb.
  * @param key - the object written.
- * @param r - what happened.
+ * @param r - what happened, and `subresource: 'status'` for a write to the status subresource.
  * @returns a frozen Right.
  */
 export function written<T extends KubeObject>(
   verb: WriteVerb,
   key: ObjectKey,
-  r: { readonly changed: WriteChange; readonly object: T | undefined; readonly attempts: number; readonly dryRun?: boolean },
+  r: { readonly changed: WriteChange; readonly object: T | undefined; readonly attempts: number; readonly dryRun?: boolean; readonly subresource?: 'status' | undefined },
 ): WriteOutcome<T> {
-  return E.right(Object.freeze({ cluster: key.cluster, key, verb, changed: r.changed, object: r.object, attempts: r.attempts, dryRun: r.dryRun ?? false }));
+  const sub = r.subresource === undefined ? {} : { subresource: r.subresource };
+  return E.right(Object.freeze({ cluster: key.cluster, key, verb, ...sub, changed: r.changed, object: r.object, attempts: r.attempts, dryRun: r.dryRun ?? false }));
 }

@@ -12,7 +12,7 @@ import { sourceLabel, readBackReference } from './back-reference.js';
 import type { TargetSearch } from './fleet-targets.js';
 import { eachTarget } from './fleet-targets.js';
 import { readOrNull } from './read.js';
-import { deleteObject } from './remove.js';
+import { deleteObject } from './delete-object.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed } from './result.js';
 
@@ -55,7 +55,7 @@ export function sweepOrphans(ctx: SinkContext, write: SweepOrphansWrite): Observ
     if (ctx.fleet.get(ref.cluster) === undefined) return EMPTY;
     return readOrNull(ctx, write.source, objectKey(ref.cluster, ref.namespace, ref.name)).pipe(
       concatMap((src): Observable<WriteOutcome> => {
-        if (E.isLeft(src)) return of(writeFailed('remove', targetKey, src.left, 0));
+        if (E.isLeft(src)) return of(writeFailed('delete', targetKey, src.left, 0));
         if (src.right !== null && src.right.metadata.uid === ref.uid) return EMPTY;
         return deleteObject(ctx, { key: targetKey, resource: r, preconditions: { uid: t.metadata.uid ?? '' }, propagationPolicy: 'Background' }).pipe(
           map((o): WriteOutcome => o),

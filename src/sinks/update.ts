@@ -58,7 +58,7 @@ export interface UpdateWrite<T extends KubeObject = KubeObject> {
  *
  * @example
  * ```ts
- * readModifyWrite(ctx, 'update', configMaps, key, recipeStep(key, bump));
+ * readModifyWrite(ctx, configMaps, key, recipeStep(key, bump));
  * ```
  * @param key - the object (for the error message).
  * @param recipe - the change.
@@ -98,7 +98,7 @@ export function recipeStep<T extends KubeObject>(key: ObjectKey, recipe: UpdateR
  * @returns one outcome, then completes; never errors.
  */
 export function update<T extends KubeObject>(ctx: SinkContext, write: UpdateWrite<T>): Observable<WriteOutcome<T>> {
-  return readModifyWrite(ctx, 'update', write.resource, write.key, recipeStep(write.key, write.recipe), {
+  return readModifyWrite(ctx, write.resource, write.key, recipeStep(write.key, write.recipe), {
     ...(write.dryRun === undefined ? {} : { dryRun: write.dryRun }),
     ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
     current: write.current,

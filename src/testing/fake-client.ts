@@ -11,7 +11,7 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { WriteClient } from '../sinks/context.js';
-import type { Verb } from './fake-failures.js';
+import type { Verb } from '../core/verb.js';
 import { failureRules, injectedError } from './fake-failures.js';
 import type { ClusterState } from './fake-store.js';
 import { listPage, watchLines } from './fake-watch.js';
@@ -38,8 +38,8 @@ export interface FakeRequest {
   readonly namespace: string;
   /** The object's name (`''` for lists and watches). */
   readonly name: string;
-  /** `status` for the status subresource, else `''`. */
-  readonly subresource: string;
+  /** The subresource requested (`status`); absent for the object itself. */
+  readonly subresource?: string;
   /** The field manager sent, when one was. */
   readonly fieldManager?: string;
   /** Whether an apply was forced. */
@@ -54,10 +54,10 @@ export interface FakeRequest {
   readonly error?: KubeError;
 }
 
-const writeVerbs: ReadonlySet<Verb> = new Set(['create', 'replace', 'apply', 'patch', 'delete']);
+const writeVerbs: ReadonlySet<Verb> = new Set(['create', 'update', 'apply', 'patch', 'delete']);
 
 /**
- * Whether a request wrote (create, replace, apply, patch, delete).
+ * Whether a request wrote (create, update, apply, patch, delete).
  *
  * @example
  * ```ts
@@ -82,7 +82,7 @@ export function isWrite(r: FakeRequest): boolean {
  * @returns the label.
  */
 export function requestLabel(r: FakeRequest): string {
-  const sub = r.subresource === '' ? '' : `/${r.subresource}`;
+  const sub = r.subresource === undefined ? '' : `/${r.subresource}`;
   const where = [r.cluster, ...(r.namespace === '' ? [] : [r.namespace]), ...(r.name === '' ? [] : [r.name])].join('/');
   const failed = r.error === undefined ? '' : ` → ${r.error.code ?? r.error.type}`;
   return `${r.verb}${sub} ${where}${failed}`;
@@ -114,7 +114,7 @@ export function fakeClients(deps: {
     name,
     subresource: sub ?? '',
   });
-  const methods: Readonly<Record<Verb, string>> = { get: 'GET', list: 'GET', watch: 'GET', create: 'POST', replace: 'PUT', apply: 'PATCH', patch: 'PATCH', delete: 'DELETE' };
+  const methods: Readonly<Record<Verb, string>> = { get: 'GET', list: 'GET', watch: 'GET', create: 'POST', update: 'PUT', apply: 'PATCH', patch: 'PATCH', delete: 'DELETE' };
 
   // One request: failure rules first, then the server's answer; recorded either way. `hangMs` is how
   // long an injected timeout keeps the caller waiting.
@@ -125,7 +125,7 @@ export function fakeClients(deps: {
       : failure !== undefined
         ? E.left(injectedError(state, methods[verb], t, failure))
         : serve();
-    const req: FakeRequest = { at: scheduler.now(), cluster: state.cluster, verb, resource: resourceId(t.r), namespace: t.namespace, name: t.name, subresource: t.subresource, dryRun: false, ...extra };
+    const req: FakeRequest = { at: scheduler.now(), cluster: state.cluster, verb, resource: resourceId(t.r), namespace: t.namespace, name: t.name, ...(t.subresource === '' ? {} : { subresource: t.subresource }), dryRun: false, ...extra };
     record(Object.freeze(E.isLeft(answer) ? { ...req, error: answer.left } : req));
     return { answer, hangMs: failure?.type === 'timeout' ? (failure.afterMs ?? 0) : 0 };
   }
@@ -150,9 +150,9 @@ export function fakeClients(deps: {
       const t = target(r, name, obj.metadata.namespace ?? opts?.namespace, '');
       return call<T>('create', t, { ...body(obj), ...manager(opts) }, () => writes.create(t, named(obj, name), opts) as Answer<T>);
     },
-    replace: <T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: { namespace?: string; fieldManager?: string; dryRun?: boolean; subresource?: string }) => {
+    update: <T extends KubeObject>(r: ResourceDescriptor<T>, obj: T, opts?: { namespace?: string; fieldManager?: string; dryRun?: boolean; subresource?: string }) => {
       const t = target(r, obj.metadata.name ?? '', obj.metadata.namespace ?? opts?.namespace, opts?.subresource);
-      return call<T>('replace', t, { ...body(obj), ...manager(opts) }, () => writes.replace(t, obj, opts) as Answer<T>);
+      return call<T>('update', t, { ...body(obj), ...manager(opts) }, () => writes.update(t, obj, opts) as Answer<T>);
     },
     apply: <T extends KubeObject>(r: ResourceDescriptor<T>, obj: { metadata: { name?: string; namespace?: string } }, opts: { fieldManager: string; force?: boolean; namespace?: string; subresource?: string; dryRun?: boolean }) => {
       const t = target(r, obj.metadata.name ?? '', obj.metadata.namespace ?? opts.namespace, opts.subresource);
@@ -191,7 +191,7 @@ export function fakeClients(deps: {
         return E.isLeft(answer) ? throwError(() => answer.left) : watchLines(state, r, opts, scheduler);
       }),
     create: (r, obj, opts) => promised(ops.create(r, obj, opts)),
-    update: (r, obj, opts) => promised(ops.replace(r, obj, opts)),
+    update: (r, obj, opts) => promised(ops.update(r, obj, opts)),
     apply: (r, obj, opts) => promised(ops.apply(r, obj, opts)),
     patch: (r, name, patch, opts) => promised(ops.patch(r, name, patch, opts)),
     delete: (r, name, opts) => promised(ops.delete(r, name, opts)),
@@ -204,7 +204,7 @@ export function fakeClients(deps: {
     get: (r, name, opts) => observed(() => ops.get(r, name, opts)),
     listAll: (r, opts) => observed(() => ops.listAll(r, opts)),
     create: (r, obj, opts) => observed(() => ops.create(r, obj, opts)),
-    update: (r, obj, opts) => observed(() => ops.replace(r, obj, opts)),
+    update: (r, obj, opts) => observed(() => ops.update(r, obj, opts)),
     apply: (r, obj, opts) => observed(() => ops.apply(r, obj, opts)),
     patch: (r, name, patch, opts) => observed(() => ops.patch(r, name, patch, opts)),
     delete: (r, name, opts) => observed(() => ops.delete(r, name, opts)),

@@ -4,19 +4,10 @@ import { headersTimeout } from '../client/headers-deadline.js';
 import type { KubeError } from '../core/errors.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
+import type { Verb } from '../core/verb.js';
 import type { ClusterState } from './fake-store.js';
 import type { Target } from './fake-writes.js';
 import { serverError } from './fake-writes.js';
-
-/**
- * The calls of a cluster's client, as failures and recorded requests name them.
- *
- * @example
- * ```ts
- * const verb: Verb = 'apply';
- * ```
- */
-export type Verb = 'get' | 'list' | 'watch' | 'create' | 'replace' | 'apply' | 'patch' | 'delete';
 
 /**
  * What an injected failure answers: an HTTP error status (a Status body as the server sends it), or

@@ -171,7 +171,7 @@ export function serverWrites(state: ClusterState, hasStatus: (r: ResourceDescrip
       const sets = updateOwnership([], manager(opts), '', undefined, body);
       return store('POST', { ...t, subresource: '' }, undefined, body, sets, opts?.dryRun === true);
     },
-    replace(t: Target, obj: KubeObject, opts: WriteOptions | undefined): Answer<KubeObject> {
+    update(t: Target, obj: KubeObject, opts: WriteOptions | undefined): Answer<KubeObject> {
       const before = state.get(t.r, t.namespace, t.name);
       const missing = statusMissing('PUT', t) ?? (before === undefined ? notFound(state, 'PUT', t) : checkRv('PUT', t, before, obj));
       if (missing !== undefined || before === undefined) return E.left(missing ?? notFound(state, 'PUT', t));

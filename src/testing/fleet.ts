@@ -35,7 +35,7 @@ export function stubClient(cluster: ClusterName, overrides: Partial<ClusterClien
     listAll: () => left('listAll'),
     watch: () => throwError(() => fail('watch')),
     create: () => left('create'),
-    update: () => left('replace'),
+    update: () => left('update'),
     apply: () => left('apply'),
     patch: () => left('patch'),
     delete: () => left('delete'),

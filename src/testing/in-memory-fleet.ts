@@ -205,10 +205,10 @@ export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
     const body = { ...obj, metadata: { ...meta, name, ...(r.namespaced ? { namespace } : {}) } } as T;
     const opts = { fieldManager: 'in-memory-fleet' };
-    const main = current === undefined ? writes.create(t, body, opts) : writes.replace(t, body, opts);
+    const main = current === undefined ? writes.create(t, body, opts) : writes.update(t, body, opts);
     if (E.isLeft(main)) throw new ConfigError(`in-memory fleet: cluster "${cluster}": cannot put ${r.plural} ${namespace}/${name}: ${main.left.message}`);
     if (obj.status === undefined || !hasStatus(r) || state.get(r, namespace, name) === undefined) return main.right as T;
-    const withStatus = writes.replace({ ...t, subresource: 'status' }, { ...main.right, status: obj.status }, opts);
+    const withStatus = writes.update({ ...t, subresource: 'status' }, { ...main.right, status: obj.status }, opts);
     return (E.isRight(withStatus) ? withStatus.right : main.right) as T;
   };
 

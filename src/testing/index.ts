@@ -18,7 +18,7 @@ export type { InMemoryClusterContents, InMemoryClusterSeed, InMemoryFleet, InMem
 export { inMemoryFleet } from './in-memory-fleet.js';
 export type { FakeRequest } from './fake-client.js';
 export { isWrite, requestLabel } from './fake-client.js';
-export type { FailureRule, Verb, InjectedFailure } from './fake-failures.js';
+export type { FailureRule, InjectedFailure } from './fake-failures.js';
 export { statusFailure, timeoutFailure } from './fake-failures.js';
 // The virtual-time controller harness.
 export type { ControllerRunConfig, ControllerUnderTest, FleetChange } from './harness.js';

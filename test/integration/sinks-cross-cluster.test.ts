@@ -81,7 +81,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
 
     const outcomes = await lastValueFrom(releaseSource(ctx, { source: id, resource: configMaps, finalizer, targets: [configMaps] }).pipe(toArray()));
     expect(outcomes.filter(E.isLeft)).toEqual([]);
-    expect(outcomes.map((o) => E.isRight(o) && o.right.verb)).toEqual(['remove', 'remove', 'remove', 'removeFinalizer']);
+    expect(outcomes.map((o) => E.isRight(o) && o.right.verb)).toEqual(['delete', 'delete', 'delete', 'update']);
     expect(await targetsOf(id)).toEqual([]);
     await eventually('the source to be gone', async () => ((await gone(hub, name)) ? true : undefined));
   });

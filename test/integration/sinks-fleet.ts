@@ -17,7 +17,7 @@ export function countingFleet(cluster: ClusterName, client: ClusterClient): { re
     get: (r, name, opts) => (calls.push('get'), client.get(r, name, opts)),
     listAll: (r, opts) => (calls.push('listAll'), client.listAll(r, opts)),
     create: (r, obj, opts) => (calls.push('create'), client.create(r, obj, opts)),
-    update: (r, obj, opts) => (calls.push('replace'), client.update(r, obj, opts)),
+    update: (r, obj, opts) => (calls.push('update'), client.update(r, obj, opts)),
     apply: (r, obj, opts) => (calls.push('apply'), client.apply(r, obj, opts)),
     patch: (r, name, p, opts) => (calls.push('patch'), client.patch(r, name, p, opts)),
     delete: (r, name, opts) => (calls.push('delete'), client.delete(r, name, opts)),

@@ -112,7 +112,7 @@ describe.each(targets)('sinks against $name', (target) => {
     const key = objectKey(sb.cluster, sb.namespace, name);
 
     const patched = ok(await firstValueFrom(patch(ctx, { key, resource: widgets, subresource: 'status', patch: { status: { ready: true } }, readFirst: true })));
-    expect(patched).toMatchObject({ changed: true, verb: 'patchStatus', object: { spec: { size: 3 }, status: { ready: true } } });
+    expect(patched).toMatchObject({ changed: true, verb: 'patch', subresource: 'status', object: { spec: { size: 3 }, status: { ready: true } } });
     const again = ok(await firstValueFrom(patch(ctx, { key, resource: widgets, subresource: 'status', patch: { status: { ready: true } }, current: patched.object })));
     expect(again.changed).toBe(false);
 

@@ -118,7 +118,7 @@ describe('the controller harness over an in-memory fleet', () => {
     scheduler().run(({ hot, expectObservable }) => {
       const changes = { east: hot('10ms d', { d: deleteChange(configMaps, 'default/web') }) };
       const out = runController({ fleet, resource: configMaps, reconcile: withFinalizer, changes });
-      expectObservable(fleet.writes(), '^ 50ms !').toBe('a 14ms b', { a: 'replace east/default/web', b: 'replace east/default/web' });
+      expectObservable(fleet.writes(), '^ 50ms !').toBe('a 14ms b', { a: 'update east/default/web', b: 'update east/default/web' });
       // 0: the finalizer is added, and the change comes back with nothing to do. 10: deleted, held
       // by the finalizer; cleanup requeues. 15: the finalizer goes, so does the object (a last reconcile).
       expectObservable(out.pipe(toLabels()), '^ 50ms !').toBe('(ab) 6ms c 4ms (de)', {

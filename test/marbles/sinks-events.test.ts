@@ -124,8 +124,8 @@ describe('eventRecorder', () => {
     });
     ts.run(({ expectObservable }) => {
       const rec = setup(ts, { east: client });
-      expectObservable(rec.record(ev())).toBe('(x|)', { x: E.left(expect.objectContaining({ type: 'Forbidden', verb: 'event' })) });
-      expectObservable(defer(() => rec.record(ev()))).toBe('(x|)', { x: E.right(expect.objectContaining({ verb: 'event', changed: true })) });
+      expectObservable(rec.record(ev())).toBe('(x|)', { x: E.left(expect.objectContaining({ type: 'Forbidden', verb: 'create' })) });
+      expectObservable(defer(() => rec.record(ev()))).toBe('(x|)', { x: E.right(expect.objectContaining({ verb: 'create', changed: true })) });
     });
   });
 });

@@ -16,7 +16,7 @@ export interface FakeCalls {
   get?: (name: string) => Answer<KubeObject>;
   listAll?: (selector: string | undefined) => Answer<ObjectList>;
   create?: (obj: KubeObject) => Answer<KubeObject>;
-  replace?: (obj: KubeObject) => Answer<KubeObject>;
+  update?: (obj: KubeObject) => Answer<KubeObject>;
   apply?: (obj: KubeObject) => Answer<KubeObject>;
   patch?: (name: string, patch: unknown) => Answer<KubeObject>;
   delete?: (name: string) => Answer<KubeObject | Status>;
@@ -34,7 +34,7 @@ export function fakeClient(calls: FakeCalls): WriteClient {
     listAll: <T extends KubeObject>(_r: ResourceDescriptor<T>, opts?: { labelSelector?: string }) =>
       need(calls.listAll, 'listAll')(opts?.labelSelector) as Answer<ObjectList<T>>,
     create: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.create, 'create')(obj) as Answer<T>,
-    update: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.replace, 'replace')(obj) as Answer<T>,
+    update: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: T) => need(calls.update, 'update')(obj) as Answer<T>,
     apply: <T extends KubeObject>(_r: ResourceDescriptor<T>, obj: KubeObject) => need(calls.apply, 'apply')(obj) as Answer<T>,
     patch: <T extends KubeObject>(_r: ResourceDescriptor<T>, name: string, patch: unknown) => need(calls.patch, 'patch')(name, patch) as Answer<T>,
     delete: <T extends KubeObject>(_r: ResourceDescriptor<T>, name: string) => need(calls.delete, 'delete')(name) as Answer<T | Status>,

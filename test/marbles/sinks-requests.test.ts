@@ -36,8 +36,8 @@ function server(stored: ConfigMap) {
     patch: () => answer('patch', () => E.right(current)),
     create: (o) => answer('create', () => E.right({ ...o, metadata: { ...o.metadata, resourceVersion: '1' } })),
     delete: () => answer('delete', () => E.right(current)),
-    replace: (o) =>
-      answer('replace', () => {
+    update: (o) =>
+      answer('update', () => {
         // A PUT with another resourceVersion than the stored one is refused, as the server does.
         if (o.metadata.resourceVersion !== current.metadata.resourceVersion) return E.left(err('Conflict', 'east', { code: 409 }));
         current = { ...(o as ConfigMap), metadata: { ...o.metadata, resourceVersion: String(Number(o.metadata.resourceVersion) + 1) } };
@@ -54,7 +54,7 @@ function ctxOf(ts: TestScheduler, client: ReturnType<typeof fakeClient>) {
 const changedIs = (changed: boolean | 'unknown') => ({ x: E.right(expect.objectContaining({ changed })) as WriteOutcome });
 const desired = { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } };
 
-describe('apply and applyStatus', () => {
+describe('apply, of the object and of its status', () => {
   it('should send one PATCH and nothing else, reporting changed as unknown when nothing was known', () => {
     const ts = testScheduler();
     const s = server(cm('7'));
@@ -90,7 +90,7 @@ describe('apply and applyStatus', () => {
   });
 });
 
-describe('patchStatus, create, remove', () => {
+describe('patch of status, create, delete', () => {
   it('should each send the one request their name says', () => {
     const ts = testScheduler();
     const s = server(cm('7'));
@@ -114,12 +114,12 @@ describe('update and the finalizer sinks', () => {
     };
     ts.run(({ expectObservable }) => {
       const ctx = ctxOf(ts, s.client);
-      expectObservable(update(ctx, { key, resource: configMaps, recipe })).toBe('(x|)', changedIs(true)); // get, replace -> rv 8
+      expectObservable(update(ctx, { key, resource: configMaps, recipe })).toBe('(x|)', changedIs(true)); // get, update -> rv 8
       expectObservable(update(ctx, { key, resource: configMaps, recipe: () => undefined, current: cm('8') })).toBe('(x|)', changedIs(false)); // nothing
-      expectObservable(ensureFinalizer(ctx, { key, resource: configMaps, finalizer: 'x/y', current: cm('8', { k: 'w' }) })).toBe('(x|)', changedIs(true)); // replace -> rv 9
-      expectObservable(removeFinalizer(ctx, { key, resource: configMaps, finalizer: 'x/y', current: cm('9', { k: 'w' }, { finalizers: ['x/y'] }) })).toBe('(x|)', changedIs(true)); // replace
+      expectObservable(ensureFinalizer(ctx, { key, resource: configMaps, finalizer: 'x/y', current: cm('8', { k: 'w' }) })).toBe('(x|)', changedIs(true)); // update -> rv 9
+      expectObservable(removeFinalizer(ctx, { key, resource: configMaps, finalizer: 'x/y', current: cm('9', { k: 'w' }, { finalizers: ['x/y'] }) })).toBe('(x|)', changedIs(true)); // update
     });
-    expect(s.calls).toEqual(['get', 'replace', 'replace', 'replace']);
+    expect(s.calls).toEqual(['get', 'update', 'update', 'update']);
   });
 
   it('should recover from a stale `current` with a 409, one read and one more write (9 ms later: 10 ms less 10% jitter)', () => {
@@ -130,6 +130,6 @@ describe('update and the finalizer sinks', () => {
         x: E.right(expect.objectContaining({ changed: true, attempts: 2, object: cm('8', { k: 'v' }, { finalizers: ['x/y'] }) })),
       });
     });
-    expect(s.calls).toEqual(['replace', 'get', 'replace']);
+    expect(s.calls).toEqual(['update', 'get', 'update']);
   });
 });

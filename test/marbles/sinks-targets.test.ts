@@ -55,7 +55,7 @@ describe('deleteTargets and releaseSource', () => {
     const written: KubeObject[] = [];
     const hubClient = fakeClient({
       get: () => of(E.right<never, KubeObject>({ ...source, metadata: { ...source.metadata, resourceVersion: '1', finalizers: [finalizer] } })),
-      replace: (o) => (written.push(o), of(E.right(o))),
+      update: (o) => (written.push(o), of(E.right(o))),
     });
     const ok = collect(() =>
       releaseSource(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: member(deleted, target('copy', 't-1')) }), fieldManager: 'test' }), {
@@ -117,7 +117,7 @@ describe('toAction', () => {
     const reads = [{ finalizers: [] as string[] }, { deletionTimestamp: '2026-01-01T00:00:00Z' }];
     const client = fakeClient({
       get: () => of(E.right<never, KubeObject>({ metadata: { name: 'a', namespace: 'default', resourceVersion: '1', ...reads.shift() } })),
-      replace: (o) => of(E.right(o)),
+      update: (o) => of(E.right(o)),
     });
     testScheduler().run(({ hot, expectObservable }) => {
       const input = hot<ReconcileInput<ConfigMap>>('a 9ms b', { a: ev.applied('east', 'default/a'), b: ev.applied('east', 'default/a', { data: { v: '2' } }) });

@@ -36,7 +36,7 @@ function conflictingServer(ts: TestScheduler, conflicts: number, start: ConfigMa
         reads.push(ts.now());
         return of(E.right(current));
       }),
-    replace: (obj) =>
+    update: (obj) =>
       defer((): Observable<Either<KubeError, KubeObject>> => {
         writes.push({ at: ts.now(), obj });
         if (left > 0) {
@@ -157,7 +157,7 @@ describe('finalizers', () => {
     const server = conflictingServer(ts, 0, cm(5, 0, { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['other/x'] }));
     ts.run(({ expectObservable }) => {
       expectObservable(ensureFinalizer(ctxWith(ts, server.client), { key, resource: configMaps, finalizer })).toBe('(x|)', {
-        x: E.left(expect.objectContaining({ type: 'Terminating', verb: 'ensureFinalizer', attempts: 0 })),
+        x: E.left(expect.objectContaining({ type: 'Terminating', verb: 'update', attempts: 0 })),
       });
     });
     expect(server.writes).toEqual([]);
@@ -168,7 +168,7 @@ describe('finalizers', () => {
     let reads = 0;
     const client = fakeClient({
       get: () => of(E.right(reads++ === 0 ? cm(1, 0) : cm(2, 0, { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['other/x'] }))),
-      replace: () => of(E.left(err('Conflict', 'east', { code: 409 }))),
+      update: () => of(E.left(err('Conflict', 'east', { code: 409 }))),
     });
     ts.run(({ expectObservable }) => {
       expectObservable(ensureFinalizer(ctxWith(ts, client), { key, resource: configMaps, finalizer })).toBe('9.5ms (x|)', {

@@ -11,6 +11,7 @@ import { loadControllers } from '../../packages/cli/src/load-module.js';
 import { bindingsFor, renderRbac } from '../../packages/cli/src/rbac-output.js';
 import { describeClusters, rolesFor } from '../../packages/cli/src/rbac-rules.js';
 import type { DeclaredController } from '../../src/runtime/declarations.js';
+import type { WriteDeclaration } from '../../src/index.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const widgets = resource({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
@@ -80,7 +81,7 @@ describe('rolesFor', () => {
     select: { clusterSelector: hub },
     watches: [{ resource: secrets, namespace: 'fleet', clusterSelector: hub }, { resource: namespaces, namespace: 'ignored' }],
     writes: [
-      { resource: widgets, verbs: ['status', 'finalizers'], clusterSelector: hub },
+      { resource: widgets, subresources: ['status', 'finalizers'], clusterSelector: hub },
       { resource: configMaps, verbs: ['apply', 'delete'], clusterSelector: { matchExpressions: [{ key: 'role', operator: 'NotIn', values: ['hub'] }] } },
     ],
   };
@@ -101,6 +102,21 @@ describe('rolesFor', () => {
       { apiGroups: ['example.com'], resources: ['widgets/status'], verbs: ['get', 'patch'] },
     ]);
     expect(roles[1]?.rules).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete', 'get', 'list', 'patch'] }]);
+  });
+
+  // The rules below are what `rxfleet rbac` printed for the same writes before the verbs became
+  // Kubernetes' own (`verbs: ['apply', 'status']`, `['finalizers']`, …): a declaration that says
+  // the same thing must grant exactly the same.
+  it('grants for verbs and subresources what the old status/finalizers verbs granted', () => {
+    const rulesOf = (w: Omit<WriteDeclaration, 'resource'>) => rolesFor([{ controller: { name: 'c', resource: widgets, writes: [{ resource: widgets, ...w }] } }], { events: false }).map((r) => r.rules);
+    const g = (resources: string, verbs: string[]) => ({ apiGroups: ['example.com'], resources: [resources], verbs });
+    expect(rulesOf({ verbs: ['apply'], subresources: ['status'] })).toEqual([[g('widgets', ['create', 'get', 'list', 'patch', 'watch']), g('widgets/status', ['get', 'patch'])]]);
+    expect(rulesOf({ subresources: ['finalizers'] })).toEqual([[g('widgets', ['get', 'list', 'update', 'watch']), g('widgets/finalizers', ['update'])]]);
+    expect(rulesOf({ verbs: ['update', 'delete'], subresources: ['status', 'finalizers'] })).toEqual([
+      [g('widgets', ['delete', 'get', 'list', 'update', 'watch']), g('widgets/finalizers', ['update']), g('widgets/status', ['get', 'patch'])],
+    ]);
+    expect(rulesOf({})).toEqual([[g('widgets', ['create', 'get', 'list', 'patch', 'watch'])]]);
+    expect(rulesOf({ verbs: [] })).toEqual([[g('widgets', ['get', 'list', 'watch'])]]);
   });
 
   it('describes predicates and selectors', () => {

@@ -161,7 +161,7 @@ describe('tenantGuard', () => {
     sent.push(verb);
     return Promise.resolve(E.right({ metadata: {} }));
   };
-  const inner = { cluster: clusterName('a'), server: 'https://k/clusters/a', create: ok('create'), replace: ok('replace'), apply: ok('apply'), patch: ok('patch') } as unknown as ClusterClient;
+  const inner = { cluster: clusterName('a'), server: 'https://k/clusters/a', create: ok('create'), update: ok('update'), apply: ok('apply'), patch: ok('patch') } as unknown as ClusterClient;
   const guarded = tenantGuard(inner, 'a');
 
   it('should refuse writes of another cluster\'s object with an error naming both clusters, sending nothing', async () => {

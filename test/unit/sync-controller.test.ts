@@ -93,7 +93,7 @@ describe('syncController', () => {
     expect(fleet.object('ws-b', dbKcp, 'default/orders')?.status).toBeUndefined();
     expect(fleet.object('ws-b', secrets, 'default/orders-conn')).toBeUndefined();
     // Nothing of ws-a's was ever written into ws-b.
-    expect(fleet.requestsOf({ cluster: 'ws-b' }).filter(isWrite).map(requestLabel)).toEqual(['replace ws-b/default/orders']);
+    expect(fleet.requestsOf({ cluster: 'ws-b' }).filter(isWrite).map(requestLabel)).toEqual(['update ws-b/default/orders']);
   });
 
   it('deletes the service copy and the related copies before it lets the consumer object go', async () => {
@@ -120,7 +120,7 @@ describe('syncController', () => {
     expect(fleet.object('ws-a', secrets, 'default/orders-creds')).toBeDefined();
     const writes = fleet.requests.slice(before).filter(isWrite).map(requestLabel);
     const copyGone = writes.indexOf(`delete service/${ref}`);
-    const released = writes.indexOf('replace ws-a/default/orders');
+    const released = writes.indexOf('update ws-a/default/orders');
     expect(copyGone).toBeGreaterThanOrEqual(0);
     expect(released).toBeGreaterThan(copyGone);
   });

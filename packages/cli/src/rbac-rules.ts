@@ -63,13 +63,19 @@ export const clustersAnnotation = 'rxfleet.dev/clusters';
 
 const readVerbs = ['get', 'list', 'watch'];
 
-// What each sink verb needs (see WriteAccess's documentation); `sub` is the subresource.
-const writeVerbs: Readonly<Record<WriteVerb, readonly { readonly sub?: string; readonly verbs: readonly string[] }[]>> = {
+type Needs = readonly { readonly sub?: string; readonly verbs: readonly string[] }[];
+
+// What each request verb a sink sends needs (see WriteDeclaration's documentation); `sub` is the subresource.
+const writeVerbs: Readonly<Record<WriteVerb, Needs>> = {
   apply: [{ verbs: ['get', 'patch', 'create'] }],
   create: [{ verbs: ['create'] }],
   update: [{ verbs: ['get', 'update'] }],
   patch: [{ verbs: ['patch'] }],
   delete: [{ verbs: ['delete', 'list'] }],
+};
+
+// What writing each declared subresource needs.
+const subresourceNeeds: Readonly<Record<'status' | 'finalizers', Needs>> = {
   status: [{ verbs: ['get'] }, { sub: 'status', verbs: ['get', 'patch'] }],
   finalizers: [{ verbs: ['get', 'update'] }, { sub: 'finalizers', verbs: ['update'] }],
 };
@@ -162,10 +168,9 @@ function grantsOf(c: DeclaredController, options: RbacOptions): Grants {
   }
   for (const w of c.writes ?? []) {
     const s = scopeOf(w);
-    for (const verb of w.verbs ?? ['apply']) {
-      for (const need of writeVerbs[verb]) {
-        grants.add(s.clusters, s.namespace, w.resource.group, need.sub === undefined ? w.resource.plural : `${w.resource.plural}/${need.sub}`, need.verbs);
-      }
+    const needs = [...(w.verbs ?? (w.subresources === undefined ? ['apply' as const] : [])).map((v) => writeVerbs[v]), ...(w.subresources ?? []).map((sub) => subresourceNeeds[sub])];
+    for (const need of needs.flat()) {
+      grants.add(s.clusters, s.namespace, w.resource.group, need.sub === undefined ? w.resource.plural : `${w.resource.plural}/${need.sub}`, need.verbs);
     }
   }
   return grants;

@@ -159,7 +159,7 @@ function updateExport(ctx: ControllerContext, name: string, agentName: string, e
     const next = mergeExport(current, agentName, entries, claims);
     return exportChanged(current, next) ? { type: 'write', object: next } : { type: 'unchanged' };
   };
-  return readModifyWrite(ctx.sinks, 'update', apiExports, key, step, { missing: 'unchanged' }).pipe(
+  return readModifyWrite(ctx.sinks, apiExports, key, step, { missing: 'unchanged' }).pipe(
     concatMap((o) => {
       // Another agent's export stays refused until someone changes it: retrying would only repeat the refusal.
       if (E.isLeft(o)) return of(keptBy !== undefined ? terminal(o.left) : error(o.left));

@@ -248,7 +248,7 @@ export function syncController(plan: PublishedPlan, options: SyncControllerOptio
       })(req, ctx);
     },
     writes: [
-      { resource: plan.kcp, verbs: ['status', 'finalizers'], clusterSelector: isConsumer },
+      { resource: plan.kcp, subresources: ['status', 'finalizers'], clusterSelector: isConsumer },
       { resource: plan.service, verbs: ['apply', 'delete'], clusterSelector: isService },
       { resource: namespaces, verbs: ['apply'], clusterSelector: isService },
       ...kinds.map((resource) => ({ resource, verbs: ['apply', 'delete'] as const })),

@@ -90,15 +90,16 @@ export function copyRefusal(key: ObjectKey, copy: KubeObject, source: SourceIden
  *
  * @example
  * ```ts
- * const outcome: WriteOutcome = refused('patchStatus', req.key, 'tenant check: …');
+ * const outcome: WriteOutcome = refused('patch', req.key, 'tenant check: …', 'status');
  * ```
  * @param verb - the write that was not made.
  * @param key - the object it would have written.
  * @param why - the reason, in words.
+ * @param subresource - `status` for a status write.
  * @returns a Left outcome.
  */
-export function refused(verb: 'apply' | 'patchStatus', key: ObjectKey, why: string): WriteOutcome {
-  return writeFailed(verb, key, refusal('Forbidden', key, `sync refused: ${why}`), 0);
+export function refused(verb: 'apply' | 'patch', key: ObjectKey, why: string, subresource?: 'status'): WriteOutcome {
+  return writeFailed(verb, key, refusal('Forbidden', key, `sync refused: ${why}`), 0, subresource);
 }
 
 /**

@@ -91,7 +91,7 @@ export function tenantGuard(client: ClusterClient, logical: string): ClusterClie
       return E.isLeft(ok) ? ok : client.create(r, obj, opts);
     },
     async update(r, obj, opts) {
-      const ok = check('replace', r, obj, label(obj));
+      const ok = check('update', r, obj, label(obj));
       return E.isLeft(ok) ? ok : client.update(r, obj, opts);
     },
     async apply(r, obj, opts) {

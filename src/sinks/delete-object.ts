@@ -56,7 +56,7 @@ function isPending(v: KubeObject | { readonly kind?: string }): v is KubeObject 
  *
  * @example
  * ```ts
- * import { remove } from 'rxfleet/sinks';
+ * import { deleteObject } from 'rxfleet/sinks';
  * deleteObject(ctx, { key, resource: configMaps, preconditions: { uid: target.metadata.uid ?? '' } }).subscribe(report);
  * ```
  * @param ctx - the sink context.
@@ -76,10 +76,10 @@ export function deleteObject<T extends KubeObject>(ctx: SinkContext, write: Dele
   return send(ctx, key.cluster, `delete ${describe(resource, key)}`, (c) => c.delete(resource, key.name, opts)).pipe(
     map(({ result, attempts }) => {
       if (E.isRight(result)) {
-        return written<T>('remove', key, { changed: true, object: isPending(result.right) ? result.right : undefined, attempts, dryRun });
+        return written<T>('delete', key, { changed: true, object: isPending(result.right) ? result.right : undefined, attempts, dryRun });
       }
-      if (result.left.type === 'NotFound' && (write.notFoundIsSuccess ?? true)) return written<T>('remove', key, { changed: false, object: undefined, attempts, dryRun });
-      return writeFailed<T>('remove', key, result.left, attempts);
+      if (result.left.type === 'NotFound' && (write.notFoundIsSuccess ?? true)) return written<T>('delete', key, { changed: false, object: undefined, attempts, dryRun });
+      return writeFailed<T>('delete', key, result.left, attempts);
     }),
   );
 }
