@@ -12,8 +12,8 @@ import { writeEach } from './operator.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed, written } from './result.js';
 import { send } from './send.js';
-import type { EventReference, KubeEvent } from './kube-event.js';
-import { eventsV1 } from './kube-event.js';
+import type { ObjectReference, EventsV1Event } from './kube-event.js';
+import { eventsV1Events } from './kube-event.js';
 
 /**
  * One occurrence to record.
@@ -27,9 +27,9 @@ export interface EventRecord {
   /** The cluster the Event is written to: the cluster of the object it is about. */
   readonly cluster: ClusterName;
   /** The object the Event is about, e.g. from {@link referenceTo}; its namespace is the Event's (`default` for a cluster-scoped one). */
-  readonly regarding: EventReference;
+  readonly regarding: ObjectReference;
   /** A second object involved (e.g. the Node a Pod was scheduled to); none when absent. */
-  readonly related?: EventReference;
+  readonly related?: ObjectReference;
   /** `Warning` for something a person should look at, `Normal` otherwise. */
   readonly type: 'Normal' | 'Warning';
   /** Why, in UpperCamelCase (≤ 128 characters). */
@@ -70,9 +70,9 @@ export interface EventRecorderConfig {
  */
 export interface EventRecorder {
   /** Creates the Event, or patches its series when the same one was recorded within the window. */
-  record(event: EventRecord): Observable<WriteOutcome<KubeEvent>>;
+  record(event: EventRecord): Observable<WriteOutcome<EventsV1Event>>;
   /** The operator form of `record`. */
-  recordEach(config?: SinkOperatorConfig): OperatorFunction<EventRecord, WriteOutcome<KubeEvent>>;
+  recordEach(config?: SinkOperatorConfig): OperatorFunction<EventRecord, WriteOutcome<EventsV1Event>>;
 }
 
 // One series: the Event it lives in, its count, and a lock so its writes go out one at a time
@@ -147,9 +147,9 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
     return `${regarding.slice(0, 253 - suffix.length)}${suffix}`;
   };
 
-  const createEvent = (s: Series, e: EventRecord, now: number): Observable<WriteOutcome<KubeEvent>> => {
+  const createEvent = (s: Series, e: EventRecord, now: number): Observable<WriteOutcome<EventsV1Event>> => {
     const key = objectKey(e.cluster, s.namespace, s.name);
-    const body: KubeEvent = {
+    const body: EventsV1Event = {
       metadata: { name: s.name, namespace: s.namespace },
       eventTime: microTime(now),
       reportingController: config.reportingController,
@@ -161,20 +161,20 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
       ...(e.note === undefined ? {} : { note: e.note }),
       ...(e.related === undefined ? {} : { related: e.related }),
     };
-    return send(ctx, e.cluster, `record event ${e.reason} about ${e.regarding.kind} ${e.regarding.name}`, (c) => c.create(eventsV1, body)).pipe(
-      map(({ result, attempts }) => (E.isLeft(result) ? writeFailed<KubeEvent>('create', key, result.left, attempts) : written('create', key, { changed: true, object: result.right, attempts }))),
+    return send(ctx, e.cluster, `record event ${e.reason} about ${e.regarding.kind} ${e.regarding.name}`, (c) => c.create(eventsV1Events, body)).pipe(
+      map(({ result, attempts }) => (E.isLeft(result) ? writeFailed<EventsV1Event>('create', key, result.left, attempts) : written('create', key, { changed: true, object: result.right, attempts }))),
     );
   };
 
-  const patchSeries = (s: Series, e: EventRecord, k: string): Observable<WriteOutcome<KubeEvent>> =>
+  const patchSeries = (s: Series, e: EventRecord, k: string): Observable<WriteOutcome<EventsV1Event>> =>
     defer(() => {
       // Read the count when the patch goes out, not when it was queued: the latest count wins, and
       // repeats that arrived while an earlier patch was in flight ride on the next one.
       const key = objectKey(e.cluster, s.namespace, s.name);
-      if (s.count <= s.sentCount) return of(written<KubeEvent>('patch', key, { changed: false, object: undefined, attempts: 0 }));
+      if (s.count <= s.sentCount) return of(written<EventsV1Event>('patch', key, { changed: false, object: undefined, attempts: 0 }));
       s.sentCount = s.count;
       const patch = { series: { count: s.count, lastObservedTime: microTime(s.lastObserved) } };
-      return send(ctx, e.cluster, `update event series ${s.name}`, (c) => c.patch(eventsV1, s.name, patch, { type: 'merge', namespace: s.namespace })).pipe(
+      return send(ctx, e.cluster, `update event series ${s.name}`, (c) => c.patch(eventsV1Events, s.name, patch, { type: 'merge', namespace: s.namespace })).pipe(
         concatMap(({ result, attempts }) => {
           if (E.isRight(result)) return of(written('patch', key, { changed: true, object: result.right, attempts }));
           if (result.left.type === 'NotFound') {
@@ -185,12 +185,12 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
             return createEvent(s, e, ctx.scheduler.now());
           }
           series.delete(k);
-          return of(writeFailed<KubeEvent>('patch', key, result.left, attempts));
+          return of(writeFailed<EventsV1Event>('patch', key, result.left, attempts));
         }),
       );
     });
 
-  const record = (e: EventRecord): Observable<WriteOutcome<KubeEvent>> =>
+  const record = (e: EventRecord): Observable<WriteOutcome<EventsV1Event>> =>
     defer(() => {
       const now = ctx.scheduler.now();
       const r = e.regarding;

@@ -12,7 +12,7 @@ import { apiVersionOf, resource } from '../core/resource.js';
  * const ref: EventReference = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a', uid: 'u-1' };
  * ```
  */
-export interface EventReference {
+export interface ObjectReference {
   /** API group and version of the object, e.g. `v1` or `apps/v1`. */
   readonly apiVersion: string;
   /** Kind of the object, e.g. `ConfigMap`. */
@@ -35,7 +35,7 @@ export interface EventReference {
  * const count = (event: KubeEvent) => event.series?.count ?? 1;
  * ```
  */
-export interface KubeEvent extends KubeObject {
+export interface EventsV1Event extends KubeObject {
   /** When the first occurrence was observed, as an RFC 3339 time with microseconds. */
   readonly eventTime: string;
   /** Present once the Event stands for repeated occurrences; absent for a single one. */
@@ -58,13 +58,13 @@ export interface KubeEvent extends KubeObject {
   /** `Warning` for something a person should look at, `Normal` otherwise. */
   readonly type: 'Normal' | 'Warning';
   /** The object the Event is about. */
-  readonly regarding: EventReference;
+  readonly regarding: ObjectReference;
   /** A second object involved (e.g. the Node a Pod was scheduled to); absent when there is none. */
-  readonly related?: EventReference;
+  readonly related?: ObjectReference;
 }
 
 /** The `events.k8s.io/v1` Event resource. @example `client.list(eventsV1, { namespace: 'default' })` */
-export const eventsV1: ResourceDescriptor<KubeEvent> = resource<KubeEvent>({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true });
+export const eventsV1Events: ResourceDescriptor<EventsV1Event> = resource<EventsV1Event>({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true });
 
 /**
  * The reference to put in `regarding` for an object of a resource.
@@ -77,7 +77,7 @@ export const eventsV1: ResourceDescriptor<KubeEvent> = resource<KubeEvent>({ gro
  * @param obj - the object.
  * @returns the reference.
  */
-export function referenceTo(r: ResourceDescriptor, obj: KubeObject): EventReference {
+export function referenceTo(r: ResourceDescriptor, obj: KubeObject): ObjectReference {
   const m = obj.metadata;
   return {
     apiVersion: apiVersionOf(r),
