@@ -9,7 +9,7 @@ import { apiVersionOf, resource } from '../core/resource.js';
  *
  * @example
  * ```ts
- * const ref: EventReference = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a', uid: 'u-1' };
+ * const ref: ObjectReference = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a', uid: 'u-1' };
  * ```
  */
 export interface ObjectReference {
@@ -32,7 +32,7 @@ export interface ObjectReference {
  *
  * @example
  * ```ts
- * const count = (event: KubeEvent) => event.series?.count ?? 1;
+ * const count = (event: EventsV1Event) => event.series?.count ?? 1;
  * ```
  */
 export interface EventsV1Event extends KubeObject {
@@ -63,7 +63,7 @@ export interface EventsV1Event extends KubeObject {
   readonly related?: ObjectReference;
 }
 
-/** The `events.k8s.io/v1` Event resource. @example `client.list(eventsV1, { namespace: 'default' })` */
+/** The `events.k8s.io/v1` Event resource. @example `client.list(eventsV1Events, { namespace: 'default' })` */
 export const eventsV1Events: ResourceDescriptor<EventsV1Event> = resource<EventsV1Event>({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true });
 
 /**
