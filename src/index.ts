@@ -38,13 +38,21 @@ export { ConfigError } from './core/config-error.js';
 export { canonicalJson } from './core/canonical-json.js';
 // Resources, cluster names and object keys.
 export type { ResourceDescriptor } from './core/resource.js';
-export { configMaps, customResourceDefinitions, leases, namespaces, resource, secrets } from './core/resource.js';
-export type { ApplyConfiguration, ConfigMap, DeepPartial, KubeObject, Lease, Namespace, ObjectList, ObjectMeta, OwnerReference, Secret } from './core/object.js';
+export { resource } from './core/resource.js';
+export type { ApplyConfiguration, DeepPartial, KubeObject, ObjectList, ObjectMeta, OwnerReference } from './core/object.js';
+// The built-in resources every controller names, from their one home (rxfleet/resources).
+export { configMaps, namespaces, secrets } from './resources/core-v1/resources.js';
+export { leases } from './resources/coordination-v1/resources.js';
+export { customResourceDefinitions } from './resources/apiextensions-v1/resources.js';
+export type { ConfigMap } from './resources/core-v1/types-1.js';
+export type { Namespace } from './resources/core-v1/types-3.js';
+export type { Secret } from './resources/core-v1/types-5.js';
+export type { Lease } from './resources/coordination-v1/types.js';
+export type { LabelSelector } from './resources/meta-v1/types.js';
 export type { ClusterName } from './core/cluster.js';
 export { clusterName } from './core/cluster.js';
 export type { ObjectKey } from './core/key.js';
 export { formatKey, keyOf, objectKey, parseKey } from './core/key.js';
-export type { LabelSelector } from './core/selector.js';
 export type { Verb, WriteVerb } from './core/verb.js';
 // A reconcile: its request and context, its result, and the write results it reads.
 export type { ReconcileContext, ReconcileInput, ReconcileRequest } from './operators/types.js';

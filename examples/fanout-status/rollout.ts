@@ -3,6 +3,7 @@
 import type { ClusterClient } from 'rxfleet/client';
 import type { KubeObject } from 'rxfleet';
 import { customResourceDefinitions, isLeft, isRight, resource } from 'rxfleet';
+import type { CustomResourceDefinition } from 'rxfleet/resources';
 
 export interface RolloutSpec {
   readonly image: string;
@@ -38,7 +39,7 @@ export const GROUP = 'demo.rxfleet.dev';
 export const rollouts = resource<Rollout>({ group: GROUP, version: 'v1', plural: 'rollouts', kind: 'Rollout', namespaced: true });
 
 /** The CRD, with a status subresource so spec and status writers never race. */
-export const rolloutCrd: KubeObject = {
+export const rolloutCrd: CustomResourceDefinition = {
   metadata: { name: `rollouts.${GROUP}` },
   spec: {
     group: GROUP,

@@ -5,6 +5,7 @@
 import type { ClusterClient } from 'rxfleet/client';
 import type { KubeObject, ResourceDescriptor } from 'rxfleet';
 import { customResourceDefinitions, isLeft, resource } from 'rxfleet';
+import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from 'rxfleet/resources';
 
 /** The example's API group on the service cluster (config.yaml names it). */
 export const DEFAULT_GROUP = 'db.example.dev';
@@ -88,7 +89,7 @@ const statusSchema = {
   },
 };
 
-function version(name: string, storage: boolean, extraSpec: Record<string, unknown> = {}): Record<string, unknown> {
+function version(name: string, storage: boolean, extraSpec: Record<string, unknown> = {}): CustomResourceDefinitionVersion {
   const spec = { ...specSchema, properties: { ...specSchema.properties, ...extraSpec } };
   return {
     name,
@@ -112,7 +113,7 @@ function version(name: string, storage: boolean, extraSpec: Record<string, unkno
  * @param options - `withV2` adds version v2.
  * @returns the CRD object.
  */
-export function databaseCrd(group: string, options: { readonly withV2?: boolean } = {}): KubeObject {
+export function databaseCrd(group: string, options: { readonly withV2?: boolean } = {}): CustomResourceDefinition {
   const versions = [version('v1', true)];
   if (options.withV2 === true) versions.push(version('v2', false, { backup: { type: 'boolean' } }));
   return {

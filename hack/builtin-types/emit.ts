@@ -21,8 +21,6 @@ interface Resource {
   readonly key: string;
 }
 
-/** Descriptors the root entry point (`rxfleet`) already exports; generated again here they would have two homes. */
-const inRoot = new Set(['/configmaps', '/secrets', '/namespaces', 'coordination.k8s.io/leases', 'apiextensions.k8s.io/customresourcedefinitions']);
 const maxTypeLines = 260;
 
 const pascal = (home: string): string => home.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
@@ -103,8 +101,9 @@ export function emitResources(inputs: readonly GroupVersionInput[], header: stri
     ' * rxfleet/resources: TypeScript types and resource descriptors of the built-in APIs controllers touch',
     ' * most (core, apps, batch, networking, RBAC, coordination, policy, apiextensions, events), generated',
     ' * from a real kube-apiserver by hack/gen-builtin-types.ts. The types cost nothing at run time; the',
-    ' * descriptors are small frozen objects. `configMaps`, `secrets`, `namespaces`, `leases` and',
-    ' * `customResourceDefinitions` are exported by `rxfleet` itself.',
+    ' * descriptors are small frozen objects. This is the one home of built-in types: the root `rxfleet`',
+    ' * re-exports `configMaps`, `secrets`, `namespaces`, `leases`, `customResourceDefinitions` and',
+    ' * `ConfigMap`, `Secret`, `Namespace`, `Lease`, `LabelSelector` from here.',
     ' *',
     ' * @example',
     ' * ```ts',
@@ -125,10 +124,6 @@ export function emitResources(inputs: readonly GroupVersionInput[], header: stri
     const body: string[] = [];
     const uses = new Set<string>();
     for (const r of rs) {
-      if (inRoot.has(`${r.group}/${r.plural}`)) {
-        body.push(`// ${r.plural}: \`${camelPlural(r.kind, r.plural)}\`, exported by the root entry point \`rxfleet\`.`);
-        continue;
-      }
       let id = camelPlural(r.kind, r.plural);
       if (descriptorNames.has(id)) id = `${pascal(home).charAt(0).toLowerCase()}${pascal(home).slice(1)}${id.charAt(0).toUpperCase()}${id.slice(1)}`;
       descriptorNames.add(id);

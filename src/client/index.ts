@@ -35,6 +35,7 @@ export type { ClientRateLimit, RateLimitedClient, RateLimitedClientOptions, Rate
 export { checkClientRateLimit, rateLimitedClient } from './rate-limited-client.js';
 export type { KubeConfigLike, KubeConfigSource } from './kubeconfig.js';
 export type { KubeconfigAuthProvider, KubeconfigCluster, KubeconfigContext, KubeconfigUser, LoadedKubeconfig } from './kubeconfig-types.js';
+export type { KubeconfigTrust } from './kubeconfig-trust.js';
 export { loadKubeConfig } from './kubeconfig.js';
 export type { AuthSource, Credentials } from './auth.js';
 export { authFromKubeConfig } from './auth.js';

@@ -1,5 +1,12 @@
 // The shape of Kubernetes objects as rxfleet sees them on the wire: plain JSON, typed just enough.
 
+// ConfigMap, Secret, Namespace and Lease have one home, rxfleet/resources (generated from a real
+// kube-apiserver); named here too so that the core's users import them from one place.
+export type { ConfigMap } from '../resources/core-v1/types-1.js';
+export type { Namespace } from '../resources/core-v1/types-3.js';
+export type { Secret } from '../resources/core-v1/types-5.js';
+export type { Lease } from '../resources/coordination-v1/types.js';
+
 /**
  * A reference from one object to its owner in the same cluster.
  *
@@ -111,83 +118,6 @@ export interface ObjectList<T extends KubeObject = KubeObject> {
   };
   /** The objects of this page (all pages, for `listAll`). */
   readonly items: readonly T[];
-}
-
-/**
- * A ConfigMap.
- *
- * @example
- * ```ts
- * const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } };
- * ```
- */
-export interface ConfigMap extends KubeObject {
-  /** UTF-8 text values by key. */
-  readonly data?: Readonly<Record<string, string>>;
-  /** Base64-encoded binary values by key; a key may not also appear in `data`. */
-  readonly binaryData?: Readonly<Record<string, string>>;
-}
-
-/**
- * A Secret. Its data is base64 and must never be logged.
- *
- * @example
- * ```ts
- * const s: Secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kc' }, data: { kubeconfig: '...' } };
- * ```
- */
-export interface Secret extends KubeObject {
-  /** Secret type, which fixes the keys it must hold (e.g. `kubernetes.io/tls`); the server defaults it to `Opaque`. */
-  readonly type?: string;
-  /** Base64-encoded values by key; never log them. */
-  readonly data?: Readonly<Record<string, string>>;
-  /** Write-only plain-text values that the server merges into `data`; never returned on reads. */
-  readonly stringData?: Readonly<Record<string, string>>;
-}
-
-/**
- * A Namespace.
- *
- * @example
- * ```ts
- * const ns: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } };
- * ```
- */
-export interface Namespace extends KubeObject {
-  /** Observed state of the namespace. */
-  readonly status?: {
-    /** `Active`, or `Terminating` once deletion has started. */
-    readonly phase?: string;
-  };
-}
-
-/**
- * A Lease (coordination.k8s.io/v1): who holds a named lock, and until when. rxfleet's leader
- * election and sharding hold Leases on a home cluster. Times are MicroTime strings (RFC 3339 with
- * microseconds, e.g. `2026-11-23T10:00:00.000000Z`).
- *
- * @example
- * ```ts
- * const lease: Lease = {
- *   metadata: { name: 'my-controller', namespace: 'ops' },
- *   spec: { holderIdentity: 'pod-a-1f2e3d', leaseDurationSeconds: 15, renewTime: '2026-11-23T10:00:00.000000Z', leaseTransitions: 0 },
- * };
- * ```
- */
-export interface Lease extends KubeObject {
-  /** Who holds the Lease and for how long; every field is optional on the wire. */
-  readonly spec?: {
-    /** Identity of the current holder; absent or `''` when nobody holds it (released). */
-    readonly holderIdentity?: string;
-    /** Seconds a holder's claim lasts after its last renew; others wait this long (by their own clocks) before taking over. */
-    readonly leaseDurationSeconds?: number;
-    /** When the current holder acquired the Lease (MicroTime). */
-    readonly acquireTime?: string;
-    /** When the current holder last renewed the Lease (MicroTime). */
-    readonly renewTime?: string;
-    /** How many times the holder changed. */
-    readonly leaseTransitions?: number;
-  };
 }
 
 /**

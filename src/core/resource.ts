@@ -1,6 +1,6 @@
 // Resource descriptors: how rxfleet names "a kind of object" without discovery.
 // Discovery through kcp virtual workspaces can be partial, so callers describe resources up front.
-import type { ConfigMap, KubeObject, Lease, Namespace, Secret } from './object.js';
+import type { KubeObject } from './object.js';
 
 /**
  * Describes one API resource: enough to build its URLs and to key its objects. The type parameter is
@@ -79,19 +79,8 @@ export function resourceId(r: ResourceDescriptor): string {
   return r.group === '' ? r.plural : `${r.plural}.${r.group}`;
 }
 
-/** ConfigMaps (core/v1). @example `client.list(configMaps, { namespace: 'default' })` */
-export const configMaps = resource<ConfigMap>({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true });
-/** Secrets (core/v1). @example `client.get(secrets, 'kubeconfig', { namespace: 'fleet' })` */
-export const secrets = resource<Secret>({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true });
-/** Namespaces (core/v1, cluster-scoped). @example `client.list(namespaces)` */
-export const namespaces = resource<Namespace>({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false });
-/** Leases (coordination.k8s.io/v1), the lock of leader election and sharding. @example `client.get(leases, 'my-controller', { namespace: 'ops' })` */
-export const leases = resource<Lease>({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true });
-/** CustomResourceDefinitions (apiextensions.k8s.io/v1). @example `client.apply(customResourceDefinitions, crd, { fieldManager: 'me' })` */
-export const customResourceDefinitions = resource({
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-});
+// The descriptors of the built-in resources the core uses have one home, rxfleet/resources
+// (generated); named here for the core's users.
+export { configMaps, namespaces, secrets } from '../resources/core-v1/resources.js';
+export { leases } from '../resources/coordination-v1/resources.js';
+export { customResourceDefinitions } from '../resources/apiextensions-v1/resources.js';

@@ -10,7 +10,8 @@ import type { KubeObject } from '../core/object.js';
 import type { KeyedEvent } from '../streams/events.js';
 import { forgetCluster } from './internal/keys.js';
 import type { LabelSelector } from '../core/selector.js';
-import { matchesSelector } from '../core/selector.js';
+import { matchesSelector, selectorProblem } from '../core/selector.js';
+import { ConfigError } from '../core/config-error.js';
 
 
 /**
@@ -101,8 +102,11 @@ const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Parti
  * ```
  * @param config - the fleet, the selector, and how to build the desired object.
  * @returns an operator from source events to fan-out items; completes when the source completes.
+ * @throws ConfigError when a fixed `clusterSelector` has an operator Kubernetes does not know.
  */
 export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): OperatorFunction<KeyedEvent<T>, FanOutItem<D>> {
+  const fixed = typeof config.clusterSelector === 'function' ? undefined : selectorProblem(config.clusterSelector);
+  if (fixed !== undefined) throw new ConfigError(`fanOut: \`clusterSelector\`: ${fixed}`);
   const selectorOf = typeof config.clusterSelector === 'function' ? config.clusterSelector : () => config.clusterSelector as LabelSelector;
   return (source) =>
     new Observable<FanOutItem<D>>((subscriber) => {

@@ -3,8 +3,9 @@
  * rxfleet/resources: TypeScript types and resource descriptors of the built-in APIs controllers touch
  * most (core, apps, batch, networking, RBAC, coordination, policy, apiextensions, events), generated
  * from a real kube-apiserver by hack/gen-builtin-types.ts. The types cost nothing at run time; the
- * descriptors are small frozen objects. `configMaps`, `secrets`, `namespaces`, `leases` and
- * `customResourceDefinitions` are exported by `rxfleet` itself.
+ * descriptors are small frozen objects. This is the one home of built-in types: the root `rxfleet`
+ * re-exports `configMaps`, `secrets`, `namespaces`, `leases`, `customResourceDefinitions` and
+ * `ConfigMap`, `Secret`, `Namespace`, `Lease`, `LabelSelector` from here.
  *
  * @example
  * ```ts
@@ -31,8 +32,10 @@ export type * from './networking-v1/types.js';
 export type * from './policy-v1/types.js';
 export type * from './rbac-v1/types.js';
 export * from './core-v1/resources.js';
+export * from './apiextensions-v1/resources.js';
 export * from './apps-v1/resources.js';
 export * from './batch-v1/resources.js';
+export * from './coordination-v1/resources.js';
 export * from './events-v1/resources.js';
 export * from './networking-v1/resources.js';
 export * from './policy-v1/resources.js';

@@ -15,6 +15,7 @@ import type { Fleet } from '../streams/fleet.js';
 import type { InformerOptions, Informers, InformersConfig } from '../streams/informers.js';
 import { ConfigError } from '../core/config-error.js';
 import type { LabelSelector } from '../core/selector.js';
+import { selectorProblem } from '../core/selector.js';
 
 /**
  * Which clusters a watch applies to: a label selector on the cluster's labels (`{}` selects every
@@ -248,5 +249,14 @@ export function controller<T extends KubeObject>(spec: ControllerSpec<T>): Contr
   if ('source' in spec) throw new ConfigError(`${where}: \`source\` was removed; a cluster's provider now serves its watches from its own cache: pass the provider that engages those clusters as \`provider\`, and the resource as \`resource\``);
   const fieldManager = spec.fieldManager ?? name;
   if (fieldManager.length > 128) throw new ConfigError(`${where}: field manager must be at most 128 characters; pass a shorter \`fieldManager\``);
+  const selectors: readonly [string, ClusterSelector | undefined][] = [
+    ['select.clusterSelector', spec.select?.clusterSelector],
+    ...(spec.watches ?? []).map((w, i): [string, ClusterSelector | undefined] => [`watches[${i}].clusterSelector`, w.clusterSelector]),
+    ...(spec.writes ?? []).map((w, i): [string, ClusterSelector | undefined] => [`writes[${i}].clusterSelector`, w.clusterSelector]),
+  ];
+  for (const [field, sel] of selectors) {
+    const problem = sel === undefined || typeof sel === 'function' ? undefined : selectorProblem(sel);
+    if (problem !== undefined) throw new ConfigError(`${where}: \`${field}\`: ${problem}`);
+  }
   return Object.freeze({ ...spec, name, fieldManager });
 }

@@ -12,8 +12,9 @@ import { writeEach } from './operator.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed, written } from './result.js';
 import { send } from './send.js';
-import type { ObjectReference, EventsV1Event } from './kube-event.js';
-import { eventsV1Events } from './kube-event.js';
+import type { ObjectReference } from '../resources/core-v1/types-3.js';
+import type { EventsV1Event } from '../resources/events-v1/types.js';
+import { eventsV1Events } from '../resources/events-v1/resources.js';
 
 /**
  * One occurrence to record.
@@ -179,7 +180,7 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
           if (E.isRight(result)) return of(written('patch', key, { changed: true, object: result.right, attempts }));
           if (result.left.type === 'NotFound') {
             // The Event expired (TTL) or was deleted: start a new one.
-            s.name = newName(e.regarding.name, ctx.scheduler.now());
+            s.name = newName(e.regarding.name ?? '', ctx.scheduler.now());
             s.count = 1;
             s.sentCount = 1;
             return createEvent(s, e, ctx.scheduler.now());
@@ -198,7 +199,7 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
       let s = series.get(k);
       if (s !== undefined && now - s.lastObserved > windowMs) s = undefined;
       if (s === undefined) {
-        s = { name: newName(r.name, now), namespace: r.namespace ?? 'default', count: 1, sentCount: 1, lastObserved: now, lock: { busy: false, queue: [] } };
+        s = { name: newName(r.name ?? '', now), namespace: r.namespace ?? 'default', count: 1, sentCount: 1, lastObserved: now, lock: { busy: false, queue: [] } };
         series.delete(k);
         series.set(k, s);
         // A Map iterates in insertion order; re-inserting on use makes the first key the least recently seen.

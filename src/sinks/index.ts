@@ -41,8 +41,7 @@ export { ensureFinalizer, ensureFinalizerEach } from './ensure-finalizer.js';
 export { removeFinalizer, removeFinalizerEach } from './remove-finalizer.js';
 export type { EventRecord, EventRecorder, EventRecorderConfig } from './event-recorder.js';
 export { eventRecorder } from './event-recorder.js';
-export type { ObjectReference, EventsV1Event } from './kube-event.js';
-export { eventsV1Events, referenceTo } from './kube-event.js';
+export { referenceTo } from './kube-event.js';
 export type { SourceIdentity } from './back-reference.js';
 export {
   sourceClusterAnnotation,

@@ -12,7 +12,7 @@ import { builtinFiles, fetchInputs } from '../../hack/builtin-types/generate.js'
 import { genCommand } from '../../packages/cli/src/commands/gen.js';
 import type { ClusterClient } from '../../src/client/index.js';
 import { generateTypes, readCrdFromCluster, readCrds } from '../../packages/cli/src/codegen/index.js';
-import type { KubeObject, RunHandle } from '../../src/index.js';
+import type { RunHandle } from '../../src/index.js';
 import { configMaps, customResourceDefinitions, isRight, run } from '../../src/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 import { widgetController } from '../../examples/crd-types/controller.js';
@@ -32,7 +32,8 @@ let admin: ClusterClient;
 beforeAll(async () => {
   admin = clientFrom('kube-apiserver', sharedKubeApiserver().kubeconfigYaml('admin'));
   const [crd] = readCrds(crdYaml);
-  must(await admin.apply(customResourceDefinitions, crd as KubeObject, { fieldManager: 'codegen-test', force: true }));
+  if (crd === undefined) throw new Error('the test CRD YAML has no CRD');
+  must(await admin.apply(customResourceDefinitions, crd, { fieldManager: 'codegen-test', force: true }));
   await eventually('the Widget CRD to serve', async () => (isRight(await admin.list(widgets)) ? true : undefined));
 });
 afterAll(() => {

@@ -8,7 +8,8 @@ import { E } from '../../src/fp/index.js';
 import type { ConfigMap } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { ApplyWrite, SinkContext, WriteOutcome } from '../../src/sinks/index.js';
-import { apply, applyEach, create, ensureFinalizer, eventRecorder, eventsV1Events, patch, referenceTo, deleteObject, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
+import { apply, applyEach, create, ensureFinalizer, eventRecorder, patch, referenceTo, deleteObject, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
+import { eventsV1Events } from '../../src/resources/index.js';
 import { fixedFleet } from './sinks-fleet.js';
 import type { Widget } from './targets.js';
 import { widgetsCrd } from './targets.js';
@@ -223,6 +224,6 @@ describe.each(targets)('sinks against $name', (target) => {
     const event = must(await sb.client.get(eventsV1Events, eventName ?? '', { namespace: sb.namespace }));
     expect(event).toMatchObject({ reason: 'Repeated', type: 'Warning', series: { count: 3 }, regarding: { name: subject.object?.metadata.name, uid: subject.object?.metadata.uid } });
     const list = must(await sb.client.list(eventsV1Events, { namespace: sb.namespace }));
-    expect(list.items.filter((e) => e.regarding.uid === subject.object?.metadata.uid)).toHaveLength(1);
+    expect(list.items.filter((e) => e.regarding?.uid === subject.object?.metadata.uid)).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@
 import { of } from 'rxjs';
 import type { KubeObject, Secret } from '../../src/core/object.js';
 import { clusterName } from '../../src/core/cluster.js';
-import type { KubeconfigTrust } from '../../src/providers/internal/trust.js';
+import type { KubeconfigTrust } from '../../src/client/index.js';
 import type { Desired, DesiredChange } from '../../src/providers/internal/candidates.js';
 import { desiredPerObject } from '../../src/providers/internal/desired-per-object.js';
 import type { CapiCluster } from '../../src/providers/cluster-api/desired.js';

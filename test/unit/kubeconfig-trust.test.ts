@@ -8,7 +8,7 @@ import type { KubeObject, Secret } from '../../src/index.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName, namespaces } from '../../src/index.js';
 import { profileKubeconfig } from '../../src/providers/cluster-profiles/profile.js';
-import type { KubeconfigTrust } from '../../src/providers/kubeconfig-secrets/index.js';
+import type { KubeconfigTrust } from '../../src/client/index.js';
 import { secretCandidate } from '../../src/providers/kubeconfig-secrets/candidates.js';
 import { refusedKubeconfigField } from '../../src/providers/internal/trust.js';
 import { capiDesired, profileDesired } from '../support/provider-desired.js';

@@ -1,7 +1,10 @@
 import { VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { matchesSelector } from '../../src/core/selector.js';
-import { clusterName, formatKey, objectKey } from '../../src/index.js';
+import { EMPTY } from 'rxjs';
+import { matchesSelector, selectorProblem } from '../../src/core/selector.js';
+import { clusterName, ConfigError, configMaps, controller, done, formatKey, objectKey } from '../../src/index.js';
+import { fanOut } from '../../src/operators/index.js';
+import { staticProvider } from '../../src/streams/index.js';
 import type { Timed } from '../../src/operators/internal/deadline-heap.js';
 import { DeadlineHeap } from '../../src/operators/internal/deadline-heap.js';
 import { FairQueue } from '../../src/operators/internal/fair-queue.js';
@@ -229,6 +232,18 @@ describe('selectors, records and key prefixes', () => {
     expect(matchesSelector({ matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, labels)).toBe(true);
     expect(matchesSelector({ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }, labels)).toBe(false);
     expect(matchesSelector({ matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }, labels)).toBe(true);
+  });
+
+  it('should select nothing by an operator Kubernetes does not know, and refuse it where it is declared', () => {
+    const lowerIn = { matchExpressions: [{ key: 'env', operator: 'in', values: ['prod'] }] };
+    expect(matchesSelector(lowerIn, { env: 'prod' })).toBe(false);
+    expect(selectorProblem(lowerIn)).toBe('matchExpressions[0] (env): operator "in" is not In, NotIn, Exists or DoesNotExist');
+    expect(selectorProblem({ matchExpressions: [{ key: 'env', operator: 'In' }] })).toBe('matchExpressions[0] (env): In needs values');
+    expect(selectorProblem({ matchExpressions: [{ key: 'env', operator: 'Exists' }] })).toBeUndefined();
+    const spec = { name: 'c', provider: staticProvider([]), resource: configMaps, reconcile: () => done() };
+    expect(() => controller({ ...spec, select: { clusterSelector: lowerIn } })).toThrow(new ConfigError('controller "c": `select.clusterSelector`: matchExpressions[0] (env): operator "in" is not In, NotIn, Exists or DoesNotExist'));
+    expect(() => controller({ ...spec, writes: [{ resource: configMaps, clusterSelector: lowerIn }] })).toThrow(/`writes\[0\]\.clusterSelector`: matchExpressions\[0\] \(env\): operator "in"/);
+    expect(() => fanOut({ fleet: EMPTY, clusterSelector: lowerIn, desired: () => 1 })).toThrow(new ConfigError('fanOut: `clusterSelector`: matchExpressions[0] (env): operator "in" is not In, NotIn, Exists or DoesNotExist'));
   });
 
   it('should compare records by entries', () => {

@@ -7,7 +7,8 @@ import { concatMap, from, of, toArray } from 'rxjs';
 import type { ObjectKey } from 'rxfleet';
 import { objectKey } from 'rxfleet';
 import type { KubeObject } from 'rxfleet';
-import { customResourceDefinitions as crds } from 'rxfleet';
+import type { ResourceDescriptor } from 'rxfleet';
+import { customResourceDefinitions } from 'rxfleet';
 import { E } from 'rxfleet/fp';
 import type { Action } from 'rxfleet';
 import { done, error, requeueAfter, terminal } from 'rxfleet';
@@ -28,6 +29,9 @@ import { apiExports, apiResourceSchemas } from 'rxfleet/providers/kcp';
 import { defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { apiResourceSchemaOf, exportEntry } from './schema.js';
+
+// CRDs read as plain objects, so the publisher is a Controller<KubeObject> like the sync controllers.
+const crds: ResourceDescriptor = customResourceDefinitions;
 
 
 /**

@@ -8,7 +8,7 @@ import type { KubeObject, Secret } from '../../core/object.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Candidate } from '../internal/candidates.js';
 import { skipped } from '../internal/candidates.js';
-import type { KubeconfigTrust } from '../internal/trust.js';
+import type { KubeconfigTrust } from '../../client/kubeconfig-trust.js';
 import { secretKubeconfigCandidate } from '../internal/trust.js';
 import type { ObjectChange } from '../internal/objects.js';
 import { foldChange } from '../internal/objects.js';

@@ -24,13 +24,12 @@ import { objectChanges } from '../internal/objects.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
-import type { KubeconfigTrust } from '../internal/trust.js';
+import type { KubeconfigTrust } from '../../client/kubeconfig-trust.js';
 import type { CapiCluster } from './desired.js';
 import { capiCandidate, joinKubeconfigSecrets } from './desired.js';
 import { controlPlaneInitialized } from './readiness.js';
 
 export { controlPlaneInitialized } from './readiness.js';
-export type { KubeconfigTrust } from '../internal/trust.js';
 
 /**
  * Cluster API `Cluster` objects of a version (default `v1beta2`).

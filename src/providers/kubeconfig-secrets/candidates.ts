@@ -4,7 +4,7 @@ import { clusterName } from '../../core/cluster.js';
 import type { Secret } from '../../core/object.js';
 import type { Candidate } from '../internal/candidates.js';
 import { skipped } from '../internal/candidates.js';
-import type { KubeconfigTrust } from '../internal/trust.js';
+import type { KubeconfigTrust } from '../../client/kubeconfig-trust.js';
 import { secretKubeconfigCandidate } from '../internal/trust.js';
 
 /**

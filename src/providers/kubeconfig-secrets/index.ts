@@ -22,10 +22,9 @@ import { objectChanges } from '../internal/objects.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { engineConfig } from '../internal/options.js';
 import { reporting } from '../internal/report.js';
-import type { KubeconfigTrust } from '../internal/trust.js';
+import type { KubeconfigTrust } from '../../client/kubeconfig-trust.js';
 import { secretCandidate } from './candidates.js';
 
-export type { KubeconfigTrust } from '../internal/trust.js';
 
 /** The label multicluster-runtime's kubeconfig provider selects Secrets by. @example `{ [kubeconfigSecretLabel]: 'true' }` */
 export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfig';
