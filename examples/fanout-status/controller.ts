@@ -48,7 +48,7 @@ function sync(hub: Rollout, clusterOfHub: Cluster['name'], ctx: ControllerContex
       }),
     );
   return concat(
-    deleteTargets(ctx.sinks, { source: id, targets: [rollouts], clusterNames: others }).pipe(toArray()),
+    deleteTargets(ctx.sinks, { source: id, targets: [rollouts], clusters: others }).pipe(toArray()),
     from(targets).pipe(mergeMap(copy, 4), toArray()),
   ).pipe(
     toArray(),
@@ -94,7 +94,7 @@ export function fanoutController(options: FanoutOptions): Controller<Rollout> {
         cleanup: (r) =>
           r.object === undefined
             ? done()
-            : deleteTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusterNames: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(toAction()),
+            : deleteTargets(ctx.sinks, { source: sourceIdentity(r.cluster, rollouts, r.object), targets: [rollouts], clusters: ctx.fleet.clusters().filter(isMember).map((c) => c.name) }).pipe(toAction()),
       })(req, ctx),
   });
 }

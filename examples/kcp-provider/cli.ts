@@ -2,7 +2,7 @@
 // name, the downstream cluster's kubeconfig and namespace, as flags or environment variables.
 // Kubeconfigs are checked before anything starts, as in examples/shared/cli.ts.
 import { parseArgs } from 'node:util';
-import { loadKubeConfig } from 'rxfleet/client';
+import { loadKubeconfig } from 'rxfleet/client';
 import { clusterName, ConfigError, isLeft } from 'rxfleet';
 import { DEFAULT_EXPORT } from './api.js';
 
@@ -19,7 +19,7 @@ const USAGE = 'usage: --provider KUBECONFIG --downstream KUBECONFIG [--export NA
 function kubeconfigFile(flag: string, file: string | undefined): string {
   if (file === undefined || file === '') throw new ConfigError(`--${flag} is required; ${USAGE}`);
   // Fail now, not at engagement: a kubeconfig that does not parse can never work.
-  const kc = loadKubeConfig(clusterName(flag), { file });
+  const kc = loadKubeconfig(clusterName(flag), { file });
   if (isLeft(kc)) throw new ConfigError(`--${flag}: ${kc.left.message}; fix the file or point --${flag} at another`);
   return file;
 }

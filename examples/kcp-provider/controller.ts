@@ -70,7 +70,7 @@ function provision(req: ReconcileRequest<MongoDB>, db: MongoDB, namespace: strin
 
 /** Deletes the instance's projection (found by its back-reference, deleted with a uid precondition). */
 function deprovision(source: SourceIdentity, ctx: ControllerContext): Observable<Action> {
-  return deleteTargets(ctx.sinks, { source, targets: [configMaps], clusterNames: [DOWNSTREAM] }).pipe(toAction());
+  return deleteTargets(ctx.sinks, { source, targets: [configMaps], clusters: [DOWNSTREAM] }).pipe(toAction());
 }
 
 /**

@@ -1,7 +1,7 @@
 // Command-line parsing shared by the examples: clusters as `--cluster NAME=KUBECONFIG[#k=v,...]`,
 // checked before anything starts so a bad kubeconfig fails at once with what to fix.
 import { parseArgs } from 'node:util';
-import { loadKubeConfig } from 'rxfleet/client';
+import { loadKubeconfig } from 'rxfleet/client';
 import { clusterName, ConfigError, isLeft } from 'rxfleet';
 import type { KubeconfigEntry } from 'rxfleet/providers/clusters';
 
@@ -23,7 +23,7 @@ function entry(spec: string): KubeconfigEntry {
     labels[k] = v;
   }
   // Fail now, not at engagement: a kubeconfig that does not parse can never work.
-  const kc = loadKubeConfig(clusterName(name), { file });
+  const kc = loadKubeconfig(clusterName(name), { file });
   if (isLeft(kc)) throw new ConfigError(`--cluster ${name}: ${kc.left.message}; fix the file or point --cluster at another`);
   return { name, kubeconfig: { file }, labels };
 }

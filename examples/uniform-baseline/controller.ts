@@ -70,7 +70,7 @@ export function baselineController(options: BaselineOptions): Controller<ConfigM
         toArray(),
         map((outcomes: readonly WriteOutcome[]) => {
           const changed = outcomes.flatMap((o) => (isRight(o) && o.right.changed === true ? [`${o.right.key.name} (${o.right.verb})`] : []));
-          if (changed.length > 0) ctx.log.info({ changed }, 'baseline restored');
+          if (changed.length > 0) ctx.logger.info({ changed }, 'baseline restored');
           return firstFailure(outcomes);
         }),
       );

@@ -114,12 +114,12 @@ function tokenFileSource(file: string, now: () => number = Date.now): { token():
  * @param kubeconfig - the cluster's own loaded kubeconfig.
  * @returns the credential source.
  */
-export function authFromKubeConfig(kubeconfig: LoadedKubeconfig): AuthSource {
+export function authFromKubeconfig(kubeconfig: LoadedKubeconfig): AuthSource {
   return kubeconfigAuth(kubeconfig, importClientNode);
 }
 
 /**
- * {@link authFromKubeConfig} with the loader of @kubernetes/client-node given: a test gives one
+ * {@link authFromKubeconfig} with the loader of @kubernetes/client-node given: a test gives one
  * whose import fails, to see what a user without the package sees.
  *
  * @example

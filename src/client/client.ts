@@ -9,11 +9,11 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import { apiVersionOf } from '../core/resource.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
-import { authFromKubeConfig } from './auth.js';
-import type { KubeConfigSource } from './kubeconfig.js';
+import { authFromKubeconfig } from './auth.js';
+import type { KubeconfigSource } from './kubeconfig.js';
 import type { LoadedKubeconfig } from './kubeconfig-types.js';
 import { listAllPages } from './list-all.js';
-import { loadKubeConfig } from './kubeconfig.js';
+import { loadKubeconfig } from './kubeconfig.js';
 import { resourcePath, withQuery } from './paths.js';
 import type { HttpRequest, Transport, TransportOptions } from './transport.js';
 import { createTransport } from './transport.js';
@@ -216,8 +216,8 @@ export function clientOver(t: Transport): ClusterClient {
  * @param options - user agent and default timeout.
  * @returns the client, or an `InvalidConfig` error.
  */
-export function createClusterClient(cluster: ClusterName, source: KubeConfigSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
-  const kc = loadKubeConfig(cluster, source);
+export function createClusterClient(cluster: ClusterName, source: KubeconfigSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
+  const kc = loadKubeconfig(cluster, source);
   return E.isLeft(kc) ? kc : E.right(clientOfKubeconfig(cluster, kc.right, options));
 }
 
@@ -237,5 +237,5 @@ export function createClusterClient(cluster: ClusterName, source: KubeConfigSour
  * @returns the client.
  */
 export function clientOfKubeconfig(cluster: ClusterName, kc: LoadedKubeconfig, options: ClusterClientOptions = {}): ClusterClient {
-  return clientOver(createTransport(cluster, kc.cluster.server, authFromKubeConfig(kc), options));
+  return clientOver(createTransport(cluster, kc.cluster.server, authFromKubeconfig(kc), options));
 }

@@ -33,12 +33,12 @@ export type {
 export { clientOver, createClusterClient } from './client.js';
 export type { ClientRateLimit, RateLimitedClient, RateLimitedClientOptions, RateLimitHooks } from './rate-limited-client.js';
 export { checkClientRateLimit, rateLimitedClient } from './rate-limited-client.js';
-export type { KubeConfigLike, KubeConfigSource } from './kubeconfig.js';
+export type { KubeconfigLike, KubeconfigSource } from './kubeconfig.js';
 export type { KubeconfigAuthProvider, KubeconfigCluster, KubeconfigContext, KubeconfigUser, LoadedKubeconfig } from './kubeconfig-types.js';
 export type { KubeconfigTrust } from './kubeconfig-trust.js';
-export { loadKubeConfig } from './kubeconfig.js';
+export { loadKubeconfig } from './kubeconfig.js';
 export type { AuthSource, Credentials } from './auth.js';
-export { authFromKubeConfig } from './auth.js';
+export { authFromKubeconfig } from './auth.js';
 export type { ExecPluginConfig } from './exec-credential.js';
 export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport.js';
 export { createTransport } from './transport.js';

@@ -22,7 +22,7 @@ import type { KubeconfigCluster, KubeconfigContext, KubeconfigDocument, Kubeconf
  * const kc: KubeConfigLike = { exportConfig: () => '{"apiVersion":"v1","kind":"Config"}' };
  * ```
  */
-export interface KubeConfigLike {
+export interface KubeconfigLike {
   /** The kubeconfig as a document (client-node returns JSON, which is YAML). */
   exportConfig(): string;
 }
@@ -37,7 +37,7 @@ export interface KubeConfigLike {
  * const src: KubeConfigSource = { file: '/home/me/.kube/config', context: 'kind-east' };
  * ```
  */
-export type KubeConfigSource =
+export type KubeconfigSource =
   | {
       /** The kubeconfig as YAML text. */
       readonly yaml: string;
@@ -54,7 +54,7 @@ export type KubeConfigSource =
     }
   | {
       /** An already loaded @kubernetes/client-node KubeConfig; it is copied, never shared. */
-      readonly kubeConfig: KubeConfigLike;
+      readonly loaded: KubeconfigLike;
       /** Context to use; default the kubeconfig's `current-context`. */
       readonly context?: string;
     };
@@ -70,12 +70,12 @@ function describe(err: unknown): string {
   return 'unknown error';
 }
 
-function parse(source: KubeConfigSource): KubeconfigDocument {
+function parse(source: KubeconfigSource): KubeconfigDocument {
   if ('yaml' in source) return parseKubeconfig(source.yaml, source.directory);
   // As kubectl and client-node do: paths in a file are relative to the file's directory.
   if ('file' in source) return parseKubeconfig(readFileSync(source.file, 'utf8'), dirname(source.file));
   // exportConfig() is JSON, which YAML reads.
-  return parseKubeconfig(source.kubeConfig.exportConfig());
+  return parseKubeconfig(source.loaded.exportConfig());
 }
 
 /**
@@ -95,7 +95,7 @@ export interface KubeconfigContextEntries {
 }
 
 /**
- * Checks one context's entries as {@link loadKubeConfig} does once it has found them (same checks,
+ * Checks one context's entries as {@link loadKubeconfig} does once it has found them (same checks,
  * same order, same messages): a defined cluster with an http(s) server URL (plain `http:` only with
  * `insecure-skip-tls-verify`), no credentials in the URL, no `proxy-url`, a defined user, an exec
  * plugin with a command, not both a token and a password. The entries are not copied: the result
@@ -153,7 +153,7 @@ export function checkedKubeconfig(cluster: ClusterName, entries: KubeconfigConte
  * @param source - YAML, a file path, or a KubeConfig, plus an optional context.
  * @returns the context, its cluster and its user (frozen, of its own), or an `InvalidConfig` error.
  */
-export function loadKubeConfig(cluster: ClusterName, source: KubeConfigSource): Either<KubeError, LoadedKubeconfig> {
+export function loadKubeconfig(cluster: ClusterName, source: KubeconfigSource): Either<KubeError, LoadedKubeconfig> {
   const file = 'file' in source ? source.file : undefined;
   const invalid = (why: string): Either<KubeError, LoadedKubeconfig> => E.left(kubeError('InvalidConfig', cluster, `invalid kubeconfig${file === undefined ? '' : ` ${file}`}: ${why}`));
   let doc: KubeconfigDocument;

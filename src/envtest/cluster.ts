@@ -2,7 +2,7 @@
 // every client a handle made remembered, so that stopping the handle closes their sockets too.
 import { createClusterClient } from '../client/client.js';
 import type { ClusterClient } from '../client/client.js';
-import type { KubeConfigSource } from '../client/kubeconfig.js';
+import type { KubeconfigSource } from '../client/kubeconfig.js';
 import { clusterName } from '../core/cluster.js';
 import { isLeft } from '../core/either.js';
 import type { Cluster } from '../streams/cluster.js';
@@ -19,7 +19,7 @@ import type { Cluster } from '../streams/cluster.js';
  */
 export interface ClusterFactory {
   /** A Cluster named `name` over `source`; throws the loader's error (naming the cluster) when the kubeconfig is unusable. */
-  cluster(name: string, source: KubeConfigSource): Cluster;
+  cluster(name: string, source: KubeconfigSource): Cluster;
   /** Closes every client made so far. */
   closeAll(): void;
 }

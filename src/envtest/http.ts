@@ -7,8 +7,8 @@ import { request as httpsRequest } from 'node:https';
 import type { RequestOptions } from 'node:https';
 import { clusterName } from '../core/cluster.js';
 import { isLeft } from '../core/either.js';
-import { loadKubeConfig } from '../client/kubeconfig.js';
-import type { KubeConfigSource } from '../client/kubeconfig.js';
+import { loadKubeconfig } from '../client/kubeconfig.js';
+import type { KubeconfigSource } from '../client/kubeconfig.js';
 
 /**
  * An answer of {@link requestJson}.
@@ -41,13 +41,13 @@ function pem(data: string | undefined, file: string | undefined): Buffer | undef
  * ```
  */
 export async function requestJson(
-  source: KubeConfigSource,
+  source: KubeconfigSource,
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   pathOrUrl: string,
   body?: unknown,
   timeoutMs = 10_000,
 ): Promise<JsonResponse> {
-  const loaded = loadKubeConfig(clusterName('envtest'), source);
+  const loaded = loadKubeconfig(clusterName('envtest'), source);
   if (isLeft(loaded)) throw new Error(loaded.left.message);
   const { cluster, user } = loaded.right;
   const url = resolveUrl(cluster.server, pathOrUrl);

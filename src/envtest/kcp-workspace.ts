@@ -1,8 +1,8 @@
 // Workspaces (logical clusters) in an envtest kcp: create one in root, wait until it is Ready and
 // serves its `default` namespace, and describe it as a kubeconfig for kcp's admin user.
 import { randomBytes } from 'node:crypto';
-import { loadKubeConfig } from '../client/kubeconfig.js';
-import type { KubeConfigSource } from '../client/kubeconfig.js';
+import { loadKubeconfig } from '../client/kubeconfig.js';
+import type { KubeconfigSource } from '../client/kubeconfig.js';
 import { clusterName } from '../core/cluster.js';
 import { isLeft } from '../core/either.js';
 import { requestJson, stringField } from './http.js';
@@ -48,7 +48,7 @@ export interface KcpWorkspace {
  * ```
  */
 export function kcpClusterKubeconfigYaml(adminKubeconfigPath: string, clusterPath: string): string {
-  const loaded = loadKubeConfig(clusterName(clusterPath), { file: adminKubeconfigPath, context: KCP_ROOT_CONTEXT });
+  const loaded = loadKubeconfig(clusterName(clusterPath), { file: adminKubeconfigPath, context: KCP_ROOT_CONTEXT });
   if (isLeft(loaded)) throw new Error(loaded.left.message);
   const { cluster, user } = loaded.right;
   const server = `${new URL(cluster.server).origin}/clusters/${clusterPath}`;
@@ -105,7 +105,7 @@ export async function createKcpWorkspace(
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const deadline = Date.now() + timeoutMs;
   const left = (): number => Math.max(1_000, deadline - Date.now());
-  const admin: KubeConfigSource = { file: adminKubeconfigPath, context: KCP_ROOT_CONTEXT };
+  const admin: KubeconfigSource = { file: adminKubeconfigPath, context: KCP_ROOT_CONTEXT };
   const collection = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
   const body = {
     apiVersion: 'tenancy.kcp.io/v1alpha1',

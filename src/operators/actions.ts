@@ -25,7 +25,7 @@ export type Action =
       /** The object is as desired for now: run again after `afterMs` (a success: resets the backoff). */
       readonly type: 'requeue';
       /** Delay before the next run, in ms (≥ 0); a change to the object runs it sooner. */
-      readonly afterMs: number;
+      readonly retryAfterMs: number;
     }
   | {
       /** The reconcile failed: retried with backoff unless `terminal`. */

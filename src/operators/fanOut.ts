@@ -158,8 +158,8 @@ export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): Ope
             engaged.set(f.cluster.name, f.cluster);
             for (const s of sources.values()) placeOn(s, f.cluster);
           } else if (f.type === 'disengaged') {
-            engaged.delete(f.name);
-            for (const s of sources.values()) s.targets.delete(f.name);
+            engaged.delete(f.cluster);
+            for (const s of sources.values()) s.targets.delete(f.cluster);
           }
         },
         error: (err: unknown) => {

@@ -90,7 +90,7 @@ export interface ReconcileContext {
   /** The fleet given in the config, to reach other clusters. */
   readonly fleet: FleetView | undefined;
   /** A child of the configured logger with `{ cluster, key }`. */
-  readonly log: Logger;
+  readonly logger: Logger;
   /** Aborted when the key's cluster leaves the fleet (the run is then reported as `dropped`) or the pipeline is unsubscribed. */
   readonly signal: AbortSignal;
   /** 1 for the first try after a success, n for the n-th consecutive try after failures. */
@@ -153,7 +153,7 @@ export interface Outcome {
    * Delay before the next attempt this outcome scheduled (backoff or requeue). `undefined` when
    * nothing was scheduled, including when the key changed while running and runs again at once.
    */
-  readonly retryInMs: number | undefined;
+  readonly retryAfterMs: number | undefined;
 }
 
 /**

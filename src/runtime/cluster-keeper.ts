@@ -55,14 +55,14 @@ export interface KeeperParts {
   readonly specs: readonly WatchSpec[];
   readonly health: HealthTracker;
   readonly metrics: ControllerMetrics;
-  readonly log: Logger;
+  readonly logger: Logger;
 }
 
 // A failure episode runs from the first failure to the next list or line from the server
 // (`failingSince`); a retry that merely opens a request is still inside it. `backingOff` without
 // `failingSince` counts too, for snapshots that do not carry it.
 function failing(h: WatchHealth | undefined): boolean {
-  return h !== undefined && (h.failingSince !== undefined || h.state === 'backingOff');
+  return h !== undefined && (h.failingSinceAt !== undefined || h.state === 'backingOff');
 }
 
 /**
@@ -84,20 +84,20 @@ function failing(h: WatchHealth | undefined): boolean {
 export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined, now: () => number = Date.now, unservedResourceHint?: string): void {
   if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
   // A new episode also when failingSince changed: a recovery in between was not seen.
-  const newEpisode = failing(h) && (!failing(before) || (h.failingSince !== undefined && before?.failingSince !== undefined && h.failingSince !== before.failingSince));
+  const newEpisode = failing(h) && (!failing(before) || (h.failingSinceAt !== undefined && before?.failingSinceAt !== undefined && h.failingSinceAt !== before.failingSinceAt));
   if (newEpisode) {
     const err = h.lastError;
     if (err?.type === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource, unservedResourceHint)}`);
     else clog.warn({ resource: h.resource, error: err?.type, reason: err?.message }, 'watch failing, retrying with backoff');
   }
   if (failing(before) && !failing(h)) {
-    const since = before?.failingSince;
+    const since = before?.failingSinceAt;
     const failedForMs = since === undefined ? undefined : Math.max(0, now() - since);
     clog.info({ resource: h.resource, failedForMs }, failedForMs === undefined ? 'watch recovered' : `watch recovered after failing for ${Math.round(failedForMs / 1000)} s`);
   }
   // Degraded is its own, slower transition: once when it starts, once when it ends.
   if (h.degraded === true && before?.degraded !== true) {
-    clog.error({ resource: h.resource, error: h.lastError?.type, failingSince: h.failingSince }, `cluster unhealthy: ${failingReason(h, unservedResourceHint)}`);
+    clog.error({ resource: h.resource, error: h.lastError?.type, failingSince: h.failingSinceAt }, `cluster unhealthy: ${failingReason(h, unservedResourceHint)}`);
   }
   if (h.degraded !== true && before?.degraded === true) clog.info({ resource: h.resource }, 'watch no longer degraded: a list or event came through');
 }
@@ -114,7 +114,7 @@ export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth 
  * @returns the keeper, running while subscribed.
  */
 export function keepClusters(parts: KeeperParts): Observable<never> {
-  const { fleet, informers, specs, health, metrics, log } = parts;
+  const { fleet, informers, specs, health, metrics, logger } = parts;
   return defer(() => {
     // Counted here, O(1) per change: reading fleet.clusters() per engagement rebuilds its list under churn.
     let kept = 0;
@@ -122,7 +122,7 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
       mergeMap(({ cluster, lifetime }) => {
         const mine = specs.filter((s) => selects(s, cluster));
         const ids = [...new Set(mine.map((s) => resourceId(s.resource)))];
-        const clog = log.child({ cluster: cluster.name });
+        const clog = logger.child({ cluster: cluster.name });
         health.engage(cluster.name, ids, cluster.unservedResourceHint);
         kept += 1;
         metrics.engaged(kept);

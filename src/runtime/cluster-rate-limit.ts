@@ -164,7 +164,7 @@ export function clusterRateLimits(option: ClusterRateLimitOption | undefined, si
           .pipe(
             map((e) => {
               if (e.type === 'engaged') return engaged(limit(e.cluster));
-              if (e.type === 'disengaged') drop(e.name);
+              if (e.type === 'disengaged') drop(e.cluster);
               return e;
             }),
           )

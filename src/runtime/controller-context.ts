@@ -24,8 +24,8 @@ export function controllerContext(ctx: ReconcileContext, fleet: FleetView, sinks
     fleet,
     sinks,
     attempt: ctx.attempt,
-    get log() {
-      return ctx.log;
+    get logger() {
+      return ctx.logger;
     },
     get signal() {
       return ctx.signal;

@@ -74,7 +74,7 @@ export interface InputContext {
   /** The controller's sinks, as reconcilers get them. */
   readonly sinks: SinkContext;
   /** The controller's logger. */
-  readonly log: Logger;
+  readonly logger: Logger;
 }
 
 /**

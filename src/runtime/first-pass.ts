@@ -50,7 +50,7 @@ export function countClusters(count: (clusters: number) => void): MonoTypeOperat
         tap((ev) => {
           const before = names.size;
           if (ev.type === 'engaged') names.add(ev.cluster.name);
-          else if (ev.type === 'disengaged') names.delete(ev.name);
+          else if (ev.type === 'disengaged') names.delete(ev.cluster);
           if (names.size !== before) count(names.size);
         }),
       );

@@ -54,11 +54,11 @@ export function describeReport(r: ProviderReport): { readonly level: 'debug' | '
  * @param to - where they go.
  * @returns a stream that emits nothing.
  */
-export function followReports(reports: Observable<ProviderReport>, to: { readonly log: Logger; readonly health: HealthTracker; readonly metrics: ControllerMetrics }): Observable<never> {
+export function followReports(reports: Observable<ProviderReport>, to: { readonly logger: Logger; readonly health: HealthTracker; readonly metrics: ControllerMetrics }): Observable<never> {
   return reports.pipe(
     tap((r) => {
       const { level, fields, message } = describeReport(r);
-      to.log[level](fields, message);
+      to.logger[level](fields, message);
       to.health.provider(r);
       to.metrics.report(r);
     }),

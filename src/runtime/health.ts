@@ -213,6 +213,6 @@ export function failingReason(h: WatchHealth, unservedResourceHint?: string): st
   const why = err?.type === 'NotFound' && !h.synced ? unservedMessage(h.resource, unservedResourceHint) : (err?.message ?? 'watch backing off');
   if (h.degraded !== true) return why;
   // Health times are epoch milliseconds with the default scheduler: an operator reads a date.
-  const since = h.failingSince === undefined ? '' : ` since ${new Date(h.failingSince).toISOString()}`;
+  const since = h.failingSinceAt === undefined ? '' : ` since ${new Date(h.failingSinceAt).toISOString()}`;
   return `degraded: the ${h.resource} watch has been failing${since} without a successful list or event; last error: ${why}`;
 }

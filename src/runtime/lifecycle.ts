@@ -25,7 +25,7 @@ export const defaultShutdownDeadlineMs = 30_000;
 
 /** What a {@link lifecycle} needs from the run. @example `{ log, health, scheduler, deadlineMs: 30_000, release: () => server.close() }` */
 export interface LifecycleParts {
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly health: HealthTracker;
   readonly scheduler: SchedulerLike;
   /** The default shutdown deadline (ms). */
@@ -75,7 +75,7 @@ export interface Lifecycle {
  * @returns the lifecycle.
  */
 export function lifecycle(parts: LifecycleParts): Lifecycle {
-  const { log, health, scheduler } = parts;
+  const { logger, health, scheduler } = parts;
   const stopRequested = new Subject<void>();
   const subs: Subscription[] = [];
   let running = 0;
@@ -94,7 +94,7 @@ export function lifecycle(parts: LifecycleParts): Lifecycle {
     for (const s of subs.splice(0).reverse()) s.unsubscribe();
     uninstall();
     const result: RunResult = Object.freeze({ reason, code: exitCodes[reason], message, aborted });
-    log[reason === 'clean' ? 'info' : 'error']({ reason, code: result.code, aborted }, `stopped: ${message}`);
+    logger[reason === 'clean' ? 'info' : 'error']({ reason, code: result.code, aborted }, `stopped: ${message}`);
     void parts.release().then(() => {
       resolveDone(result);
     });
@@ -104,7 +104,7 @@ export function lifecycle(parts: LifecycleParts): Lifecycle {
     if (!stopping) {
       stopping = true;
       health.phase('stopping');
-      log.info({ running, deadlineMs: limit }, 'stopping: no new work; waiting for running reconciles');
+      logger.info({ running, deadlineMs: limit }, 'stopping: no new work; waiting for running reconciles');
       stopRequested.next();
     }
     if (!finished) {
@@ -134,11 +134,11 @@ export function lifecycle(parts: LifecycleParts): Lifecycle {
       uninstall = onStopSignals(
         target,
         (signal) => {
-          log.info({ signal }, 'signal received: stopping gracefully (send it again to stop at once)');
+          logger.info({ signal }, 'signal received: stopping gracefully (send it again to stop at once)');
           void stop();
         },
         (signal) => {
-          log.warn({ signal }, 'second signal: stopping at once');
+          logger.warn({ signal }, 'second signal: stopping at once');
           void stop({ deadlineMs: 0 });
         },
       );

@@ -63,7 +63,7 @@ export type PipelineMetrics = Pick<ControllerMetrics, 'outcome' | 'depth' | 'que
  * ```
  */
 export interface ControllerParts {
-  readonly log: Logger;
+  readonly logger: Logger;
   /** What the pipeline feeds: the run's metrics (the testing harness passes its own hooks). */
   readonly metrics: PipelineMetrics;
   readonly sinkOptions: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler' | 'rateLimit'>;
@@ -102,7 +102,7 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
   // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
   const primary = watchSelected(c.resource, selection).pipe(c.filter ?? identity);
-  const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers, sinks, log: own.log }) ?? [];
+  const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers, sinks, logger: own.logger }) ?? [];
   const lookup = (key: ObjectKey): T | undefined => {
     const cluster = fleet.get(key.cluster);
     if (cluster === undefined || !selects(primarySpec, cluster)) return undefined;
@@ -124,7 +124,7 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
       fleet,
       // A throttled cluster's keys wait in its own lane instead of holding workers.
       ...(shared.clusterGate === undefined ? {} : { clusterGate: shared.clusterGate }),
-      logger: own.log,
+      logger: own.logger,
       scheduler,
       observer: own.metrics.queue,
       onDepth: (d) => {

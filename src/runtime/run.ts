@@ -88,14 +88,14 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   const limits = clusterRateLimits(options.clusterRateLimit, legacyRateLimit(controllers), { scheduler, registry: metrics.registry });
   const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
-  const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, name, { log, health, registry: metrics.registry, scheduler });
+  const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, name, { logger: log, health, registry: metrics.registry, scheduler });
   const exposition = single ? metrics.registry : combinedMetrics(metrics.registry, own.map((m) => m.registry));
   const server = await probeServer(name, options.http, health, exposition);
   const release = async (): Promise<void> => {
     await replica?.release();
     await server?.close();
   };
-  const life = lifecycle({ log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? defaultShutdownDeadlineMs, release });
+  const life = lifecycle({ logger: log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? defaultShutdownDeadlineMs, release });
 
   // Counted before leader election or sharding narrows the events: readiness and the empty-fleet check read what the provider found.
   const discovered = provider(controllers).pipe(
@@ -114,7 +114,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
     const { rateLimit: _legacy, ...sinkOptions } = x.sinks ?? {};
     const ownLog = single ? log : controllerLogger(root, x.name);
     return controllerPipeline(x, shared, {
-      log: ownLog,
+      logger: ownLog,
       metrics: own[i] ?? metrics,
       sinkOptions,
       health,
@@ -130,7 +130,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   });
   const outcomes = new Subject<Outcome>();
 
-  life.own(followReports(fleet.reports, { log, health, metrics }).subscribe());
+  life.own(followReports(fleet.reports, { logger: log, health, metrics }).subscribe());
   life.own(
     firstPass(fleet.reports, fleetOptions.firstPassTimeoutMs, scheduler).subscribe((end) => {
       if (end.type === 'timedOut') log.warn({ firstPassTimeoutMs: end.afterMs, clusters: health.report().discovery.clusters }, 'provider did not finish its first discovery pass in time; judging the fleet as it stands');
@@ -140,7 +140,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
     }),
   );
   life.own(
-    keepClusters({ fleet, informers, specs, health, metrics, log }).subscribe({
+    keepClusters({ fleet, informers, specs, health, metrics, logger: log }).subscribe({
       error: (err: unknown) => {
         health.broken();
         life.finish('failed', `the provider failed: ${describeCause(err)}`);

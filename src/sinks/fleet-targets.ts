@@ -26,7 +26,7 @@ export interface TargetSearch {
   /** The resources targets may be of. */
   readonly targets: readonly ResourceDescriptor[];
   /** Where to look (default: every cluster engaged now). */
-  readonly clusterNames?: readonly ClusterName[];
+  readonly clusters?: readonly ClusterName[];
   /** Requests in flight at once (default 4). */
   readonly concurrency?: number;
 }
@@ -53,7 +53,7 @@ export function eachTarget(
   onTarget: (target: KubeObject, cluster: ClusterName, r: ResourceDescriptor) => Observable<WriteOutcome>,
 ): Observable<WriteOutcome> {
   const concurrency = search.concurrency ?? defaultSinkConcurrency;
-  const clusters = search.clusterNames ?? ctx.fleet.clusters().map((c) => c.name);
+  const clusters = search.clusters ?? ctx.fleet.clusters().map((c) => c.name);
   const places = clusters.flatMap((cluster) => search.targets.map((r) => ({ cluster, r })));
   return from(places).pipe(
     mergeMap(

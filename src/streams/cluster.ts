@@ -148,7 +148,7 @@ export type FleetEvent =
       /** A cluster left the fleet: everything built on it stops. */
       readonly type: 'disengaged';
       /** The fleet name of the cluster leaving. */
-      readonly name: ClusterName;
+      readonly cluster: ClusterName;
       /** Why it left, for logs and health; absent when the provider does not say. */
       readonly reason?: string;
     }

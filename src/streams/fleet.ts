@@ -125,7 +125,7 @@ export function createFleet(provider: Provider, options: CreateFleetOptions = {}
           return;
         }
         if (ev.type === 'disengaged') {
-          end(ev.name);
+          end(ev.cluster);
           return;
         }
         const before = current.get(ev.cluster.name);

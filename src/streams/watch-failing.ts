@@ -92,7 +92,7 @@ export function failingFields(failingSince: number | undefined, now: number, deg
  * @returns true while it fails.
  */
 export function watchFailing(h: WatchHealth): boolean {
-  return h.state === 'backingOff' || h.failingSince !== undefined || h.degraded === true;
+  return h.state === 'backingOff' || h.failingSinceAt !== undefined || h.degraded === true;
 }
 
 /**

@@ -49,7 +49,7 @@ export interface WatchHealth {
    * When the current run of failures began: the first failure since the last successful list or
    * line from the server. Absent while the watch works.
    */
-  readonly failingSince?: number;
+  readonly failingSinceAt?: number;
   /**
    * True once the watch has failed for `degradedAfterMs` (an option of `WatchConfig`, default
    * 2 min) without a successful list or a line from the server; absent otherwise. The runtime

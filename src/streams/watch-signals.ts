@@ -93,7 +93,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
     const toKubeError = (e: unknown): KubeError => (isKubeError(e) ? e : kubeError('Unknown', cluster, `request failed: ${e instanceof Error ? e.message : String(e)}`));
     const ev = (event: WatchEvent<T>): WatchSignal<T> => ({ type: 'event', event });
     const report = (state: WatchState, extra: { nextAttemptAt?: number; lastError?: KubeError } = {}): WatchSignal<T> => {
-      const { nextAttemptAt: _n, failingSince: _f, degraded: _d, ...rest } = health;
+      const { nextAttemptAt: _n, failingSinceAt: _f, degraded: _d, ...rest } = health;
       const now = scheduler.now();
       health = Object.freeze({ ...rest, ...(lastEventAt === undefined ? {} : { lastEventAt }), ...failingFields(failingSince, now, degradedAfterMs), ...extra, state });
       lastHealthAt = now;

@@ -127,7 +127,7 @@ export function fakeClients(deps: {
         : serve();
     const req: FakeRequest = { at: scheduler.now(), cluster: state.cluster, verb, resource: resourceId(t.r), namespace: t.namespace, name: t.name, ...(t.subresource === '' ? {} : { subresource: t.subresource }), dryRun: false, ...extra };
     record(Object.freeze(E.isLeft(answer) ? { ...req, error: answer.left } : req));
-    return { answer, hangMs: failure?.type === 'timeout' ? (failure.afterMs ?? 0) : 0 };
+    return { answer, hangMs: failure?.type === 'timeout' ? (failure.timeoutMs ?? 0) : 0 };
   }
 
   const nameFor = (obj: KubeObject): string => obj.metadata.name ?? `${obj.metadata.generateName ?? ''}${(++generated).toString(36).padStart(5, 'x')}`;

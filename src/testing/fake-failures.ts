@@ -35,7 +35,7 @@ export type InjectedFailure =
       /** No answer: the call fails with the client's `Timeout` after `afterMs` of scheduler time. */
       readonly type: 'timeout';
       /** How long the call hangs first (scheduler time; Promise calls answer at once). Default 0. */
-      readonly afterMs?: number;
+      readonly timeoutMs?: number;
     };
 
 /**
@@ -119,7 +119,7 @@ export function timeoutFailure(afterMs = 0): InjectedFailure {
  * @returns the error.
  */
 export function injectedError(state: ClusterState, method: string, t: Target, f: InjectedFailure): KubeError {
-  if (f.type === 'timeout') return headersTimeout(state.cluster, `${method} ${t.r.plural}/${t.name}`, f.afterMs ?? 0, 'headers');
+  if (f.type === 'timeout') return headersTimeout(state.cluster, `${method} ${t.r.plural}/${t.name}`, f.timeoutMs ?? 0, 'headers');
   const reason = f.reason ?? reasons[f.code] ?? 'Unknown';
   const message = f.message ?? `injected failure: ${f.code} ${reason}`;
   return serverError(state, method, t, f.code, reason, message, f.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: f.retryAfterSeconds });

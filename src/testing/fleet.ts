@@ -92,7 +92,7 @@ export function fleetViews(): OperatorFunction<FleetEvent, FleetView> {
     events.pipe(
       scan((acc: readonly Cluster[], ev: FleetEvent) => {
         if (ev.type === 'report') return acc;
-        const name = ev.type === 'engaged' ? ev.cluster.name : ev.name;
+        const name = ev.type === 'engaged' ? ev.cluster.name : ev.cluster;
         const rest = acc.filter((c) => c.name !== name);
         return ev.type === 'engaged' ? [...rest, ev.cluster] : rest;
       }, []),

@@ -88,7 +88,7 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | Controller
   const quiet = { outcome: nothing, depth: nothing, write: nothing, denied: nothing, queue: {} };
   if ('controller' in config) {
     const c = config.controller;
-    return { c, own: { log: config.logger ?? silent, metrics: quiet, sinkOptions: c.sinks ?? {}, onDepth: nothing }, gate: {} };
+    return { c, own: { logger: config.logger ?? silent, metrics: quiet, sinkOptions: c.sinks ?? {}, onDepth: nothing }, gate: {} };
   }
   const { logger, onDepth, observer, clusterGate, ...queue } = config.reconcileConfig ?? {};
   const c = controller<T>({
@@ -102,7 +102,7 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | Controller
   });
   // The reconciler form's hooks, where the pipeline takes them from.
   const metrics = { ...quiet, queue: observer ?? {}, depth: onDepth ?? nothing };
-  return { c, own: { log: logger ?? silent, metrics, sinkOptions: config.sinks ?? {}, onDepth: nothing }, gate: clusterGate === undefined ? {} : { clusterGate } };
+  return { c, own: { logger: logger ?? silent, metrics, sinkOptions: config.sinks ?? {}, onDepth: nothing }, gate: clusterGate === undefined ? {} : { clusterGate } };
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Outcome } from '../operators/types.js';
 export function outcomeLabel(o: Outcome): string {
   const where = o.key.namespace === '' ? `${o.cluster}/${o.key.name}` : `${o.cluster}/${o.key.namespace}/${o.key.name}`;
   const attempt = o.attempt > 1 ? ` #${o.attempt}` : '';
-  const retry = o.retryInMs === undefined ? '' : ` +${o.retryInMs}`;
+  const retry = o.retryAfterMs === undefined ? '' : ` +${o.retryAfterMs}`;
   return `${o.result} ${where}${attempt}${retry}`;
 }
 

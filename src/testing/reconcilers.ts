@@ -83,9 +83,9 @@ export interface RecordedRun<T extends KubeObject = KubeObject> {
   /** The run's `context.attempt`: 1 after a success, n for the n-th consecutive try after failures. */
   readonly attempt: number;
   /** When the run started, in scheduler time (ms). */
-  readonly start: number;
+  readonly startedAt: number;
   /** When the run completed or errored, in scheduler time (ms); `undefined` while running or when cut short. */
-  end: number | undefined;
+  endedAt: number | undefined;
   /** The run's `context.signal`: `aborted` tells whether the queue aborted it (cluster removed, unsubscribed). */
   readonly signal: AbortSignal;
 }
@@ -122,7 +122,7 @@ export function recorder<T extends KubeObject = KubeObject>(
   let max = 0;
   const reconciler: Reconciler<T> = (request, context) =>
     defer(() => {
-      const run: RecordedRun<T> = { key: request.key, object: request.object, attempt: context.attempt, start: scheduler.now(), end: undefined, signal: context.signal };
+      const run: RecordedRun<T> = { key: request.key, object: request.object, attempt: context.attempt, startedAt: scheduler.now(), endedAt: undefined, signal: context.signal };
       calls.push(run);
       const id = `${request.key.cluster}/${request.key.namespace}/${request.key.name}`;
       const n = (inFlight.get(id) ?? 0) + 1;
@@ -135,7 +135,7 @@ export function recorder<T extends KubeObject = KubeObject>(
         if (settled) return;
         settled = true;
         inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
-        if (completed) run.end = scheduler.now();
+        if (completed) run.endedAt = scheduler.now();
       };
       const out = inner(request, context);
       const actions = typeof out === 'object' && 'type' in out ? of(out) : defer(() => out);

@@ -71,9 +71,9 @@ describe('a watch through an HTTP proxy that answers 429 with Retry-After: 3600'
       proxy.endWatches();
       const waiting = await eventually('the 429 in health', () => rec.health.find((h) => h.state === 'backingOff' && h.lastError?.type === 'TooManyRequests'), { timeoutMs: 10_000, intervalMs: 20 });
       expect(waiting.lastError?.retryAfterSeconds).toBe(3600);
-      expect(waiting.failingSince, 'failingSince while waiting').toBeDefined();
+      expect(waiting.failingSinceAt, 'failingSince while waiting').toBeDefined();
       expect(waiting.nextAttemptAt, 'nextAttemptAt while waiting').toBeDefined();
-      const waitMs = (waiting.nextAttemptAt ?? 0) - (waiting.failingSince ?? 0);
+      const waitMs = (waiting.nextAttemptAt ?? 0) - (waiting.failingSinceAt ?? 0);
       // The wait is the cap (the backoff is below it), not the hour.
       expect(waitMs).toBeGreaterThanOrEqual(MAX_RETRY_AFTER_MS);
       expect(waitMs).toBeLessThan(WELL_BELOW_AN_HOUR_MS);
@@ -85,8 +85,8 @@ describe('a watch through an HTTP proxy that answers 429 with Retry-After: 3600'
       w.verify(rec);
       const tooManyWaits = rec.health.filter((h) => h.state === 'backingOff' && h.lastError?.type === 'TooManyRequests');
       expect(tooManyWaits.length, 'waits shown in health').toBeGreaterThanOrEqual(2);
-      for (const h of tooManyWaits) expect((h.nextAttemptAt ?? 0) - (h.failingSince ?? 0)).toBeLessThan(2 * WELL_BELOW_AN_HOUR_MS);
-      const last = await eventually('health back to connected', () => (rec.latest()?.state === 'connected' && rec.latest()?.failingSince === undefined ? rec.latest() : undefined), { timeoutMs: 10_000, intervalMs: 20 });
+      for (const h of tooManyWaits) expect((h.nextAttemptAt ?? 0) - (h.failingSinceAt ?? 0)).toBeLessThan(2 * WELL_BELOW_AN_HOUR_MS);
+      const last = await eventually('health back to connected', () => (rec.latest()?.state === 'connected' && rec.latest()?.failingSinceAt === undefined ? rec.latest() : undefined), { timeoutMs: 10_000, intervalMs: 20 });
       expect(last.relists, 'relists after a 429').toBe(0);
     } finally {
       watch.stop();

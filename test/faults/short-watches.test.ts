@@ -53,7 +53,7 @@ describe('watches the server ends every second', () => {
       const last = rec.latest();
       expect(last?.reconnects).toBeGreaterThanOrEqual(WATCHES);
       expect(last?.relists, 'relists').toBe(0);
-      expect(rec.health.filter((h) => h.failingSince !== undefined || h.state === 'backingOff'), 'failures').toEqual([]);
+      expect(rec.health.filter((h) => h.failingSinceAt !== undefined || h.state === 'backingOff'), 'failures').toEqual([]);
       for (const name of created) {
         expect(rec.seen.has(name), `${name} seen`).toBe(true);
         expect([...(rec.versions.get(name) ?? [])], `versions of ${name}`).toContain('2');

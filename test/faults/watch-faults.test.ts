@@ -39,7 +39,7 @@ interface Fault {
   readonly writesInside?: boolean;
 }
 
-const failingSince = (rec: Recorder): WatchHealth | undefined => rec.health.find((h) => h.failingSince !== undefined);
+const failingSince = (rec: Recorder): WatchHealth | undefined => rec.health.find((h) => h.failingSinceAt !== undefined);
 
 const faults: readonly Fault[] = [
   {
@@ -78,7 +78,7 @@ const faults: readonly Fault[] = [
       await w.during();
       // Felt within the inactivity timeout and its slack, or the wait fails.
       const silent = await eventually('the inactivity timeout', () => rec.health.find((h) => h.lastError?.type === 'Timeout' && h.lastError.message.includes('no line from the watch')), { timeoutMs: INACTIVITY_MS + SLACK * 2, intervalMs: 20 });
-      expect(silent.failingSince).toBeDefined();
+      expect(silent.failingSinceAt).toBeDefined();
       // The reconnect is accepted and never handshakes: it fails at the headers deadline.
       await eventually('a reconnect to time out', () => rec.health.find((h) => h.lastError?.message.includes(`no response headers within ${HEADERS_MS} ms`) === true), { timeoutMs: HEADERS_MS + quick.maxMs + SLACK * 2, intervalMs: 20 });
     },

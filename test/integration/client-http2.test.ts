@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClusterClientOptions } from '../../src/client/index.js';
-import { authFromKubeConfig, createTransport, loadKubeConfig } from '../../src/client/index.js';
+import { authFromKubeconfig, createTransport, loadKubeconfig } from '../../src/client/index.js';
 import type { KubeError } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { E } from '../../src/fp/index.js';
@@ -80,9 +80,9 @@ describe('HTTP/2 transport', () => {
   it('opens another session when one carries its stream cap, and fails the streams of a connection that stops answering PINGs', async () => {
     const p = await proxy();
     const name = clusterName('h2-ping');
-    const loaded = loadKubeConfig(name, { yaml: kubeconfigVia(`https://127.0.0.1:${p.port}`) });
+    const loaded = loadKubeconfig(name, { yaml: kubeconfigVia(`https://127.0.0.1:${p.port}`) });
     if (E.isLeft(loaded)) throw new Error(loaded.left.message);
-    const auth = authFromKubeConfig(loaded.right);
+    const auth = authFromKubeconfig(loaded.right);
     const tls = await auth.credentials();
     const pool = new H2Pool({ maxStreamsPerSession: 2, pingIntervalMs: 300, pingTimeoutMs: 300, idleMs: 60_000 });
     const base = new URL(`https://127.0.0.1:${p.port}`);
@@ -110,9 +110,9 @@ describe('HTTP/2 transport', () => {
   it('keeps new streams on a session whose routine liveness PING is in flight (no second connection)', async () => {
     const p = await proxy();
     const name = clusterName('h2-routine-ping');
-    const loaded = loadKubeConfig(name, { yaml: kubeconfigVia(`https://127.0.0.1:${p.port}`) });
+    const loaded = loadKubeconfig(name, { yaml: kubeconfigVia(`https://127.0.0.1:${p.port}`) });
     if (E.isLeft(loaded)) throw new Error(loaded.left.message);
-    const tls = await authFromKubeConfig(loaded.right).credentials();
+    const tls = await authFromKubeconfig(loaded.right).credentials();
     // A PING every 200 ms that nothing answers for 10 s: from the first tick on, one is always in flight.
     const pool = new H2Pool({ maxStreamsPerSession: 10, pingIntervalMs: 200, pingTimeoutMs: 10_000, idleMs: 60_000 });
     const base = new URL(`https://127.0.0.1:${p.port}`);

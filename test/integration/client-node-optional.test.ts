@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kubeconfigAuth } from '../../src/client/auth.js';
-import { clientOver, createTransport, loadKubeConfig } from '../../src/client/index.js';
+import { clientOver, createTransport, loadKubeconfig } from '../../src/client/index.js';
 import type { ClientNodeLoader, ClientNodeModule } from '../../src/client/kubeconfig-auth-provider.js';
 import { E } from '../../src/fp/index.js';
 import type { Cluster, ConfigMap, RunHandle } from '../../src/index.js';
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 /** The same server as `yaml`, as a cluster whose user is an oidc auth-provider, with client-node not installed. */
 function legacyCluster(name: string, yaml: string): Cluster {
-  const kc = loadKubeConfig(clusterName(name), { yaml });
+  const kc = loadKubeconfig(clusterName(name), { yaml });
   if (E.isLeft(kc)) throw new Error(kc.left.message);
   const user = { name: 'oidc-user', authProvider: { name: 'oidc', config: { 'id-token': 'not-a-real-token', 'client-id': 'fleet' } } };
   const auth = kubeconfigAuth({ ...kc.right, user }, notInstalled);

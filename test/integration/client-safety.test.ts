@@ -78,7 +78,7 @@ describe('transport safety', () => {
   it('never shares credentials: two clusters from one KubeConfig object keep their own copies', async () => {
     const kc = new KubeConfig();
     kc.loadFromString(sharedKubeApiserver().kubeconfigYaml('admin'));
-    const a = createClusterClient(clusterName('a'), { kubeConfig: kc });
+    const a = createClusterClient(clusterName('a'), { loaded: kc });
     if (E.isLeft(a)) throw new Error(a.left.message);
     // Mutating the caller's KubeConfig after the fact must not reach the client already built.
     kc.users.splice(0, kc.users.length, { name: kc.users[0]?.name ?? 'u', token: 'garbage' });

@@ -208,17 +208,17 @@ describe('watches against a server that never answers', () => {
       const sub = informer.events.subscribe();
       try {
         // Bounded by its deadline: failing within the bound and its slack, or the wait fails.
-        const failing = await eventually('failing health', () => health.find(({ h }) => h.failingSince !== undefined), { timeoutMs: BOUND + SLACK, intervalMs: 10 });
+        const failing = await eventually('failing health', () => health.find(({ h }) => h.failingSinceAt !== undefined), { timeoutMs: BOUND + SLACK, intervalMs: 10 });
         expect(failing.h).toMatchObject({ state: 'backingOff', synced: false, lastError: { type: 'Timeout', request: expect.stringContaining(watchPath) as unknown } });
         expect(failing.h.lastError?.message).toContain(`cluster "${name}-watch" ${watchPath}`);
         expect(failing.h.lastError?.message).toContain(`no response headers within ${BOUND} ms`);
         const degraded = await eventually('degraded health', () => health.find(({ h }) => h.degraded === true), { timeoutMs: 1_500 + SLACK * 2, intervalMs: 20 });
-        expect(degraded.h.failingSince).toBe(failing.h.failingSince);
+        expect(degraded.h.failingSinceAt).toBe(failing.h.failingSinceAt);
         // It kept retrying, with backoff in between: several attempts, each one a new connection.
         expect(server().connections - before).toBeGreaterThanOrEqual(3);
         const waits = health.filter(({ h }) => h.state === 'backingOff');
         expect(waits.length).toBeGreaterThanOrEqual(2);
-        for (const { h } of waits) expect(h.nextAttemptAt).toBeGreaterThan(h.failingSince ?? Infinity);
+        for (const { h } of waits) expect(h.nextAttemptAt).toBeGreaterThan(h.failingSinceAt ?? Infinity);
       } finally {
         sub.unsubscribe();
         hs.unsubscribe();

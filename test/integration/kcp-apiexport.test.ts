@@ -186,7 +186,7 @@ describe('apiExportProvider on a real kcp', () => {
       await eventually(
         `${a.path} disengaged`,
         () =>
-        Promise.resolve(run.fleetEvents.some((e) => e.type === 'disengaged' && e.name === aName) ? true : undefined),
+        Promise.resolve(run.fleetEvents.some((e) => e.type === 'disengaged' && e.cluster === aName) ? true : undefined),
       );
       expect(run.fleet.get(aName)).toBeUndefined();
       expect(run.lookup(objectKey(aName, 'default', 'shared'))).toBeUndefined();
@@ -197,7 +197,7 @@ describe('apiExportProvider on a real kcp', () => {
       await createWidget(fx, d, 'after-unbind', 5);
       await statusLands(fx, d, 'after-unbind', 5);
       expect(afterUnbind()).toBe(0);
-      const events = run.fleetEvents.filter((e) => (e.type === 'engaged' ? e.cluster.name === aName : e.type === 'disengaged' && e.name === aName)).map((e) => e.type);
+      const events = run.fleetEvents.filter((e) => (e.type === 'engaged' ? e.cluster.name === aName : e.type === 'disengaged' && e.cluster === aName)).map((e) => e.type);
       expect(events).toEqual(['engaged', 'disengaged']);
       // Bind it again: engaged again (its objects were removed by kcp with the binding).
       await fx.bind(a);

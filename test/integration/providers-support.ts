@@ -48,7 +48,7 @@ export function recorder(): Recorder {
         }
         events.push(ev);
         if (ev.type === 'engaged') current.set(ev.cluster.name, ev.cluster);
-        else current.delete(ev.name);
+        else current.delete(ev.cluster);
       });
     },
     stop: () => sub?.unsubscribe(),
@@ -60,12 +60,12 @@ export function recorder(): Recorder {
 
 export function show(ev: FleetEvent): string {
   if (ev.type === 'report') return `!${ev.report.type}`;
-  return ev.type === 'engaged' ? `+${ev.cluster.name}` : `-${ev.name} (${ev.reason ?? ''})`;
+  return ev.type === 'engaged' ? `+${ev.cluster.name}` : `-${ev.cluster} (${ev.reason ?? ''})`;
 }
 
 /** The cluster an engaged or disengaged event names (a report names none). */
 export function nameOf(ev: FleetEvent): string {
-  return ev.type === 'engaged' ? ev.cluster.name : ev.type === 'disengaged' ? ev.name : '';
+  return ev.type === 'engaged' ? ev.cluster.name : ev.type === 'disengaged' ? ev.cluster : '';
 }
 
 export const isEngaged =
@@ -75,7 +75,7 @@ export const isEngaged =
 export const isDisengaged =
   (name: string) =>
   (ev: FleetEvent): boolean =>
-    ev.type === 'disengaged' && ev.name === name;
+    ev.type === 'disengaged' && ev.cluster === name;
 
 /** The first engaged event for `name` after the given count of events. */
 export function engagedAfter(rec: Recorder, name: string, count: number): Promise<FleetEvent> {

@@ -64,7 +64,7 @@ describe('a write the server forbids, then RBAC granted at run time', () => {
 
     // Refused, and retried on the auth backoff: 200 ms, then 400 ms, … (no object changed meanwhile).
     await eventually('three refused attempts of the source key', () => sourceRuns().length >= 3, { timeoutMs: 30_000 });
-    expect(sourceRuns().slice(0, 3).map((o) => [o.result, o.attempt, o.retryInMs, (o.error as { code?: number }).code])).toEqual([
+    expect(sourceRuns().slice(0, 3).map((o) => [o.result, o.attempt, o.retryAfterMs, (o.error as { code?: number }).code])).toEqual([
       ['error', 1, 200, 403],
       ['error', 2, 400, 403],
       ['error', 3, 800, 403],

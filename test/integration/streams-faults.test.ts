@@ -85,7 +85,7 @@ const servers: readonly { readonly name: string; start(): Promise<PrivateServer>
       const ws = await kcp.createWorkspace();
       const name = clusterName(ws.path);
       // kcp issues a new admin token at every start: the client re-reads the kubeconfig after a 401.
-      const client = kcpClient(name, ws.kubeConfig().getCurrentCluster()?.server ?? '', () => ({ kubeConfig: ws.kubeConfig() }));
+      const client = kcpClient(name, ws.kubeConfig().getCurrentCluster()?.server ?? '', () => ({ loaded: ws.kubeConfig() }));
       if (E.isLeft(client)) throw new Error(client.left.message);
       return {
         cluster: { name, client: client.right },

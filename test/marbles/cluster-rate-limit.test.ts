@@ -150,7 +150,7 @@ describe('clusterRateLimits', () => {
     const clusters = new Map<ClusterName, Cluster>();
     limits.provider(events).subscribe((e) => {
       if (e.type === 'engaged') clusters.set(e.cluster.name, e.cluster);
-      if (e.type === 'disengaged') clusters.delete(e.name);
+      if (e.type === 'disengaged') clusters.delete(e.cluster);
     });
     return clusters;
   }

@@ -7,7 +7,7 @@ import type { Probe } from '../../src/streams/provider-options.js';
 /** `+a`, `-a (why)`, and a report as `!type subject: reason`. */
 export function describeEv(ev: FleetEvent): string {
   if (ev.type === 'engaged') return `+${ev.cluster.name}`;
-  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
+  if (ev.type === 'disengaged') return `-${ev.cluster} (${ev.reason ?? ''})`;
   const r = ev.report;
   if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
   const subject = 'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : '';

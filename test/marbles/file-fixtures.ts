@@ -31,7 +31,7 @@ export function kubeconfig(...contexts: Context[]): string {
 
 export const show = (ev: FleetEvent): string => {
   if (ev.type === 'engaged') return `+${ev.cluster.name} [${ev.cluster.identity?.source ?? ''}] ${JSON.stringify(ev.cluster.labels ?? {})}`;
-  if (ev.type === 'disengaged') return `-${ev.name} (${ev.reason ?? ''})`;
+  if (ev.type === 'disengaged') return `-${ev.cluster} (${ev.reason ?? ''})`;
   const r = ev.report;
   if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;
   return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}: ${'reason' in r ? r.reason : ''}`;

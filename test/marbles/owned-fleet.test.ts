@@ -15,7 +15,7 @@ const a = fakeCluster('a');
 const b = fakeCluster('b');
 const c = fakeCluster('c');
 const shard = (view: string, confirmed: boolean, mine: readonly string[]): Ownership => ({ type: 'shard', view, confirmed, owns: (n) => mine.includes(n) });
-const show = (e: FleetEvent): string => (e.type === 'engaged' ? `+${e.cluster.name}` : e.type === 'disengaged' ? `-${e.name}` : 'report');
+const show = (e: FleetEvent): string => (e.type === 'engaged' ? `+${e.cluster.name}` : e.type === 'disengaged' ? `-${e.cluster}` : 'report');
 
 describe('ownedFleet', () => {
   it('should engage every cluster while leading and disengage them all when the lease is lost', () => {

@@ -70,7 +70,7 @@ describe('kubeconfigFileProvider follows changes, reading and parsing only what 
       ts.schedule(() => { rmSync(other); }, 15);
       ts.schedule(() => { put(other, kubeconfig({ name: 'west', port: 2 })); }, 25);
       const provider = kubeconfigFileProvider({ paths: [dir], watch: 'off', probe: false, rescanIntervalMs: 10, scheduler: ts, fileSystem: fs });
-      const events = provider.pipe(map((ev) => (ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.name}` : ev.report.type)));
+      const events = provider.pipe(map((ev) => (ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.cluster}` : ev.report.type)));
       expectObservable(events, '^ 35ms !').toBe('(EeWwP) 3ms (XdEr) 4ms (Yd) 6ms (Ww)', {
         E: '+east', e: 'engaged', W: '+west', w: 'engaged', P: 'discovered', X: '-east', Y: '-west', d: 'disengaged', r: 'reengaged',
       });
@@ -91,7 +91,7 @@ describe('kubeconfigFileProvider follows changes, reading and parsing only what 
       ts.schedule(() => { put(f, kubeconfig({ name: 'east', port: 11 })); }, 12);
       // Rescans only every 10 s: the change at 12 is seen by the poll at 15.
       const provider = kubeconfigFileProvider({ paths: [f], probe: false, rescanIntervalMs: 10_000, pollIntervalMs: 5, debounceMs: 0, scheduler: ts, fileSystem: fs });
-      const events = provider.pipe(map((ev) => (ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.name}` : `${ev.report.type}${ev.report.type === 'error' ? `: ${ev.report.reason}` : ''}`)));
+      const events = provider.pipe(map((ev) => (ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.cluster}` : `${ev.report.type}${ev.report.type === 'error' ? `: ${ev.report.reason}` : ''}`)));
       expectObservable(events, '^ 25ms !').toBe('(xEeP) 9ms (XdEr)', {
         E: '+east', e: 'engaged', P: 'discovered', X: '-east', d: 'disengaged', r: 'reengaged',
         x: `error: cannot watch kubeconfig directory ${dir} (ENOSPC); polling it every 5 ms`,
@@ -107,7 +107,7 @@ describe('kubeconfigFileProvider follows changes, reading and parsing only what 
     ts.run(({ expectObservable }) => {
       const probe = (c: Cluster) => (c.name === 'slow' ? timer(50, ts).pipe(map(() => E.right(true))) : of(E.right(true)));
       const provider = kubeconfigFileProvider({ paths: [dir], watch: 'off', probe, rescanIntervalMs: 1_000, scheduler: ts, fileSystem: syncFs() });
-      const events = provider.pipe(map((ev) => (ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.name}` : ev.report.type)));
+      const events = provider.pipe(map((ev) => (ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.cluster}` : ev.report.type)));
       expectObservable(events, '^ 60ms !').toBe('(EeWw) 44ms (SsP)', { E: '+east', e: 'engaged', W: '+west', w: 'engaged', S: '+slow', s: 'engaged', P: 'discovered' });
     });
   });

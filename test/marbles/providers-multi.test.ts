@@ -12,7 +12,7 @@ import { testScheduler } from './watch-fixtures.js';
 
 const show = (ev: FleetEvent): string => {
   if (ev.type === 'engaged') return `+${ev.cluster.name}`;
-  if (ev.type === 'disengaged') return `-${ev.name}`;
+  if (ev.type === 'disengaged') return `-${ev.cluster}`;
   const r = ev.report;
   if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates} (${r.provider} @${r.at})`;
   return `!${r.type} ${'cluster' in r ? r.cluster : 'candidate' in r ? r.candidate : ''}${'reason' in r ? `: ${r.reason}` : ''} (${r.provider} @${r.at})`;

@@ -32,7 +32,7 @@ describe('reconcile admission per cluster', () => {
       const input = hot<ReconcileInput<ConfigMap>>('(abcdef) q', { ...burst('noisy', 'a', 6), q: ev.applied('quiet', 'default/q') });
       input.pipe(reconcile(rec.reconciler, { concurrency: 4 })).subscribe();
     });
-    const starts = (cluster: string) => rec.calls.filter((c) => c.key.cluster === cluster).map((c) => c.start);
+    const starts = (cluster: string) => rec.calls.filter((c) => c.key.cluster === cluster).map((c) => c.startedAt);
     // noisy takes 2 of the 4 workers at 0, 10 and 20; quiet starts the moment its event arrives.
     expect(starts('noisy')).toEqual([0, 0, 10, 10, 20, 20]);
     expect(starts('quiet')).toEqual([8]);
@@ -75,8 +75,8 @@ describe('reconcile admission per cluster', () => {
         .subscribe();
     });
     // Every key of b ran at once, taking all 10 workers; a's 10 ready keys took none until 1 s.
-    expect(rec.calls.filter((c) => c.key.cluster === 'b').map((c) => c.start)).toEqual(Array(10).fill(0));
-    expect(rec.calls.filter((c) => c.key.cluster === 'a').map((c) => c.start)).toEqual(Array(10).fill(1000));
+    expect(rec.calls.filter((c) => c.key.cluster === 'b').map((c) => c.startedAt)).toEqual(Array(10).fill(0));
+    expect(rec.calls.filter((c) => c.key.cluster === 'a').map((c) => c.startedAt)).toEqual(Array(10).fill(1000));
     expect(outcomes.filter(([at]) => at === 10)).toEqual(Array(10).fill([10, 'done b']));
     expect(outcomes.filter(([at]) => at === 1010)).toEqual(Array(10).fill([1010, 'done a']));
     // Asked once when a's lane first came up, once when its wait ended, then once per start: no busy loop.

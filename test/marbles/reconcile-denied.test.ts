@@ -69,8 +69,8 @@ describe('a reconcile the server refused (401/403)', () => {
       expectObservable(out.pipe(toLabels()), '^ 1s !').toBe('(abcdefghij)', Object.fromEntries(keys.map((k) => [k, expect.stringMatching(new RegExp(`^error east/default/${k} \\+`)) as unknown as string])));
     });
     for (const o of outcomes) {
-      expect(o.retryInMs).toBeGreaterThanOrEqual(2_500);
-      expect(o.retryInMs).toBeLessThanOrEqual(5_000);
+      expect(o.retryAfterMs).toBeGreaterThanOrEqual(2_500);
+      expect(o.retryAfterMs).toBeLessThanOrEqual(5_000);
     }
   });
 

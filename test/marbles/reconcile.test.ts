@@ -24,7 +24,7 @@ describe('reconcile', () => {
         y: 'done east/default/b',
       });
     });
-    expect(rec.calls.map((c) => [c.key.name, c.start, c.object?.data?.v])).toEqual([
+    expect(rec.calls.map((c) => [c.key.name, c.startedAt, c.object?.data?.v])).toEqual([
       ['a', 0, undefined],
       ['b', 10, '3'],
     ]);
@@ -43,7 +43,7 @@ describe('reconcile', () => {
       });
     });
     expect(rec.maxInFlightPerKey()).toBe(1);
-    expect(rec.calls.map((c) => [c.start, c.end, c.object?.data?.v])).toEqual([
+    expect(rec.calls.map((c) => [c.startedAt, c.endedAt, c.object?.data?.v])).toEqual([
       [0, 10, '1'],
       [10, 20, '3'],
     ]);
@@ -105,7 +105,7 @@ describe('reconcile', () => {
       });
       expectObservable(input.pipe(reconcile(rec.reconciler, { concurrency: 4, perClusterConcurrency: 2 }), toLabels()), '^ 40ms !');
     });
-    const starts = (cluster: string) => rec.calls.filter((c) => c.key.cluster === cluster).map((c) => c.start);
+    const starts = (cluster: string) => rec.calls.filter((c) => c.key.cluster === cluster).map((c) => c.startedAt);
     expect(starts('quiet')).toEqual([11]); // the group takes 8 frames, then 3ms: it arrives at 11
     expect(starts('noisy')).toEqual([0, 0, 10, 10, 20, 20]);
   });
@@ -121,7 +121,7 @@ describe('reconcile', () => {
       const out = input.pipe(reconcile(rec.reconciler, { debounce: { waitMs: 5, maxWaitMs: 12 } }), toLabels());
       expectObservable(out).toBe('12ms x 6ms x 2ms y', { x: 'done east/default/a', y: 'done east/default/b' });
     });
-    expect(rec.calls.map((c) => [c.key.name, c.start])).toEqual([
+    expect(rec.calls.map((c) => [c.key.name, c.startedAt])).toEqual([
       ['a', 12],
       ['a', 19],
       ['b', 22],
@@ -168,7 +168,7 @@ describe('reconcile', () => {
       const input = hot<ReconcileInput<ConfigMap>>('a 9ms a', { a: ev.applied('east', 'default/a') });
       expectObservable(input.pipe(reconcile(rec.reconciler), toLabels()), '^ 150ms !').toBe('a 9ms a 99ms a', { a: 'requeue east/default/a +100' });
     });
-    expect(rec.calls.map((c) => c.start)).toEqual([0, 10, 110]);
+    expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 10, 110]);
   });
 
   it('should report a terminal error once and never retry it, until the next change', () => {
@@ -246,7 +246,7 @@ describe('reconcile', () => {
       expectObservable(input.pipe(reconcile(rec.reconciler), toLabels())).toBe('3ms d', { d: 'dropped east/default/a' });
     });
     expect(rec.calls[0]?.signal.aborted).toBe(true);
-    expect(rec.calls[0]?.end).toBeUndefined();
+    expect(rec.calls[0]?.endedAt).toBeUndefined();
   });
 
   it('should tear down the input, timers and in-flight work on unsubscribe', () => {
@@ -258,7 +258,7 @@ describe('reconcile', () => {
       expectSubscriptions(input.subscriptions).toBe('^ 5ms !');
     });
     // After the unsubscribe at 6, the retry due at 9 never ran, and the slow run was aborted.
-    expect(rec.calls.map((c) => [c.key.name, c.start])).toEqual([
+    expect(rec.calls.map((c) => [c.key.name, c.startedAt])).toEqual([
       ['slow', 0],
       ['fails', 0],
       ['fails', 3],
@@ -324,7 +324,7 @@ describe('reconcile', () => {
         d: 'done east/default/d',
       });
     });
-    expect(rec.calls.map((c) => c.start)).toEqual([0, 0, 10, 20]);
+    expect(rec.calls.map((c) => c.startedAt)).toEqual([0, 0, 10, 20]);
   });
 
   it('should refuse a config with a zero concurrency or negative delays', () => {
@@ -341,7 +341,7 @@ describe('reconcile', () => {
   });
 
   it('should label outcomes compactly', () => {
-    const o: Outcome = { key: ev.key('east', 'a'), cluster: ev.key('east', 'a').cluster, result: 'error', attempt: 3, startedAt: 0, durationMs: 1, error: 'x', retryInMs: 20 };
+    const o: Outcome = { key: ev.key('east', 'a'), cluster: ev.key('east', 'a').cluster, result: 'error', attempt: 3, startedAt: 0, durationMs: 1, error: 'x', retryAfterMs: 20 };
     expect(outcomeLabel(o)).toBe('error east/a #3 +20');
   });
 });

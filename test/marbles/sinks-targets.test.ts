@@ -63,7 +63,7 @@ describe('deleteTargets and releaseSource', () => {
         resource: configMaps,
         finalizer,
         targets: [configMaps],
-        clusterNames: [clusterName('west')],
+        clusters: [clusterName('west')],
       }),
     );
     expect(names(ok)).toEqual(['west/copy', 'hub/app']);
@@ -74,7 +74,7 @@ describe('deleteTargets and releaseSource', () => {
         resource: configMaps,
         finalizer,
         targets: [configMaps],
-        clusterNames: [clusterName('west')],
+        clusters: [clusterName('west')],
       }),
     );
     expect(names(failing)).toEqual(['Transient west']);
@@ -88,7 +88,7 @@ describe('sweepOrphans', () => {
     const elsewhere = sourceIdentity(clusterName('gone-cluster'), configMaps, source);
     const items = [target('live', 't-1'), target('orphan', 't-2', { ...id, name: 'missing' }), target('replaced', 't-3', { ...id, uid: 'u-0' }), target('unknown', 't-4', elsewhere)];
     const hubClient = fakeClient({ get: (name) => of(name === 'app' ? E.right<never, KubeObject>(source) : E.left(err('NotFound', 'hub', { code: 404 }))) });
-    const out = collect(() => sweepOrphans(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: member(deleted, ...items) }), fieldManager: 'test' }), { source: configMaps, targets: [configMaps], clusterNames: [clusterName('west')] }));
+    const out = collect(() => sweepOrphans(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: member(deleted, ...items) }), fieldManager: 'test' }), { source: configMaps, targets: [configMaps], clusters: [clusterName('west')] }));
     expect(deleted).toEqual(['orphan', 'replaced']);
     expect(names(out)).toEqual(['west/orphan', 'west/replaced']);
   });

@@ -54,7 +54,7 @@ describe('my ConfigMap controller', () => {
         x: 'dropped east/default/web #2',
       });
     });
-    expect(rec.calls.map((c) => [c.start, c.signal.aborted])).toEqual([
+    expect(rec.calls.map((c) => [c.startedAt, c.signal.aborted])).toEqual([
       [0, false],
       [20, true],
     ]);

@@ -16,7 +16,7 @@ export { stringField } from '../../src/envtest/http.js';
  * const res = await requestJson(kc, 'GET', '/readyz');
  */
 export function requestJson(kc: KubeConfig, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', pathOrUrl: string, body?: unknown, timeoutMs = 10_000): Promise<JsonResponse> {
-  return envtestRequestJson({ kubeConfig: kc }, method, pathOrUrl, body, timeoutMs);
+  return envtestRequestJson({ loaded: kc }, method, pathOrUrl, body, timeoutMs);
 }
 
 /** Reads `obj.a.b.c` from an unknown JSON value; undefined if any step is missing. */

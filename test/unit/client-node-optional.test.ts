@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { kubeconfigAuth } from '../../src/client/auth.js';
 import type { LoadedKubeconfig } from '../../src/client/index.js';
-import { clientOver, createTransport, loadKubeConfig } from '../../src/client/index.js';
+import { clientOver, createTransport, loadKubeconfig } from '../../src/client/index.js';
 import type { ClientNodeLoader, ClientNodeModule } from '../../src/client/kubeconfig-auth-provider.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
@@ -24,7 +24,7 @@ function loaded(cluster: string, user: Record<string, unknown>): LoadedKubeconfi
     contexts: [{ name: 'main', context: { cluster: 'c', user: 'u' } }],
     users: [{ name: 'u', user }],
   });
-  const kc = loadKubeConfig(clusterName(cluster), { yaml });
+  const kc = loadKubeconfig(clusterName(cluster), { yaml });
   if (E.isLeft(kc)) throw new Error(kc.left.message);
   return kc.right;
 }

@@ -43,7 +43,7 @@ const capture = (): { log: Logger; lines: () => Record<string, unknown>[] } => {
   return { log: pino(sink), lines: () => raw.map((l) => JSON.parse(l) as Record<string, unknown>) };
 };
 
-const dropped = (cluster: typeof east, e: KubeError): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'dropped', attempt: 1, startedAt: 0, durationMs: 1, error: e, retryInMs: undefined });
+const dropped = (cluster: typeof east, e: KubeError): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'dropped', attempt: 1, startedAt: 0, durationMs: 1, error: e, retryAfterMs: undefined });
 
 describe('a fenced write', () => {
   it('ends its reconcile dropped, not retried, whether the reconciler called it terminal or not', () => {
@@ -61,7 +61,7 @@ describe('a fenced write', () => {
       expectObservable(out.pipe(tap((o) => outcomes.push(o)), toLabels()), '^ 1s !').toBe('a b', { a: 'dropped east/default/a', b: 'dropped east/default/b' });
     });
     expect(runs).toBe(2); // one run per key: no retry
-    expect(outcomes.map((o) => [o.result, (o.error as KubeError).type, o.retryInMs])).toEqual([
+    expect(outcomes.map((o) => [o.result, (o.error as KubeError).type, o.retryAfterMs])).toEqual([
       ['dropped', 'Fenced', undefined],
       ['dropped', 'Fenced', undefined],
     ]);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadedKubeconfig } from '../../src/client/index.js';
-import { authFromKubeConfig, loadKubeConfig } from '../../src/client/index.js';
+import { authFromKubeconfig, loadKubeconfig } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import { clusterName } from '../../src/index.js';
 
@@ -31,13 +31,13 @@ function kubeconfig(user: Record<string, unknown>, cluster: Record<string, unkno
 }
 
 function loaded(yaml: string, more: { context?: string; directory?: string } = {}): LoadedKubeconfig {
-  const kc = loadKubeConfig(east, { yaml, ...more });
+  const kc = loadKubeconfig(east, { yaml, ...more });
   if (E.isLeft(kc)) throw new Error(kc.left.message);
   return kc.right;
 }
 
 function refusal(yaml: string): string {
-  const kc = loadKubeConfig(east, { yaml });
+  const kc = loadKubeconfig(east, { yaml });
   if (E.isRight(kc)) throw new Error('expected an error');
   return kc.left.message;
 }
@@ -61,7 +61,7 @@ describe("rxfleet's kubeconfig loader", () => {
   });
 
   it('gives a static token, CA data, tls-server-name and verification on by default', async () => {
-    const creds = await authFromKubeConfig(loaded(kubeconfig({ token: 'tok' }, { 'certificate-authority-data': b64('CA-PEM'), 'tls-server-name': 'kube.internal' }))).credentials();
+    const creds = await authFromKubeconfig(loaded(kubeconfig({ token: 'tok' }, { 'certificate-authority-data': b64('CA-PEM'), 'tls-server-name': 'kube.internal' }))).credentials();
     expect(creds.headers).toEqual({ Authorization: 'Bearer tok' });
     expect(String(creds.ca)).toBe('CA-PEM');
     expect(creds.servername).toBe('kube.internal');
@@ -73,23 +73,23 @@ describe("rxfleet's kubeconfig loader", () => {
     for (const [f, v] of [['ca.pem', 'CA'], ['cert.pem', 'CERT'], ['key.pem', 'KEY']] as const) writeFileSync(join(d, f), v);
     const yaml = kubeconfig({ 'client-certificate': 'cert.pem', 'client-key': 'key.pem' }, { 'certificate-authority': 'ca.pem' });
     writeFileSync(join(d, 'config'), yaml);
-    const kc = loadKubeConfig(east, { file: join(d, 'config') });
+    const kc = loadKubeconfig(east, { file: join(d, 'config') });
     if (E.isLeft(kc)) throw new Error(kc.left.message);
     expect(kc.right.user.certFile).toBe(join(d, 'cert.pem'));
-    const creds = await authFromKubeConfig(kc.right).credentials();
+    const creds = await authFromKubeconfig(kc.right).credentials();
     expect([String(creds.ca), String(creds.cert), String(creds.key)]).toEqual(['CA', 'CERT', 'KEY']);
     expect(creds.headers).toEqual({});
     expect(loaded(yaml, { directory: d }).cluster.caFile).toBe(join(d, 'ca.pem'));
   });
 
   it('takes certificate data as base64, as kubectl does', async () => {
-    const creds = await authFromKubeConfig(loaded(kubeconfig({ 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') }))).credentials();
+    const creds = await authFromKubeconfig(loaded(kubeconfig({ 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') }))).credentials();
     expect([String(creds.cert), String(creds.key)]).toEqual(['CERT', 'KEY']);
   });
 
   it('rejects naming the file when a credential file is missing, and reads it again next time', async () => {
     const d = dir();
-    const auth = authFromKubeConfig(loaded(kubeconfig({ token: 't' }, { 'certificate-authority': join(d, 'ca.pem') })));
+    const auth = authFromKubeconfig(loaded(kubeconfig({ token: 't' }, { 'certificate-authority': join(d, 'ca.pem') })));
     await expect(auth.credentials()).rejects.toThrow(`cannot read certificate-authority ${join(d, 'ca.pem')} (file not found)`);
     writeFileSync(join(d, 'ca.pem'), 'CA');
     expect(String((await auth.credentials()).ca)).toBe('CA');
@@ -99,7 +99,7 @@ describe("rxfleet's kubeconfig loader", () => {
     const d = dir();
     const file = join(d, 'token');
     writeFileSync(file, 'first\n');
-    const auth = authFromKubeConfig(loaded(kubeconfig({ tokenFile: file })));
+    const auth = authFromKubeconfig(loaded(kubeconfig({ tokenFile: file })));
     expect(auth.dynamic).toBe(true);
     expect((await auth.credentials()).headers.Authorization).toBe('Bearer first');
     writeFileSync(file, 'second');
@@ -109,7 +109,7 @@ describe("rxfleet's kubeconfig loader", () => {
   });
 
   it('sends basic auth and impersonation headers', async () => {
-    const creds = await authFromKubeConfig(loaded(kubeconfig({ username: 'admin', password: 'pw', as: 'jane' }))).credentials();
+    const creds = await authFromKubeconfig(loaded(kubeconfig({ username: 'admin', password: 'pw', as: 'jane' }))).credentials();
     expect(creds.headers).toEqual({ Authorization: `Basic ${b64('admin:pw')}`, 'Impersonate-User': 'jane' });
   });
 
@@ -118,15 +118,15 @@ describe("rxfleet's kubeconfig loader", () => {
     const plugin = join(d, 'plugin.sh');
     writeFileSync(plugin, `#!/bin/sh\necho run >> "${join(d, 'runs')}"\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}'\n`);
     chmodSync(plugin, 0o755);
-    const auth = authFromKubeConfig(loaded(kubeconfig({ exec: { command: plugin, apiVersion: 'client.authentication.k8s.io/v1' } })));
+    const auth = authFromKubeconfig(loaded(kubeconfig({ exec: { command: plugin, apiVersion: 'client.authentication.k8s.io/v1' } })));
     expect(auth.dynamic).toBe(true);
     expect((await auth.credentials()).headers.Authorization).toBe('Bearer from-plugin');
     expect((await auth.credentials()).headers.Authorization).toBe('Bearer from-plugin');
   });
 
   it('turns verification off only when the kubeconfig itself says insecure-skip-tls-verify: true', async () => {
-    expect((await authFromKubeConfig(loaded(kubeconfig({ token: 't' }, { 'insecure-skip-tls-verify': true }))).credentials()).rejectUnauthorized).toBe(false);
-    expect((await authFromKubeConfig(loaded(kubeconfig({ token: 't' }, { 'insecure-skip-tls-verify': 'true' }))).credentials()).rejectUnauthorized).toBe(true);
+    expect((await authFromKubeconfig(loaded(kubeconfig({ token: 't' }, { 'insecure-skip-tls-verify': true }))).credentials()).rejectUnauthorized).toBe(false);
+    expect((await authFromKubeconfig(loaded(kubeconfig({ token: 't' }, { 'insecure-skip-tls-verify': 'true' }))).credentials()).rejectUnauthorized).toBe(true);
   });
 
   it.each([
@@ -146,7 +146,7 @@ describe("rxfleet's kubeconfig loader", () => {
   it("gets an auth-provider user's token through @kubernetes/client-node, loaded on first use", async () => {
     const d = dir();
     writeFileSync(join(d, 'token'), 'provider-token');
-    const auth = authFromKubeConfig(loaded(kubeconfig({ 'auth-provider': { name: 'file', config: { tokenFile: join(d, 'token') } } })));
+    const auth = authFromKubeconfig(loaded(kubeconfig({ 'auth-provider': { name: 'file', config: { tokenFile: join(d, 'token') } } })));
     expect(auth.dynamic).toBe(true);
     expect((await auth.credentials()).headers.Authorization).toBe('Bearer provider-token');
   });
@@ -155,7 +155,7 @@ describe("rxfleet's kubeconfig loader", () => {
     const { KubeConfig } = await import('@kubernetes/client-node');
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromString(kubeconfig({ token: 'copied' }, { 'tls-server-name': 'kube.internal' }));
-    const kc = loadKubeConfig(east, { kubeConfig, context: 'main' });
+    const kc = loadKubeconfig(east, { loaded: kubeConfig, context: 'main' });
     expect(E.isRight(kc) && [kc.right.user.token, kc.right.cluster.tlsServerName]).toEqual(['copied', 'kube.internal']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClusterClient, loadKubeConfig } from '../../src/client/index.js';
+import { createClusterClient, loadKubeconfig } from '../../src/client/index.js';
 import { checkedKubeconfig } from '../../src/client/kubeconfig.js';
 import { parseKubeconfig } from '../../src/client/kubeconfig-parse.js';
 import { E } from '../../src/fp/index.js';
@@ -35,35 +35,35 @@ function errorOf(r: E.Either<{ type: string; message: string }, unknown>): { typ
 
 describe('loading a kubeconfig', () => {
   it('accepts a well-formed one', () => {
-    expect(E.isRight(loadKubeConfig(east, { yaml: kubeconfig() }))).toBe(true);
+    expect(E.isRight(loadKubeconfig(east, { yaml: kubeconfig() }))).toBe(true);
   });
 
   it('names the cluster and the YAML problem, without echoing the file (which holds a token)', () => {
     const broken = `${kubeconfig()}\n  : : [unbalanced\n`;
-    const e = errorOf(loadKubeConfig(east, { yaml: broken }));
+    const e = errorOf(loadKubeconfig(east, { yaml: broken }));
     expect(e.type).toBe('InvalidConfig');
     expect(e.message).toMatch(/^cluster "east": invalid kubeconfig: .+/);
     expect(e.message).not.toContain(secretToken);
   });
 
   it('says which context is missing', () => {
-    const e = errorOf(loadKubeConfig(east, { yaml: kubeconfig(), context: 'nope' }));
+    const e = errorOf(loadKubeconfig(east, { yaml: kubeconfig(), context: 'nope' }));
     expect(e.message).toContain('context "nope" not found');
   });
 
   it('says which user is missing', () => {
-    const e = errorOf(loadKubeConfig(east, { yaml: kubeconfig({ user: 'ghost' }) }));
+    const e = errorOf(loadKubeconfig(east, { yaml: kubeconfig({ user: 'ghost' }) }));
     expect(e.message).toContain('user "ghost"');
   });
 
   it('reports a missing file as such', () => {
-    const e = errorOf(loadKubeConfig(east, { file: '/nonexistent/kubeconfig' }));
+    const e = errorOf(loadKubeconfig(east, { file: '/nonexistent/kubeconfig' }));
     expect(e.message).toBe('cluster "east": invalid kubeconfig /nonexistent/kubeconfig: file not found');
   });
 
   it('refuses plain http unless the kubeconfig itself skips TLS verification', () => {
-    expect(errorOf(loadKubeConfig(east, { yaml: kubeconfig({ server: 'http://127.0.0.1:8080' }) })).message).toContain('plain http');
-    expect(E.isRight(loadKubeConfig(east, { yaml: kubeconfig({ server: 'http://127.0.0.1:8080', insecure: true }) }))).toBe(true);
+    expect(errorOf(loadKubeconfig(east, { yaml: kubeconfig({ server: 'http://127.0.0.1:8080' }) })).message).toContain('plain http');
+    expect(E.isRight(loadKubeconfig(east, { yaml: kubeconfig({ server: 'http://127.0.0.1:8080', insecure: true }) }))).toBe(true);
   });
 
   it('refuses a server URL that is not a URL', () => {
@@ -78,7 +78,7 @@ describe('loading a kubeconfig', () => {
     expect(errorOf(checkedKubeconfig(east, entries, '/etc/fleet/a.kubeconfig')).message).toBe(
       'cluster "east": invalid kubeconfig /etc/fleet/a.kubeconfig: plain http server URL without insecure-skip-tls-verify: refusing to send credentials unencrypted',
     );
-    expect(errorOf(checkedKubeconfig(east, { ...entries, cluster: undefined })).message).toBe(errorOf(loadKubeConfig(east, { yaml: kubeconfig().replace('- name: c\n', '- name: other\n') })).message);
+    expect(errorOf(checkedKubeconfig(east, { ...entries, cluster: undefined })).message).toBe(errorOf(loadKubeconfig(east, { yaml: kubeconfig().replace('- name: c\n', '- name: other\n') })).message);
     const ok = parseKubeconfig(kubeconfig());
     const loaded = checkedKubeconfig(east, { context: ok.contexts[0] ?? context, cluster: ok.clusters[0], user: ok.users[0] });
     if (E.isLeft(loaded)) throw new Error(loaded.left.message);

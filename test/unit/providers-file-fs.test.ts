@@ -31,7 +31,7 @@ function record(): { readonly events: string[]; readonly until: (what: string, t
   const events: string[] = [];
   return {
     events,
-    push: (ev) => events.push(ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.name}` : `${ev.report.type}${'reason' in ev.report ? ` ${ev.report.reason}` : ''}`),
+    push: (ev) => events.push(ev.type === 'engaged' ? `+${ev.cluster.name}` : ev.type === 'disengaged' ? `-${ev.cluster}` : `${ev.report.type}${'reason' in ev.report ? ` ${ev.report.reason}` : ''}`),
     until: async (what, timeoutMs = 20_000) => {
       await eventually(`"${what}"`, () => events.includes(what), { timeoutMs, context: () => `saw ${JSON.stringify(events)}` });
     },

@@ -57,7 +57,7 @@ describe('a run whose requests a cluster refuses', () => {
 describe('deniedKeys', () => {
   const outcome = (key: string, result: Outcome['result'], error?: unknown): Outcome => {
     const [cluster = '', name = ''] = key.split('/');
-    return { key: { cluster: clusterName(cluster), namespace: 'default', name }, cluster: clusterName(cluster), result, attempt: 1, startedAt: 0, durationMs: 0, error, retryInMs: result === 'error' ? 5_000 : undefined };
+    return { key: { cluster: clusterName(cluster), namespace: 'default', name }, cluster: clusterName(cluster), result, attempt: 1, startedAt: 0, durationMs: 0, error, retryAfterMs: result === 'error' ? 5_000 : undefined };
   };
 
   it('counts a key once per cluster it was refused in, and lets it go on its next other outcome or when its cluster leaves', () => {

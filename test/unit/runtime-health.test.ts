@@ -120,7 +120,7 @@ describe('healthTracker cost', () => {
     const lastError = kubeError('Timeout', east, 'GET /api/v1/configmaps: no response headers within 10000 ms');
     const base: WatchHealth = { cluster: east, resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 1 };
     // A request open, no headers yet, after a failure: still failing.
-    t.watchHealth({ ...base, lastError, failingSince: 1_000 });
+    t.watchHealth({ ...base, lastError, failingSinceAt: 1_000 });
     expect(t.report().clusters[0]?.state).toBe('unhealthy');
     expect(t.report().clusters[0]?.reason).toContain('no response headers');
     // A line from the server clears failingSince: healthy again, the last error kept for diagnosis.
@@ -137,7 +137,7 @@ describe('a resource a cluster does not serve', () => {
     synced: false,
     relists: 0,
     reconnects: 0,
-    failingSince: 0,
+    failingSinceAt: 0,
     lastError: kubeError('NotFound', c, 'the server could not find the requested resource', { code: 404 }),
   });
   const hint = 'export it from APIExport widgets';

@@ -11,7 +11,7 @@ import { controllerMetrics } from '../../src/runtime/metrics.js';
 import type { OutcomeResult } from '../../src/operators/types.js';
 
 const outcome = (m: ControllerMetrics, cluster: ClusterName, result: OutcomeResult, cause?: unknown): void => {
-  m.outcome({ key: objectKey(cluster, 'default', 'web'), cluster, result, attempt: 1, startedAt: 0, durationMs: 12, error: cause, retryInMs: undefined });
+  m.outcome({ key: objectKey(cluster, 'default', 'web'), cluster, result, attempt: 1, startedAt: 0, durationMs: 12, error: cause, retryAfterMs: undefined });
 };
 
 // Everything a cluster writes while engaged: watch health (with relists and reconnects), each kind

@@ -89,7 +89,7 @@ describe('healthTracker', () => {
     t.engage(east, ['configmaps']);
     const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
     // A retry opened a request (`connected`) but nothing came through: the watch is still degraded.
-    t.watchHealth(h(east, { state: 'connected', degraded: true, failingSince: 0, lastError }));
+    t.watchHealth(h(east, { state: 'connected', degraded: true, failingSinceAt: 0, lastError }));
     expect(t.report().clusters[0]).toMatchObject({
       state: 'unhealthy',
       reason: `degraded: the configmaps watch has been failing since 1970-01-01T00:00:00.000Z without a successful list or event; last error: ${lastError.message}`,
@@ -157,7 +157,7 @@ describe('healthTracker', () => {
   it('should log a new failure episode again after a recovery', () => {
     const { log, lines } = capture();
     const lastError = kubeError('Transient', east, 'reset', { code: 500 });
-    const seq = [h(east), h(east, { lastError, failingSince: 0, state: 'backingOff' }), h(east, { lastError }), h(east, { lastError, failingSince: 5_000, state: 'backingOff' })];
+    const seq = [h(east), h(east, { lastError, failingSinceAt: 0, state: 'backingOff' }), h(east, { lastError }), h(east, { lastError, failingSinceAt: 5_000, state: 'backingOff' })];
     seq.forEach((now, i) => {
       logTransition(log, now, seq[i - 1], () => 4_000);
     });
@@ -181,7 +181,7 @@ describe('controllerMetrics', () => {
   it('labels reconciles, watches and writes with the cluster, on a registry of its own', async () => {
     const a = controllerMetrics('one');
     const b = controllerMetrics('two'); // no clash: separate registries
-    a.outcome({ key: objectKey(east, 'default', 'x'), cluster: east, result: 'error', attempt: 1, startedAt: 0, durationMs: 12, error: kubeError('Conflict', east, 'x'), retryInMs: 5 });
+    a.outcome({ key: objectKey(east, 'default', 'x'), cluster: east, result: 'error', attempt: 1, startedAt: 0, durationMs: 12, error: kubeError('Conflict', east, 'x'), retryAfterMs: 5 });
     a.watchHealth(h(east, { relists: 2, reconnects: 1 }), undefined);
     a.watchHealth(h(east, { relists: 3, reconnects: 1 }), h(east, { relists: 2, reconnects: 1 }));
     a.write(east, 'apply', 'ok');
@@ -201,7 +201,7 @@ describe('a fan-out failure', () => {
     const hub = clusterName('hub');
     const member = clusterName('member-3');
     const m = controllerMetrics('fan');
-    const o: Outcome = { key: objectKey(hub, 'default', 'x'), cluster: hub, result: 'error', attempt: 1, startedAt: 0, durationMs: 3, error: kubeError('Forbidden', member, 'cannot apply configmaps'), retryInMs: 5 };
+    const o: Outcome = { key: objectKey(hub, 'default', 'x'), cluster: hub, result: 'error', attempt: 1, startedAt: 0, durationMs: 3, error: kubeError('Forbidden', member, 'cannot apply configmaps'), retryAfterMs: 5 };
     m.outcome(o);
     const text = await m.registry.metrics();
     expect(text).toContain('rxfleet_reconcile_total{cluster="hub",result="error",controller="fan"} 1');
@@ -219,7 +219,7 @@ describe('a fan-out failure', () => {
 });
 
 describe('logOutcome', () => {
-  const failure = (cluster: typeof east, error: unknown, startedAt: number): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'error', attempt: 1, startedAt, durationMs: 1, error, retryInMs: 5 });
+  const failure = (cluster: typeof east, error: unknown, startedAt: number): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'error', attempt: 1, startedAt, durationMs: 1, error, retryAfterMs: 5 });
 
   it('logs 6 identical failures in 20 s once, then the next window says how many were suppressed', () => {
     const { log, lines } = capture();

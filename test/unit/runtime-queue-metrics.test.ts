@@ -109,7 +109,7 @@ describe('workqueue metrics', () => {
   it('should label reconcile errors by a bounded set of classes', async () => {
     const m = controllerMetrics('errors');
     const fail = (cause: unknown) => {
-      m.outcome({ key: objectKey(east, 'default', 'web'), cluster: east, result: 'error', attempt: 1, startedAt: 0, durationMs: 1, error: cause, retryInMs: 5 });
+      m.outcome({ key: objectKey(east, 'default', 'web'), cluster: east, result: 'error', attempt: 1, startedAt: 0, durationMs: 1, error: cause, retryAfterMs: 5 });
     };
     fail(kubeError('Conflict', east, 'the object has been modified'));
     fail(new TypeError('x'));

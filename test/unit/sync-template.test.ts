@@ -13,7 +13,7 @@ function compiled(source: string): SyncTemplate {
 }
 
 function render(source: string, object: unknown = {}, clusterName = 'ws1'): TemplateResult {
-  return renderTemplate(compiled(source), { clusterName, object });
+  return renderTemplate(compiled(source), { cluster: clusterName, object });
 }
 
 function compileError(source: string): string {

@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import type { Provider } from 'rxfleet';
 import { clusterName, ConfigError } from 'rxfleet';
-import { loadKubeConfig } from 'rxfleet/client';
+import { loadKubeconfig } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
 import type { KubeconfigEntry } from 'rxfleet/providers/clusters';
 import { clusterListProvider } from 'rxfleet/providers/clusters';
@@ -74,7 +74,7 @@ function shortName(path: string): string {
 // the file does not load: the provider then reports why, naming the file).
 function contextOf(spec: Extract<ProviderSpec, { type: 'kubeconfig' }>): string {
   if (spec.context !== undefined) return spec.context;
-  const kc = loadKubeConfig(clusterName(spec.file), { file: spec.file });
+  const kc = loadKubeconfig(clusterName(spec.file), { file: spec.file });
   return E.isRight(kc) ? kc.right.context.name : 'current';
 }
 

@@ -5,7 +5,7 @@
 import { merge } from 'rxjs';
 import type { ClusterClientOptions } from 'rxfleet/client';
 import { createClusterClient } from 'rxfleet/client';
-import type { KubeConfigSource } from 'rxfleet/client';
+import type { KubeconfigSource } from 'rxfleet/client';
 import { ConfigError } from 'rxfleet';
 import type { KubeObject } from 'rxfleet';
 import { E } from 'rxfleet/fp';
@@ -41,7 +41,7 @@ export interface SyncAgentOptions {
    */
   readonly kcp: KcpKubeconfig;
   /** The service cluster's kubeconfig. */
-  readonly service: KubeConfigSource;
+  readonly service: KubeconfigSource;
   /** User agent and request timeout of every client the agent makes. */
   readonly client?: ClusterClientOptions;
 }

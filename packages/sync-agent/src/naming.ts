@@ -157,11 +157,11 @@ function namingOf(published: PublishedResource): CompiledNaming {
  * // E.right({ namespace: '1x2y3z', name: '2747cabbb481a433679f-fe3e9668e34e13e2a6cd' })
  * ```
  * @param published - the published resource.
- * @param clusterName - the workspace's logical cluster (the kcp provider's `identity.id`).
+ * @param cluster - the workspace's logical cluster (the kcp provider's `identity.id`).
  * @param object - the consumer's object.
  * @returns the place, or why there is none.
  */
-export function serviceName(published: PublishedResource, clusterName: string, object: KubeObject): Either<NamingError, ServiceName> {
+export function serviceName(published: PublishedResource, cluster: string, object: KubeObject): Either<NamingError, ServiceName> {
   const namespace = object.metadata.namespace ?? '';
   const at = { namespace, name: object.metadata.name ?? '' };
   const view = { ...object, metadata: { ...object.metadata, namespace } };
@@ -169,14 +169,14 @@ export function serviceName(published: PublishedResource, clusterName: string, o
   const fail = (what: 'namespace' | 'name', why: string): Either<NamingError, ServiceName> => {
     const template = published.naming?.[what] ?? (what === 'namespace' ? defaultNamespaceTemplate : defaultNameTemplate);
     const object = at.namespace === '' ? at.name : `${at.namespace}/${at.name}`;
-    const message = `published "${published.name}", workspace "${clusterName}", object ${object}: the service-side ${what} from template ${JSON.stringify(template)} ${why}`;
-    return E.left(Object.freeze({ type: 'NamingError' as const, published: published.name, cluster: clusterName, object: at, template, message }));
+    const message = `published "${published.name}", workspace "${cluster}", object ${object}: the service-side ${what} from template ${JSON.stringify(template)} ${why}`;
+    return E.left(Object.freeze({ type: 'NamingError' as const, published: published.name, cluster: cluster, object: at, template, message }));
   };
   const out: Record<'namespace' | 'name', string> = { namespace: '', name: '' };
   for (const what of ['namespace', 'name'] as const) {
     const template = naming[what];
     if (typeof template === 'string') return fail(what, `does not compile: ${template}`);
-    const r = renderTemplate(template, { clusterName, object: view });
+    const r = renderTemplate(template, { cluster: cluster, object: view });
     if (r.type === 'missing') return fail(what, `needs ${r.field}, which the object does not have`);
     if (r.type === 'invalid') return fail(what, `cannot be rendered: ${r.message}`);
     const problem = what === 'namespace' ? dnsLabelProblem(r.value) : dnsSubdomainProblem(r.value);
@@ -227,13 +227,13 @@ export type RelatedNameResult =
  * // { type: 'named', name: 'orders-conn' }
  * ```
  * @param ref - the related resource's `object`.
- * @param clusterName - the workspace's logical cluster (for `.ClusterName` in a template).
+ * @param cluster - the workspace's logical cluster (for `.ClusterName` in a template).
  * @param primary - the primary object on the side being named.
  * @returns the name, or which field is missing, or why the value is not a usable name.
  */
 export function relatedName(
   ref: RelatedReference,
-  clusterName: string,
+  cluster: string,
   primary: KubeObject,
 ): RelatedNameResult {
   let value: string;
@@ -245,7 +245,7 @@ export function relatedName(
   } else {
     const t = refTemplate(ref);
     if (typeof t === 'string') return { type: 'invalid', message: t };
-    const r = renderTemplate(t, { clusterName, object: primary });
+    const r = renderTemplate(t, { cluster: cluster, object: primary });
     if (r.type !== 'rendered') return r;
     if (r.value === '') return { type: 'missing', field: ref.template };
     value = r.value;

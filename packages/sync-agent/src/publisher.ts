@@ -107,7 +107,7 @@ export function publisherController(plans: readonly PublishedPlan[], options: Pu
           concatMap((got): Observable<Action> => {
             if (E.isLeft(got)) return of(error(got.left));
             if (got.right !== null) return of(requeueAfter(1_000));
-            ctx.log.warn({ crd: req.key.name }, 'a published CRD was deleted on the service cluster; its schema stays in the APIExport');
+            ctx.logger.warn({ crd: req.key.name }, 'a published CRD was deleted on the service cluster; its schema stays in the APIExport');
             return of(done());
           }),
         );
@@ -145,7 +145,7 @@ function ensureSchema(ctx: ControllerContext, plan: PublishedPlan, schema: APIRe
       return create(ctx.sinks, { cluster: exportCluster, resource: apiResourceSchemas, object: schema }).pipe(
         concatMap((o) => {
           if (E.isLeft(o) && o.left.type !== 'AlreadyExists') return of(error(o.left));
-          ctx.log.info({ published: plan.published.name, schema: name }, 'created APIResourceSchema');
+          ctx.logger.info({ published: plan.published.name, schema: name }, 'created APIResourceSchema');
           return of(done());
         }),
       );
@@ -168,14 +168,14 @@ function updateExport(ctx: ControllerContext, name: string, agentName: string, e
       // Another agent's export stays refused until someone changes it: retrying would only repeat the refusal.
       if (E.isLeft(o)) return of(keptBy !== undefined ? terminal(o.left) : error(o.left));
       if (o.right.object !== undefined) {
-        if (o.right.changed === true) ctx.log.info({ apiExport: name, resources: entries.map((e) => e.schema) }, 'updated APIExport');
+        if (o.right.changed === true) ctx.logger.info({ apiExport: name, resources: entries.map((e) => e.schema) }, 'updated APIExport');
         return of(done());
       }
       const fresh = mergeExport({ metadata: { name } }, agentName, entries, claims);
       return create(ctx.sinks, { cluster: exportCluster, resource: apiExports, object: fresh }).pipe(
         concatMap((c) => {
           if (E.isLeft(c)) return of(error(c.left));
-          ctx.log.info({ apiExport: name, resources: entries.map((e) => e.schema) }, 'created APIExport');
+          ctx.logger.info({ apiExport: name, resources: entries.map((e) => e.schema) }, 'created APIExport');
           return of(done());
         }),
       );

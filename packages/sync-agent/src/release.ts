@@ -75,15 +75,15 @@ export function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: Control
   const source = sourceIdentity(req.cluster, plan.kcp, obj);
   const { onService, inWorkspaces } = copyKinds(plan);
   return concat(
-    deleteTargets(ctx.sinks, { source, targets: onService, clusterNames: [serviceCluster] }),
+    deleteTargets(ctx.sinks, { source, targets: onService, clusters: [serviceCluster] }),
     inWorkspaces.length === 0
       ? EMPTY
-      : deleteTargets(ctx.sinks, { source, targets: inWorkspaces, clusterNames: [req.cluster] }).pipe(
+      : deleteTargets(ctx.sinks, { source, targets: inWorkspaces, clusters: [req.cluster] }).pipe(
           // A workspace that never accepted (or revoked) the permission claim for the related kind: the
           // agent could write nothing there, so there is nothing to delete, and its object must not be held for ever.
           filter((o) => {
             const forbidden = E.isLeft(o) && o.left.type === 'Forbidden';
-            if (forbidden) ctx.log.warn({ published: plan.published.name }, `cleanup: related copies in the workspace cannot be listed, skipped: ${o.left.message}`);
+            if (forbidden) ctx.logger.warn({ published: plan.published.name }, `cleanup: related copies in the workspace cannot be listed, skipped: ${o.left.message}`);
             return !forbidden;
           }),
         ),

@@ -95,17 +95,17 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
       // The workspaces engaged once the first pass is over: a copy in one that is not (unbound) is kept.
       const workspaces = ic.fleet.clusters().filter(isConsumer).map((c) => c.name);
       return concat(
-        sweepOrphans(ic.sinks, { source: plan.kcp, targets: onService, clusterNames: [serviceCluster] }),
-        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { source: plan.kcp, targets: inWorkspaces, clusterNames: workspaces }),
+        sweepOrphans(ic.sinks, { source: plan.kcp, targets: onService, clusters: [serviceCluster] }),
+        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { source: plan.kcp, targets: inWorkspaces, clusters: workspaces }),
       );
     }),
     tap((o) => {
-      if (E.isLeft(o)) ic.log.warn({ ...where, cluster: o.left.key.cluster }, `orphan sweep: ${o.left.message}`);
-      else if (o.right.changed === true) ic.log.info({ ...where, cluster: o.right.cluster, key: `${o.right.key.namespace}/${o.right.key.name}` }, 'orphan sweep deleted an object whose consumer object is gone');
+      if (E.isLeft(o)) ic.logger.warn({ ...where, cluster: o.left.key.cluster }, `orphan sweep: ${o.left.message}`);
+      else if (o.right.changed === true) ic.logger.info({ ...where, cluster: o.right.cluster, key: `${o.right.key.namespace}/${o.right.key.name}` }, 'orphan sweep deleted an object whose consumer object is gone');
     }),
     reduce((n, o) => n + (E.isRight(o) && o.right.changed === true ? 1 : 0), 0),
     tap((deleted) => {
-      ic.log.info({ ...where, cluster: serviceCluster, deleted }, 'orphan sweep done');
+      ic.logger.info({ ...where, cluster: serviceCluster, deleted }, 'orphan sweep done');
     }),
     ignoreElements(),
     finalize(() => {

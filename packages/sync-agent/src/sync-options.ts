@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { JSON_SCHEMA, load } from 'js-yaml';
-import { loadKubeConfig } from 'rxfleet/client';
+import { loadKubeconfig } from 'rxfleet/client';
 import { clusterName } from 'rxfleet';
 import { ConfigError } from 'rxfleet';
 import { isLeft } from 'rxfleet';
@@ -74,7 +74,7 @@ function fileKubeconfigs(file: string, data: unknown): { readonly rest: unknown;
 
 function kubeconfigFile(flag: string, envName: string, file: string | undefined): string {
   if (file === undefined || file === '') throw new ConfigError(`--${flag} is required (or ${envName}, or kubeconfigs in the config file)`);
-  const kc = loadKubeConfig(clusterName(flag), { file });
+  const kc = loadKubeconfig(clusterName(flag), { file });
   if (isLeft(kc)) throw new ConfigError(`--${flag}: ${kc.left.message}; fix the file or point --${flag} at another`);
   return file;
 }

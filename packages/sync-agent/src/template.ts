@@ -38,7 +38,7 @@ export interface SyncTemplate {
  */
 export interface TemplateContext {
   /** `{{ .ClusterName }}`: the workspace's logical cluster name (not its path). */
-  readonly clusterName: string;
+  readonly cluster: string;
   /** `{{ .Object.<field> }}`: the object, as JSON. */
   readonly object: unknown;
 }
@@ -232,7 +232,7 @@ export function renderTemplate(template: SyncTemplate, context: TemplateContext)
       continue;
     }
     const field = part.operand.type === 'cluster' ? '.ClusterName' : ['.Object', ...part.operand.segments].join('.');
-    const value = part.operand.type === 'cluster' ? context.clusterName : getSegments(context.object, part.operand.segments);
+    const value = part.operand.type === 'cluster' ? context.cluster : getSegments(context.object, part.operand.segments);
     const printed = print(value, field, part.steps.length > 0);
     if (printed.type !== 'rendered') return printed;
     out += part.steps.reduce((s, step) => (step.type === 'shortHash' ? shortHash(s) : sha3short(s, step.length)), printed.value);

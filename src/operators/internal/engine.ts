@@ -60,7 +60,7 @@ export function runEngine<T extends KubeObject>(
   const isRunning = (e: Entry<T>, run: number): boolean => e.run === run && e.phase === 'running';
 
   function report(e: Entry<T>, result: OutcomeResult, now: number, error: unknown, retryIn: number | undefined): void {
-    subscriber.next({ key: e.key, cluster: e.key.cluster, result, attempt: e.attempt, startedAt: e.startedAt, durationMs: now - e.startedAt, error, retryInMs: retryIn });
+    subscriber.next({ key: e.key, cluster: e.key.cluster, result, attempt: e.attempt, startedAt: e.startedAt, durationMs: now - e.startedAt, error, retryAfterMs: retryIn });
   }
 
   function makeReady(e: Entry<T>, now: number): void {
@@ -167,7 +167,7 @@ export function runEngine<T extends KubeObject>(
     e.ctx = undefined;
     const now = scheduler.now();
     const settled = settle(action, e.failures, s);
-    let retryIn = settled.retryInMs;
+    let retryIn = settled.retryAfterMs;
     e.failures = settled.failures;
     e.phase = 'idle';
     if (e.dirty) {

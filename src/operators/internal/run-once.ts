@@ -63,7 +63,7 @@ export interface Settled {
   /** Consecutive failures of the key, this run included. */
   readonly failures: number;
   /** When to run the key again (ms), if the action asks for it. */
-  readonly retryInMs: number | undefined;
+  readonly retryAfterMs: number | undefined;
   readonly cause: unknown;
 }
 
@@ -102,10 +102,10 @@ export interface RetryBackoffs {
  * @returns the outcome's result, the new failure count and the retry delay.
  */
 export function settle(action: Action, failures: number, backoffs: RetryBackoffs): Settled {
-  if (action.type === 'done') return { result: 'done', failures: 0, retryInMs: undefined, cause: undefined };
-  if (action.type === 'requeue') return { result: 'requeue', failures: 0, retryInMs: action.afterMs, cause: undefined };
-  if (isFenced(action.cause)) return { result: 'dropped', failures: 0, retryInMs: undefined, cause: action.cause };
-  if (action.terminal) return { result: 'terminal', failures: 0, retryInMs: undefined, cause: action.cause };
+  if (action.type === 'done') return { result: 'done', failures: 0, retryAfterMs: undefined, cause: undefined };
+  if (action.type === 'requeue') return { result: 'requeue', failures: 0, retryAfterMs: action.retryAfterMs, cause: undefined };
+  if (isFenced(action.cause)) return { result: 'dropped', failures: 0, retryAfterMs: undefined, cause: action.cause };
+  if (action.terminal) return { result: 'terminal', failures: 0, retryAfterMs: undefined, cause: action.cause };
   const backoff = isDenied(action.cause) ? backoffs.authBackoff : backoffs.backoff;
-  return { result: 'error', failures: failures + 1, retryInMs: action.retryAfterMs ?? backoffDelay(backoff, failures), cause: action.cause };
+  return { result: 'error', failures: failures + 1, retryAfterMs: action.retryAfterMs ?? backoffDelay(backoff, failures), cause: action.cause };
 }

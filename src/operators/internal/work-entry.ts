@@ -109,7 +109,7 @@ export class Context implements ReconcileContext {
     return this.controller.signal;
   }
   /** A logger carrying the cluster and the key. @example `ctx.log.info('syncing')` @returns it. */
-  get log(): Logger {
+  get logger(): Logger {
     this.child ??= this.base.child({ cluster: this.key.cluster, key: formatKey(this.key) });
     return this.child;
   }

@@ -2,7 +2,7 @@
 // entries turned into candidates with an identity, and a set that every subscription follows.
 import { basename } from 'node:path';
 import { BehaviorSubject } from 'rxjs';
-import type { KubeConfigSource } from '../../client/kubeconfig.js';
+import type { KubeconfigSource } from '../../client/kubeconfig.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
@@ -29,7 +29,7 @@ export interface KubeconfigEntry {
   /** The cluster's name in the fleet. */
   readonly name: string;
   /** Its kubeconfig: a file, YAML text or a KubeConfig, and optionally the context. */
-  readonly kubeconfig: KubeConfigSource;
+  readonly kubeconfig: KubeconfigSource;
   /** The cluster's labels, for selectors. */
   readonly labels?: Readonly<Record<string, string>>;
 }
@@ -88,7 +88,7 @@ function entryName(provider: string, name: string): ClusterName {
 }
 
 /** Where a kubeconfig entry's credentials come from, in words (never the content). */
-function describeSource(src: KubeConfigSource): string {
+function describeSource(src: KubeconfigSource): string {
   const ctx = src.context === undefined ? '' : `context "${src.context}" of `;
   return 'file' in src ? `${ctx}kubeconfig ${basename(src.file)}` : 'yaml' in src ? `${ctx}kubeconfig text given in code` : `${ctx}KubeConfig object given in code`;
 }
@@ -115,7 +115,7 @@ export function candidateOf(entry: ClusterEntry, provider = 'clusters'): Candida
     return { name, fingerprint: objectFingerprint(entry), build: () => E.right(cluster), owned: false };
   }
   const src = entry.kubeconfig;
-  const content = 'yaml' in src ? src.yaml : 'file' in src ? `file:${src.file}` : src.kubeConfig.exportConfig();
+  const content = 'yaml' in src ? src.yaml : 'file' in src ? `file:${src.file}` : src.loaded.exportConfig();
   const identity: ClusterIdentity = { provider, source: describeSource(src) };
   return kubeconfigCandidate(name, src, sha256(content, src.context ?? ''), { identity, labels: entry.labels });
 }

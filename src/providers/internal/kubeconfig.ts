@@ -4,8 +4,8 @@
 // skipped with a reason that names where it came from (a file, a Secret) and why.
 import type { ClusterClient } from '../../client/client.js';
 import { clientOfKubeconfig } from '../../client/client.js';
-import type { KubeConfigSource, KubeconfigContextEntries } from '../../client/kubeconfig.js';
-import { checkedKubeconfig, loadKubeConfig } from '../../client/kubeconfig.js';
+import type { KubeconfigSource, KubeconfigContextEntries } from '../../client/kubeconfig.js';
+import { checkedKubeconfig, loadKubeconfig } from '../../client/kubeconfig.js';
 import type { KubeconfigDocument } from '../../client/kubeconfig-types.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { E } from '../../internal/fp.js';
@@ -85,10 +85,10 @@ function buildFailure(name: ClusterName, facts: ClusterFacts, message: string): 
  * @param facts - identity and labels of the Cluster.
  * @returns the candidate; its build fails, naming the origin and the loader's reason, when the kubeconfig is invalid.
  */
-export function kubeconfigCandidate(name: ClusterName, source: KubeConfigSource, fingerprint: string, facts: ClusterFacts): Candidate {
+export function kubeconfigCandidate(name: ClusterName, source: KubeconfigSource, fingerprint: string, facts: ClusterFacts): Candidate {
   // Loaded once, here: its clients share these frozen entries (this cluster's own), and neither the
   // text nor a parse per client is kept.
-  const kc = loadKubeConfig(name, source);
+  const kc = loadKubeconfig(name, source);
   if (E.isLeft(kc)) {
     const why = buildFailure(name, facts, kc.left.message);
     return { name, fingerprint, metaFingerprint: factsFingerprint(facts), build: () => E.left(why) };

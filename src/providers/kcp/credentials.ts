@@ -4,9 +4,9 @@
 import type { ClusterClient, ClusterClientOptions } from '../../client/client.js';
 import { clientOver } from '../../client/client.js';
 import type { AuthSource } from '../../client/auth.js';
-import { authFromKubeConfig } from '../../client/auth.js';
-import type { KubeConfigSource } from '../../client/kubeconfig.js';
-import { loadKubeConfig } from '../../client/kubeconfig.js';
+import { authFromKubeconfig } from '../../client/auth.js';
+import type { KubeconfigSource } from '../../client/kubeconfig.js';
+import { loadKubeconfig } from '../../client/kubeconfig.js';
 import type { LoadedKubeconfig } from '../../client/kubeconfig-types.js';
 import { createTransport } from '../../client/transport.js';
 import type { ClusterName } from '../../core/cluster.js';
@@ -27,9 +27,9 @@ import { E } from '../../internal/fp.js';
  * const reread: KcpKubeconfig = () => ({ yaml: fs.readFileSync('/etc/kcp/provider.kubeconfig', 'utf8') });
  * ```
  */
-export type KcpKubeconfig = KubeConfigSource | (() => KubeConfigSource);
+export type KcpKubeconfig = KubeconfigSource | (() => KubeconfigSource);
 
-function current(source: KcpKubeconfig): KubeConfigSource {
+function current(source: KcpKubeconfig): KubeconfigSource {
   return typeof source === 'function' ? source() : source;
 }
 
@@ -44,14 +44,14 @@ function current(source: KcpKubeconfig): KubeConfigSource {
  * @param source - the kubeconfig or the function returning it.
  * @returns the loaded kubeconfig, or an `InvalidConfig` error (also when the function throws).
  */
-export function loadProviderKubeConfig(name: ClusterName, source: KcpKubeconfig): Either<KubeError, LoadedKubeconfig> {
-  let src: KubeConfigSource;
+export function loadProviderKubeconfig(name: ClusterName, source: KcpKubeconfig): Either<KubeError, LoadedKubeconfig> {
+  let src: KubeconfigSource;
   try {
     src = current(source);
   } catch (err) {
     return E.left(kubeError('InvalidConfig', name, `the kubeconfig function failed: ${err instanceof Error ? err.message : String(err)}`));
   }
-  return loadKubeConfig(name, src);
+  return loadKubeconfig(name, src);
 }
 
 /**
@@ -67,18 +67,18 @@ export function loadProviderKubeConfig(name: ClusterName, source: KcpKubeconfig)
  * @returns the credential source, or the error of the first load.
  */
 export function rereadingAuth(name: ClusterName, source: KcpKubeconfig): Either<KubeError, AuthSource> {
-  const first = loadProviderKubeConfig(name, source);
+  const first = loadProviderKubeconfig(name, source);
   if (E.isLeft(first)) return first;
-  let inner = authFromKubeConfig(first.right);
+  let inner = authFromKubeconfig(first.right);
   return E.right({
     dynamic: true,
     credentials: () => inner.credentials(),
     invalidate: () => {
       inner.invalidate();
-      const again = loadProviderKubeConfig(name, source);
+      const again = loadProviderKubeconfig(name, source);
       // A kubeconfig that is briefly unreadable (being rewritten) keeps the old credentials; the
       // next 401 tries again.
-      if (E.isRight(again)) inner = authFromKubeConfig(again.right);
+      if (E.isRight(again)) inner = authFromKubeconfig(again.right);
     },
   });
 }

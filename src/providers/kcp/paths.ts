@@ -17,7 +17,7 @@ import type { BackoffConfig } from '../../streams/backoff.js';
 import { backoffDelay, checkBackoff, defaultBackoff } from '../../streams/backoff.js';
 import type { Reporter } from '../internal/report.js';
 import type { KcpProviderOptions } from './config.js';
-import { kcpBase, kcpClient, loadProviderKubeConfig, providerServer } from './credentials.js';
+import { kcpBase, kcpClient, loadProviderKubeconfig, providerServer } from './credentials.js';
 import type { LogicalCluster } from './types.js';
 import { pathAnnotation } from './types.js';
 
@@ -124,7 +124,7 @@ export function pathResolver(front: ClusterClient, config: PathResolverConfig = 
 export function workspaceNamer(config: KcpProviderOptions, say: Reporter): { readonly name: (logical: ClusterName, hint: KubeObject) => Observable<string>; close(): void } {
   if (config.pathAware === undefined || config.pathAware === false) return { name: (logical) => of(logical), close: () => undefined };
   const frontName = clusterName('kcp front door');
-  const kc = loadProviderKubeConfig(frontName, config.kubeconfig);
+  const kc = loadProviderKubeconfig(frontName, config.kubeconfig);
   const front = E.isLeft(kc) ? kc : kcpClient(frontName, kcpBase(providerServer(kc.right)), config.kubeconfig, config.client);
   const scheduler = config.scheduler === undefined ? {} : { scheduler: config.scheduler };
   const resolve = E.isRight(front)

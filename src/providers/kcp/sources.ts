@@ -16,7 +16,7 @@ import type { WatchEvent } from '../../streams/events.js';
 import { managementWatch } from '../internal/management.js';
 import type { Reporter } from '../internal/report.js';
 import type { KcpProviderOptions } from './config.js';
-import { kcpClient, loadProviderKubeConfig, providerServer } from './credentials.js';
+import { kcpClient, loadProviderKubeconfig, providerServer } from './credentials.js';
 import { urlsOf } from './urls.js';
 
 /**
@@ -89,7 +89,7 @@ export function listedUrls<T extends KubeObject>(
   return defer(() => {
     let failed: string | undefined;
     return defer(() => {
-      const kc = loadProviderKubeConfig(clusterName('kcp provider workspace'), config.kubeconfig);
+      const kc = loadProviderKubeconfig(clusterName('kcp provider workspace'), config.kubeconfig);
       const server = E.isLeft(kc) ? '' : providerServer(kc.right);
       const name = clusterName(workspaceOf(server));
       const client = E.isLeft(kc) ? kc : kcpClient(name, server, config.kubeconfig, config.client);

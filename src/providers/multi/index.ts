@@ -97,7 +97,7 @@ function runProviders(registry: BehaviorSubject<ReadonlyMap<string, Provider>>, 
       r.sub = withPrefix(`${name}${separator}`, p).subscribe({
         next: (ev) => {
           if (ev.type === 'engaged') r.engaged.add(ev.cluster.name);
-          else if (ev.type === 'disengaged') r.engaged.delete(ev.name);
+          else if (ev.type === 'disengaged') r.engaged.delete(ev.cluster);
           else if (ev.report.type === 'discovered' && firstPass?.pending.has(name) === true) {
             passed(name, ev.report.candidates);
             return;

@@ -55,7 +55,7 @@ export function withPrefix(prefix: string, provider: Provider): Provider {
     map((ev): FleetEvent => {
       switch (ev.type) {
         case 'disengaged':
-          return disengaged(clusterName(`${prefix}${ev.name}`), ...(ev.reason === undefined ? [] : [ev.reason]));
+          return disengaged(clusterName(`${prefix}${ev.cluster}`), ...(ev.reason === undefined ? [] : [ev.reason]));
         case 'report':
           return reported(prefixReport(prefix, ev.report));
         case 'engaged': {

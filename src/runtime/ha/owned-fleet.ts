@@ -121,8 +121,8 @@ export function ownedFleet(ownership: Observable<Ownership>, running: Set<Cluste
               }
               return;
             case 'disengaged':
-              present.delete(e.name);
-              if (running.delete(e.name)) subscriber.next(e);
+              present.delete(e.cluster);
+              if (running.delete(e.cluster)) subscriber.next(e);
               return;
           }
         },

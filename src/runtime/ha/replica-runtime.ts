@@ -40,7 +40,7 @@ export interface ReplicaRuntime {
 /** What the replica side reports to. @example `{ log, health, registry: metrics.registry, scheduler }` */
 export interface ReplicaRuntimeParts {
   /** The controller's logger. */
-  readonly log: Logger;
+  readonly logger: Logger;
   /** The run's health, for `/readyz`. */
   readonly health: HealthTracker;
   /** The controller's metrics registry. */
@@ -76,7 +76,7 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
       metrics.observe(s);
       if (previous === undefined || transition(previous, s)) {
         const trouble = s.type === 'fenced' || (s.type === 'sharing' && s.problems !== undefined);
-        parts.log[trouble ? 'warn' : 'info']({ replica: s }, `replica ${s.type}`);
+        parts.logger[trouble ? 'warn' : 'info']({ replica: s }, `replica ${s.type}`);
       }
       previous = s;
     }),
