@@ -37,7 +37,7 @@ export interface Credentials {
  *
  * @example
  * ```ts
- * const auth = authFromKubeConfig(loaded); // loaded = loadKubeConfig(...).right
+ * const auth = authFromKubeconfig(loaded); // loaded = loadKubeconfig(...).right
  * await auth.credentials();
  * auth.invalidate(); // next call runs the exec plugin again
  * ```
@@ -98,7 +98,7 @@ function tokenFileSource(file: string, now: () => number = Date.now): { token():
 }
 
 /**
- * Credentials from a loaded kubeconfig (see `loadKubeConfig`). Static credentials are read once,
+ * Credentials from a loaded kubeconfig (see `loadKubeconfig`). Static credentials are read once,
  * on first use. A token file is read again every minute and after a 401; an `auth-provider` is
  * asked on every request (@kubernetes/client-node, an optional peer dependency loaded for such users
  * only, caches its token; without it, their requests fail saying `npm install @kubernetes/client-node`).
@@ -108,8 +108,8 @@ function tokenFileSource(file: string, now: () => number = Date.now): { token():
  *
  * @example
  * ```ts
- * const kc = loadKubeConfig(clusterName('east'), { file: 'east.kubeconfig' });
- * if (isRight(kc)) createTransport(clusterName('east'), kc.right.cluster.server, authFromKubeConfig(kc.right));
+ * const kc = loadKubeconfig(clusterName('east'), { file: 'east.kubeconfig' });
+ * if (isRight(kc)) createTransport(clusterName('east'), kc.right.cluster.server, authFromKubeconfig(kc.right));
  * ```
  * @param kubeconfig - the cluster's own loaded kubeconfig.
  * @returns the credential source.

@@ -222,13 +222,13 @@ export function createClusterClient(cluster: ClusterName, source: KubeconfigSour
 }
 
 /**
- * The client of one cluster from a kubeconfig already loaded and checked (by `loadKubeConfig` or
+ * The client of one cluster from a kubeconfig already loaded and checked (by `loadKubeconfig` or
  * `checkedKubeconfig`): its server, its credentials, the transport options. The entries are held,
  * not copied: they must be this cluster's own, frozen.
  *
  * @example
  * ```ts
- * const kc = loadKubeConfig(clusterName('east'), { file: 'east.yaml' });
+ * const kc = loadKubeconfig(clusterName('east'), { file: 'east.yaml' });
  * if (E.isRight(kc)) clientOfKubeconfig(clusterName('east'), kc.right);
  * ```
  * @param cluster - the cluster's name in the fleet.

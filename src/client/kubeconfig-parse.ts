@@ -72,7 +72,7 @@ function exec(v: unknown, at: string): ExecPluginConfig | undefined {
     if (!isObject(x) || typeof x.name !== 'string' || (x.value !== undefined && x.value !== null && typeof x.value !== 'string')) throw new Error(`${at}.env[${j}] must have a string name and value`);
     return { name: x.name, value: typeof x.value === 'string' ? x.value : '' };
   });
-  // A missing command is refused when the user is used (loadKubeConfig), as kubectl does, so that
+  // A missing command is refused when the user is used (loadKubeconfig), as kubectl does, so that
   // one broken user does not make a file's other contexts unusable.
   return defined<ExecPluginConfig>({
     command: text(v, 'command', at) ?? '',

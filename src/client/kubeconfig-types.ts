@@ -115,12 +115,12 @@ export interface KubeconfigDocument {
 }
 
 /**
- * One context of a kubeconfig, resolved and checked: what `loadKubeConfig` returns and what
- * `authFromKubeConfig` reads. Frozen; never shared between clusters.
+ * One context of a kubeconfig, resolved and checked: what `loadKubeconfig` returns and what
+ * `authFromKubeconfig` reads. Frozen; never shared between clusters.
  *
  * @example
  * ```ts
- * const kc = loadKubeConfig(clusterName('east'), { file: 'east.kubeconfig' });
+ * const kc = loadKubeconfig(clusterName('east'), { file: 'east.kubeconfig' });
  * if (isRight(kc)) console.log(kc.right.context.name, kc.right.cluster.server);
  * ```
  */

@@ -1,7 +1,7 @@
 // Loading one cluster's kubeconfig, with errors that name the cluster and the cause and never echo
 // the file's content (a YAML error snippet could contain a token). Read by rxfleet's own parser:
 // @kubernetes/client-node is not even a type here: a caller's KubeConfig object is taken by its
-// shape (KubeConfigLike), so rxfleet's .d.ts never import client-node's types (which need @types/ws
+// shape (KubeconfigLike), so rxfleet's .d.ts never import client-node's types (which need @types/ws
 // when a user compiles with skipLibCheck: false).
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -19,7 +19,7 @@ import type { KubeconfigCluster, KubeconfigContext, KubeconfigDocument, Kubeconf
  *
  * @example
  * ```ts
- * const kc: KubeConfigLike = { exportConfig: () => '{"apiVersion":"v1","kind":"Config"}' };
+ * const kc: KubeconfigLike = { exportConfig: () => '{"apiVersion":"v1","kind":"Config"}' };
  * ```
  */
 export interface KubeconfigLike {
@@ -34,7 +34,7 @@ export interface KubeconfigLike {
  *
  * @example
  * ```ts
- * const src: KubeConfigSource = { file: '/home/me/.kube/config', context: 'kind-east' };
+ * const src: KubeconfigSource = { file: '/home/me/.kube/config', context: 'kind-east' };
  * ```
  */
 export type KubeconfigSource =
@@ -145,7 +145,7 @@ export function checkedKubeconfig(cluster: ClusterName, entries: KubeconfigConte
  *
  * @example
  * ```ts
- * const kc = loadKubeConfig(clusterName('east'), { file: 'east.kubeconfig' });
+ * const kc = loadKubeconfig(clusterName('east'), { file: 'east.kubeconfig' });
  * if (E.isLeft(kc)) console.error(kc.left.message); // 'cluster "east": invalid kubeconfig east.kubeconfig: ...'
  * else console.log(kc.right.cluster.server);
  * ```

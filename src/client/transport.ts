@@ -59,7 +59,7 @@ function parseBody(text: string, contentType: string | undefined): unknown {
  *
  * @example
  * ```ts
- * const transport = createTransport(clusterName('east'), kc.getCurrentCluster()!.server, authFromKubeConfig(kc));
+ * const transport = createTransport(clusterName('east'), kc.getCurrentCluster()!.server, authFromKubeconfig(kc));
  * ```
  * @param cluster - the cluster name (for errors).
  * @param server - the server URL, possibly with a path prefix.

@@ -152,7 +152,7 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  * const outcomes = fleetWatch(fleet, configMaps).pipe(
  *   reconcile<ConfigMap>((req, ctx) => {
  *     if (req.object === undefined) return done();
- *     ctx.log.info('syncing');
+ *     ctx.logger.info('syncing');
  *     return defer(() => copyToEveryCluster(req.object, ctx.fleet)).pipe(map(() => done()));
  *   }, { concurrency: 4, debounce: { waitMs: 50, maxWaitMs: 500 } }),
  * );

@@ -81,7 +81,7 @@ export interface ReconcileRequest<T extends KubeObject = KubeObject> {
  * @example
  * ```ts
  * const fn: Reconciler<ConfigMap> = (req, ctx) => {
- *   ctx.log.info({ attempt: ctx.attempt }, 'reconciling');
+ *   ctx.logger.info({ attempt: ctx.attempt }, 'reconciling');
  *   return defer(() => fetch(url, { signal: ctx.signal })).pipe(map(() => done()));
  * };
  * ```

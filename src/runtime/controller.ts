@@ -101,7 +101,7 @@ export interface ControllerContext extends ReconcileContext {
  * @example
  * ```ts
  * const fn: ControllerReconciler<Namespace> = (req, ctx) => {
- *   ctx.log.info('looking at it');
+ *   ctx.logger.info('looking at it');
  *   return done();
  * };
  * ```
@@ -225,7 +225,7 @@ export interface Controller<T extends KubeObject> extends ControllerSpec<T> {
  *   provider: clusterListProvider([{ name: 'local', kubeconfig: { file: `${process.env['HOME'] ?? ''}/.kube/config` } }]),
  *   resource: configMaps,
  *   reconcile: (req, ctx) => {
- *     ctx.log.info({ exists: req.object !== undefined }, 'seen');
+ *     ctx.logger.info({ exists: req.object !== undefined }, 'seen');
  *     return done();
  *   },
  * });

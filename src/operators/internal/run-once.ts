@@ -55,7 +55,7 @@ export function runOnce<T extends KubeObject>(fn: Reconciler<T>, request: Reconc
  *
  * @example
  * ```ts
- * const s: Settled = { result: 'error', failures: 1, retryInMs: 5, cause: new Error('boom') };
+ * const s: Settled = { result: 'error', failures: 1, retryAfterMs: 5, cause: new Error('boom') };
  * ```
  */
 export interface Settled {
@@ -94,7 +94,7 @@ export interface RetryBackoffs {
  * @example
  * ```ts
  * const slow = { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0 };
- * settle(error('boom'), 2, { backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, authBackoff: slow }).retryInMs; // 20
+ * settle(error('boom'), 2, { backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 }, authBackoff: slow }).retryAfterMs; // 20
  * ```
  * @param action - what the reconciler answered.
  * @param failures - consecutive failures of the key before this run.

@@ -108,7 +108,7 @@ export class Context implements ReconcileContext {
     this.controller ??= new AbortController();
     return this.controller.signal;
   }
-  /** A logger carrying the cluster and the key. @example `ctx.log.info('syncing')` @returns it. */
+  /** A logger carrying the cluster and the key. @example `ctx.logger.info('syncing')` @returns it. */
   get logger(): Logger {
     this.child ??= this.base.child({ cluster: this.key.cluster, key: formatKey(this.key) });
     return this.child;

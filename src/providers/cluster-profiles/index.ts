@@ -56,7 +56,7 @@ export interface ClusterProfileProviderOptions extends ContactOptions {
 /**
  * A provider of the clusters of a ClusterProfile inventory. A profile is engaged while it is
  * healthy and one of its access providers has a configured exec plugin; the plugin issues the
- * credentials (refreshed before they expire and after a 401, see `authFromKubeConfig`). A change of
+ * credentials (refreshed before they expire and after a 401, see `authFromKubeconfig`). A change of
  * the published endpoint or CA re-engages the cluster; an unhealthy or deleted profile disengages.
  * A failing profile watch on the hub (RBAC, CRD missing, unreachable) is reported as `source`
  * failing, once per cause, then recovered. Reports travel in the provider's stream.

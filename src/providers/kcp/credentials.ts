@@ -38,7 +38,7 @@ function current(source: KcpKubeconfig): KubeconfigSource {
  *
  * @example
  * ```ts
- * const kc = loadProviderKubeConfig(clusterName('provider'), { file: 'provider.kubeconfig' });
+ * const kc = loadProviderKubeconfig(clusterName('provider'), { file: 'provider.kubeconfig' });
  * ```
  * @param name - a name for errors.
  * @param source - the kubeconfig or the function returning it.
