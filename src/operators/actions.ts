@@ -22,7 +22,7 @@ export type Action =
       readonly type: 'done';
     }
   | {
-      /** The object is as desired for now: run again after `afterMs` (a success: resets the backoff). */
+      /** The object is as desired for now: run again after `retryAfterMs` (a success: resets the backoff). */
       readonly type: 'requeue';
       /** Delay before the next run, in ms (≥ 0); a change to the object runs it sooner. */
       readonly retryAfterMs: number;
@@ -67,7 +67,7 @@ export function done(): Action {
  */
 export function requeueAfter(ms: number): Action {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter needs a finite delay ≥ 0, got ${ms}`);
-  return Object.freeze({ type: 'requeue', afterMs: ms });
+  return Object.freeze({ type: 'requeue', retryAfterMs: ms });
 }
 
 /**

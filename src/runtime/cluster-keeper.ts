@@ -59,8 +59,8 @@ export interface KeeperParts {
 }
 
 // A failure episode runs from the first failure to the next list or line from the server
-// (`failingSince`); a retry that merely opens a request is still inside it. `backingOff` without
-// `failingSince` counts too, for snapshots that do not carry it.
+// (`failingSinceAt`); a retry that merely opens a request is still inside it. `backingOff` without
+// `failingSinceAt` counts too, for snapshots that do not carry it.
 function failing(h: WatchHealth | undefined): boolean {
   return h !== undefined && (h.failingSinceAt !== undefined || h.state === 'backingOff');
 }
@@ -68,7 +68,7 @@ function failing(h: WatchHealth | undefined): boolean {
 /**
  * Logs a watch's health change: one line per real change of its state, never one per retry. A
  * watch is "failing" once per failure episode, and "recovered" only once data flows again (a list
- * synced or a line arrived, which clears `failingSince`), not when a retry merely opens a request;
+ * synced or a line arrived, which clears `failingSinceAt`), not when a retry merely opens a request;
  * the recovery line says how long it failed (`failedForMs`). Degraded is logged once each way.
  *
  * @example
@@ -78,12 +78,12 @@ function failing(h: WatchHealth | undefined): boolean {
  * @param clog - the cluster's logger.
  * @param h - the new snapshot.
  * @param before - the previous snapshot of the same watch, if any.
- * @param now - the clock `failingSince` was read on, in ms (default `Date.now`, the watches' default scheduler).
+ * @param now - the clock `failingSinceAt` was read on, in ms (default `Date.now`, the watches' default scheduler).
  * @param unservedResourceHint - the cluster's `Cluster.unservedResourceHint`, for a watch answered 404.
  */
 export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined, now: () => number = Date.now, unservedResourceHint?: string): void {
   if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
-  // A new episode also when failingSince changed: a recovery in between was not seen.
+  // A new episode also when failingSinceAt changed: a recovery in between was not seen.
   const newEpisode = failing(h) && (!failing(before) || (h.failingSinceAt !== undefined && before?.failingSinceAt !== undefined && h.failingSinceAt !== before.failingSinceAt));
   if (newEpisode) {
     const err = h.lastError;
@@ -97,7 +97,7 @@ export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth 
   }
   // Degraded is its own, slower transition: once when it starts, once when it ends.
   if (h.degraded === true && before?.degraded !== true) {
-    clog.error({ resource: h.resource, error: h.lastError?.type, failingSince: h.failingSinceAt }, `cluster unhealthy: ${failingReason(h, unservedResourceHint)}`);
+    clog.error({ resource: h.resource, error: h.lastError?.type, failingSinceAt: h.failingSinceAt }, `cluster unhealthy: ${failingReason(h, unservedResourceHint)}`);
   }
   if (h.degraded !== true && before?.degraded === true) clog.info({ resource: h.resource }, 'watch no longer degraded: a list or event came through');
 }

@@ -123,6 +123,6 @@ export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void 
   if (d.type === 'suppress') return;
   const repeated = d.repeated > 0 ? { repeated: d.repeated } : {};
   if (why !== undefined) log.info({ ...fields, reason, ...repeated }, `write refused: ${why}; the reconcile is dropped here (not retried, not a failure) and the cluster's next owner reconciles it`);
-  else if (o.result === 'error') log.warn({ ...fields, retryInMs: o.retryAfterMs, reason, ...repeated }, 'reconcile failed');
+  else if (o.result === 'error') log.warn({ ...fields, retryAfterMs: o.retryAfterMs, reason, ...repeated }, 'reconcile failed');
   else log.error({ ...fields, reason, ...repeated }, 'reconcile failed for good (terminal)');
 }

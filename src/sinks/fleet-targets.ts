@@ -19,7 +19,7 @@ import { send } from './send.js';
  *
  * @example
  * ```ts
- * const where: TargetSearch = { targets: [configMaps], clusterNames: [clusterName('east')], concurrency: 8 };
+ * const where: TargetSearch = { targets: [configMaps], clusters: [clusterName('east')], concurrency: 8 };
  * ```
  */
 export interface TargetSearch {

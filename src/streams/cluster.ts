@@ -196,7 +196,7 @@ export function engaged(cluster: Cluster): FleetEvent {
  * @returns the event.
  */
 export function disengaged(name: ClusterName, reason?: string): FleetEvent {
-  return Object.freeze(reason === undefined ? { type: 'disengaged', name } : { type: 'disengaged', name, reason });
+  return Object.freeze(reason === undefined ? { type: 'disengaged', cluster: name } : { type: 'disengaged', cluster: name, reason });
 }
 
 /**

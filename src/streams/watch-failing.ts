@@ -67,16 +67,16 @@ export function retryDelayMs(err: KubeError, backoffMs: number, maxRetryAfterMs:
  *
  * @example
  * ```ts
- * failingFields(1_000, 200_000, 120_000); // { failingSince: 1000, degraded: true }
+ * failingFields(1_000, 200_000, 120_000); // { failingSinceAt: 1000, degraded: true }
  * ```
  * @param failingSince - when the current run of failures began (undefined: the watch works).
  * @param now - the scheduler's time.
  * @param degradedAfterMs - the limit.
  * @returns the fields to lay over the snapshot.
  */
-export function failingFields(failingSince: number | undefined, now: number, degradedAfterMs: number): { failingSince?: number; degraded?: boolean } {
+export function failingFields(failingSince: number | undefined, now: number, degradedAfterMs: number): { failingSinceAt?: number; degraded?: boolean } {
   if (failingSince === undefined) return {};
-  return now - failingSince >= degradedAfterMs ? { failingSince, degraded: true } : { failingSince };
+  return now - failingSince >= degradedAfterMs ? { failingSinceAt: failingSince, degraded: true } : { failingSinceAt: failingSince };
 }
 
 /**

@@ -32,7 +32,7 @@ export type InjectedFailure =
       readonly retryAfterSeconds?: number;
     }
   | {
-      /** No answer: the call fails with the client's `Timeout` after `afterMs` of scheduler time. */
+      /** No answer: the call fails with the client's `Timeout` after `timeoutMs` of scheduler time. */
       readonly type: 'timeout';
       /** How long the call hangs first (scheduler time; Promise calls answer at once). Default 0. */
       readonly timeoutMs?: number;
@@ -101,8 +101,8 @@ export function statusFailure(code: number, extra: { readonly reason?: string; r
  * @param afterMs - how long the call hangs first (default 0).
  * @returns the failure.
  */
-export function timeoutFailure(afterMs = 0): InjectedFailure {
-  return Object.freeze({ type: 'timeout', afterMs });
+export function timeoutFailure(timeoutMs = 0): InjectedFailure {
+  return Object.freeze({ type: 'timeout', timeoutMs });
 }
 
 /**

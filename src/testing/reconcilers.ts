@@ -72,7 +72,7 @@ export function scripted<T extends KubeObject = KubeObject>(
  * ```ts
  * const rec = recorder(takes(10));
  * // ...after one reconcile of `a` at frame 0:
- * expect(rec.calls.map((c) => [c.key.name, c.start, c.end])).toEqual([['a', 0, 10]]);
+ * expect(rec.calls.map((c) => [c.key.name, c.startedAt, c.endedAt])).toEqual([['a', 0, 10]]);
  * ```
  */
 export interface RecordedRun<T extends KubeObject = KubeObject> {

@@ -19,9 +19,9 @@ function burst(cluster: string, first: string, n: number): Record<string, Reconc
 }
 
 /** Most runs of one cluster overlapping at any instant. */
-function maxInFlight(calls: readonly { readonly key: { readonly cluster: string }; readonly start: number; readonly end: number | undefined }[], cluster: string): number {
+function maxInFlight(calls: readonly { readonly key: { readonly cluster: string }; readonly startedAt: number; readonly endedAt: number | undefined }[], cluster: string): number {
   const mine = calls.filter((c) => c.key.cluster === cluster);
-  return Math.max(0, ...mine.map((c) => mine.filter((o) => o.start <= c.start && (o.end ?? Infinity) > c.start).length));
+  return Math.max(0, ...mine.map((c) => mine.filter((o) => o.startedAt <= c.startedAt && (o.endedAt ?? Infinity) > c.startedAt).length));
 }
 
 describe('reconcile admission per cluster', () => {

@@ -38,11 +38,11 @@ describe('degraded watches', () => {
       ts.flush();
       // Degraded during the wait that crosses 10 s, not at the next failure (12 s); said once across two more failures.
       expect(t.changes).toEqual(['10000 degraded', '24800 recovered']);
-      expect(t.health.find((h) => h.degraded === true)).toMatchObject({ state: 'backingOff', failingSince: 0, nextAttemptAt: 12_000, synced: false, lastError: { code: 500 } });
+      expect(t.health.find((h) => h.degraded === true)).toMatchObject({ state: 'backingOff', failingSinceAt: 0, nextAttemptAt: 12_000, synced: false, lastError: { code: 500 } });
       const last = t.health.at(-1);
       expect(last).toMatchObject({ state: 'connected', synced: true });
       expect(last).not.toHaveProperty('degraded');
-      expect(last).not.toHaveProperty('failingSince');
+      expect(last).not.toHaveProperty('failingSinceAt');
     });
   });
 
@@ -59,7 +59,7 @@ describe('degraded watches', () => {
       // The retry at 140.4 s opens a request (`connected`) without any data: still degraded.
       const retrying = t.health.filter((h) => h.state === 'connected' && h.degraded === true);
       expect(retrying.length).toBeGreaterThan(0);
-      expect(retrying[0]).toMatchObject({ failingSince: 0, synced: true });
+      expect(retrying[0]).toMatchObject({ failingSinceAt: 0, synced: true });
       expect(t.health.at(-1)).toMatchObject({ state: 'connected', lastEventAt: 170_401 });
       expect(t.health.at(-1)).not.toHaveProperty('degraded');
     });

@@ -20,7 +20,7 @@ describe('list timeouts', () => {
       const s = scripted([cold<Either<KubeError, ObjectList<ConfigMap>>>('(a|)', { a: E.left(noAnswer) }), cold('(a|)', { a: page('10', []) })], []);
       const t = record(ts, watchSignals(s.source, { ...base, scheduler: ts }), 5_000);
       ts.flush();
-      expect(t.health.find((h) => h.state === 'backingOff')).toMatchObject({ failingSince: 0, nextAttemptAt: 800, lastError: { type: 'Timeout' } });
+      expect(t.health.find((h) => h.state === 'backingOff')).toMatchObject({ failingSinceAt: 0, nextAttemptAt: 800, lastError: { type: 'Timeout' } });
       // Retried after the backoff, still from the watch cache: the server never said it could not serve it.
       expect(s.lists.map((o) => o.resourceVersion)).toEqual(['0', '0']);
       expect(t.health.at(-1)).toMatchObject({ state: 'connected', synced: true });

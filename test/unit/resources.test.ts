@@ -1,11 +1,11 @@
 // rxfleet/resources, the generated built-in types: files stay small, descriptors are well formed
-// and unique, every inline @example type-checks, and the root's hand-written types interoperate.
+// and unique, every inline @example type-checks, and the root's built-in types are these.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { ConfigMap as RootConfigMap, KubeObject, Lease as RootLease, Namespace as RootNamespace, Secret as RootSecret, ResourceDescriptor } from '../../src/index.js';
+import type { ConfigMap as RootConfigMap, KubeObject, LabelSelector as RootLabelSelector, Lease as RootLease, Namespace as RootNamespace, Secret as RootSecret, ResourceDescriptor } from '../../src/index.js';
 import * as root from '../../src/index.js';
-import type { ConfigMap, Deployment, Lease, Namespace, Secret } from '../../src/resources/index.js';
+import type { ConfigMap, Deployment, LabelSelector, Lease, Namespace, Secret } from '../../src/resources/index.js';
 import * as resources from '../../src/resources/index.js';
 import { repoRoot, typeErrors } from './type-check-support.js';
 
@@ -36,21 +36,19 @@ describe('rxfleet/resources', () => {
     }
   });
 
-  it('leaves configMaps, secrets, namespaces, leases and customResourceDefinitions to the root entry point (one home per value)', () => {
-    const names = Object.keys(resources);
-    expect(names.filter((n) => n in root)).toEqual([]);
-    expect(['configMaps', 'secrets', 'namespaces', 'leases', 'customResourceDefinitions'].every((n) => n in root)).toBe(true);
+  it('is the home of configMaps, secrets, namespaces, leases and customResourceDefinitions: the root re-exports the very same values', () => {
+    const shared = Object.keys(resources).filter((n) => n in root);
+    expect(shared.sort()).toEqual(['configMaps', 'customResourceDefinitions', 'leases', 'namespaces', 'secrets']);
+    for (const n of shared) expect(root[n as keyof typeof root], n).toBe(resources[n as keyof typeof resources]);
   });
 
-  it('types objects as KubeObjects, usable where the root types are (and the root ConfigMap, Secret and Lease where these are)', () => {
+  it('types objects as KubeObjects, and the root names the very same ConfigMap, Secret, Namespace, Lease and LabelSelector', () => {
     expectTypeOf<Deployment>().toExtend<KubeObject>();
-    expectTypeOf<RootConfigMap>().toExtend<ConfigMap>();
-    expectTypeOf<ConfigMap>().toExtend<RootConfigMap>();
-    expectTypeOf<RootSecret>().toExtend<Secret>();
-    expectTypeOf<Secret>().toExtend<RootSecret>();
-    expectTypeOf<Namespace>().toExtend<RootNamespace>();
-    expectTypeOf<Lease>().toExtend<RootLease>();
-    expectTypeOf<RootLease>().toExtend<Lease>();
+    expectTypeOf<RootConfigMap>().toEqualTypeOf<ConfigMap>();
+    expectTypeOf<RootSecret>().toEqualTypeOf<Secret>();
+    expectTypeOf<RootNamespace>().toEqualTypeOf<Namespace>();
+    expectTypeOf<RootLease>().toEqualTypeOf<Lease>();
+    expectTypeOf<RootLabelSelector>().toEqualTypeOf<LabelSelector>();
     expect(descriptors.length).toBeGreaterThan(30);
   });
 

@@ -108,7 +108,7 @@ describe('healthTracker', () => {
     });
     const log = pino(sink);
     const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
-    const failing = { lastError, failingSince: 0 };
+    const failing = { lastError, failingSinceAt: 0 };
     const seq = [
       h(east, { ...failing, state: 'backingOff', nextAttemptAt: 12_000 }),
       h(east, { ...failing, state: 'backingOff', nextAttemptAt: 12_000, degraded: true }),
@@ -129,7 +129,7 @@ describe('healthTracker', () => {
   it('should log one "failing" for a watch retrying 5 times and one "recovered", with how long, once data flows', () => {
     const { log, lines } = capture();
     const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
-    const failing = { lastError, failingSince: 1_000 };
+    const failing = { lastError, failingSinceAt: 1_000 };
     const seq: WatchHealth[] = [h(east)];
     // Each retry: backing off, then a request opened (`connected` or `listing`) that fails again.
     for (let i = 0; i < 5; i++) seq.push(h(east, { ...failing, state: 'backingOff', nextAttemptAt: 2_000 * i }), h(east, { ...failing, state: i % 2 === 0 ? 'connected' : 'listing' }));
@@ -146,7 +146,7 @@ describe('healthTracker', () => {
 
   it('should log nothing for a retry that opens a request and fails again', () => {
     const { log, lines } = capture();
-    const failing = { lastError: kubeError('Transient', east, 'reset', { code: 500 }), failingSince: 0 };
+    const failing = { lastError: kubeError('Transient', east, 'reset', { code: 500 }), failingSinceAt: 0 };
     const backingOff = h(east, { ...failing, state: 'backingOff', nextAttemptAt: 1_000 });
     const opened = h(east, { ...failing, state: 'connected' });
     logTransition(log, opened, backingOff);
