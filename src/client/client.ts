@@ -212,12 +212,12 @@ export function clientOver(t: Transport): ClusterClient {
  * const ns = await east.right.list(namespaces);
  * ```
  * @param cluster - the cluster's name in the fleet.
- * @param source - its kubeconfig (YAML, file or KubeConfig) and optional context.
+ * @param kubeconfig - its kubeconfig (YAML, file or KubeConfig) and optional context.
  * @param options - user agent and default timeout.
  * @returns the client, or an `InvalidConfig` error.
  */
-export function createClusterClient(cluster: ClusterName, source: KubeconfigSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
-  const kc = loadKubeconfig(cluster, source);
+export function createClusterClient(cluster: ClusterName, kubeconfig: KubeconfigSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
+  const kc = loadKubeconfig(cluster, kubeconfig);
   return E.isLeft(kc) ? kc : E.right(clientOfKubeconfig(cluster, kc.right, options));
 }
 

@@ -150,19 +150,19 @@ export function checkedKubeconfig(cluster: ClusterName, entries: KubeconfigConte
  * else console.log(kc.right.cluster.server);
  * ```
  * @param cluster - the cluster this kubeconfig is for (used in errors).
- * @param source - YAML, a file path, or a KubeConfig, plus an optional context.
+ * @param kubeconfig - YAML, a file path, or a KubeConfig, plus an optional context.
  * @returns the context, its cluster and its user (frozen, of its own), or an `InvalidConfig` error.
  */
-export function loadKubeconfig(cluster: ClusterName, source: KubeconfigSource): Either<KubeError, LoadedKubeconfig> {
-  const file = 'file' in source ? source.file : undefined;
+export function loadKubeconfig(cluster: ClusterName, kubeconfig: KubeconfigSource): Either<KubeError, LoadedKubeconfig> {
+  const file = 'file' in kubeconfig ? kubeconfig.file : undefined;
   const invalid = (why: string): Either<KubeError, LoadedKubeconfig> => E.left(kubeError('InvalidConfig', cluster, `invalid kubeconfig${file === undefined ? '' : ` ${file}`}: ${why}`));
   let doc: KubeconfigDocument;
   try {
-    doc = parse(source);
+    doc = parse(kubeconfig);
   } catch (err) {
     return invalid(describe(err));
   }
-  const contextName = source.context ?? doc.currentContext;
+  const contextName = kubeconfig.context ?? doc.currentContext;
   if (contextName === undefined || contextName === '') return invalid('no current-context and no context given');
   const context = doc.contexts.find((c) => c.name === contextName);
   if (context === undefined) return invalid(`context "${contextName}" not found`);

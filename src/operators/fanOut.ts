@@ -31,7 +31,7 @@ export type FanOutItem<D> =
       /** The fleet name of the target cluster. */
       readonly cluster: ClusterName;
       /** The key of the source object the copy is made from. */
-      readonly source: ObjectKey;
+      readonly sourceKey: ObjectKey;
       /** The desired copy for that cluster, as built by the config's `desired`. */
       readonly object: D;
     }
@@ -41,7 +41,7 @@ export type FanOutItem<D> =
       /** The fleet name of the cluster to remove the copy from. */
       readonly cluster: ClusterName;
       /** The key of the source object whose copy goes. */
-      readonly source: ObjectKey;
+      readonly sourceKey: ObjectKey;
     };
 
 /**
@@ -58,7 +58,7 @@ export type FanOutItem<D> =
  */
 export interface FanOutConfig<T extends KubeObject, D> {
   /** The fleet, as lifecycle events or as snapshots; nothing is emitted before its first value. */
-  readonly fleet: Observable<FleetEvent | FleetView>;
+  readonly fleetUpdates: Observable<FleetEvent | FleetView>;
   /** Which clusters (by their labels; none means `{}`) receive a copy of a source object. */
   readonly clusterSelector: LabelSelector | ((source: T) => LabelSelector);
   /** The desired object in a target cluster. */
@@ -122,13 +122,13 @@ export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): Ope
           if (c === undefined) s.targets.delete(name);
           else if (!matchesSelector(sel, c.labels ?? {})) {
             s.targets.delete(name);
-            subscriber.next({ type: 'removed', cluster: name, source: s.key });
+            subscriber.next({ type: 'removed', cluster: name, sourceKey: s.key });
           }
         }
         for (const c of engaged.values()) {
           if (!matchesSelector(sel, c.labels ?? {}) || (onlyNew && s.targets.has(c.name))) continue;
           s.targets.add(c.name);
-          subscriber.next({ type: 'desired', cluster: c.name, source: s.key, object: config.desired(s.object, c) });
+          subscriber.next({ type: 'desired', cluster: c.name, sourceKey: s.key, object: config.desired(s.object, c) });
         }
       };
 
@@ -138,13 +138,13 @@ export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): Ope
         const matches = matchesSelector(selectorOf(s.object), c.labels ?? {});
         if (matches && !s.targets.has(c.name)) {
           s.targets.add(c.name);
-          subscriber.next({ type: 'desired', cluster: c.name, source: s.key, object: config.desired(s.object, c) });
+          subscriber.next({ type: 'desired', cluster: c.name, sourceKey: s.key, object: config.desired(s.object, c) });
         } else if (!matches && s.targets.delete(c.name)) {
-          subscriber.next({ type: 'removed', cluster: c.name, source: s.key });
+          subscriber.next({ type: 'removed', cluster: c.name, sourceKey: s.key });
         }
       };
 
-      const fleetSub = config.fleet.subscribe({
+      const fleetSub = config.fleetUpdates.subscribe({
         next: (f) => {
           if (isView(f)) {
             engaged = new Map(f.clusters().map((c) => [c.name, c]));
@@ -177,7 +177,7 @@ export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): Ope
           if (ev.type === 'deleted') {
             sources.delete(id);
             for (const name of prev?.targets ?? []) {
-              if (engaged?.has(name) === true) subscriber.next({ type: 'removed', cluster: name, source: ev.key });
+              if (engaged?.has(name) === true) subscriber.next({ type: 'removed', cluster: name, sourceKey: ev.key });
             }
             return;
           }

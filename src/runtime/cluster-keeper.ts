@@ -126,7 +126,7 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
         health.engage(cluster.name, ids, cluster.unservedResourceHint);
         kept += 1;
         metrics.engaged(kept);
-        clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { source: cluster.identity.source }), watches: ids }, 'cluster engaged');
+        clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { source: cluster.identity.from }), watches: ids }, 'cluster engaged');
         const perWatch = mine.map((s) => {
           const inf = informers.informer(cluster, s.resource, s.options);
           return merge(

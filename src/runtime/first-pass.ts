@@ -10,10 +10,10 @@ import { ConfigError } from '../core/config-error.js';
 import type { FleetEvent } from '../streams/cluster.js';
 import type { ProviderReport } from '../streams/provider-report.js';
 import type { HealthReport } from './health.js';
-import type { FleetOptions } from './run-types.js';
+import type { DiscoveryOptions } from './run-types.js';
 
 /**
- * {@link FleetOptions} with defaults applied and checked.
+ * {@link DiscoveryOptions} with defaults applied and checked.
  *
  * @example
  * ```ts
@@ -23,7 +23,7 @@ import type { FleetOptions } from './run-types.js';
  * @returns the settings.
  * @throws ConfigError when `minClusters` is not a whole number ≥ 0 or the timeout is not positive.
  */
-export function fleetSettings(o: FleetOptions = {}): Required<FleetOptions> {
+export function fleetSettings(o: DiscoveryOptions = {}): Required<DiscoveryOptions> {
   const allowEmpty = o.allowEmpty ?? false;
   const minClusters = o.minClusters ?? (allowEmpty ? 0 : 1);
   const firstPassTimeoutMs = o.firstPassTimeoutMs ?? 30_000;

@@ -19,7 +19,7 @@
 import '../internal/require-node.js';
 export { exitCodes } from './errors.js';
 export type { ClusterHealth, DiscoveryHealth, HealthReport, HealthView, RunPhase } from './health.js';
-export type { FleetOptions } from './run-types.js';
+export type { DiscoveryOptions } from './run-types.js';
 export type { FirstPass } from './first-pass.js';
 export { firstPass } from './first-pass.js';
 export type { ClusterRateLimitOption } from './cluster-rate-limit.js';

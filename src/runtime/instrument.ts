@@ -8,7 +8,7 @@ import type { KubeError } from '../core/errors.js';
 import type { WriteVerb } from '../core/verb.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
-import type { SinkCluster, SinkFleet, WriteClient } from '../sinks/context.js';
+import type { SinkCluster, SinkClusters, WriteClient } from '../sinks/context.js';
 
 /**
  * Receives one write request's result: `ok`, or the error's tag.
@@ -41,7 +41,7 @@ function instrumentClient(cluster: ClusterName, c: WriteClient, record: WriteRec
 }
 
 /**
- * A {@link SinkFleet} over a fleet whose clients report every write request to `record`.
+ * A {@link SinkClusters} over a fleet whose clients report every write request to `record`.
  *
  * @example
  * ```ts
@@ -52,7 +52,7 @@ function instrumentClient(cluster: ClusterName, c: WriteClient, record: WriteRec
  * @param record - the write counter.
  * @returns the instrumented view.
  */
-export function instrumentedFleet(fleet: FleetView | SinkFleet, record: WriteRecorder): SinkFleet {
+export function instrumentedFleet(fleet: FleetView | SinkClusters, record: WriteRecorder): SinkClusters {
   const wrap = (c: SinkCluster): SinkCluster => ({ name: c.name, client: instrumentClient(c.name, c.client, record) });
   return {
     get: (name) => {

@@ -10,7 +10,7 @@ import type { KubeObject } from '../core/object.js';
 import { reconcile } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
 import { sinkContext } from '../sinks/context.js';
-import type { SinkConfig, SinkFleet } from '../sinks/context.js';
+import type { SinkConfig, SinkClusters } from '../sinks/context.js';
 import type { Fleet } from '../streams/fleet.js';
 import { fleetWatch } from '../streams/fleet-watch.js';
 import type { Informers } from '../streams/informers.js';
@@ -41,7 +41,7 @@ export interface SharedRunParts {
   /** The per-cluster client-side rate limit's delay, when one is set. */
   readonly clusterGate?: (cluster: ClusterName) => number;
   /** Where the sinks write, when not through the fleet's own clients (the testing harness: clients on its scheduler). */
-  readonly sinkFleet?: SinkFleet;
+  readonly sinkFleet?: SinkClusters;
 }
 
 /**
@@ -96,7 +96,7 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...own.sinkOptions, fleet: instrumentedFleet(shared.sinkFleet ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({ ...own.sinkOptions, clusters: instrumentedFleet(shared.sinkFleet ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };

@@ -21,7 +21,7 @@ import type { SignalTarget } from './signals.js';
  * const sandbox: FleetOptions = { allowEmpty: true }; // an empty fleet is fine, and ready
  * ```
  */
-export interface FleetOptions {
+export interface DiscoveryOptions {
   /**
    * Readiness needs at least this many clusters discovered by the provider (before leader
    * election or sharding picks this replica's share), and synced here up to the number this
@@ -80,8 +80,8 @@ export interface RunOptions {
    * everything, unguarded.
    */
   readonly replicas?: Replicas;
-  /** What the fleet must be at start and for readiness (see {@link FleetOptions}). */
-  readonly fleet?: FleetOptions;
+  /** What the fleet must be at start and for readiness (see {@link DiscoveryOptions}). */
+  readonly discovery?: DiscoveryOptions;
   /**
    * A client-side rate limit per engaged cluster (QPS and burst, like client-go's `rest.Config`),
    * or a function choosing each cluster's (`undefined`: unlimited). Off by default. Each cluster

@@ -83,7 +83,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   const metrics = single ? controllerMetrics(name, options.registry, options.metrics) : scopedMetrics(name, options.registry ?? new Registry(), options.metrics ?? {}, 'fleet');
   const own = single ? [metrics] : controllers.map((x) => scopedMetrics(x.name, new Registry(), options.metrics ?? {}, 'reconcile'));
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
-  const fleetOptions = fleetSettings(options.fleet);
+  const fleetOptions = fleetSettings(options.discovery);
   // One client-side limiter per engaged cluster, taken by every request of its client (watches, sinks, a reconciler's own).
   const limits = clusterRateLimits(options.clusterRateLimit, legacyRateLimit(controllers), { scheduler, registry: metrics.registry });
   const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler });

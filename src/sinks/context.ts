@@ -65,7 +65,7 @@ export interface SinkCluster {
  * const ctx = sinkContext({ fleet: fleetView, fieldManager: 'rollouts.demo.rxfleet.dev' });
  * ```
  */
-export interface SinkFleet {
+export interface SinkClusters {
   /** The engaged cluster of that name, or `undefined` (a write there is refused as not engaged). */
   get(name: ClusterName): SinkCluster | undefined;
   /** The engaged clusters, in engagement order. */
@@ -121,7 +121,7 @@ const retryAfterDefaults: BackoffConfig = { initialMs: 1000, factor: 1, maxMs: 3
  */
 export interface SinkConfig {
   /** Where the sinks find each cluster's client, read at every write (a `FleetView` will do). */
-  readonly fleet: SinkFleet;
+  readonly clusters: SinkClusters;
   /** The controller's one stable field manager (1–128 characters): server-side apply tracks ownership by it. */
   readonly fieldManager: string;
   /** Drives every wait (retry spacing, Retry-After, rate limits). Default `asyncScheduler`. */
@@ -164,7 +164,7 @@ export interface SinkConfig {
  */
 export interface SinkContext {
   /** Where the sinks find each cluster's client, read at every write. */
-  readonly fleet: SinkFleet;
+  readonly clusters: SinkClusters;
   /** The controller's field manager, sent with every create, update, patch and apply. */
   readonly fieldManager: string;
   /** Drives every wait (retry spacing, Retry-After, rate limits): the config's, else `asyncScheduler`. */
@@ -208,7 +208,7 @@ export function sinkContext(config: SinkConfig): SinkContext {
   const rate = config.rateLimit === undefined ? undefined : checkRateLimit(config.rateLimit, 'sinkContext: rateLimit');
   const buckets = new Map<ClusterName, TokenBucket>();
   return Object.freeze({
-    fleet: config.fleet,
+    fleet: config.clusters,
     fieldManager: fm,
     scheduler,
     conflictRetry,
@@ -219,8 +219,8 @@ export function sinkContext(config: SinkConfig): SinkContext {
       let b = buckets.get(cluster);
       if (b === undefined) {
         // Keep memory bounded under cluster churn: forget buckets of clusters no longer engaged.
-        if (buckets.size >= 2 * config.fleet.clusters().length + 16) {
-          for (const name of buckets.keys()) if (config.fleet.get(name) === undefined) buckets.delete(name);
+        if (buckets.size >= 2 * config.clusters.clusters().length + 16) {
+          for (const name of buckets.keys()) if (config.clusters.get(name) === undefined) buckets.delete(name);
         }
         b = tokenBucket(rate, scheduler);
         buckets.set(cluster, b);

@@ -53,7 +53,7 @@ export function eachTarget(
   onTarget: (target: KubeObject, cluster: ClusterName, r: ResourceDescriptor) => Observable<WriteOutcome>,
 ): Observable<WriteOutcome> {
   const concurrency = search.concurrency ?? defaultSinkConcurrency;
-  const clusters = search.clusters ?? ctx.fleet.clusters().map((c) => c.name);
+  const clusters = search.clusters ?? ctx.clusters.clusters().map((c) => c.name);
   const places = clusters.flatMap((cluster) => search.targets.map((r) => ({ cluster, r })));
   return from(places).pipe(
     mergeMap(

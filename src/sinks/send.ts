@@ -45,7 +45,7 @@ export function send<R>(
 ): Observable<Sent<R>> {
   const attempt = (n: number): Observable<Sent<R>> =>
     defer(() => {
-      const target = ctx.fleet.get(cluster);
+      const target = ctx.clusters.get(cluster);
       if (target === undefined) {
         return of<Sent<R>>({ result: E.left(kubeError('NotEngaged', cluster, `cluster is not engaged in the fleet: cannot ${what}`)), attempts: n - 1 });
       }

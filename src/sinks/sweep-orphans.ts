@@ -26,7 +26,7 @@ import { writeFailed } from './result.js';
  */
 export interface SweepOrphansWrite extends TargetSearch {
   /** The resource of the sources; targets referring to another resource are left alone. */
-  readonly source: ResourceDescriptor;
+  readonly sourceResource: ResourceDescriptor;
 }
 
 /**
@@ -46,14 +46,14 @@ export interface SweepOrphansWrite extends TargetSearch {
  * @returns the outcomes, then completes; never errors.
  */
 export function sweepOrphans(ctx: SinkContext, write: SweepOrphansWrite): Observable<WriteOutcome> {
-  const sourceId = resourceId(write.source);
+  const sourceId = resourceId(write.sourceResource);
   return eachTarget(ctx, write, (r) => `list ${resourceId(r)} targets`, sourceLabel, (t, cluster, r) => {
     const ref = readBackReference(t);
     if (ref?.resource !== sourceId) return EMPTY;
     const targetKey = objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? '');
     // Not engaged: the source may well exist; only a cluster we can read may condemn a target.
-    if (ctx.fleet.get(ref.cluster) === undefined) return EMPTY;
-    return readOrNull(ctx, write.source, objectKey(ref.cluster, ref.namespace, ref.name)).pipe(
+    if (ctx.clusters.get(ref.cluster) === undefined) return EMPTY;
+    return readOrNull(ctx, write.sourceResource, objectKey(ref.cluster, ref.namespace, ref.name)).pipe(
       concatMap((src): Observable<WriteOutcome> => {
         if (E.isLeft(src)) return of(writeFailed('delete', targetKey, src.left, 0));
         if (src.right !== null && src.right.metadata.uid === ref.uid) return EMPTY;

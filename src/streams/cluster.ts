@@ -89,7 +89,7 @@ export interface ClusterIdentity {
   /** The provider that engaged the cluster, e.g. `file`, `namespaces`, `kcp-apiexport`. */
   readonly provider: string;
   /** Where it came from: `context "east" of kubeconfig east.yaml`, `Secret fleet/east`, `workspace root:org:a`. Never a credential. */
-  readonly source: string;
+  readonly from: string;
   /** A stable identity where one is known: a ClusterProperty `cluster.clusterset.k8s.io` (KEP-2149), a kcp logical cluster. */
   readonly id?: string;
 }

@@ -21,7 +21,7 @@ import '../internal/require-node.js';
 export type { CacheView, Cluster, ClusterCache, ClusterIdentity, FleetEvent, FleetView, Provider, Selection } from './cluster.js';
 export { disengaged, engaged, reported } from './cluster.js';
 export type { ProviderReport } from './provider-report.js';
-export type { ContactOptions, Probe, ProviderOptions } from './provider-options.js';
+export type { ContactOptions, ContactProbe, ProviderOptions } from './provider-options.js';
 export type { KeyedEvent, WatchEvent } from './events.js';
 // The fleet.
 export type { CreateFleetOptions, EngagedCluster, Fleet } from './fleet.js';
@@ -30,8 +30,8 @@ export { staticProvider } from './static-provider.js';
 // Watches of one cluster.
 export type { WatchConfig } from './watch-config.js';
 export type { WatchSettings } from './watched.js';
-export type { WatchSource } from './watch-source.js';
-export { clusterWatchSource } from './watch-source.js';
+export type { ListerWatcher } from './watch-source.js';
+export { clusterListerWatcher } from './watch-source.js';
 export { defaultPageSize, listPages } from './list-pages.js';
 export type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
 export type { WatchMachineConfig } from './watch-signals.js';

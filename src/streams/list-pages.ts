@@ -7,7 +7,7 @@ import type { KubeObject, ObjectList } from '../core/object.js';
 import type { ListOptions } from '../client/client.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
-import type { WatchSource } from './watch-source.js';
+import type { ListerWatcher } from './watch-source.js';
 
 /** Page size of the lists a watch makes (client-go's reflector uses the same). @example `listPages(source, opts, defaultPageSize)` */
 export const defaultPageSize = 500;
@@ -24,18 +24,18 @@ export const defaultPageSize = 500;
  *   if (E.isRight(page)) console.log(page.right.items.length);
  * });
  * ```
- * @param source - where to list from.
+ * @param listerWatcher - where to list from.
  * @param opts - selectors, namespace, resourceVersion of the first page.
  * @param limit - page size.
  * @returns a cold stream of pages.
  */
 export function listPages<T extends KubeObject>(
-  source: WatchSource<T>,
+  listerWatcher: ListerWatcher<T>,
   opts: ListOptions,
   limit: number = defaultPageSize,
 ): Observable<Either<KubeError, ObjectList<T>>> {
   const { resourceVersion: _rv, resourceVersionMatch: _rvm, continue: _c, ...rest } = opts;
-  const page = (o: ListOptions): Observable<Either<KubeError, ObjectList<T>>> => defer(() => from(source.list(o)));
+  const page = (o: ListOptions): Observable<Either<KubeError, ObjectList<T>>> => defer(() => from(listerWatcher.list(o)));
   return page({ ...opts, limit }).pipe(
     expand((p) => {
       const token = E.isRight(p) ? p.right.metadata.continue : undefined;

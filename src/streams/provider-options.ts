@@ -28,7 +28,7 @@ export interface ProviderOptions {
  * const probe: Probe = (c) => c.client.raw({ method: 'GET', path: '/version' }).then((r) => (isRight(r) ? E.right(true) : E.left(r.left.message)));
  * ```
  */
-export type Probe = (cluster: Cluster) => ObservableInput<Either<string, unknown>>;
+export type ContactProbe = (cluster: Cluster) => ObservableInput<Either<string, unknown>>;
 
 /**
  * Timing and first-contact options of a discovering provider.
@@ -41,10 +41,10 @@ export type Probe = (cluster: Cluster) => ObservableInput<Either<string, unknown
 export interface ContactOptions extends ProviderOptions {
   /**
    * First contact before engaging: `true` sends `GET /version` (any answer but 401 counts),
-   * `false` engages at once, or pass your own {@link Probe}. A cluster that does not answer is
+   * `false` engages at once, or pass your own {@link ContactProbe}. A cluster that does not answer is
    * reported as `waiting` and retried; it never delays the others.
    */
-  readonly probe?: boolean | Probe;
+  readonly probe?: boolean | ContactProbe;
   /** How long one probe may take (default 10 000). */
   readonly probeTimeoutMs?: number;
   /** How long to wait before probing a silent cluster again (default 30 000). */

@@ -21,7 +21,7 @@ import type { WatchMachineConfig } from './watch-config.js';
 import { initialEventsEndAnnotation } from './watch-config.js';
 import { failingFields, isKubeError, retryDelayMs, watchLimits } from './watch-failing.js';
 import type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
-import type { WatchSource } from './watch-source.js';
+import type { ListerWatcher } from './watch-source.js';
 
 // Declared beside WatchConfig (this file is the state machine alone); exported from here as before.
 export type { WatchMachineConfig } from './watch-config.js';
@@ -50,11 +50,11 @@ const isLastPage = (list: ObjectList): boolean => list.metadata.continue === und
  *   .subscribe((s) => console.log(s.type === 'event' ? s.event.type : s.health.state));
  * ```
  * @see watch for the events alone, over a cluster's client.
- * @param source - the list and watch calls.
+ * @param listerWatcher - the list and watch calls.
  * @param config - cluster, resource and {@link WatchConfig} options.
  * @returns a cold, never-erroring stream of {@link WatchSignal}s.
  */
-export function watchSignals<T extends KubeObject>(source: WatchSource<T>, config: WatchMachineConfig): Observable<WatchSignal<T>> {
+export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<T>, config: WatchMachineConfig): Observable<WatchSignal<T>> {
   const scheduler = config.scheduler ?? asyncScheduler;
   const random = config.random ?? Math.random;
   const backoff = { ...defaultBackoff, ...config.backoff };
@@ -152,7 +152,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
       if (health.synced) health = { ...health, relists: health.relists + 1 };
       let pages = 0;
       let snapshotRv: string | undefined;
-      const list = listPages(source, { ...selectors, resourceVersion: listRv }, config.pageSize ?? defaultPageSize).pipe(
+      const list = listPages(listerWatcher, { ...selectors, resourceVersion: listRv }, config.pageSize ?? defaultPageSize).pipe(
         // An injected list that errors instead of resolving to a Left is still a failed list, not a dead watch.
         catchError((e: unknown) => of(E.left(toKubeError(e)))),
         concatMap((page): WatchSignal<T>[] => {
@@ -259,7 +259,7 @@ export function watchSignals<T extends KubeObject>(source: WatchSource<T>, confi
         fail(err);
       };
 
-      const request = source.watch(opts).pipe(
+      const request = listerWatcher.watch(opts).pipe(
           inactivityTimeout(inactivityMs, scheduler, () => kubeError('Timeout', cluster, `no line from the watch for ${inactivityMs} ms: presumed dead, restarting it`)),
           emitEach((line: string, end) => {
             const r = onLine(line);

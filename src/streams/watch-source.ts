@@ -23,7 +23,7 @@ import type { Either } from '../internal/fp.js';
  * };
  * ```
  */
-export interface WatchSource<T extends KubeObject = KubeObject> {
+export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /** One list call (a page, or the streaming list when `opts` asks for it). */
   list(opts: ListOptions): ObservableInput<Either<KubeError, ObjectList<T>>>;
   /** One watch request: its raw lines, ending when the server ends it. */
@@ -31,7 +31,7 @@ export interface WatchSource<T extends KubeObject = KubeObject> {
 }
 
 /**
- * The production {@link WatchSource} of one resource in one cluster, over the cluster's own client.
+ * The production {@link ListerWatcher} of one resource in one cluster, over the cluster's own client.
  * The list call is deferred so that nothing is sent until the watch subscribes.
  *
  * @example
@@ -43,7 +43,7 @@ export interface WatchSource<T extends KubeObject = KubeObject> {
  * @param resource - what to list and watch.
  * @returns the source.
  */
-export function clusterWatchSource<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>): WatchSource<T> {
+export function clusterListerWatcher<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>): ListerWatcher<T> {
   return {
     list: (opts) => defer(() => cluster.client.list(resource, opts)),
     watch: (opts) => cluster.client.watch(resource, opts),

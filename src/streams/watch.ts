@@ -8,8 +8,8 @@ import type { WatchEvent } from './events.js';
 import { signalEvents } from './signal-events.js';
 import type { WatchConfig } from './watch-config.js';
 import { watchSignals } from './watch-signals.js';
-import type { WatchSource } from './watch-source.js';
-import { clusterWatchSource } from './watch-source.js';
+import type { ListerWatcher } from './watch-source.js';
+import { clusterListerWatcher } from './watch-source.js';
 
 /**
  * Options of {@link watchEvents}: the {@link WatchConfig} knobs plus an optional injected source.
@@ -21,7 +21,7 @@ import { clusterWatchSource } from './watch-source.js';
  */
 export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends WatchConfig {
   /** The list/watch calls; default: the cluster's client. */
-  readonly source?: WatchSource<T>;
+  readonly listerWatcher?: ListerWatcher<T>;
 }
 
 /**
@@ -44,6 +44,6 @@ export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends W
  * @returns the cold event stream.
  */
 export function watchEvents<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: WatchEventsOptions<T> = {}): Observable<WatchEvent<T>> {
-  const { source, ...config } = options;
-  return watchSignals(source ?? clusterWatchSource(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(signalEvents());
+  const { listerWatcher, ...config } = options;
+  return watchSignals(listerWatcher ?? clusterListerWatcher(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(signalEvents());
 }

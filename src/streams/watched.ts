@@ -11,8 +11,8 @@ import { signalEvents } from './signal-events.js';
 import type { WatchConfig } from './watch-config.js';
 import type { WatchHealth } from './watch-health.js';
 import { watchSignals } from './watch-signals.js';
-import type { WatchSource } from './watch-source.js';
-import { clusterWatchSource } from './watch-source.js';
+import type { ListerWatcher } from './watch-source.js';
+import { clusterListerWatcher } from './watch-source.js';
 
 /**
  * How to watch, whatever is watched: the {@link WatchConfig} without the selection (namespace and
@@ -26,7 +26,7 @@ import { clusterWatchSource } from './watch-source.js';
  */
 export interface WatchSettings extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
   /** Builds the list/watch calls; default: the cluster's client. */
-  readonly sourceFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => WatchSource<T>;
+  readonly listerWatcherFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => ListerWatcher<T>;
   /**
    * At most this many lists (plain or streaming, relists included) at once per server origin,
    * shared by every cluster on it (kcp workspaces, namespaces of one server); a watch waiting for
@@ -59,10 +59,10 @@ export function watched<T extends KubeObject>(
   selection: Selection,
   config: WatchSettings,
 ): { readonly events: Observable<WatchEvent<T>>; readonly health: Observable<WatchHealth> } {
-  const { sourceFor = clusterWatchSource, listPacer, listsPerServer: _perServer, ...watchConfig } = config;
+  const { listerWatcherFor = clusterListerWatcher, listPacer, listsPerServer: _perServer, ...watchConfig } = config;
   const health = new BehaviorSubject<WatchHealth | undefined>(undefined);
   const paced = listPacer === undefined ? {} : { listTurn: listPacer.turn(cluster.client.server) };
-  const events = defer(() => watchSignals(sourceFor(cluster, resource), { ...watchConfig, ...paced, ...selection, cluster: cluster.name, resource })).pipe(
+  const events = defer(() => watchSignals(listerWatcherFor(cluster, resource), { ...watchConfig, ...paced, ...selection, cluster: cluster.name, resource })).pipe(
     tap((s) => {
       if (s.type === 'health') health.next(s.health);
     }),

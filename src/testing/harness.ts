@@ -60,7 +60,7 @@ export interface ControllerUnderTest<T extends KubeObject> {
  */
 export interface ControllerRunConfig<T extends KubeObject> {
   /** The in-memory fleet the controller watches and writes. */
-  readonly fleet: InMemoryFleet;
+  readonly inMemory: InMemoryFleet;
   /** The resource reconciled. */
   readonly resource: ResourceDescriptor<T>;
   /** The controller's reconciler; its `context.sinks` write to `fleet`, its `context.fleet` holds the fleet's clusters. */
@@ -93,7 +93,7 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | Controller
   const { logger, onDepth, observer, clusterGate, ...queue } = config.reconcileConfig ?? {};
   const c = controller<T>({
     name: 'rxfleet-test',
-    provider: config.fleet.provider,
+    provider: config.inMemory.provider,
     resource: config.resource,
     reconcile: config.reconcile,
     fieldManager: config.fieldManager ?? 'rxfleet-test',
@@ -129,17 +129,17 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | Controller
  * @throws ConfigError when `changes` names a cluster the fleet does not have, or the reconciler form's settings are invalid.
  */
 export function runController<T extends KubeObject>(config: ControllerUnderTest<T> | ControllerRunConfig<T>): Observable<Outcome> {
-  const { fleet } = config;
+  const { inMemory } = config;
   const scheduler = config.scheduler ?? asyncScheduler;
-  const changes = applyChanges(fleet, config.changes ?? {});
+  const changes = applyChanges(inMemory, config.changes ?? {});
   const { c, own, gate } = parts(config);
   const shared: SharedRunParts = {
-    fleet: createFleet(fleet.provider, { scheduler }),
+    fleet: createFleet(inMemory.provider, { scheduler }),
     informers: createInformers({ ...c.watchConfig, scheduler }),
     specs: [],
     stopRequested: NEVER,
     scheduler,
-    sinkFleet: fleet.sinkFleet,
+    sinkFleet: inMemory.sinkFleet,
     ...gate,
   };
   return merge(controllerPipeline(c, shared, own), ...changes);

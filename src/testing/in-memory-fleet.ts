@@ -11,7 +11,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { apiVersionOf, configMaps, customResourceDefinitions, leases, namespaces, secrets } from '../core/resource.js';
 import { E } from '../internal/fp.js';
-import type { SinkCluster, SinkFleet } from '../sinks/context.js';
+import type { SinkCluster, SinkClusters } from '../sinks/context.js';
 import type { Cluster, FleetView, Provider } from '../streams/cluster.js';
 import { staticProvider } from '../streams/static-provider.js';
 import type { FakeRequest } from './fake-client.js';
@@ -104,7 +104,7 @@ export interface InMemoryFleet {
   /** The engaged clusters, with Promise clients: a reconciler's `context.fleet`. */
   readonly view: FleetView;
   /** The same clusters with clients that answer on the scheduler: `sinkContext({ fleet: fleet.sinkFleet, ... })`. */
-  readonly sinkFleet: SinkFleet;
+  readonly sinkClusters: SinkClusters;
   /** Every request the clients received, in order. */
   readonly requests: readonly FakeRequest[];
   /** A cluster by name (throws for an unknown one). */
@@ -219,7 +219,7 @@ export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
 
   const all = [...states.values()];
   const view: FleetView = Object.freeze({ get: (n: ClusterName) => states.get(n)?.cluster, clusters: () => all.map((e) => e.cluster) });
-  const sinkFleet: SinkFleet = Object.freeze({ get: (n: ClusterName) => states.get(n)?.sink, clusters: () => all.map((e) => e.sink) });
+  const sinkFleet: SinkClusters = Object.freeze({ get: (n: ClusterName) => states.get(n)?.sink, clusters: () => all.map((e) => e.sink) });
   const matches = (only: RequestFilter | undefined) => (r: FakeRequest) =>
     (only?.cluster === undefined || r.cluster === only.cluster) &&
     (only?.resource === undefined || r.resource === (only.resource.group === '' ? only.resource.plural : `${only.resource.plural}.${only.resource.group}`));
@@ -227,7 +227,7 @@ export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
   return {
     provider: staticProvider(all.map((e) => e.cluster), scheduler),
     view,
-    sinkFleet,
+    sinkClusters: sinkFleet,
     requests,
     cluster: (name) => entry(name).cluster,
     objects: <T extends KubeObject>(cluster: string, r: ResourceDescriptor<T>, namespace?: string) => entry(cluster).state.list(r, namespace).map((s) => s.object as T),

@@ -10,8 +10,8 @@ import { clusterListProvider } from '../../src/providers/clusters/index.js';
 import { kubeconfigSecretLabel, kubeconfigSecretProvider } from '../../src/providers/kubeconfig-secrets/index.js';
 import { multiProvider } from '../../src/providers/multi/index.js';
 import { namespaceLabel, namespaceProvider } from '../../src/providers/namespaces/index.js';
-import type { WatchSource } from '../../src/streams/index.js';
-import { clusterWatchSource, createFleet, watchEvents } from '../../src/streams/index.js';
+import type { ListerWatcher } from '../../src/streams/index.js';
+import { clusterListerWatcher, createFleet, watchEvents } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom } from './streams-support.js';
 import { b64, createConfigMap, credentialTraps, engagedAfter, isDisengaged, isEngaged, kubeApiserverAccess, kubeconfigWith, nameOf, recorder, seeConfigMap, show } from './providers-support.js';
@@ -212,8 +212,8 @@ describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', (
     // A fast auth backoff, so the watch retries several times within the test; its calls are counted.
     const authBackoff = { initialMs: 200, factor: 1, maxMs: 200, resetAfterMs: 600_000 };
     let calls = 0;
-    const counted = <T extends KubeObject>(c: Cluster, r: ResourceDescriptor<T>): WatchSource<T> => {
-      const source = clusterWatchSource(c, r);
+    const counted = <T extends KubeObject>(c: Cluster, r: ResourceDescriptor<T>): ListerWatcher<T> => {
+      const source = clusterListerWatcher(c, r);
       return {
         list: (o) => defer(() => ((calls += 1), source.list(o))),
         watch: (o) => defer(() => ((calls += 1), source.watch(o))),
@@ -221,7 +221,7 @@ describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', (
     };
     rec.start(
       multiProvider({
-        secrets: kubeconfigSecretProvider({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, managementWatch: { authBackoff, sourceFor: counted } }),
+        secrets: kubeconfigSecretProvider({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, managementWatch: { authBackoff, listerWatcherFor: counted } }),
         tenants: namespaceProvider({ cluster: hub, labelSelector: `set=${label}` }),
       }),
     );

@@ -41,7 +41,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
   let ctx: SinkContext;
   beforeAll(async () => {
     [hub, ...spokes] = await Promise.all([kcpTarget.sandbox(), kcpTarget.sandbox(), kcpTarget.sandbox(), kcpTarget.sandbox()]);
-    ctx = sinkContext({ fleet: fixedFleet([hub, ...spokes]), fieldManager: 'rxfleet-fan-out' });
+    ctx = sinkContext({ clusters: fixedFleet([hub, ...spokes]), fieldManager: 'rxfleet-fan-out' });
   });
 
   /** What the controller does for a live source: hold it with a finalizer, copy it to every spoke with a back-reference. */
@@ -107,7 +107,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     const reborn = must(await hub.client.create(configMaps, { metadata: { name: replaced, namespace: 'default' } }));
     expect(reborn.metadata.uid).not.toBe(b.id.uid);
 
-    const outcomes = await lastValueFrom(sweepOrphans(ctx, { source: configMaps, targets: [configMaps] }).pipe(toArray()));
+    const outcomes = await lastValueFrom(sweepOrphans(ctx, { sourceResource: configMaps, targets: [configMaps] }).pipe(toArray()));
     expect(outcomes.filter(E.isLeft)).toEqual([]);
     const removed = outcomes.flatMap((o) => (E.isRight(o) && o.right.changed ? [`${o.right.cluster}/${o.right.key.name}`] : []));
     expect(removed.sort()).toEqual([...spokes.map((s) => `${s.cluster}/copy-of-${vanished}`), ...spokes.map((s) => `${s.cluster}/copy-of-${replaced}`)].sort());
@@ -117,7 +117,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     expect(await gone(firstSpoke, unknownTarget)).toBe(false);
 
     // A second sweep finds nothing more to do.
-    const again = await lastValueFrom(sweepOrphans(ctx, { source: configMaps, targets: [configMaps] }).pipe(toArray()));
+    const again = await lastValueFrom(sweepOrphans(ctx, { sourceResource: configMaps, targets: [configMaps] }).pipe(toArray()));
     expect(again.filter((o) => E.isLeft(o) || o.right.changed)).toEqual([]);
     const labelled = must(await firstSpoke.client.list(configMaps, { namespace: 'default', labelSelector: sourceLabel }));
     expect(labelled.items.map((i) => i.metadata.name).sort()).toEqual([`copy-of-${alive}`, unknownTarget].sort());
@@ -130,7 +130,7 @@ describe('cross-cluster ownership across kcp workspaces', () => {
     const [spoke] = spokes;
     if (spoke === undefined) throw new Error('no spokes');
     const limited = must(createClusterClient(limitedName, { yaml: await spoke.limitedKubeconfig() }));
-    const limitedCtx = sinkContext({ fleet: fixedFleet([hub, { cluster: limitedName, client: limited }]), fieldManager: 'rxfleet-fan-out' });
+    const limitedCtx = sinkContext({ clusters: fixedFleet([hub, { cluster: limitedName, client: limited }]), fieldManager: 'rxfleet-fan-out' });
     const outcomes = await lastValueFrom(releaseSource(limitedCtx, { source: id, resource: configMaps, finalizer, targets: [configMaps] }).pipe(toArray()));
     expect(outcomes.some((o) => E.isLeft(o) && o.left.type === 'Forbidden' && o.left.cluster === limitedName)).toBe(true);
     expect(must(await hub.client.get(configMaps, name, { namespace: 'default' })).metadata.finalizers).toEqual([finalizer]);

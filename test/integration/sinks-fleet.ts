@@ -2,7 +2,7 @@
 // counts the requests a sink hands it.
 import type { ClusterClient } from '../../src/client/index.js';
 import type { Cluster, ClusterName, FleetView } from '../../src/index.js';
-import type { SinkFleet, WriteClient } from '../../src/sinks/index.js';
+import type { SinkClusters, WriteClient } from '../../src/sinks/index.js';
 
 /** A FleetView over fixed clusters: what a provider-driven fleet would show at one moment. */
 export function fixedFleet(clusters: readonly { readonly cluster: ClusterName; readonly client: ClusterClient }[]): FleetView {
@@ -11,7 +11,7 @@ export function fixedFleet(clusters: readonly { readonly cluster: ClusterName; r
 }
 
 /** One cluster whose client records the method of every call (`calls`) before passing it on. */
-export function countingFleet(cluster: ClusterName, client: ClusterClient): { readonly fleet: SinkFleet; readonly calls: string[] } {
+export function countingFleet(cluster: ClusterName, client: ClusterClient): { readonly fleet: SinkClusters; readonly calls: string[] } {
   const calls: string[] = [];
   const counted: WriteClient = {
     get: (r, name, opts) => (calls.push('get'), client.get(r, name, opts)),

@@ -45,7 +45,7 @@ describe.each(targets)('sink requests against $name', (target) => {
     widgets = await widgetsCrd(sb.client, sb.namespace);
     const counting = countingFleet(sb.cluster, sb.client);
     calls = counting.calls;
-    ctx = sinkContext({ fleet: counting.fleet, fieldManager: 'rxfleet-requests-test' });
+    ctx = sinkContext({ clusters: counting.fleet, fieldManager: 'rxfleet-requests-test' });
   });
 
   const widget = (name: string, size: number): ApplyWrite<Widget> => ({

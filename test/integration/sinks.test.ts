@@ -27,7 +27,7 @@ describe.each(targets)('sinks against $name', (target) => {
   let ctx: SinkContext;
   beforeAll(async () => {
     sb = await target.sandbox();
-    ctx = sinkContext({ fleet: fixedFleet([sb]), fieldManager: 'rxfleet-sinks-test' });
+    ctx = sinkContext({ clusters: fixedFleet([sb]), fieldManager: 'rxfleet-sinks-test' });
   });
 
   const cm = (name: string, data: Record<string, string>): ApplyWrite<ConfigMap> => ({
@@ -65,7 +65,7 @@ describe.each(targets)('sinks against $name', (target) => {
   it('gives a second field manager a typed Conflict on a field it does not own, and forces it by default', async () => {
     const name = randomName('managers');
     ok(await firstValueFrom(apply(ctx, cm(name, { owner: 'first' }))));
-    const rival = sinkContext({ fleet: fixedFleet([sb]), fieldManager: 'rxfleet-rival' });
+    const rival = sinkContext({ clusters: fixedFleet([sb]), fieldManager: 'rxfleet-rival' });
     const refused = await firstValueFrom(apply(rival, { ...cm(name, { owner: 'second' }), force: false }));
     expect(E.isLeft(refused) && refused.left).toMatchObject({ type: 'Conflict', code: 409, verb: 'apply', cluster: sb.cluster, attempts: 1 });
     const forced = ok(await firstValueFrom(apply(rival, { ...cm(name, { owner: 'second' }), readFirst: true })));
@@ -79,7 +79,7 @@ describe.each(targets)('sinks against $name', (target) => {
     // A writer's PUT only conflicts when another writer's PUT succeeded since its read, and each of
     // the other 19 succeeds once: so 20 attempts always suffice for 20 writers (5, client-go's
     // default, does not: the last writer can lose 19 times).
-    const storm = sinkContext({ fleet: fixedFleet([sb]), fieldManager: 'rxfleet-sinks-test', conflictRetry: { attempts: 20 } });
+    const storm = sinkContext({ clusters: fixedFleet([sb]), fieldManager: 'rxfleet-sinks-test', conflictRetry: { attempts: 20 } });
     const key = objectKey(sb.cluster, sb.namespace, name);
     const writers = Array.from({ length: 20 }, () =>
       update(storm, {
@@ -177,7 +177,7 @@ describe.each(targets)('sinks against $name', (target) => {
     const limitedName = clusterName(`${sb.cluster}-limited`);
     const limited = must(createClusterClient(limitedName, { yaml: await sb.limitedKubeconfig() }));
     const gone = clusterName('not-in-the-fleet');
-    const fleetCtx = sinkContext({ fleet: fixedFleet([sb, { cluster: limitedName, client: limited }]), fieldManager: 'rxfleet-sinks-test' });
+    const fleetCtx = sinkContext({ clusters: fixedFleet([sb, { cluster: limitedName, client: limited }]), fieldManager: 'rxfleet-sinks-test' });
     const names = [randomName('mix'), randomName('mix'), randomName('mix')];
     const writes: ApplyWrite<ConfigMap>[] = [
       cm(names[0] ?? '', { a: '1' }),

@@ -9,8 +9,8 @@ import { E } from '../../src/fp/index.js';
 import type { Cluster, ConfigMap } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { kcpClient } from '../../src/providers/kcp/credentials.js';
-import type { BackoffConfig, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
-import { clusterWatchSource, createInformers } from '../../src/streams/index.js';
+import type { BackoffConfig, WatchEvent, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
+import { clusterListerWatcher, createInformers } from '../../src/streams/index.js';
 import { startKcp } from '../support/kcp.js';
 import type { ProcessControls } from '../support/process.js';
 import { startKubeApiserver } from '../support/kube-apiserver.js';
@@ -173,8 +173,8 @@ describe.each(servers)('streams under faults ($name)', (server) => {
     // A gate in front of the watch: closing it cuts the open stream; a watch asked for while it is
     // closed waits for it to reopen. That holds our resourceVersion still while etcd compacts past it.
     const open = new BehaviorSubject(true);
-    const inner = clusterWatchSource(cluster, configMaps);
-    const gated: WatchSource<ConfigMap> = {
+    const inner = clusterListerWatcher(cluster, configMaps);
+    const gated: ListerWatcher<ConfigMap> = {
       list: (o) => inner.list(o),
       watch: (o) =>
         defer(() => {
@@ -184,7 +184,7 @@ describe.each(servers)('streams under faults ($name)', (server) => {
           );
         }),
     };
-    const informers = createInformers({ backoff: quick, streamingList: false, sourceFor: () => gated as never });
+    const informers = createInformers({ backoff: quick, streamingList: false, listerWatcherFor: () => gated as never });
     const inf = informers.informer(cluster, configMaps, { namespace, labelSelector: 'fault=gone' });
     const counter = deleteCounter();
     let health: WatchHealth | undefined;

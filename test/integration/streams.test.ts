@@ -6,8 +6,8 @@ import type { Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Cluster, ConfigMap } from '../../src/index.js';
 import { configMaps, formatKey } from '../../src/index.js';
-import type { FleetEvent, KeyedEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
-import { clusterWatchSource, createFleet, createInformers, disengaged, engaged, fleetWatch, staticProvider } from '../../src/streams/index.js';
+import type { FleetEvent, KeyedEvent, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
+import { clusterListerWatcher, createFleet, createInformers, disengaged, engaged, fleetWatch, staticProvider } from '../../src/streams/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterFrom, configMap, listState, pool, storeMatchesServer } from './streams-support.js';
 import { eventually, retrying } from '../support/wait.js';
@@ -28,8 +28,8 @@ async function place(target: 'kcp' | 'kube-apiserver'): Promise<Place> {
 }
 
 /** The cluster's source, counting list calls and streaming watch requests. */
-function counted(cluster: Cluster): { source: WatchSource<ConfigMap>; lists: () => number; streams: () => number } {
-  const inner = clusterWatchSource(cluster, configMaps);
+function counted(cluster: Cluster): { source: ListerWatcher<ConfigMap>; lists: () => number; streams: () => number } {
+  const inner = clusterListerWatcher(cluster, configMaps);
   let lists = 0;
   let streams = 0;
   return {
@@ -65,7 +65,7 @@ describe('streams on real servers', () => {
         await retrying(`create ${name}`, () => cluster.client.create(configMaps, configMap(name, namespace, { v: '0', pad: 'x'.repeat(900) })));
       });
       const src = counted(cluster);
-      const informers = createInformers({ streamingList, sourceFor: () => src.source as never });
+      const informers = createInformers({ streamingList, listerWatcherFor: () => src.source as never });
       const inf = informers.informer(cluster, configMaps, { namespace });
       let health: WatchHealth | undefined;
       const hsub = inf.health.subscribe((h) => (health = h));

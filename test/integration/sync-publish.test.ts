@@ -90,7 +90,7 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
     const theirs = await handMadeSchema(kcp, `other.${group}`, 'things');
     must(await kcp.create(apiExports, { metadata: { name: exportName }, spec: { resources: [{ group: `other.${group}`, name: 'things', schema: theirs, storage: { crd: {} } }] } }));
 
-    const published: PublishedResource = { name: 'databases', source: { group, kind: 'Database' }, related: [{ identifier: 'conn', origin: 'service', kind: 'Secret', object: { path: 'spec.secret' } }] };
+    const published: PublishedResource = { name: 'databases', crd: { group, kind: 'Database' }, related: [{ identifier: 'conn', origin: 'service', kind: 'Secret', object: { path: 'spec.secret' } }] };
     const config: SyncConfig = { agentName: 'agent-a', apiExport: exportName, published: [published] };
     const plans = await preflight(config, { service, kcp });
     expect(plans.map((p) => [p.service.version, p.kcp.group, p.kcp.plural, p.statusSubresource, p.publishedVersions])).toEqual([['v1', group, 'databases', true, ['v1']]]);
@@ -167,9 +167,9 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
       agentName: 'agent-a',
       apiExport: owned,
       published: [
-        { name: 'databases', source: { group, kind: 'Database', versions: ['v1', 'v2'] } },
-        { name: 'ghosts', source: { group, kind: 'Ghost' } },
-        { name: 'databases', source: { group, kind: 'Database' }, projection: { group: `kcp.${group}` } },
+        { name: 'databases', crd: { group, kind: 'Database', versions: ['v1', 'v2'] } },
+        { name: 'ghosts', crd: { group, kind: 'Ghost' } },
+        { name: 'databases', crd: { group, kind: 'Database' }, projection: { group: `kcp.${group}` } },
       ],
     };
     const err = await preflight(config, { service, kcp }).then(
@@ -191,7 +191,7 @@ describe('sync publisher (real kube-apiserver + kcp)', () => {
     const taken = `taken.${group}`;
     const schema = await handMadeSchema(kcp, group, 'databases');
     must(await kcp.create(apiExports, { metadata: { name: taken }, spec: { resources: [{ group, name: 'databases', schema, storage: { crd: {} } }] } }));
-    const clash = await preflight({ agentName: 'agent-a', apiExport: taken, published: [{ name: 'databases', source: { group, kind: 'Database' } }] }, { service, kcp }).then(
+    const clash = await preflight({ agentName: 'agent-a', apiExport: taken, published: [{ name: 'databases', crd: { group, kind: 'Database' } }] }, { service, kcp }).then(
       () => undefined,
       (e: unknown) => e,
     );

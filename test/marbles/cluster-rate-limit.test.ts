@@ -243,7 +243,7 @@ describe('sinkContext rateLimit (deprecated)', () => {
           }),
       });
       // eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated option is what is tested
-      const ctx = sinkContext({ fleet: fakeFleet({ a: client }), fieldManager: 'test', scheduler: ts, rateLimit: { qps: 10, burst: 5 }, retryAfter: { attempts: 1 } });
+      const ctx = sinkContext({ clusters: fakeFleet({ a: client }), fieldManager: 'test', scheduler: ts, rateLimit: { qps: 10, burst: 5 }, retryAfter: { attempts: 1 } });
       expectObservable(send(ctx, a, 'read x', (c) => c.get(configMaps, 'x')).pipe(map((s) => String(s.attempts)))).toBe('(1|)');
       expectObservable(cold('10ms (x|)').pipe(mergeMap(() => send(ctx, a, 'read x', (c) => c.get(configMaps, 'x'))), map((s) => String(s.attempts)))).toBe('3000ms (1|)');
     });

@@ -2,7 +2,7 @@
 // one-line description of each fleet event and report.
 import type { EngageConfig } from '../../src/providers/internal/engage.js';
 import type { FleetEvent } from '../../src/streams/cluster.js';
-import type { Probe } from '../../src/streams/provider-options.js';
+import type { ContactProbe } from '../../src/streams/provider-options.js';
 
 /** `+a`, `-a (why)`, and a report as `!type subject: reason`. */
 export function describeEv(ev: FleetEvent): string {
@@ -15,6 +15,6 @@ export function describeEv(ev: FleetEvent): string {
 }
 
 /** The engine's options for a test: provider `test`, probe timeout 5 ms, retry every 10 ms, removal reason `gone`. */
-export function engineConfig(scheduler: EngageConfig['scheduler'], probe?: Probe): EngageConfig {
+export function engineConfig(scheduler: EngageConfig['scheduler'], probe?: ContactProbe): EngageConfig {
   return { provider: 'test', scheduler, probe, probeTimeoutMs: 5, retryIntervalMs: 10, removedReason: 'gone' };
 }

@@ -30,7 +30,7 @@ export function kubeconfig(...contexts: Context[]): string {
 }
 
 export const show = (ev: FleetEvent): string => {
-  if (ev.type === 'engaged') return `+${ev.cluster.name} [${ev.cluster.identity?.source ?? ''}] ${JSON.stringify(ev.cluster.labels ?? {})}`;
+  if (ev.type === 'engaged') return `+${ev.cluster.name} [${ev.cluster.identity?.from ?? ''}] ${JSON.stringify(ev.cluster.labels ?? {})}`;
   if (ev.type === 'disengaged') return `-${ev.cluster} (${ev.reason ?? ''})`;
   const r = ev.report;
   if (r.type === 'discovered') return `!discovered ${r.clusters}/${r.candidates}`;

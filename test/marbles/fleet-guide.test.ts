@@ -26,7 +26,7 @@ describe('copy-to-edge', () => {
       expect(actual).toEqual(expected);
     }).run(({ hot, expectObservable }) => {
       const changes = { hub: hot('2s a', { a: putChange(configMaps, settings('2')) }) };
-      const outcomes = runController({ fleet, resource: configMaps, reconcile: copyToEdge, changes });
+      const outcomes = runController({ inMemory: fleet, resource: configMaps, reconcile: copyToEdge, changes });
       // The watches never end: bound the run with a subscription marble.
       expectObservable(fleet.writes({ cluster: 'edge' }), '^ 3s !').toBe('a 999ms b 999ms c', {
         a: 'apply edge/default/settings → 429',

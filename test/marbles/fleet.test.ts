@@ -5,7 +5,7 @@ import { takeUntil, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Cluster, ConfigMap } from '../../src/index.js';
 import { clusterName, configMaps, formatKey } from '../../src/index.js';
-import type { FleetEvent, KeyedEvent, WatchSource } from '../../src/streams/index.js';
+import type { FleetEvent, KeyedEvent, ListerWatcher } from '../../src/streams/index.js';
 import { createFleet, createInformers, disengaged, engaged, fleetWatch, staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import { cm, err, line, page, testScheduler } from './watch-fixtures.js';
@@ -31,7 +31,7 @@ describe('fleet', () => {
         [west, 'a'],
         [east2, 'c'],
       ]);
-      const sourceFor = (c: Cluster): WatchSource<ConfigMap> => ({
+      const sourceFor = (c: Cluster): ListerWatcher<ConfigMap> => ({
         list: () => cold('(p|)', { p: page('1', [cm(lists.get(c) ?? '?', '1')]) }),
         watch: () => watches.get(c) ?? cold('-'),
       });
@@ -42,7 +42,7 @@ describe('fleet', () => {
         e: engaged(east2),
       });
       const fleet = createFleet(provider);
-      const informers = createInformers({ streamingList: false, scheduler: ts, sourceFor: sourceFor as never });
+      const informers = createInformers({ streamingList: false, scheduler: ts, listerWatcherFor: sourceFor as never });
       const seen: string[] = [];
       fleetWatch(fleet, configMaps, { informers })
         .pipe(takeUntil(timer(20, ts)))
@@ -72,14 +72,14 @@ describe('fleet', () => {
       const renewed = fakeCluster('east');
       const oldWatch = cold('-');
       const newWatch = cold('-');
-      const sourceFor = (c: Cluster): WatchSource<ConfigMap> => ({
+      const sourceFor = (c: Cluster): ListerWatcher<ConfigMap> => ({
         list: () => cold('(p|)', { p: page('1', []) }),
         watch: () => (c === old ? oldWatch : newWatch),
       });
       const provider = hot<FleetEvent>('-a--b', { a: engaged(old), b: engaged(renewed) });
       const fleet = createFleet(provider);
       const seen: string[] = [];
-      fleetWatch(fleet, configMaps, { informers: createInformers({ streamingList: false, scheduler: ts, sourceFor: sourceFor as never }) })
+      fleetWatch(fleet, configMaps, { informers: createInformers({ streamingList: false, scheduler: ts, listerWatcherFor: sourceFor as never }) })
         .pipe(takeUntil(timer(10, ts)))
         .subscribe((ev) => seen.push(`${ts.now()} ${describeEvent(ev)}`));
       expectSubscriptions(oldWatch.subscriptions).toBe('-^--!');
@@ -94,11 +94,11 @@ describe('fleet', () => {
     ts.run(({ cold }) => {
       const broken = fakeCluster('broken');
       const fine = fakeCluster('fine');
-      const sourceFor = (c: Cluster): WatchSource<ConfigMap> =>
+      const sourceFor = (c: Cluster): ListerWatcher<ConfigMap> =>
         c === broken
           ? { list: () => cold('-#', undefined, err('Forbidden', { code: 403 })), watch: () => cold('-') }
           : { list: () => cold('(p|)', { p: page('1', [cm('a', '1')]) }), watch: () => cold('--x', { x: line('ADDED', cm('b', '2')) }) };
-      const informers = createInformers({ streamingList: false, scheduler: ts, sourceFor: sourceFor as never });
+      const informers = createInformers({ streamingList: false, scheduler: ts, listerWatcherFor: sourceFor as never });
       const seen: string[] = [];
       fleetWatch(createFleet(staticProvider([broken, fine])), configMaps, { informers })
         .pipe(takeUntil(timer(60_000, ts)))

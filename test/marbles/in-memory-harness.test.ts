@@ -26,7 +26,7 @@ describe('the controller harness over an in-memory fleet', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     scheduler().run(({ hot, expectObservable }) => {
       const changes = { east: hot('-- 8ms a', { a: putChange(configMaps, cm('web', { v: '2' })) }) };
-      const out = runController({ fleet, resource: configMaps, reconcile: replicate, changes });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate, changes });
       // west's own ConfigMap (the copy) is reconciled too, and writes nothing.
       expectObservable(out.pipe(toLabels()), '^ 50ms !').toBe('(ab) 6ms (cd)', {
         a: 'done east/default/web',
@@ -43,7 +43,7 @@ describe('the controller harness over an in-memory fleet', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     fleet.inject({ cluster: 'west', verb: 'apply', failure: statusFailure(429, { retryAfterSeconds: 2 }) });
     scheduler().run(({ expectObservable }) => {
-      const out = runController({ fleet, resource: configMaps, reconcile: replicate });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate });
       // The sink waits the server's 2 s, then the apply succeeds and west's new copy is reconciled too.
       expectObservable(out.pipe(toLabels()), '^ 3s !').toBe('2s (ab)', { a: 'done east/default/web', b: 'done west/default/web' });
       expectObservable(fleet.writes(), '^ 3s !').toBe('a 1999ms b', { a: 'apply west/default/web → 429', b: 'apply west/default/web' });
@@ -54,7 +54,7 @@ describe('the controller harness over an in-memory fleet', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     fleet.inject({ cluster: 'west', verb: 'apply', failure: timeoutFailure(30) });
     scheduler().run(({ expectObservable }) => {
-      const out = runController({ fleet, resource: configMaps, reconcile: replicate, reconcileConfig: { backoff: { initialMs: 100, jitter: 0 } } });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate, reconcileConfig: { backoff: { initialMs: 100, jitter: 0 } } });
       expectObservable(out.pipe(toLabels()), '^ 500ms !').toBe('30ms a 99ms (bc)', {
         a: 'error east/default/web +100',
         b: 'done east/default/web #2',
@@ -68,7 +68,7 @@ describe('the controller harness over an in-memory fleet', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     fleet.inject({ cluster: 'west', verb: 'apply', times: 2, failure: statusFailure(500) });
     scheduler().run(({ expectObservable }) => {
-      const out = runController({ fleet, resource: configMaps, reconcile: replicate, reconcileConfig: { backoff: { initialMs: 10, factor: 2, jitter: 0 } } });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate, reconcileConfig: { backoff: { initialMs: 10, factor: 2, jitter: 0 } } });
       expectObservable(fleet.writes(), '^ 100ms !').toBe('a 9ms b 19ms c', {
         a: 'apply west/default/web → 500',
         b: 'apply west/default/web → 500',
@@ -89,7 +89,7 @@ describe('the controller harness over an in-memory fleet', () => {
     scheduler().run(({ hot, expectObservable }) => {
       const changes = { east: hot('-- 3ms d', { d: deleteChange(configMaps, 'default/web') }) };
       const out = runController({
-        fleet,
+        inMemory: fleet,
         resource: configMaps,
         changes,
         reconcile: (req) => {
@@ -117,7 +117,7 @@ describe('the controller harness over an in-memory fleet', () => {
     };
     scheduler().run(({ hot, expectObservable }) => {
       const changes = { east: hot('10ms d', { d: deleteChange(configMaps, 'default/web') }) };
-      const out = runController({ fleet, resource: configMaps, reconcile: withFinalizer, changes });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: withFinalizer, changes });
       expectObservable(fleet.writes(), '^ 50ms !').toBe('a 14ms b', { a: 'update east/default/web', b: 'update east/default/web' });
       // 0: the finalizer is added, and the change comes back with nothing to do. 10: deleted, held
       // by the finalizer; cleanup requeues. 15: the finalizer goes, so does the object (a last reconcile).

@@ -9,7 +9,7 @@ import type { ClusterClient } from '../../src/client/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { limiter } from '../../src/streams/concurrency-limit.js';
-import type { Cluster, ListTurn, WatchMachineConfig, WatchSignal, WatchSource } from '../../src/streams/index.js';
+import type { Cluster, ListTurn, WatchMachineConfig, WatchSignal, ListerWatcher } from '../../src/streams/index.js';
 import { createInformers, listPacer, watchSignals } from '../../src/streams/index.js';
 import { bookmark, cm, east, err, line, page, testScheduler } from './watch-fixtures.js';
 
@@ -21,7 +21,7 @@ function timedSource(
   calls: string[],
   name: string,
   answer: { list?: () => Observable<Either<KubeError, ObjectList<ConfigMap>>>; watch?: () => Observable<string> },
-): WatchSource<ConfigMap> {
+): ListerWatcher<ConfigMap> {
   return {
     list: () =>
       defer(() => {
@@ -163,8 +163,8 @@ describe('lists paced per server', () => {
         listsPerServer: 1,
         streamingList: false,
         scheduler: ts,
-        sourceFor: <T,>(c: Cluster) =>
-          timedSource(() => ts.now(), calls, c.name, { list: () => cold('10ms (a|)', { a: page('5', []) }), watch: () => cold('-') }) as unknown as WatchSource<T & ConfigMap>,
+        listerWatcherFor: <T,>(c: Cluster) =>
+          timedSource(() => ts.now(), calls, c.name, { list: () => cold('10ms (a|)', { a: page('5', []) }), watch: () => cold('-') }) as unknown as ListerWatcher<T & ConfigMap>,
       });
       for (const c of [on('ws-a', 'https://kcp:6443/clusters/a'), on('ws-b', 'https://kcp:6443/clusters/b')]) {
         informers.informer(c, configMaps).events.pipe(takeUntil(timer(100, ts))).subscribe();

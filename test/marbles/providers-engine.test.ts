@@ -16,7 +16,7 @@ import type { ReportInput } from '../../src/providers/internal/report.js';
 import { reporting, reportProblems } from '../../src/providers/internal/report.js';
 import type { Cluster, FleetEvent } from '../../src/streams/cluster.js';
 import { engaged } from '../../src/streams/cluster.js';
-import type { Probe } from '../../src/streams/provider-options.js';
+import type { ContactProbe } from '../../src/streams/provider-options.js';
 import type { ProviderReport } from '../../src/streams/provider-report.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
@@ -179,7 +179,7 @@ describe('engageCandidates', () => {
     ts.run(({ hot, cold, expectObservable }) => {
       const a = candidate('a', '1');
       const silent = candidate('s', '1');
-      const probe: Probe = (c) => (c.name === 's' ? cold('-') : cold('(r|)', { r: E.right(true) }));
+      const probe: ContactProbe = (c) => (c.name === 's' ? cold('-') : cold('(r|)', { r: E.right(true) }));
       // a engages at 1; s is removed by the second set (at 5) before its first probe times out (at 6).
       const sets = hot<Desired>('-x---y', { x: desired(a.candidate, silent.candidate), y: desired(a.candidate) });
       expectObservable(engine(sets, config(ts, probe)).pipe(map(describeEv))).toBe('-(aA)(P)', { a: '+a', A: '!engaged a', P: '!discovered 1/2' });
@@ -202,7 +202,7 @@ describe('engageCandidates', () => {
       const waiting = candidate('w', '1', closed);
       const shared: Candidate = { ...candidate('s', '1', closed).candidate, owned: false };
       const source = hot<Desired>('-x', { x: desired(a.candidate, waiting.candidate, shared) });
-      const probe: Probe = (c) => (c.name === 'w' ? cold('-') : cold('(r|)', { r: E.right(true) }));
+      const probe: ContactProbe = (c) => (c.name === 'w' ? cold('-') : cold('(r|)', { r: E.right(true) }));
       // w's probe would time out at 6 and be reported waiting: the subscription ended at 3.
       expectObservable(engine(source, config(ts, probe)).pipe(map(describeEv)), '---!').toBe('-(aAsS)', { a: '+a', A: '!engaged a', s: '+s', S: '!engaged s' });
       ts.flush();

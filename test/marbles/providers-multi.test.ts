@@ -23,7 +23,7 @@ describe('withPrefix', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
       const cache = { view: () => undefined };
-      const east: Cluster = { ...fakeCluster('east', { region: 'eu' }), identity: { provider: 'kind', source: 'kind cluster east' }, cache };
+      const east: Cluster = { ...fakeCluster('east', { region: 'eu' }), identity: { provider: 'kind', from: 'kind cluster east' }, cache };
       const src = cold<FleetEvent>('a-b', { a: engaged(east), b: disengaged(clusterName('east'), 'why') });
       const out = withPrefix('prod#', src);
       expectObservable(out.pipe(map(show))).toBe('a-b', { a: '+prod#east', b: '-prod#east' });

@@ -159,7 +159,7 @@ describe('clusterListProvider (programmatic set)', () => {
         set.add({ name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'us' } });
       }, 7);
       const facts = (ev: FleetEvent): string =>
-        ev.type === 'engaged' ? `${ev.cluster.name} ${ev.cluster.identity?.provider ?? '?'}: ${ev.cluster.identity?.source ?? '?'} ${JSON.stringify(ev.cluster.labels ?? {})}` : show(ev);
+        ev.type === 'engaged' ? `${ev.cluster.name} ${ev.cluster.identity?.provider ?? '?'}: ${ev.cluster.identity?.from ?? '?'} ${JSON.stringify(ev.cluster.labels ?? {})}` : show(ev);
       expectObservable(set.pipe(filter(lifecycle), map(facts)), '^ 10ms !').toBe('(pgk)--(dK)', {
         p: 'plain clusters: Cluster given in code {}',
         g: 'given mine: my registry {}',

@@ -15,7 +15,7 @@ import { kubeconfigSecretProvider } from '../../src/providers/kubeconfig-secrets
 import { namespaceProvider } from '../../src/providers/namespaces/index.js';
 import type { FleetEvent } from '../../src/streams/cluster.js';
 import type { ProviderReport } from '../../src/streams/provider-report.js';
-import type { WatchSource } from '../../src/streams/watch-source.js';
+import type { ListerWatcher } from '../../src/streams/watch-source.js';
 import type { WatchSettings } from '../../src/streams/watched.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
@@ -34,9 +34,9 @@ const unreachable = (): KubeError => kubeError('ClusterUnreachable', hub.name, '
 type ListResult<T extends KubeObject> = Observable<Either<KubeError, ObjectList<T>>>;
 
 /** The list/watch calls of the provider's one management watch (`managementWatch.sourceFor`), scripted. */
-function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: Observable<string>[] = []): { sourceFor: NonNullable<WatchSettings['sourceFor']>; lists: ListOptions[] } {
+function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: Observable<string>[] = []): { sourceFor: NonNullable<WatchSettings['listerWatcherFor']>; lists: ListOptions[] } {
   const calls: ListOptions[] = [];
-  const scripted: WatchSource<T> = {
+  const scripted: ListerWatcher<T> = {
     list: (o) => {
       calls.push(o);
       const next = lists.shift();
@@ -46,7 +46,7 @@ function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: O
     watch: () => watches.shift() ?? NEVER,
   };
   // The provider watches one resource, of the type scripted here.
-  return { lists: calls, sourceFor: <U extends KubeObject>() => scripted as unknown as WatchSource<U> };
+  return { lists: calls, sourceFor: <U extends KubeObject>() => scripted as unknown as ListerWatcher<U> };
 }
 
 const fail = <T extends KubeObject>(e: KubeError): ListResult<T> => of(E.left(e));
@@ -77,7 +77,7 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
-        managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
+        managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
       });
       expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
@@ -116,7 +116,7 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
-        managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
+        managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
       });
       expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
@@ -161,7 +161,7 @@ describe('kubeconfigSecretProvider: what a Secret becomes', () => {
     ts.run(({ expectObservable }) => {
       const reports: ProviderReport[] = [];
       const s = source<Secret>([ok([secret('garbage', 'clusters: [ {'), secret('east', kubeconfig, { region: 'eu' })])]);
-      const provider = kubeconfigSecretProvider({ cluster: hub, namespace: 'fleet', probe: false, scheduler: ts, managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false } });
+      const provider = kubeconfigSecretProvider({ cluster: hub, namespace: 'fleet', probe: false, scheduler: ts, managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false } });
       const engagedAs = (ev: FleetEvent): unknown => (ev.type === 'engaged' ? { name: ev.cluster.name, identity: ev.cluster.identity, labels: ev.cluster.labels } : ev);
       expectObservable(split(provider, reports).pipe(map(engagedAs)), '^ 10ms !').toBe('e', {
         e: {
@@ -193,7 +193,7 @@ describe('namespaceProvider: the health of its Namespace watch', () => {
       const provider = namespaceProvider({
         cluster: hub,
         scheduler: ts,
-        managementWatch: { sourceFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, random: () => 1 },
+        managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, random: () => 1 },
       });
       expectObservable(split(provider, reports), '^ 100ms !').toBe('--------------------a', { a: expect.objectContaining({ type: 'engaged' }) as unknown });
       ts.flush();

@@ -11,7 +11,7 @@ import type { KubeError, KubeObject, Namespace, ObjectList, ResourceDescriptor }
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import { multiProvider } from '../../src/providers/multi/index.js';
 import { namespaceProvider } from '../../src/providers/namespaces/index.js';
-import type { Cluster, Provider, WatchHealth, WatchSource } from '../../src/streams/index.js';
+import type { Cluster, Provider, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
 import { createInformers } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import { cm, label, line, testScheduler } from './watch-fixtures.js';
@@ -27,7 +27,7 @@ const inAv2 = cm('settings', '3', 'a');
  */
 function hubApi(liveChanges: (frames: string, values: Record<string, string>) => Observable<string>) {
   const opened: string[] = [];
-  const sourceFor = <T extends KubeObject>(cluster: Cluster, r: ResourceDescriptor<T>): WatchSource<T> => {
+  const sourceFor = <T extends KubeObject>(cluster: Cluster, r: ResourceDescriptor<T>): ListerWatcher<T> => {
     opened.push(`${cluster.name} ${r.plural}`);
     const items = r.plural === 'namespaces' ? [ns('a'), ns('b')] : [inA, inB];
     return {
@@ -51,7 +51,7 @@ function informerOf(provider: Provider, name: string, flush: () => void) {
   const cluster = clusters.get(name);
   if (cluster === undefined) throw new Error(`${name} not engaged; engaged: ${[...clusters.keys()].join(', ')}`);
   // An own watch of the informer would fail the test: the provider's cache must serve it.
-  const informers = createInformers({ sourceFor: () => ({ list: () => NEVER, watch: () => NEVER }) });
+  const informers = createInformers({ listerWatcherFor: () => ({ list: () => NEVER, watch: () => NEVER }) });
   const inf = informers.informer(cluster, configMaps);
   const seen: string[] = [];
   const health: WatchHealth[] = [];
@@ -77,7 +77,7 @@ describe('a renamed cluster over a shared cache', () => {
       const flush = flushing(ts);
       const hub = fakeCluster('hub');
       const api = hubApi(cold);
-      const provider = multiProvider({ ns: namespaceProvider({ cluster: hub, managementWatch: { streamingList: false, sourceFor: api.sourceFor } }) });
+      const provider = multiProvider({ ns: namespaceProvider({ cluster: hub, managementWatch: { streamingList: false, listerWatcherFor: api.sourceFor } }) });
       const { inf, seen, health, stop } = informerOf(provider, 'ns#a', flush);
       flush();
       const name = clusterName('ns#a');
@@ -105,7 +105,7 @@ describe('a renamed cluster over a shared cache', () => {
     ts.run(({ cold }) => {
       const flush = flushing(ts);
       const api = hubApi(cold);
-      const inner = multiProvider({ ns: namespaceProvider({ cluster: fakeCluster('hub'), managementWatch: { streamingList: false, sourceFor: api.sourceFor } }) });
+      const inner = multiProvider({ ns: namespaceProvider({ cluster: fakeCluster('hub'), managementWatch: { streamingList: false, listerWatcherFor: api.sourceFor } }) });
       const { inf, health, stop } = informerOf(multiProvider({ team: inner }, { separator: '/' }), 'team/ns#b', flush);
       flush();
       const name = clusterName('team/ns#b');

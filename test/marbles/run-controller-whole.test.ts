@@ -43,7 +43,7 @@ describe('runController with a whole controller', () => {
   it('applies its filter: its own status write wakes it no more, where the reconciler alone reconciled again', () => {
     const fleet = inMemoryFleet({ clusters: { east: [widget('w')] }, resources: [widgets] });
     testScheduler().run(({ expectObservable }) => {
-      const out = runController({ fleet, controller: widgetController(fleet.provider) });
+      const out = runController({ inMemory: fleet, controller: widgetController(fleet.provider) });
       // One reconcile (after the 2 ms debounce of its queue options), one status write.
       expectObservable(out.pipe(toLabels()), '^ 50ms !').toBe('2ms a', { a: 'done east/default/w' });
       expectObservable(fleet.writes(), '^ 50ms !').toBe('2ms a', { a: 'apply/status east/default/w' });
@@ -54,7 +54,7 @@ describe('runController with a whole controller', () => {
     // The reconciler alone has no filter: the status write comes back as one reconcile more.
     const alone = inMemoryFleet({ clusters: { east: [widget('w')] }, resources: [widgets] });
     testScheduler().run(({ expectObservable }) => {
-      const out = runController({ fleet: alone, resource: widgets, reconcile: writeStatus });
+      const out = runController({ inMemory: alone, resource: widgets, reconcile: writeStatus });
       expectObservable(out.pipe(toLabels()), '^ 50ms !').toBe('(ab)', { a: 'done east/default/w', b: 'done east/default/w' });
     });
   });
@@ -63,7 +63,7 @@ describe('runController with a whole controller', () => {
     const fleet = inMemoryFleet({ clusters: { east: [widget('w'), widget('x', 'elsewhere')] }, resources: [widgets] });
     testScheduler().run(({ hot, expectObservable }) => {
       const changes = { east: hot('10ms a 9ms b', { a: putChange(configMaps, settings('w', '1')), b: putChange(configMaps, settings('unrelated', '1')) }) };
-      const out = runController({ fleet, controller: widgetController(fleet.provider), changes });
+      const out = runController({ inMemory: fleet, controller: widgetController(fleet.provider), changes });
       // 2: the first list (debounced 2 ms). 12: w's ConfigMap changed (+2 ms). 22: the key of the
       // unrelated ConfigMap has no Widget: reconciled, nothing to do, nothing written.
       expectObservable(out.pipe(toLabels()), '^ 50ms !').toBe('2ms a 9ms a 9ms b', { a: 'done east/default/w', b: 'done east/default/unrelated' });

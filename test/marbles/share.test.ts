@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { takeUntil, timer } from 'rxjs';
 import type { ConfigMap } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
-import type { WatchSource } from '../../src/streams/index.js';
+import type { ListerWatcher } from '../../src/streams/index.js';
 import { createInformers } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import { cm, line, page, testScheduler } from './watch-fixtures.js';
@@ -18,14 +18,14 @@ describe('shared informers', () => {
       const list = cold('-a|', { a: page('10', [cm('a', '1')]) });
       const w = cold('--------b', { b: line('ADDED', cm('b', '11')) });
       let calls = 0;
-      const source: WatchSource<ConfigMap> = {
+      const source: ListerWatcher<ConfigMap> = {
         list: () => list,
         watch: () => {
           calls++;
           return w;
         },
       };
-      const informers = createInformers({ ...quiet, scheduler: ts, sourceFor: () => source as never });
+      const informers = createInformers({ ...quiet, scheduler: ts, listerWatcherFor: () => source as never });
       const east = fakeCluster('east');
       const inf = informers.informer(east, configMaps);
       expect(informers.informer(east, configMaps)).toBe(inf);
@@ -53,14 +53,14 @@ describe('shared informers', () => {
       const list = cold('(a|)', { a: page('10', [cm('a', '1')]) });
       const w = cold('-');
       let lists = 0;
-      const source: WatchSource<ConfigMap> = {
+      const source: ListerWatcher<ConfigMap> = {
         list: () => {
           lists++;
           return list;
         },
         watch: () => w,
       };
-      const informers = createInformers({ ...quiet, lingerMs: 100, scheduler: ts, sourceFor: () => source as never });
+      const informers = createInformers({ ...quiet, lingerMs: 100, scheduler: ts, listerWatcherFor: () => source as never });
       const inf = informers.informer(fakeCluster('east'), configMaps);
       const seen: string[] = [];
       // Subscriber 1 leaves at 10; subscriber 2 arrives at 50 (within the linger) and leaves at 60.

@@ -33,7 +33,7 @@ function recording(ts: TestScheduler, latency = '(a|)') {
 }
 
 function setup(ts: TestScheduler, clients: Parameters<typeof fakeFleet>[0], windowMs = 1000, maxEntries = 100) {
-  const ctx = sinkContext({ fleet: fakeFleet(clients), fieldManager: 'test', scheduler: ts, random: () => 0.25 });
+  const ctx = sinkContext({ clusters: fakeFleet(clients), fieldManager: 'test', scheduler: ts, random: () => 0.25 });
   return eventRecorder(ctx, { reportingController: 'test.rxfleet.dev/ctl', reportingInstance: 'pod-0', windowMs, maxEntries });
 }
 

@@ -8,7 +8,7 @@ import { E } from '../../src/fp/index.js';
 import type { ClusterName, KubeError, KubeObject, ObjectList, ResourceDescriptor } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
-import type { SinkCluster, SinkFleet, WriteClient } from '../../src/sinks/index.js';
+import type { SinkCluster, SinkClusters, WriteClient } from '../../src/sinks/index.js';
 
 type Answer<T> = Observable<Either<KubeError, T>>;
 
@@ -47,7 +47,7 @@ export function throwingClient(): WriteClient {
   return { get: boom, listAll: boom, create: boom, update: boom, apply: boom, patch: boom, delete: boom };
 }
 
-export function fakeFleet(clients: Readonly<Record<string, WriteClient>>): SinkFleet {
+export function fakeFleet(clients: Readonly<Record<string, WriteClient>>): SinkClusters {
   const all: SinkCluster[] = Object.entries(clients).map(([name, client]) => ({ name: clusterName(name), client }));
   return { get: (name: ClusterName) => all.find((c) => c.name === name), clusters: () => all };
 }

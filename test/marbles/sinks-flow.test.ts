@@ -24,7 +24,7 @@ const write = (cluster: string, name: string): ApplyWrite<ConfigMap> => ({
 });
 
 function ctxOf(ts: TestScheduler, clients: Readonly<Record<string, WriteClient>>, extra: Partial<SinkConfig> = {}) {
-  return sinkContext({ fleet: fakeFleet(clients), fieldManager: 'test', scheduler: ts, random: () => 0, ...extra });
+  return sinkContext({ clusters: fakeFleet(clients), fieldManager: 'test', scheduler: ts, random: () => 0, ...extra });
 }
 
 /** A client whose applies answer after `latency` (a marble), recording when each was sent. */

@@ -48,7 +48,7 @@ function server(stored: ConfigMap) {
 }
 
 function ctxOf(ts: TestScheduler, client: ReturnType<typeof fakeClient>) {
-  return sinkContext({ fleet: fakeFleet({ east: client }), fieldManager: 'test', scheduler: ts, random: () => 0 });
+  return sinkContext({ clusters: fakeFleet({ east: client }), fieldManager: 'test', scheduler: ts, random: () => 0 });
 }
 
 const changedIs = (changed: boolean | 'unknown') => ({ x: E.right(expect.objectContaining({ changed })) as WriteOutcome });

@@ -44,7 +44,7 @@ describe('deleteTargets and releaseSource', () => {
     const deleted: string[] = [];
     const replaced = target('stale', 't-2', { ...id, uid: 'u-0' });
     const fleet = fakeFleet({ west: member(deleted, target('copy', 't-1'), replaced), east: fakeClient({ listAll: () => of(E.left(err('Forbidden', 'east'))) }) });
-    const out = collect(() => deleteTargets(sinkContext({ fleet, fieldManager: 'test' }), { source: id, targets: [configMaps] }));
+    const out = collect(() => deleteTargets(sinkContext({ clusters: fleet, fieldManager: 'test' }), { source: id, targets: [configMaps] }));
     expect(deleted).toEqual(['copy']);
     expect(names(out)).toEqual(['west/copy', 'Forbidden east']);
   });
@@ -58,7 +58,7 @@ describe('deleteTargets and releaseSource', () => {
       update: (o) => (written.push(o), of(E.right(o))),
     });
     const ok = collect(() =>
-      releaseSource(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: member(deleted, target('copy', 't-1')) }), fieldManager: 'test' }), {
+      releaseSource(sinkContext({ clusters: fakeFleet({ hub: hubClient, west: member(deleted, target('copy', 't-1')) }), fieldManager: 'test' }), {
         source: id,
         resource: configMaps,
         finalizer,
@@ -69,7 +69,7 @@ describe('deleteTargets and releaseSource', () => {
     expect(names(ok)).toEqual(['west/copy', 'hub/app']);
     expect(written.map((o) => o.metadata.finalizers)).toEqual([[]]);
     const failing = collect(() =>
-      releaseSource(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: fakeClient({ listAll: () => of(E.left(err('Transient', 'west'))) }) }), fieldManager: 'test' }), {
+      releaseSource(sinkContext({ clusters: fakeFleet({ hub: hubClient, west: fakeClient({ listAll: () => of(E.left(err('Transient', 'west'))) }) }), fieldManager: 'test' }), {
         source: id,
         resource: configMaps,
         finalizer,
@@ -88,7 +88,7 @@ describe('sweepOrphans', () => {
     const elsewhere = sourceIdentity(clusterName('gone-cluster'), configMaps, source);
     const items = [target('live', 't-1'), target('orphan', 't-2', { ...id, name: 'missing' }), target('replaced', 't-3', { ...id, uid: 'u-0' }), target('unknown', 't-4', elsewhere)];
     const hubClient = fakeClient({ get: (name) => of(name === 'app' ? E.right<never, KubeObject>(source) : E.left(err('NotFound', 'hub', { code: 404 }))) });
-    const out = collect(() => sweepOrphans(sinkContext({ fleet: fakeFleet({ hub: hubClient, west: member(deleted, ...items) }), fieldManager: 'test' }), { source: configMaps, targets: [configMaps], clusters: [clusterName('west')] }));
+    const out = collect(() => sweepOrphans(sinkContext({ clusters: fakeFleet({ hub: hubClient, west: member(deleted, ...items) }), fieldManager: 'test' }), { sourceResource: configMaps, targets: [configMaps], clusters: [clusterName('west')] }));
     expect(deleted).toEqual(['orphan', 'replaced']);
     expect(names(out)).toEqual(['west/orphan', 'west/replaced']);
   });
@@ -121,7 +121,7 @@ describe('toAction', () => {
     });
     testScheduler().run(({ hot, expectObservable }) => {
       const input = hot<ReconcileInput<ConfigMap>>('a 9ms b', { a: ev.applied('east', 'default/a'), b: ev.applied('east', 'default/a', { data: { v: '2' } }) });
-      const ctx = sinkContext({ fleet: fakeFleet({ east: client }), fieldManager: 'test' });
+      const ctx = sinkContext({ clusters: fakeFleet({ east: client }), fieldManager: 'test' });
       const fn = withFinalizer<ConfigMap>({ finalizer: 'test.rxfleet.dev/x', writes: finalizerWrites(ctx, configMaps), apply: () => done(), cleanup: () => done() });
       // The second add finds the object deleting: the sink refuses (Terminating), which is terminal.
       expectObservable(input.pipe(reconcile(fn), toLabels())).toBe('a 9ms b', { a: 'done east/default/a', b: 'terminal east/default/a' });

@@ -54,7 +54,7 @@ function conflictingServer(ts: TestScheduler, conflicts: number, start: ConfigMa
 }
 
 function ctxWith(ts: TestScheduler, client: ReturnType<typeof fakeClient>, extra: Partial<SinkConfig> = {}) {
-  return sinkContext({ fleet: fakeFleet({ east: client }), fieldManager: 'test', scheduler: ts, random: () => 0.5, ...extra });
+  return sinkContext({ clusters: fakeFleet({ east: client }), fieldManager: 'test', scheduler: ts, random: () => 0.5, ...extra });
 }
 
 describe('update', () => {

@@ -27,7 +27,7 @@ const crd = (served = true): CustomResourceDefinition => ({
     versions: [{ name: 'v1', served, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object' } } }],
   },
 });
-const published: PublishedResource = { name: 'databases', source: { group: GROUP, kind: 'Database' } };
+const published: PublishedResource = { name: 'databases', crd: { group: GROUP, kind: 'Database' } };
 const db = resource({ group: GROUP, version: 'v1', plural: 'databases', kind: 'Database', namespaced: true });
 const plan: PublishedPlan = { published, agentName: 'agent-a', service: db, kcp: db, publishedVersions: ['v1'], statusSubresource: true };
 const schema = (() => {
@@ -41,7 +41,7 @@ const EXPORT = 'databases.example.dev';
 const run = (seed: { service: KubeObject[]; export: KubeObject[] }, changes?: Parameters<typeof runController>[0]['changes']) => {
   const fleet = inMemoryFleet({ clusters: { service: seed.service, 'kcp-export': seed.export }, resources: [apiResourceSchemas, apiExports] });
   const c = publisherController([plan], { provider: fleet.provider, apiExport: EXPORT });
-  return { fleet, c, out: () => runController({ fleet, resource: customResourceDefinitions, reconcile: c.reconcile, fieldManager: c.fieldManager, ...(changes === undefined ? {} : { changes }) }) };
+  return { fleet, c, out: () => runController({ inMemory: fleet, resource: customResourceDefinitions, reconcile: c.reconcile, fieldManager: c.fieldManager, ...(changes === undefined ? {} : { changes }) }) };
 };
 
 const scheduler = () =>
@@ -82,7 +82,7 @@ describe('the publisher reconciler', () => {
     const { fleet } = run({ service: [crd()], export: [] });
     scheduler().run(({ hot, expectObservable }) => {
       const changes = { service: hot('-- 8ms a 9ms d', { a: putChange(customResourceDefinitions, crd(false)), d: deleteChange(customResourceDefinitions, `databases.${GROUP}`) }) };
-      const o = runController({ fleet, resource: customResourceDefinitions, reconcile: publisherController([plan], { provider: fleet.provider, apiExport: EXPORT }).reconcile, changes });
+      const o = runController({ inMemory: fleet, resource: customResourceDefinitions, reconcile: publisherController([plan], { provider: fleet.provider, apiExport: EXPORT }).reconcile, changes });
       expectObservable(o.pipe(toLabels()), '^ 50ms !').toBe('a 9ms b 9ms c', { a: `done service/databases.${GROUP}`, b: `terminal service/databases.${GROUP}`, c: `done service/databases.${GROUP}` });
       expectObservable(fleet.writes(), '^ 50ms !').toBe('(ab)', { a: `create kcp-export/${ARS}`, b: `create kcp-export/${EXPORT}` });
     });

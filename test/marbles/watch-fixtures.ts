@@ -8,7 +8,7 @@ import { kubeError } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
-import type { WatchHealth, WatchSignal, WatchSource } from '../../src/streams/index.js';
+import type { WatchHealth, WatchSignal, ListerWatcher } from '../../src/streams/index.js';
 
 export const east = clusterName('east');
 
@@ -40,7 +40,7 @@ export function err(tag: KubeError['type'], fields: { code?: number; retryAfterS
 }
 
 export interface Scripted {
-  readonly source: WatchSource<ConfigMap>;
+  readonly source: ListerWatcher<ConfigMap>;
   readonly lists: ListOptions[];
   readonly watches: WatchOptions[];
 }

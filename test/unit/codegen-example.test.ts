@@ -12,7 +12,7 @@ describe('examples/crd-types', () => {
   it('commits exactly what `rxfleet gen types widget-crd.yaml` writes (importing from rxfleet, as a user\'s files do)', async () => {
     const files = await generateTypes({
       crds: readCrds(readFileSync(join(dir, 'widget-crd.yaml'), 'utf8'), 'widget-crd.yaml'),
-      source: 'widget-crd.yaml',
+      from: 'widget-crd.yaml',
     });
     expect(files.map((f) => f.path)).toEqual(['widget-v1.ts', 'widget-v1alpha1.ts']);
     const committed = readdirSync(dir).filter((f) => /^widget-.*\.ts$/.test(f)).sort();

@@ -48,7 +48,7 @@ spec:
 `;
 
 async function gadgetFile(): Promise<string> {
-  const files = await generateTypes({ crds: readCrds(crdYaml, 'gadgets.yaml'), importFrom: '../../src/index.js', source: 'gadgets.yaml' });
+  const files = await generateTypes({ crds: readCrds(crdYaml, 'gadgets.yaml'), importFrom: '../../src/index.js', from: 'gadgets.yaml' });
   expect(files.map((f) => f.path)).toEqual(['gadget-v2.ts']);
   return files[0]?.text ?? '';
 }

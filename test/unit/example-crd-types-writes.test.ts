@@ -20,7 +20,7 @@ describe('examples/crd-types', () => {
       expect(actual).toEqual(expected);
     }).run(({ expectObservable }) => {
       // The watches never end: the run is bounded by the subscription marble.
-      expectObservable(runController({ fleet, resource: widgets, reconcile }).pipe(toLabels()), '^ 10s !').toBe('a 4ms (bc)', {
+      expectObservable(runController({ inMemory: fleet, resource: widgets, reconcile }).pipe(toLabels()), '^ 10s !').toBe('a 4ms (bc)', {
         a: 'error east/default/w +5',
         b: 'done east/default/w #2',
         // The status write changed the Widget: its own reconcile writes nothing new.

@@ -89,7 +89,7 @@ describe('the in-memory fleet writes', () => {
 
   it('answers a status write to a resource without a status subresource so that the sinks tell it from a missing object', async () => {
     const fleet = inMemoryFleet({ clusters: { east: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('a') }] }, resources: [widgets] });
-    const ctx = sinkContext({ fleet: fleet.sinkFleet, fieldManager: 'ctl' });
+    const ctx = sinkContext({ clusters: fleet.sinkClusters, fieldManager: 'ctl' });
     const write = (name: string) => patch(ctx, { key: objectKey(clusterName('east'), 'default', name), resource: configMaps, subresource: 'status', patch: { status: { x: 1 } } });
     const noStatus = await firstValueFrom(write('a'));
     expect(E.isLeft(noStatus) && noStatus.left.type).toBe('NoStatusSubresource');

@@ -14,7 +14,7 @@ import type { Cluster, KeyedEvent, KubeObject, ResourceDescriptor } from '../../
 import { clusterName, controller, done, formatKey, namespaces, resource, run } from '../../src/index.js';
 import type { APIBinding, APIExportEndpointSlice, LogicalCluster } from '../../src/providers/kcp/index.js';
 import { apiExportProvider, initializerLabel, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
-import type { ProviderReport, WatchSource } from '../../src/streams/index.js';
+import type { ProviderReport, ListerWatcher } from '../../src/streams/index.js';
 import { createFleet, createInformers, fleetWatch } from '../../src/streams/index.js';
 import type { WatchSettings } from '../../src/streams/watched.js';
 
@@ -72,7 +72,7 @@ class FakeKcp {
     return s;
   }
 
-  readonly sourceFor = <T extends KubeObject>(cluster: Cluster, r: ResourceDescriptor<T>): WatchSource<T> => {
+  readonly sourceFor = <T extends KubeObject>(cluster: Cluster, r: ResourceDescriptor<T>): ListerWatcher<T> => {
     const key = `${cluster.name} ${r.plural}`;
     this.parents.set(cluster.name, cluster);
     const where = (o: ListOptions): string => `${key}${o.namespace === undefined ? '' : ` ns=${o.namespace}`}`;
@@ -91,7 +91,7 @@ class FakeKcp {
   };
 
   watchConfig(): WatchSettings {
-    return { streamingList: false, sourceFor: this.sourceFor };
+    return { streamingList: false, listerWatcherFor: this.sourceFor };
   }
 }
 
@@ -114,7 +114,7 @@ describe('apiExportProvider on a fake kcp', () => {
     const fleet = createFleet(apiExportProvider({ kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'));
     const reports: ProviderReport[] = [];
     const seen: KeyedEvent[] = [];
-    const informers = createInformers({ streamingList: false, sourceFor: kcp.sourceFor });
+    const informers = createInformers({ streamingList: false, listerWatcherFor: kcp.sourceFor });
     subs.push(fleet.reports.subscribe((r) => reports.push(r)));
     subs.push(fleetWatch(fleet, widgets, { informers }).subscribe((ev) => seen.push(ev)));
 
@@ -184,7 +184,7 @@ describe('apiExportProvider on a fake kcp', () => {
         : kcp.sourceFor(cluster, r);
     const reports: ProviderReport[] = [];
     subs.push(
-      apiExportProvider({ kubeconfig, managementWatch: { streamingList: false, sourceFor: failing } }, 'widgets').subscribe((ev) => {
+      apiExportProvider({ kubeconfig, managementWatch: { streamingList: false, listerWatcherFor: failing } }, 'widgets').subscribe((ev) => {
         if (ev.type === 'report') reports.push(ev.report);
       }),
     );

@@ -243,7 +243,7 @@ describe('selectors, records and key prefixes', () => {
     const spec = { name: 'c', provider: staticProvider([]), resource: configMaps, reconcile: () => done() };
     expect(() => controller({ ...spec, select: { clusterSelector: lowerIn } })).toThrow(new ConfigError('controller "c": `select.clusterSelector`: matchExpressions[0] (env): operator "in" is not In, NotIn, Exists or DoesNotExist'));
     expect(() => controller({ ...spec, writes: [{ resource: configMaps, clusterSelector: lowerIn }] })).toThrow(/`writes\[0\]\.clusterSelector`: matchExpressions\[0\] \(env\): operator "in"/);
-    expect(() => fanOut({ fleet: EMPTY, clusterSelector: lowerIn, desired: () => 1 })).toThrow(new ConfigError('fanOut: `clusterSelector`: matchExpressions[0] (env): operator "in" is not In, NotIn, Exists or DoesNotExist'));
+    expect(() => fanOut({ fleetUpdates: EMPTY, clusterSelector: lowerIn, desired: () => 1 })).toThrow(new ConfigError('fanOut: `clusterSelector`: matchExpressions[0] (env): operator "in" is not In, NotIn, Exists or DoesNotExist'));
   });
 
   it('should compare records by entries', () => {

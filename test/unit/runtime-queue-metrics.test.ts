@@ -11,7 +11,7 @@ import { clusterName, configMaps, controller, done, error, objectKey, run } from
 import { enqueue, reconcile } from '../../src/operators/index.js';
 import { maxErrorClasses } from '../../src/runtime/error-class.js';
 import { controllerMetrics } from '../../src/runtime/metrics.js';
-import type { WatchSource } from '../../src/streams/index.js';
+import type { ListerWatcher } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import { eventually } from '../support/wait.js';
@@ -130,7 +130,7 @@ describe('workqueue metrics', () => {
 
   it('should be fed by run(): a controller serves the workqueue metrics of its queue', async () => {
     const items = ['a', 'b', 'c'].map((name): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `u-${name}`, resourceVersion: '1' } }));
-    const source = <T extends KubeObject>(): WatchSource<T> => ({
+    const source = <T extends KubeObject>(): ListerWatcher<T> => ({
       list: () => of(E.right({ metadata: { resourceVersion: '1' }, items } as unknown as ObjectList<T>)),
       watch: () => NEVER,
     });
@@ -140,7 +140,7 @@ describe('workqueue metrics', () => {
       resource: configMaps,
       reconcile: () => done(),
       queue: { concurrency: 6 },
-      watchConfig: { streamingList: false, sourceFor: source },
+      watchConfig: { streamingList: false, listerWatcherFor: source },
     });
     const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: false });
     try {

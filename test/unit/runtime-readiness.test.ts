@@ -15,20 +15,20 @@ import type { ConfigMap, KubeObject, ResourceDescriptor, RunHandle, RunOptions, 
 import { ConfigError, configMaps, controller, done, run } from '../../src/index.js';
 import { kubeconfigFileProvider } from '../../src/providers/file/index.js';
 import type { HealthReport } from '../../src/runtime/index.js';
-import type { FleetEvent, Provider, WatchSource } from '../../src/streams/index.js';
+import type { FleetEvent, Provider, ListerWatcher } from '../../src/streams/index.js';
 import { engaged, reported, staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 
 const quiet = pino({ level: 'silent' });
 
 /** Every cluster lists empty at once, then its watch stays open. */
-const sourceFor = <T extends KubeObject>(_c: { name: string }, _r: ResourceDescriptor<T>): WatchSource<T> => ({
+const sourceFor = <T extends KubeObject>(_c: { name: string }, _r: ResourceDescriptor<T>): ListerWatcher<T> => ({
   list: () => of(E.right({ metadata: { resourceVersion: '1' }, items: [] as T[] })),
   watch: () => NEVER,
 });
 
 function start(provider: Provider, options: RunOptions = {}): Promise<RunHandle> {
-  const c = controller<ConfigMap>({ name: 'ready', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, sourceFor } });
+  const c = controller<ConfigMap>({ name: 'ready', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, listerWatcherFor: sourceFor } });
   return run(c, { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 2_000, ...options });
 }
 
@@ -64,7 +64,7 @@ describe('a run whose provider finds no cluster', () => {
   });
 
   it('runs on with allowEmpty, and is ready with an empty fleet; /readyz shows the problem and the discovery', async () => {
-    const handle = await start(fileOnMissingPath(), { fleet: { allowEmpty: true } });
+    const handle = await start(fileOnMissingPath(), { discovery: { allowEmpty: true } });
     const report = await untilReport(handle, (r) => r.ready);
     expect(report.discovery).toEqual({ firstPassDone: true, clusters: 0, minClusters: 0 });
     const { status, body } = await readyz(handle);
@@ -77,7 +77,7 @@ describe('a run whose provider finds no cluster', () => {
   });
 
   it('with allowEmpty and minClusters 1 runs on, not ready, and /readyz says why', async () => {
-    const handle = await start(fileOnMissingPath(), { fleet: { allowEmpty: true, minClusters: 1 } });
+    const handle = await start(fileOnMissingPath(), { discovery: { allowEmpty: true, minClusters: 1 } });
     await untilReport(handle, (r) => r.discovery.firstPassDone);
     const { status, body } = await readyz(handle);
     expect(status).toBe(503);
@@ -86,15 +86,15 @@ describe('a run whose provider finds no cluster', () => {
   });
 
   it('refuses fleet options that can never work before anything starts', async () => {
-    await expect(start(staticProvider([]), { fleet: { minClusters: -1 } })).rejects.toThrow(ConfigError);
-    await expect(start(staticProvider([]), { fleet: { firstPassTimeoutMs: 0 } })).rejects.toThrow(/firstPassTimeoutMs/);
+    await expect(start(staticProvider([]), { discovery: { minClusters: -1 } })).rejects.toThrow(ConfigError);
+    await expect(start(staticProvider([]), { discovery: { firstPassTimeoutMs: 0 } })).rejects.toThrow(/firstPassTimeoutMs/);
   });
 });
 
 describe('readiness gated by the first discovery pass and minClusters', () => {
   it('is not ready before the provider says its first pass is done, nor below minClusters', async () => {
     const events = new Subject<FleetEvent>();
-    const handle = await start(events, { fleet: { minClusters: 2 } });
+    const handle = await start(events, { discovery: { minClusters: 2 } });
     events.next(engaged(fakeCluster('east')));
     // east is synced, but the provider has not finished looking.
     expect(handle.health.report()).toMatchObject({ ready: false, notReady: 'the provider has not finished its first discovery pass' });
@@ -127,7 +127,7 @@ describe('readiness gated by the first discovery pass and minClusters', () => {
       },
     });
     const silent: Observable<FleetEvent> = concat(of(engaged(fakeCluster('east'))), NEVER);
-    const handle = await start(silent, { logger: pino(sink), fleet: { firstPassTimeoutMs: 50 } });
+    const handle = await start(silent, { logger: pino(sink), discovery: { firstPassTimeoutMs: 50 } });
     expect(handle.health.report().ready).toBe(false);
     await untilReport(handle, (r) => r.ready);
     expect(lines.some((l) => l.includes('did not finish its first discovery pass in time'))).toBe(true);

@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
 import type { ConfigMap, KubeObject, ObjectKey, ResourceDescriptor, Secret } from '../../src/index.js';
 import { ConfigError, configMaps, controller, done, run, secrets } from '../../src/index.js';
-import type { WatchSource } from '../../src/streams/index.js';
+import type { ListerWatcher } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
 
 const quiet = pino({ level: 'silent' });
 
 /** Every cluster lists one object named after the resource, then watches quietly. */
-const sourceFor = <T extends KubeObject>(_c: { name: string }, r: ResourceDescriptor<T>): WatchSource<T> => ({
+const sourceFor = <T extends KubeObject>(_c: { name: string }, r: ResourceDescriptor<T>): ListerWatcher<T> => ({
   list: () => of(E.right({ metadata: { resourceVersion: '1' }, items: [{ apiVersion: 'v1', kind: r.kind, metadata: { name: `one-${r.plural}`, namespace: 'default', uid: `u-${r.plural}`, resourceVersion: '1' } } as unknown as T] })),
   watch: () => NEVER,
 });

@@ -14,7 +14,7 @@ import { clusterName, ConfigError, configMaps, controller, done, run } from '../
 import type { HealthReport } from '../../src/runtime/index.js';
 import { registerProcessMetrics } from '../../src/runtime/index.js';
 import { Registry } from 'prom-client';
-import type { CacheView, Cluster, ProviderReport, WatchEvent, WatchHealth, WatchSource } from '../../src/streams/index.js';
+import type { CacheView, Cluster, ProviderReport, WatchEvent, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
 import { reported, staticProvider } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
 import { fakeCluster } from '../../src/testing/index.js';
@@ -28,7 +28,7 @@ const listOf = (...items: ConfigMap[]) => of(E.right({ metadata: { resourceVersi
 
 /** A source per cluster: the list answer the test chose, then a watch that stays open. */
 function sources(answers: Record<string, ListAnswer>) {
-  return <T extends KubeObject>(cluster: { name: string }, _r: ResourceDescriptor<T>): WatchSource<T> => ({
+  return <T extends KubeObject>(cluster: { name: string }, _r: ResourceDescriptor<T>): ListerWatcher<T> => ({
     list: () => {
       const a = answers[cluster.name] ?? listOf();
       if (a === 'notFound') return of(E.left(kubeError('NotFound', clusterName(cluster.name), 'the server could not find the requested resource', { code: 404 })));
@@ -48,7 +48,7 @@ function start(reconcile: ControllerReconciler<ConfigMap>, answers: Record<strin
     provider,
     resource: configMaps,
     reconcile,
-    watchConfig: { streamingList: false, sourceFor: sources(answers) },
+    watchConfig: { streamingList: false, listerWatcherFor: sources(answers) },
   });
   return run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
 }
@@ -136,7 +136,7 @@ describe('run', () => {
       resource: configMaps,
       reconcile: () => done(),
       select: { clusterSelector: (cl) => cl.name !== 'target' },
-      watchConfig: { streamingList: false, sourceFor: sources({ east: listOf(cm('a')) }) },
+      watchConfig: { streamingList: false, listerWatcherFor: sources({ east: listOf(cm('a')) }) },
     });
     const handle = await run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
     await untilReport(handle, (r) => r.ready);
@@ -175,7 +175,7 @@ describe('run', () => {
         // Any informer the runtime opened would list through here.
         watchConfig: {
           streamingList: false,
-          sourceFor: (cluster, r) => {
+          listerWatcherFor: (cluster, r) => {
             opened.push(`${cluster.name}/${r.plural}`);
             return sources({})(cluster, r);
           },
@@ -263,7 +263,7 @@ describe('provider reports in a run', () => {
     });
     const skipped: ProviderReport = { type: 'skipped', provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file', at: 0 };
     const provider = concat(of(reported(skipped)), staticProvider([fakeCluster('east')]));
-    const c = controller({ name: 'reports', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, sourceFor: sources({}) } });
+    const c = controller({ name: 'reports', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, listerWatcherFor: sources({}) } });
     const handle = await run(c, { logger: pino(sink), signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });
     const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'provider: candidate skipped');
     expect(warn).toMatchObject({ level: 40, provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file' });
@@ -277,7 +277,7 @@ describe('provider reports in a run', () => {
 });
 
 describe('process metrics in a run', () => {
-  const plain = () => controller({ name: 'procs', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, sourceFor: sources({}) } });
+  const plain = () => controller({ name: 'procs', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, listerWatcherFor: sources({}) } });
 
   it('serves the process and Node runtime metrics by default, and not when turned off', async () => {
     const on = await run(plain(), { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });

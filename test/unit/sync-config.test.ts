@@ -35,7 +35,7 @@ const expected: SyncConfig = {
   published: [
     {
       name: 'databases',
-      source: { group: 'db.example.dev', kind: 'Database', versions: ['v1', 'v1beta1'] },
+      crd: { group: 'db.example.dev', kind: 'Database', versions: ['v1', 'v1beta1'] },
       projection: { group: 'databases.example.dev', plural: 'databases', kind: 'Database' },
       naming: { namespace: '{{ .ClusterName }}', name: '{{ .Object.metadata.namespace | sha3short }}-{{ .Object.metadata.name | sha3short }}' },
       filter: { namespace: 'apps', labelSelector: 'tier=prod' },

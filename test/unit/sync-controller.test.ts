@@ -150,7 +150,7 @@ describe('syncController', () => {
   it('runs one controller per published resource in one run, sharing the workspace namespace on the service cluster', async () => {
     const cacheKcp = resource({ group: 'databases.example.dev', version: 'v1', plural: 'caches', kind: 'Cache', namespaced: true });
     const cacheService = resource({ group: 'db.example.dev', version: 'v1', plural: 'caches', kind: 'Cache', namespaced: true });
-    const caches: PublishedPlan = { ...plan, published: { name: 'caches', source: { group: 'db.example.dev', kind: 'Cache' } }, kcp: cacheKcp, service: cacheService };
+    const caches: PublishedPlan = { ...plan, published: { name: 'caches', crd: { group: 'db.example.dev', kind: 'Cache' } }, kcp: cacheKcp, service: cacheService };
     const cache: KubeObject = { apiVersion: 'databases.example.dev/v1', kind: 'Cache', metadata: { name: 'orders', namespace: 'default' }, spec: { mb: 64 } };
     const fleet = agentFleet({ 'ws-a': [orders] });
     fleet.put('ws-a', cacheKcp, cache);

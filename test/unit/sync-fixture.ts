@@ -29,7 +29,7 @@ export const dbService = resource<Db>({ group: 'db.example.dev', version: 'v1', 
 export const plan: PublishedPlan = {
   published: {
     name: 'databases',
-    source: { group: 'db.example.dev', kind: 'Database' },
+    crd: { group: 'db.example.dev', kind: 'Database' },
     projection: { group: 'databases.example.dev' },
     syncDown: { labels: ['app/*'] },
     related: [
@@ -91,7 +91,7 @@ export function agentProvider(fleet: InMemoryFleet): Provider {
   return fleet.provider.pipe(
     map((ev) =>
       ev.type === 'engaged' && ev.cluster.name !== 'service'
-        ? engaged({ ...ev.cluster, identity: { provider: 'kcp-apiexport', source: `workspace ${ev.cluster.name}`, id: ev.cluster.name } })
+        ? engaged({ ...ev.cluster, identity: { provider: 'kcp-apiexport', from: `workspace ${ev.cluster.name}`, id: ev.cluster.name } })
         : ev,
     ),
   );

@@ -10,7 +10,7 @@ import type { NamingError, ServiceName } from '../../packages/sync-agent/src/nam
 import { dnsLabelProblem, dnsSubdomainProblem, relatedName, serviceName } from '../../packages/sync-agent/src/naming.js';
 import type { PublishedResource } from '../../packages/sync-agent/src/types.js';
 
-const databases: PublishedResource = { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } };
+const databases: PublishedResource = { name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } };
 const orders: KubeObject = { metadata: { namespace: 'default', name: 'orders', uid: 'u-1' }, spec: { connectionSecretName: 'orders-conn' } };
 
 function named(r: Either<NamingError, ServiceName>): ServiceName {

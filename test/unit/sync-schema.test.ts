@@ -24,7 +24,7 @@ const crdOf = (versions: readonly CustomResourceDefinitionVersion[], scope = 'Na
   spec: { group: 'db.example.dev', names: { kind: 'Database', listKind: 'DatabaseList', plural: 'databases', singular: 'database', shortNames: ['db'] }, scope, versions },
 });
 
-const published: PublishedResource = { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } };
+const published: PublishedResource = { name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } };
 
 const schemaOf = (crd: CustomResourceDefinition, p: PublishedResource = published) => {
   const s = apiResourceSchemaOf(crd, p, 'agent-a');
@@ -42,17 +42,17 @@ describe('compareKubeVersions', () => {
 describe('versionChoice', () => {
   it('publishes every served version by default, with the CRD storage version', () => {
     const crd = crdOf([v('v1alpha1'), v('v1beta1', { storage: true }), v('v1'), v('v0old', { served: false })]);
-    expect(versionChoice(crd, published.source)).toEqual({ type: 'chosen', versions: ['v1alpha1', 'v1beta1', 'v1'], storage: 'v1beta1' });
+    expect(versionChoice(crd, published.crd)).toEqual({ type: 'chosen', versions: ['v1alpha1', 'v1beta1', 'v1'], storage: 'v1beta1' });
   });
 
   it('picks the highest published version when the storage version is not published', () => {
     const crd = crdOf([v('v1alpha1', { storage: true }), v('v1beta2'), v('v1beta1')]);
-    expect(versionChoice(crd, { ...published.source, versions: ['v1beta1', 'v1beta2'] })).toEqual({ type: 'chosen', versions: ['v1beta2', 'v1beta1'], storage: 'v1beta2' });
+    expect(versionChoice(crd, { ...published.crd, versions: ['v1beta1', 'v1beta2'] })).toEqual({ type: 'chosen', versions: ['v1beta2', 'v1beta1'], storage: 'v1beta2' });
   });
 
   it('reports every missing, unserved or unnameable version, naming the CRD', () => {
     const crd = crdOf([v('v1', { storage: true }), v('v2', { served: false }), v('vnext')]);
-    const c = versionChoice(crd, { ...published.source, versions: ['v1', 'v2', 'v3', 'vnext'] });
+    const c = versionChoice(crd, { ...published.crd, versions: ['v1', 'v2', 'v3', 'vnext'] });
     expect(c.type).toBe('invalid');
     const problems = c.type === 'invalid' ? c.problems : [];
     expect(problems).toEqual([

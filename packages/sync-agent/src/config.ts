@@ -235,24 +235,24 @@ function deepFreeze<T>(v: T): T {
  * const config: SyncConfig = parseSyncConfig(fs.readFileSync('sync.yaml', 'utf8'), 'sync.yaml');
  * ```
  * @param input - the text, or the configuration as data.
- * @param source - what to call it in errors, e.g. the file's path.
+ * @param from - what to call it in errors, e.g. the file's path.
  * @returns the configuration.
  * @throws ConfigError listing every problem, one per line with its path.
  */
-export function parseSyncConfig(input: unknown, source = 'sync config'): SyncConfig {
+export function parseSyncConfig(input: unknown, from = 'sync config'): SyncConfig {
   let data = input;
   if (typeof input === 'string') {
     try {
       // The JSON schema keeps `2024-01-01` and the like as strings rather than dates.
-      data = load(input, { schema: JSON_SCHEMA, filename: source });
+      data = load(input, { schema: JSON_SCHEMA, filename: from });
     } catch (err) {
-      throw new ConfigError(`${source}: not valid YAML or JSON: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ConfigError(`${from}: not valid YAML or JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   const problems = syncConfigProblems(data);
   if (problems.length > 0) {
     const n = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
-    throw new ConfigError(`${source}: ${n} in the sync configuration:\n${problems.map((s) => `  - ${s}`).join('\n')}`);
+    throw new ConfigError(`${from}: ${n} in the sync configuration:\n${problems.map((s) => `  - ${s}`).join('\n')}`);
   }
   return deepFreeze(structuredClone(data) as SyncConfig);
 }

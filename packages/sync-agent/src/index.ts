@@ -21,7 +21,7 @@ export type {
   PublishedNaming,
   PublishedProjection,
   PublishedResource,
-  PublishedSource,
+  PublishedCrd,
   RelatedReference,
   RelatedResource,
   SyncConfig,

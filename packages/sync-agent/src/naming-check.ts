@@ -56,7 +56,7 @@ export function namingProblem(published: PublishedResource, namespaced: boolean)
 export function sharedSourceProblem(published: readonly PublishedResource[], i: number): string | undefined {
   const p = published[i];
   if (p === undefined) return undefined;
-  const first = published.findIndex((q) => q.source.group === p.source.group && q.source.kind === p.source.kind);
+  const first = published.findIndex((q) => q.crd.group === p.crd.group && q.crd.kind === p.crd.kind);
   if (first === i) return undefined;
-  return `publishes CRD ${p.source.kind}.${p.source.group}, as published[${first}] "${published[first]?.name ?? ''}" does; their copies would share names on the service cluster, so a CRD is published once`;
+  return `publishes CRD ${p.crd.kind}.${p.crd.group}, as published[${first}] "${published[first]?.name ?? ''}" does; their copies would share names on the service cluster, so a CRD is published once`;
 }

@@ -79,9 +79,9 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
     problems.push(...configProblems(p).map((m) => `${where}: ${m}`));
     const twice = sharedSourceProblem(config.published, i);
     if (twice !== undefined) problems.push(`${where}: ${twice}`);
-    const crd = listed.right.items.find((c) => c.spec.group === p.source.group && c.spec.names.kind === p.source.kind);
+    const crd = listed.right.items.find((c) => c.spec.group === p.crd.group && c.spec.names.kind === p.crd.kind);
     if (crd === undefined) {
-      problems.push(`${where}: no CRD of kind ${p.source.kind} in group ${p.source.group} on the service cluster ${service}`);
+      problems.push(`${where}: no CRD of kind ${p.crd.kind} in group ${p.crd.group} on the service cluster ${service}`);
       return;
     }
     const plan = planOf(crd, p, agentName);
@@ -132,7 +132,7 @@ function configProblems(p: PublishedResource): string[] {
 }
 
 function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: string): { type: 'plan'; plan: PublishedPlan } | { type: 'invalid'; problems: readonly string[] } {
-  const choice = versionChoice(crd, p.source);
+  const choice = versionChoice(crd, p.crd);
   if (choice.type === 'invalid') return choice;
   const version = crd.spec.versions.find((v) => v.name === choice.storage);
   const statusSubresource = version?.subresources?.status !== undefined;

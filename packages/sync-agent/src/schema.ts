@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, JSONSchemaProps } from 'rxfleet/resources';
 import type { APIResourceSchema, APIResourceVersion, ExportResource } from 'rxfleet/providers/kcp';
 import { agentLabels } from './labels.js';
-import type { PublishedResource, PublishedSource } from './types.js';
+import type { PublishedResource, PublishedCrd } from './types.js';
 import { compareKubeVersions } from './version-order.js';
 
 // kcp's rule for ARS version names (checked by its OpenAPI): a CRD version kcp would refuse is a config error.
@@ -41,7 +41,7 @@ export type VersionChoice =
  * @param source - the published resource's source.
  * @returns the choice, or every problem found.
  */
-export function versionChoice(crd: CustomResourceDefinition, source: PublishedSource): VersionChoice {
+export function versionChoice(crd: CustomResourceDefinition, source: PublishedCrd): VersionChoice {
   const name = crd.metadata.name ?? `${crd.spec.names.plural}.${crd.spec.group}`;
   const all = crd.spec.versions;
   const served = all.filter((v) => v.served).map((v) => v.name);
@@ -111,7 +111,7 @@ export function apiResourceSchemaOf(
   published: PublishedResource,
   agentName: string,
 ): { readonly type: 'schema'; readonly schema: APIResourceSchema; readonly storage: string } | { readonly type: 'invalid'; readonly problems: readonly string[] } {
-  const choice = versionChoice(crd, published.source);
+  const choice = versionChoice(crd, published.crd);
   if (choice.type === 'invalid') return choice;
   const { group, names } = projectedNames(crd, published);
   const versions = crd.spec.versions.filter((v) => choice.versions.includes(v.name)).map((v) => arsVersion(v, v.name === choice.storage));

@@ -95,8 +95,8 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
       // The workspaces engaged once the first pass is over: a copy in one that is not (unbound) is kept.
       const workspaces = ic.fleet.clusters().filter(isConsumer).map((c) => c.name);
       return concat(
-        sweepOrphans(ic.sinks, { source: plan.kcp, targets: onService, clusters: [serviceCluster] }),
-        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { source: plan.kcp, targets: inWorkspaces, clusters: workspaces }),
+        sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: onService, clusters: [serviceCluster] }),
+        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: inWorkspaces, clusters: workspaces }),
       );
     }),
     tap((o) => {

@@ -11,7 +11,7 @@
  * const source: PublishedSource = { group: 'db.example.dev', kind: 'Database', versions: ['v1'] };
  * ```
  */
-export interface PublishedSource {
+export interface PublishedCrd {
   /** The CRD's API group on the service cluster. */
   readonly group: string;
   /** The CRD's kind. */
@@ -163,7 +163,7 @@ export interface PublishedResource {
   /** Unique in the config; the `published` label of metrics and logs, and part of the controller's name. */
   readonly name: string;
   /** The CRD on the service cluster. */
-  readonly source: PublishedSource;
+  readonly crd: PublishedCrd;
   /** How it appears in kcp (default: as on the service cluster). */
   readonly projection?: PublishedProjection;
   /** Where consumer objects land on the service cluster. */

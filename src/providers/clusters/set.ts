@@ -116,7 +116,7 @@ export function candidateOf(entry: ClusterEntry, provider = 'clusters'): Candida
   }
   const src = entry.kubeconfig;
   const content = 'yaml' in src ? src.yaml : 'file' in src ? `file:${src.file}` : src.loaded.exportConfig();
-  const identity: ClusterIdentity = { provider, source: describeSource(src) };
+  const identity: ClusterIdentity = { provider, from: describeSource(src) };
   return kubeconfigCandidate(name, src, sha256(content, src.context ?? ''), { identity, labels: entry.labels });
 }
 

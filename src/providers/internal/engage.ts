@@ -15,7 +15,7 @@ import { E } from '../../internal/fp.js';
 import { concurrencyLimit } from './limit.js';
 import type { Candidate, Desired, DesiredChange } from './candidates.js';
 import { changeReason, diffDesired } from './candidates.js';
-import type { Probe } from '../../streams/provider-options.js';
+import type { ContactProbe } from '../../streams/provider-options.js';
 import type { Reporter, ReportScope } from './report.js';
 
 /** First-contact probes in flight at once per provider: TLS set-ups and `/version` calls spread out, not one burst of thousands. */
@@ -32,7 +32,7 @@ const probesInFlight = 16;
  */
 export interface EngageConfig extends ReportScope {
   /** Checked before engaging; `undefined` engages at once. */
-  readonly probe: Probe | undefined;
+  readonly probe: ContactProbe | undefined;
   /** A probe answer slower than this counts as a failure. */
   readonly probeTimeoutMs: number;
   /** Delay before a failed probe is tried again (a fixed interval: contact either works or it does not). */
@@ -51,7 +51,7 @@ interface Slot {
 }
 
 /** Probes until the cluster answers: each try is cut at `probeTimeoutMs`, failures wait `retryIntervalMs` (and call `failed`). */
-function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: Probe, say: Reporter, failed: () => void, limited: MonoTypeOperatorFunction<Either<string, unknown>>): Observable<unknown> {
+function untilAnswered(cluster: Cluster, cfg: EngageConfig, probe: ContactProbe, say: Reporter, failed: () => void, limited: MonoTypeOperatorFunction<Either<string, unknown>>): Observable<unknown> {
   const once = defer(() => from(probe(cluster))).pipe(
     take(1),
     timeout({ first: cfg.probeTimeoutMs, scheduler: cfg.scheduler, with: () => of(E.left(`no answer within ${cfg.probeTimeoutMs} ms`)) }),
@@ -242,7 +242,7 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
  * @param timeoutMs - socket timeout of the request.
  * @returns the probe.
  */
-export function contactProbe(timeoutMs: number): Probe {
+export function contactProbe(timeoutMs: number): ContactProbe {
   return (cluster) =>
     defer(() => cluster.client.raw({ method: 'GET', path: '/version', timeoutMs })).pipe(
       map((r) => {

@@ -68,7 +68,7 @@ export function factsFingerprint(facts: ClusterFacts): string {
 /** A build's failure as a skip reason: where the kubeconfig came from, then the loader's reason (its `cluster "<name>": ` dropped: the report names the candidate already). */
 function buildFailure(name: ClusterName, facts: ClusterFacts, message: string): string {
   const own = `cluster "${name}": `;
-  return `${facts.origin ?? facts.identity.source}: ${message.startsWith(own) ? message.slice(own.length) : message}`;
+  return `${facts.origin ?? facts.identity.from}: ${message.startsWith(own) ? message.slice(own.length) : message}`;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ResourceDescriptor } from '../../core/resource.js';
 import type { WatchEvent } from '../../streams/events.js';
 import type { WatchHealth, WatchSignal } from '../../streams/watch-health.js';
 import { watchSignals } from '../../streams/watch-signals.js';
-import { clusterWatchSource } from '../../streams/watch-source.js';
+import { clusterListerWatcher } from '../../streams/watch-source.js';
 import type { WatchSettings } from '../../streams/watched.js';
 import type { Reporter } from './report.js';
 
@@ -104,8 +104,8 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
  * @returns the cold event stream.
  */
 export function managementWatch<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: WatchSettings & Selection, say: Reporter): Observable<WatchEvent<T>> {
-  const { sourceFor = clusterWatchSource, ...config } = options;
-  return watchSignals(sourceFor(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(
+  const { listerWatcherFor = clusterListerWatcher, ...config } = options;
+  return watchSignals(listerWatcherFor(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(
     reportManagementHealth(say, config.namespace),
     filter((s): s is Extract<WatchSignal<T>, { type: 'event' }> => s.type === 'event'),
     map((s) => s.event),

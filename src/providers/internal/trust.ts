@@ -132,5 +132,5 @@ export function refusedKubeconfigField(yaml: string, trust: KubeconfigTrust): st
  */
 export function secretKubeconfigCandidate(name: ClusterName, yaml: string, facts: ClusterFacts, trust: KubeconfigTrust): Candidate {
   const why = refusedKubeconfigField(yaml, trust);
-  return why === undefined ? kubeconfigCandidate(name, { yaml }, sha256(yaml), facts) : skipped(name, `${facts.origin ?? facts.identity.source}: ${why}`);
+  return why === undefined ? kubeconfigCandidate(name, { yaml }, sha256(yaml), facts) : skipped(name, `${facts.origin ?? facts.identity.from}: ${why}`);
 }

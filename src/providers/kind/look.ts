@@ -46,7 +46,7 @@ export function lookAtKind(run: KindRunner, prefix: string, timeoutMs: number, s
             map((r): Candidate => {
               const name = clusterName(n);
               const source = `kind cluster ${n}`;
-              return E.isLeft(r) ? skipped(name, r.left) : kubeconfigCandidate(name, { yaml: r.right }, sha256(r.right), { identity: { provider: 'kind', source } });
+              return E.isLeft(r) ? skipped(name, r.left) : kubeconfigCandidate(name, { yaml: r.right }, sha256(r.right), { identity: { provider: 'kind', from: source } });
             }),
           ),
         ),

@@ -30,5 +30,5 @@ export function secretCandidate(secret: Secret, key: string, trust: KubeconfigTr
   if (data === undefined) return skipped(name, `${source} has no "${key}" key`);
   const yaml = Buffer.from(data, 'base64').toString('utf8');
   if (yaml.trim() === '') return skipped(name, `${source} has an empty "${key}"`);
-  return secretKubeconfigCandidate(name, yaml, { identity: { provider: 'kubeconfig-secrets', source }, labels: secret.metadata.labels }, trust);
+  return secretKubeconfigCandidate(name, yaml, { identity: { provider: 'kubeconfig-secrets', from: source }, labels: secret.metadata.labels }, trust);
 }

@@ -19,7 +19,7 @@ export interface GenerateTypesOptions {
   /** Module the generated files import `resource`, `ObjectMeta` and `KubeObject` from; default `'rxfleet'`. */
   readonly importFrom?: string;
   /** Names the source in each file's header, e.g. `widgets.yaml`; default the CRD's name. */
-  readonly source?: string;
+  readonly from?: string;
 }
 
 /**
@@ -62,7 +62,7 @@ export async function generateTypes(opts: GenerateTypesOptions): Promise<Generat
       if (schema === undefined) {
         throw new ConfigError(`CRD ${crd.metadata.name ?? names.plural}: version ${v.name} has no schema.openAPIV3Schema to generate types from`);
       }
-      const banner = header(crd, v, opts.source);
+      const banner = header(crd, v, opts.from);
       const compiled = await compile(crdSchemaToJsonSchema(schema, { root: true, name: names.kind }) as Parameters<typeof compile>[0], names.kind, {
         bannerComment: '',
         additionalProperties: false,

@@ -12,20 +12,20 @@ import type { CustomResourceDefinition } from 'rxfleet/resources';
  * const crds = readCrds(fs.readFileSync('config/crd/widgets.yaml', 'utf8'));
  * ```
  * @param yaml - the documents.
- * @param source - names the text in errors, e.g. the file path.
+ * @param from - names the text in errors, e.g. the file path.
  * @returns every `apiextensions.k8s.io/v1` CustomResourceDefinition, in document order.
  * @throws ConfigError when the YAML does not parse, holds no CRD, or a CRD lacks group, names or versions.
  */
-export function readCrds(yaml: string, source = 'the YAML'): CustomResourceDefinition[] {
+export function readCrds(yaml: string, from = 'the YAML'): CustomResourceDefinition[] {
   let docs: unknown[];
   try {
     docs = loadAll(yaml);
   } catch (err) {
-    throw new ConfigError(`${source}: not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(`${from}: not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
   const crds = docs.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null && (d as { kind?: unknown }).kind === 'CustomResourceDefinition');
-  if (crds.length === 0) throw new ConfigError(`${source}: no CustomResourceDefinition found (kind: CustomResourceDefinition, apiVersion: apiextensions.k8s.io/v1)`);
-  return crds.map((d, i) => checkCrd(d, `${source}, CRD #${i + 1}`));
+  if (crds.length === 0) throw new ConfigError(`${from}: no CustomResourceDefinition found (kind: CustomResourceDefinition, apiVersion: apiextensions.k8s.io/v1)`);
+  return crds.map((d, i) => checkCrd(d, `${from}, CRD #${i + 1}`));
 }
 
 /**

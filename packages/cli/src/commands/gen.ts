@@ -47,7 +47,7 @@ async function filesFor(args: GenTypesArgs): Promise<GeneratedFile[]> {
     } catch (err) {
       throw new ConfigError(`gen types: cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    files.push(...(await generateTypes({ crds: readCrds(text, path), importFrom: args.importFrom, source: basename(path) })));
+    files.push(...(await generateTypes({ crds: readCrds(text, path), importFrom: args.importFrom, from: basename(path) })));
   }
   if (args.fromCluster.length > 0) {
     const file = args.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config');
