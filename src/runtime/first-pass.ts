@@ -127,7 +127,7 @@ export function firstPass(reports: Observable<ProviderReport>, timeoutMs: number
  * ```
  * @param r - the health report when the pass ended.
  * @param end - how it ended.
- * @param allowEmpty - `FleetOptions.allowEmpty`.
+ * @param allowEmpty - `DiscoveryOptions.allowEmpty`.
  * @returns the message, or undefined when the run may go on.
  */
 export function emptyFleetFailure(r: HealthReport, end: FirstPass, allowEmpty: boolean): string | undefined {

@@ -17,8 +17,8 @@ import type { SignalTarget } from './signals.js';
  *
  * @example
  * ```ts
- * const fleet: FleetOptions = { minClusters: 3, firstPassTimeoutMs: 60_000 };
- * const sandbox: FleetOptions = { allowEmpty: true }; // an empty fleet is fine, and ready
+ * const fleet: DiscoveryOptions = { minClusters: 3, firstPassTimeoutMs: 60_000 };
+ * const sandbox: DiscoveryOptions = { allowEmpty: true }; // an empty fleet is fine, and ready
  * ```
  */
 export interface DiscoveryOptions {

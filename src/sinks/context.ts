@@ -57,7 +57,7 @@ export interface SinkCluster {
 }
 
 /**
- * Where sinks find clusters. A `FleetView` is a `SinkFleet`; it is read at the moment a write
+ * Where sinks find clusters. A `FleetView` is a `SinkClusters`; it is read at the moment a write
  * runs, so a write queued for a cluster that has since left the fleet fails with `NotEngaged`.
  *
  * @example

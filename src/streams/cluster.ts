@@ -82,7 +82,7 @@ export interface ClusterCache {
  *
  * @example
  * ```ts
- * const id: ClusterIdentity = { provider: 'kubeconfig-secrets', source: 'Secret fleet/east', id: 'east.clusterset.local' };
+ * const id: ClusterIdentity = { provider: 'kubeconfig-secrets', from: 'Secret fleet/east', id: 'east.clusterset.local' };
  * ```
  */
 export interface ClusterIdentity {

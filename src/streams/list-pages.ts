@@ -20,7 +20,7 @@ export const defaultPageSize = 500;
  *
  * @example
  * ```ts
- * listPages(clusterWatchSource(cluster, configMaps), { namespace: 'default' }).subscribe((page) => {
+ * listPages(clusterListerWatcher(cluster, configMaps), { namespace: 'default' }).subscribe((page) => {
  *   if (E.isRight(page)) console.log(page.right.items.length);
  * });
  * ```

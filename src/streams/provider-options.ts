@@ -25,7 +25,7 @@ export interface ProviderOptions {
  *
  * @example
  * ```ts
- * const probe: Probe = (c) => c.client.raw({ method: 'GET', path: '/version' }).then((r) => (isRight(r) ? E.right(true) : E.left(r.left.message)));
+ * const probe: ContactProbe = (c) => c.client.raw({ method: 'GET', path: '/version' }).then((r) => (isRight(r) ? E.right(true) : E.left(r.left.message)));
  * ```
  */
 export type ContactProbe = (cluster: Cluster) => ObservableInput<Either<string, unknown>>;

@@ -46,7 +46,7 @@ const isLastPage = (list: ObjectList): boolean => list.metadata.continue === und
  *
  * @example
  * ```ts
- * watchSignals(clusterWatchSource(cluster, configMaps), { cluster: cluster.name, resource: configMaps })
+ * watchSignals(clusterListerWatcher(cluster, configMaps), { cluster: cluster.name, resource: configMaps })
  *   .subscribe((s) => console.log(s.type === 'event' ? s.event.type : s.health.state));
  * ```
  * @see watch for the events alone, over a cluster's client.

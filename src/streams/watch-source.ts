@@ -17,7 +17,7 @@ import type { Either } from '../internal/fp.js';
  *
  * @example
  * ```ts
- * const source: WatchSource<ConfigMap> = {
+ * const source: ListerWatcher<ConfigMap> = {
  *   list: () => of(E.right({ metadata: { resourceVersion: '1' }, items: [] })),
  *   watch: () => NEVER,
  * };
@@ -36,7 +36,7 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
  *
  * @example
  * ```ts
- * const source = clusterWatchSource(cluster, configMaps);
+ * const source = clusterListerWatcher(cluster, configMaps);
  * watchSignals(source, { cluster: cluster.name, resource: configMaps });
  * ```
  * @param cluster - the engaged cluster.

@@ -1,5 +1,5 @@
 // An in-memory fleet: clusters that behave like API servers for what controllers rely on, with a
-// provider for run(), a FleetView, a SinkFleet on the scheduler, injected failures and a log of
+// provider for run(), a FleetView, a SinkClusters on the scheduler, injected failures and a log of
 // every request a controller made.
 import type { Observable, SchedulerLike } from 'rxjs';
 import { asyncScheduler, filter, map, Subject } from 'rxjs';
@@ -103,7 +103,7 @@ export interface InMemoryFleet {
   readonly provider: Provider;
   /** The engaged clusters, with Promise clients: a reconciler's `context.fleet`. */
   readonly view: FleetView;
-  /** The same clusters with clients that answer on the scheduler: `sinkContext({ fleet: fleet.sinkFleet, ... })`. */
+  /** The same clusters with clients that answer on the scheduler: `sinkContext({ fleet: fleet.sinkClusters, ... })`. */
   readonly sinkClusters: SinkClusters;
   /** Every request the clients received, in order. */
   readonly requests: readonly FakeRequest[];
@@ -146,7 +146,7 @@ const split = (ref: string): readonly [string, string] => {
  * ```ts
  * const fleet = inMemoryFleet({ clusters: { east: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } }], west: [] } });
  * fleet.inject({ cluster: 'west', verb: 'apply', failure: statusFailure(429, { retryAfterSeconds: 1 }) });
- * const ctx = sinkContext({ fleet: fleet.sinkFleet, fieldManager: 'my-controller' });
+ * const ctx = sinkContext({ fleet: fleet.sinkClusters, fieldManager: 'my-controller' });
  * ```
  * @param config - clusters and their objects, extra resources, the status rule and the scheduler.
  * @returns the fleet.
@@ -180,7 +180,7 @@ export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
       },
     });
     const labels = isSeedList(seed) ? undefined : seed.labels;
-    const cluster: Cluster = Object.freeze({ name: n, client: client satisfies ClusterClient, ...(labels === undefined ? {} : { labels }), identity: { provider: 'in-memory', source: `in-memory cluster "${name}"` } });
+    const cluster: Cluster = Object.freeze({ name: n, client: client satisfies ClusterClient, ...(labels === undefined ? {} : { labels }), identity: { provider: 'in-memory', from: `in-memory cluster "${name}"` } });
     states.set(name, { state, writes, cluster, sink: { name: n, client: writeClient } });
   }
 

@@ -160,7 +160,7 @@ describe('apiExportProvider on a real kcp', () => {
       expect(run.fleet.clusters().every((cl) => cl.cache !== undefined)).toBe(true);
       expect(run.ownWatches).toEqual([]);
       // Each cluster says who it is.
-      expect(run.fleet.get(clusterName(a.logicalCluster))?.identity).toEqual({ provider: 'kcp-apiexport', source: `workspace ${a.logicalCluster} via APIExport ${fx.exportName}`, id: a.logicalCluster });
+      expect(run.fleet.get(clusterName(a.logicalCluster))?.identity).toEqual({ provider: 'kcp-apiexport', from: `workspace ${a.logicalCluster} via APIExport ${fx.exportName}`, id: a.logicalCluster });
       expect(run.fleet.get(clusterName(a.logicalCluster))?.labels).toEqual({ 'kcp.io/cluster': a.logicalCluster });
       expect(run.reports.filter((r) => r.type === 'engaged').length).toBeGreaterThanOrEqual(3);
       expect(run.reports.filter((r) => r.type === 'error' || r.type === 'skipped')).toEqual([]);
@@ -254,7 +254,7 @@ describe('apiExportProvider on a real kcp', () => {
       expect(byPath.labels?.['kcp.io/cluster']).toBe(b.logicalCluster);
       // The logical cluster is the cluster's identity (and label): found from either name.
       expect(run.fleet.clusters().find((cl) => cl.identity?.id === b.logicalCluster)?.name).toBe(b.path);
-      expect(byPath.identity).toEqual({ provider: 'kcp-apiexport', source: `workspace ${b.path} via APIExport ${fx.exportName}`, id: b.logicalCluster });
+      expect(byPath.identity).toEqual({ provider: 'kcp-apiexport', from: `workspace ${b.path} via APIExport ${fx.exportName}`, id: b.logicalCluster });
       expect(byPath.labels?.['kcp.io/path']).toBe(b.path);
       await eventually(
         'keys by path',

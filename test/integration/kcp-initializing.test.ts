@@ -81,7 +81,7 @@ describe('initializingWorkspaceProvider on a real kcp', () => {
       expect(finished.sort()).toEqual(names.map((n) => `${home.path}:${n}`));
       // Each said who it is.
       for (const c of engagedClusters) {
-        expect(c.identity).toMatchObject({ provider: 'kcp-initializing', source: `workspace ${c.name} initializing for WorkspaceType ${typeName}` });
+        expect(c.identity).toMatchObject({ provider: 'kcp-initializing', from: `workspace ${c.name} initializing for WorkspaceType ${typeName}` });
         expect(c.identity?.id).toBe(c.labels?.['kcp.io/cluster']);
       }
       // Each was disengaged once it stopped matching (kcp's synthetic DELETED).

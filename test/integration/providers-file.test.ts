@@ -60,7 +60,7 @@ describe('kubeconfigFileProvider against kcp workspaces and kube-apiserver', () 
     const skipped = await rec.waitReport('broken skipped', (r) => r.type === 'skipped' && r.candidate === join(dir, 'broken.kubeconfig'));
     expect(skipped.type === 'skipped' && skipped.reason).toContain('invalid kubeconfig');
     if (ws.type !== 'engaged') throw new Error('unreachable');
-    expect(ws.cluster.identity).toEqual({ provider: 'file', source: 'context "ws" of kubeconfig fleet.kubeconfig' });
+    expect(ws.cluster.identity).toEqual({ provider: 'file', from: 'context "ws" of kubeconfig fleet.kubeconfig' });
     const cmA = randomName('file-a');
     await createConfigMap(clusterFrom('a', a.kubeconfigYaml()).client, 'default', cmA);
     expect(await seeConfigMap(ws.cluster, 'default', cmA)).toBe(cmA);

@@ -91,7 +91,7 @@ describe('clusterApiProvider against kube-apiserver (management)', () => {
     const relabelled = await engagedAfter(rec, `${ns}/prod`, before);
     if (relabelled.type !== 'engaged') throw new Error('unreachable');
     expect(relabelled.cluster.labels).toEqual({ touched: 'yes' });
-    expect(relabelled.cluster.identity).toEqual({ provider: 'cluster-api', source: `Cluster ${ns}/prod` });
+    expect(relabelled.cluster.identity).toEqual({ provider: 'cluster-api', from: `Cluster ${ns}/prod` });
     const count = rec.events.length;
 
     // Rotated kubeconfig pointing at the kube-apiserver: re-engaged, sees that server's objects.
@@ -163,7 +163,7 @@ describe('clusterProfileProvider against kube-apiserver (hub)', () => {
     const p1 = await rec.waitEvent('p1 engaged', isEngaged(`${ns}/p1`));
     if (p1.type !== 'engaged') throw new Error('unreachable');
     // Identity from the KEP-2149 ClusterProperty, labels from the profile.
-    expect(p1.cluster.identity).toEqual({ provider: 'cluster-profiles', source: `ClusterProfile ${ns}/p1`, id: 'p1.fleet.example' });
+    expect(p1.cluster.identity).toEqual({ provider: 'cluster-profiles', from: `ClusterProfile ${ns}/p1`, id: 'p1.fleet.example' });
     expect(p1.cluster.labels).toEqual({ region: 'eu' });
     const kasNs = await sharedKubeApiserver().createNamespace('inventory-cm');
     const cmK = randomName('cp-kas');

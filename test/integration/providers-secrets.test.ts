@@ -88,7 +88,7 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     const relabelled = await engagedAfter(rec, 'east', before);
     if (relabelled.type !== 'engaged') throw new Error('unreachable');
     expect(relabelled.cluster.labels).toEqual({ [kubeconfigSecretLabel]: 'true', touched: 'yes' });
-    expect(relabelled.cluster.identity).toEqual({ provider: 'kubeconfig-secrets', source: `Secret ${ns}/east` });
+    expect(relabelled.cluster.identity).toEqual({ provider: 'kubeconfig-secrets', from: `Secret ${ns}/east` });
     const why = await rec.waitReport('east relabelled', (r) => r.type === 'reengaged' && r.cluster === 'east');
     expect(why.type === 'reengaged' && why.reason).toBe('labels or identity changed');
 

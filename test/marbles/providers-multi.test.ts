@@ -29,7 +29,7 @@ describe('withPrefix', () => {
       expectObservable(out.pipe(map(show))).toBe('a-b', { a: '+prod#east', b: '-prod#east' });
       expectObservable(
         out.pipe(map((ev) => (ev.type === 'engaged' ? [ev.cluster.client.cluster, ev.cluster.identity, ev.cluster.labels, ev.cluster.cache === cache] : ev.type === 'disengaged' ? ev.reason : ''))),
-      ).toBe('a-b', { a: ['prod#east', { provider: 'kind', source: 'kind cluster east' }, { region: 'eu' }, true], b: 'why' });
+      ).toBe('a-b', { a: ['prod#east', { provider: 'kind', from: 'kind cluster east' }, { region: 'eu' }, true], b: 'why' });
     });
   });
 

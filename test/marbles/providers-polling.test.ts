@@ -72,9 +72,9 @@ describe('kindProvider (stand-in runner, virtual time)', () => {
       ts.flush();
       expect(calls.filter((c) => c.endsWith('get clusters')).map((c) => Number(c.split(' ')[0]))).toEqual([0, 10, 20, 30, 40]);
       expect(identities).toEqual([
-        { provider: 'kind', source: 'kind cluster fleet-a' },
-        { provider: 'kind', source: 'kind cluster fleet-b' },
-        { provider: 'kind', source: 'kind cluster fleet-a' },
+        { provider: 'kind', from: 'kind cluster fleet-a' },
+        { provider: 'kind', from: 'kind cluster fleet-b' },
+        { provider: 'kind', from: 'kind cluster fleet-a' },
       ]);
       expect(calls.some((c) => c.includes('other'))).toBe(false);
     });
@@ -153,7 +153,7 @@ describe('clusterListProvider (programmatic set)', () => {
   it('should give each cluster an identity and the entry’s labels, keep a given identity, and re-engage on a label change', () => {
     const ts = testScheduler();
     ts.run(({ expectObservable }) => {
-      const given = { ...fakeCluster('given'), identity: { provider: 'mine', source: 'my registry' } };
+      const given = { ...fakeCluster('given'), identity: { provider: 'mine', from: 'my registry' } };
       const set = clusterListProvider([fakeCluster('plain'), given, { name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'eu' } }], { scheduler: ts });
       ts.schedule(() => {
         set.add({ name: 'kc', kubeconfig: { yaml: kubeconfig(1) }, labels: { region: 'us' } });
@@ -175,7 +175,7 @@ describe('clusterListProvider (programmatic set)', () => {
     ts.run(({ expectObservable }) => {
       const out = singleClusterProvider({ name: 'local', kubeconfig: { yaml: kubeconfig(1), context: 'k' } }, { scheduler: ts });
       expectObservable(out.pipe(map((ev) => (ev.type === 'engaged' ? ev.cluster.identity : ev.type === 'report' ? ev.report : ev)))).toBe('(arp)', {
-        a: { provider: 'single', source: 'context "k" of kubeconfig text given in code' },
+        a: { provider: 'single', from: 'context "k" of kubeconfig text given in code' },
         r: { type: 'engaged', provider: 'single', cluster: 'local', at: 0 },
         p: { type: 'discovered', provider: 'single', clusters: 1, candidates: 1, at: 0 },
       });

@@ -166,7 +166,7 @@ describe('kubeconfigSecretProvider: what a Secret becomes', () => {
       expectObservable(split(provider, reports).pipe(map(engagedAs)), '^ 10ms !').toBe('e', {
         e: {
           name: 'east',
-          identity: { provider: 'kubeconfig-secrets', source: 'Secret fleet/east' },
+          identity: { provider: 'kubeconfig-secrets', from: 'Secret fleet/east' },
           labels: { 'sigs.k8s.io/multicluster-runtime-kubeconfig': 'true', region: 'eu' },
         },
       });

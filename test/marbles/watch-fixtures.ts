@@ -1,4 +1,4 @@
-// Shared pieces of the streams marble tests: objects, watch lines and a scripted WatchSource whose
+// Shared pieces of the streams marble tests: objects, watch lines and a scripted ListerWatcher whose
 // calls hand out the cold observables a test prepared, recording the options each call received.
 import type { Observable, ObservableInput } from 'rxjs';
 import { NEVER, takeUntil, timer } from 'rxjs';

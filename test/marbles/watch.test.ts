@@ -1,5 +1,5 @@
 // The watch state machine in virtual time: list → watch, resume points, backoff and every recovery
-// rule of RELIABILITY.md "Watches", driven through a scripted WatchSource.
+// rule of RELIABILITY.md "Watches", driven through a scripted ListerWatcher.
 import { takeUntil, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';

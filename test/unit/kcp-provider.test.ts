@@ -125,7 +125,7 @@ describe('apiExportProvider on a fake kcp', () => {
       ]);
     });
     const a = fleet.get(clusterName('a'));
-    expect(a?.identity).toEqual({ provider: 'kcp-apiexport', source: 'workspace a via APIExport widgets', id: 'a' });
+    expect(a?.identity).toEqual({ provider: 'kcp-apiexport', from: 'workspace a via APIExport widgets', id: 'a' });
     expect(a?.labels).toEqual({ 'kcp.io/cluster': 'a' });
     expect(a?.unservedResourceHint).toBe("export it from APIExport widgets (as one of its resource schemas, or as a permission claim that workspace a's APIBinding accepts)");
     expect(a?.client.server).toBe(`${ENDPOINT}/clusters/a`);
@@ -242,7 +242,7 @@ describe('initializingWorkspaces on a fake kcp', () => {
       if (c === undefined) throw new Error('not yet');
       return c;
     });
-    expect(x.identity).toEqual({ provider: 'kcp-initializing', source: 'workspace root:org:x initializing for WorkspaceType tenant', id: 'x1' });
+    expect(x.identity).toEqual({ provider: 'kcp-initializing', from: 'workspace root:org:x initializing for WorkspaceType tenant', id: 'x1' });
     expect(x.labels).toEqual({ [initializerLabel]: 'root:org:tenant', 'kcp.io/cluster': 'x1', 'kcp.io/path': 'root:org:x' });
     expect(x.cache).toBeUndefined();
     expect(x.unservedResourceHint).toBe('bind an APIExport that exports it in workspace root:org:x, or create its CRD there');

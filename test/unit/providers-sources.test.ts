@@ -81,7 +81,7 @@ describe('kubeconfigFileProvider sources', () => {
     expect([...both.desired.keys()]).toEqual(['east', 'west']);
     expect(both.problems).toEqual([{ type: 'skipped', candidate: bad, reason: expect.stringMatching(/^invalid kubeconfig .*bad\.kubeconfig: unexpected end of the stream/) as unknown }]);
     const good = both.desired.get(clusterName('east'))?.build();
-    expect(good !== undefined && E.isRight(good) && [good.right.client.server, good.right.identity]).toEqual(['https://127.0.0.1:1', { provider: 'file', source: 'context "east" of kubeconfig fleet.kubeconfig' }]);
+    expect(good !== undefined && E.isRight(good) && [good.right.client.server, good.right.identity]).toEqual(['https://127.0.0.1:1', { provider: 'file', from: 'context "east" of kubeconfig fleet.kubeconfig' }]);
   });
 
   it('should give files the shortest trailing path that tells them apart', () => {
@@ -131,7 +131,7 @@ describe('kubeconfig Secret candidates', () => {
   it('should give the cluster the Secret as identity and its labels', () => {
     const yaml = b64(kubeconfig({ a: { server: 'https://127.0.0.1:1', token: 't' } }));
     const built = secretCandidate({ ...secret({ kubeconfig: yaml }), metadata: { name: 'east', namespace: 'fleet', labels: { region: 'eu' } } }, 'kubeconfig')?.build();
-    expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'kubeconfig-secrets', source: 'Secret fleet/east' }, { region: 'eu' }]);
+    expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'kubeconfig-secrets', from: 'Secret fleet/east' }, { region: 'eu' }]);
   });
 });
 
@@ -161,7 +161,7 @@ describe('Cluster API candidates', () => {
     expect(why('ns/early')).toBe('Cluster ns/early: control plane not initialised yet');
     expect(why('ns/nosecret')).toBe('kubeconfig Secret ns/nosecret-kubeconfig of Cluster ns/nosecret not found');
     const built = d.get(clusterName('ns/ready'))?.build();
-    expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'cluster-api', source: 'Cluster ns/ready' }, { env: 'prod' }]);
+    expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'cluster-api', from: 'Cluster ns/ready' }, { env: 'prod' }]);
     const garbage = new Map([['ns/ready-kubeconfig', { metadata: { namespace: 'ns', name: 'ready-kubeconfig' }, data: { value: b64('clusters: [ {') } }]]);
     const broken = capiDesired(capi, garbage, controlPlaneInitialized, 'value').get(clusterName('ns/ready'))?.build();
     expect(broken !== undefined && E.isLeft(broken) && broken.left).toMatch(/^kubeconfig Secret ns\/ready-kubeconfig of Cluster ns\/ready: invalid kubeconfig: /);
@@ -216,9 +216,9 @@ describe('ClusterProfile candidates', () => {
     expect(clusterSetId(profile(status()))).toBeUndefined();
     const build = (p: KubeObject) => profileDesired(new Map([['inv/p1', p]]), providers, () => true, 0).get(clusterName('inv/p1'))?.build();
     const built = build(withId);
-    expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'cluster-profiles', source: 'ClusterProfile inv/p1', id: 'east.set-1' }, { region: 'eu' }]);
+    expect(built !== undefined && E.isRight(built) && [built.right.identity, built.right.labels]).toEqual([{ provider: 'cluster-profiles', from: 'ClusterProfile inv/p1', id: 'east.set-1' }, { region: 'eu' }]);
     const anonymous = build(profile(status()));
-    expect(anonymous !== undefined && E.isRight(anonymous) && anonymous.right.identity).toEqual({ provider: 'cluster-profiles', source: 'ClusterProfile inv/p1' });
+    expect(anonymous !== undefined && E.isRight(anonymous) && anonymous.right.identity).toEqual({ provider: 'cluster-profiles', from: 'ClusterProfile inv/p1' });
   });
 });
 

@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * const source: PublishedSource = { group: 'db.example.dev', kind: 'Database', versions: ['v1'] };
+ * const source: PublishedCrd = { group: 'db.example.dev', kind: 'Database', versions: ['v1'] };
  * ```
  */
 export interface PublishedCrd {

@@ -53,7 +53,7 @@ export interface CapiRules {
 export function capiCandidate(joined: CapiCluster, id: string, name: ClusterName, rules: CapiRules): Candidate {
   const secretId = `${id}-kubeconfig`;
   const data = joined.kubeconfig?.data?.[rules.key];
-  const facts = { identity: { provider: 'cluster-api', source: `Cluster ${id}` }, labels: joined.cluster.metadata.labels, origin: `kubeconfig Secret ${secretId} of Cluster ${id}` };
+  const facts = { identity: { provider: 'cluster-api', from: `Cluster ${id}` }, labels: joined.cluster.metadata.labels, origin: `kubeconfig Secret ${secretId} of Cluster ${id}` };
   if (!rules.isReady(joined.cluster)) return skipped(name, `Cluster ${id}: control plane not initialised yet`);
   if (joined.kubeconfig === undefined) return skipped(name, `kubeconfig Secret ${secretId} of Cluster ${id} not found`);
   const yaml = data === undefined ? '' : Buffer.from(data, 'base64').toString('utf8');

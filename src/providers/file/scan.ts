@@ -192,6 +192,6 @@ function newCandidate(d: FileContext, wanted: string, shortFile: string, options
     return E.left({ type: 'skipped', candidate: d.file, reason: `context ${JSON.stringify(d.context)} of kubeconfig ${d.file} cannot name a cluster: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'unknown error'}` });
   }
   const labels = { ...d.labels, ...options.labels?.[name] };
-  const identity = { provider: 'file', source: `context "${d.context}" of kubeconfig ${shortFile}` };
+  const identity = { provider: 'file', from: `context "${d.context}" of kubeconfig ${shortFile}` };
   return E.right(entriesCandidate(name, d.entries, d.fingerprint, { identity, labels }));
 }

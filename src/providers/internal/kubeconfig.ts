@@ -21,7 +21,7 @@ export type Labels = Readonly<Record<string, string>>;
  *
  * @example
  * ```ts
- * const facts: ClusterFacts = { identity: { provider: 'kubeconfig-secrets', source: 'Secret fleet/east' }, labels: { region: 'eu' } };
+ * const facts: ClusterFacts = { identity: { provider: 'kubeconfig-secrets', from: 'Secret fleet/east' }, labels: { region: 'eu' } };
  * ```
  */
 export interface ClusterFacts {
@@ -37,7 +37,7 @@ export interface ClusterFacts {
  *
  * @example
  * ```ts
- * describedCluster(clusterName('team-a'), client, { identity: { provider: 'namespaces', source: 'namespace team-a of cluster hub' }, labels: { tenant: 'a' } });
+ * describedCluster(clusterName('team-a'), client, { identity: { provider: 'namespaces', from: 'namespace team-a of cluster hub' }, labels: { tenant: 'a' } });
  * ```
  * @param name - the cluster's name.
  * @param client - its client.
@@ -77,7 +77,7 @@ function buildFailure(name: ClusterName, facts: ClusterFacts, message: string): 
  *
  * @example
  * ```ts
- * kubeconfigCandidate(clusterName('east'), { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', source: 'Secret fleet/east' } });
+ * kubeconfigCandidate(clusterName('east'), { yaml }, sha256(yaml), { identity: { provider: 'kubeconfig-secrets', from: 'Secret fleet/east' } });
  * ```
  * @param name - the cluster's name.
  * @param source - its kubeconfig and context.
@@ -104,7 +104,7 @@ export function kubeconfigCandidate(name: ClusterName, source: KubeconfigSource,
  *
  * @example
  * ```ts
- * entriesCandidate(clusterName('east'), { context, cluster, user }, contextFingerprint(doc, 'east'), { identity: { provider: 'file', source: 'context "east" of kubeconfig a.yaml' } });
+ * entriesCandidate(clusterName('east'), { context, cluster, user }, contextFingerprint(doc, 'east'), { identity: { provider: 'file', from: 'context "east" of kubeconfig a.yaml' } });
  * ```
  * @param name - the cluster's name.
  * @param entries - its context and the cluster and user that context names.

@@ -122,7 +122,7 @@ export function refusedKubeconfigField(yaml: string, trust: KubeconfigTrust): st
  *
  * @example
  * ```ts
- * secretKubeconfigCandidate(clusterName('east'), yaml, { identity: { provider: 'kubeconfig-secrets', source: 'Secret fleet/east' } }, {});
+ * secretKubeconfigCandidate(clusterName('east'), yaml, { identity: { provider: 'kubeconfig-secrets', from: 'Secret fleet/east' } }, {});
  * ```
  * @param name - the cluster's name.
  * @param yaml - the kubeconfig from the Secret.

@@ -19,7 +19,7 @@ import { workspaceProvider } from './workspaces.js';
  * Each engaged `Cluster` has:
  * - a client of `<url>/clusters/<logical name>` with the provider's credentials, behind
  *   {@link tenantGuard} (closed when the workspace is disengaged or the provider unsubscribed);
- * - `identity`: `{ provider: 'kcp-apiexport', source: 'workspace <name> via APIExport <export>', id: <logical cluster> }`;
+ * - `identity`: `{ provider: 'kcp-apiexport', from: 'workspace <name> via APIExport <export>', id: <logical cluster> }`;
  * - `labels`: `kcp.io/cluster` (the logical name) and, when path-aware, `kcp.io/path`;
  * - `unservedResourceHint` (what a run says to do about a resource the virtual workspace answers
  *   404 for): `export it from APIExport <export> (as one of its resource schemas, or as a

@@ -68,7 +68,7 @@ interface Workspace {
 function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical: ClusterName, url: string, name: string, ep: Endpoint<P> | undefined): Candidate {
   const display = clusterName(name);
   const labels = { ...spec.labels?.(url), [clusterAnnotation]: logical, ...(display === logical ? {} : { [pathAnnotation]: name }) };
-  const identity = { provider: spec.provider, source: spec.source(name), id: logical };
+  const identity = { provider: spec.provider, from: spec.source(name), id: logical };
   return {
     name: display,
     // Its server: a workspace that moves to another shard gets a new client there.

@@ -55,7 +55,7 @@ export function namespaceCandidate(management: Cluster, ns: Namespace, shared?: 
           name,
           client: scopedClient(management.client, name, n),
           labels: { [namespaceLabel]: n },
-          identity: { provider: 'namespaces', source: `namespace ${n} of ${management.name}` },
+          identity: { provider: 'namespaces', from: `namespace ${n} of ${management.name}` },
           ...cache,
         }),
       ),
