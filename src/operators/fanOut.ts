@@ -21,7 +21,7 @@ import { ConfigError } from '../core/config-error.js';
  *
  * @example
  * ```ts
- * const item: FanOutItem<ConfigMap> = { type: 'desired', cluster: clusterName('west'), source, object: copy };
+ * const item: FanOutItem<ConfigMap> = { type: 'desired', cluster: clusterName('west'), sourceKey: source, object: copy };
  * ```
  */
 export type FanOutItem<D> =
@@ -50,7 +50,7 @@ export type FanOutItem<D> =
  * @example
  * ```ts
  * const config: FanOutConfig<ConfigMap, ConfigMap> = {
- *   fleet: provider,                                   // FleetEvents, or FleetView snapshots
+ *   fleetUpdates: provider,                            // FleetEvents, or FleetView snapshots
  *   clusterSelector: (cm) => ({ matchLabels: { tier: cm.metadata.labels?.tier ?? 'prod' } }),
  *   desired: (cm) => ({ ...cm, metadata: { name: cm.metadata.name ?? 'settings', namespace: 'fleet' } }),
  * };
@@ -92,11 +92,11 @@ const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Parti
  * @example
  * ```ts
  * fleetWatch(hubFleet, configMaps).pipe(
- *   fanOut({ fleet: provider, clusterSelector: { matchLabels: { env: 'prod' } }, desired: (cm) => copyOf(cm) }),
+ *   fanOut({ fleetUpdates: provider, clusterSelector: { matchLabels: { env: 'prod' } }, desired: (cm) => copyOf(cm) }),
  *   mergeMap((item) =>
  *     item.type === 'desired'
  *       ? apply(ctx, { cluster: item.cluster, resource: configMaps, object: item.object })
- *       : deleteObject(ctx, { key: objectKey(item.cluster, item.source.namespace, item.source.name), resource: configMaps }),
+ *       : deleteObject(ctx, { key: objectKey(item.cluster, item.sourceKey.namespace, item.sourceKey.name), resource: configMaps }),
  *   ),
  * );
  * ```

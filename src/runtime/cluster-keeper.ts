@@ -47,7 +47,7 @@ export function selects(spec: WatchSpec, cluster: Cluster): boolean {
   return typeof selector === 'function' ? selector(cluster) : matchesSelector(selector, cluster.labels ?? {});
 }
 
-/** What the keeper needs from the run. @example `{ fleet, informers, specs, health, metrics, log }` */
+/** What the keeper needs from the run. @example `{ fleet, informers, specs, health, metrics, logger }` */
 export interface KeeperParts {
   readonly fleet: Fleet;
   readonly informers: Informers;
@@ -108,7 +108,7 @@ export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth 
  *
  * @example
  * ```ts
- * const sub = keepClusters({ fleet, informers, specs, health, metrics, log }).subscribe();
+ * const sub = keepClusters({ fleet, informers, specs, health, metrics, logger }).subscribe();
  * ```
  * @param parts - the fleet, the informers, the declared watches and where to report.
  * @returns the keeper, running while subscribed.
@@ -126,7 +126,7 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
         health.engage(cluster.name, ids, cluster.unservedResourceHint);
         kept += 1;
         metrics.engaged(kept);
-        clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { source: cluster.identity.from }), watches: ids }, 'cluster engaged');
+        clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { from: cluster.identity.from }), watches: ids }, 'cluster engaged');
         const perWatch = mine.map((s) => {
           const inf = informers.informer(cluster, s.resource, s.options);
           return merge(

@@ -184,7 +184,7 @@ export interface ControllerSpec<T extends KubeObject> {
   /** Watch settings shared by every informer of the run (timeouts, backoff, page size). */
   readonly watchConfig?: Omit<InformersConfig, 'scheduler'>;
   /** Sink policies (conflict retry, Retry-After, client-side rate limit). */
-  readonly sinks?: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler'>;
+  readonly sinks?: Omit<SinkConfig, 'clusters' | 'fieldManager' | 'scheduler'>;
   /**
    * What the controller writes, for `rxfleet rbac` only: writes cannot be seen statically in a
    * reconciler. Nothing checks or enforces it at run time; a write left out shows as a 403 naming

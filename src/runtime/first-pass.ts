@@ -27,8 +27,8 @@ export function fleetSettings(o: DiscoveryOptions = {}): Required<DiscoveryOptio
   const allowEmpty = o.allowEmpty ?? false;
   const minClusters = o.minClusters ?? (allowEmpty ? 0 : 1);
   const firstPassTimeoutMs = o.firstPassTimeoutMs ?? 30_000;
-  if (!Number.isInteger(minClusters) || minClusters < 0) throw new ConfigError(`run: fleet.minClusters must be a whole number ≥ 0, got ${minClusters}`);
-  if (!Number.isFinite(firstPassTimeoutMs) || firstPassTimeoutMs <= 0) throw new ConfigError(`run: fleet.firstPassTimeoutMs must be a positive number of ms, got ${firstPassTimeoutMs}`);
+  if (!Number.isInteger(minClusters) || minClusters < 0) throw new ConfigError(`run: discovery.minClusters must be a whole number ≥ 0, got ${minClusters}`);
+  if (!Number.isFinite(firstPassTimeoutMs) || firstPassTimeoutMs <= 0) throw new ConfigError(`run: discovery.firstPassTimeoutMs must be a positive number of ms, got ${firstPassTimeoutMs}`);
   return { minClusters, allowEmpty, firstPassTimeoutMs };
 }
 
@@ -132,9 +132,9 @@ export function firstPass(reports: Observable<ProviderReport>, timeoutMs: number
  */
 export function emptyFleetFailure(r: HealthReport, end: FirstPass, allowEmpty: boolean): string | undefined {
   if (allowEmpty || r.discovery.clusters > 0 || r.providers.length === 0) return undefined;
-  const when = end.type === 'discovered' ? 'in its first discovery pass' : `within ${end.afterMs} ms (fleet.firstPassTimeoutMs)`;
+  const when = end.type === 'discovered' ? 'in its first discovery pass' : `within ${end.afterMs} ms (discovery.firstPassTimeoutMs)`;
   const byProvider = new Map<string, string[]>();
   for (const p of r.providers) byProvider.set(p.provider, [...(byProvider.get(p.provider) ?? []), `${p.type} ${p.subject} (${p.reason})`]);
   const found = [...byProvider].map(([provider, problems]) => `provider ${provider} found no cluster ${when}: ${problems.join('; ')}`);
-  return `${found.join('. ')}. Fix the provider's configuration, or set RunOptions.fleet.allowEmpty to run with an empty fleet`;
+  return `${found.join('. ')}. Fix the provider's configuration, or set RunOptions.discovery.allowEmpty to run with an empty fleet`;
 }

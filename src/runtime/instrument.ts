@@ -45,7 +45,7 @@ function instrumentClient(cluster: ClusterName, c: WriteClient, record: WriteRec
  *
  * @example
  * ```ts
- * const sinks = sinkContext({ fleet: instrumentedFleet(fleet, metrics.write), fieldManager: 'baseline' });
+ * const sinks = sinkContext({ clusters: instrumentedFleet(fleet, metrics.write), fieldManager: 'baseline' });
  * ```
  * @param fleet - the live fleet (read at each call, so it always reflects engagements), or any
  *   sink fleet (the in-memory fleet's, whose clients answer on the test's scheduler).

@@ -41,7 +41,7 @@ export interface SharedRunParts {
   /** The per-cluster client-side rate limit's delay, when one is set. */
   readonly clusterGate?: (cluster: ClusterName) => number;
   /** Where the sinks write, when not through the fleet's own clients (the testing harness: clients on its scheduler). */
-  readonly sinkFleet?: SinkClusters;
+  readonly sinkClusters?: SinkClusters;
 }
 
 /**
@@ -66,7 +66,7 @@ export interface ControllerParts {
   readonly logger: Logger;
   /** What the pipeline feeds: the run's metrics (the testing harness passes its own hooks). */
   readonly metrics: PipelineMetrics;
-  readonly sinkOptions: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler' | 'rateLimit'>;
+  readonly sinkOptions: Omit<SinkConfig, 'clusters' | 'fieldManager' | 'scheduler' | 'rateLimit'>;
   /** The number of this controller's running reconciles, on every change. */
   readonly onDepth: (running: number) => void;
   /** Told while the server refuses (401/403) this controller's requests in a cluster: `run`'s health. */
@@ -96,7 +96,7 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...own.sinkOptions, clusters: instrumentedFleet(shared.sinkFleet ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({ ...own.sinkOptions, clusters: instrumentedFleet(shared.sinkClusters ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };

@@ -34,9 +34,9 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
  * cluster's cache when its provider keeps one, with `req.object` from the informer's store).
  * A cluster whose watch fails (no route, 401/403, the resource not served there) is reported
  * unhealthy with what to fix; the others keep working. Ready (`/readyz`) once the provider's first
- * discovery pass is over and at least `fleet.minClusters` clusters are discovered and synced; a
+ * discovery pass is over and at least `discovery.minClusters` clusters are discovered and synced; a
  * first pass that finds no cluster and reports problems ends the run with reason `config` (exit
- * code 2) unless `fleet.allowEmpty`. On stop: the input ends, running and ready keys finish (retries are dropped), and
+ * code 2) unless `discovery.allowEmpty`. On stop: the input ends, running and ready keys finish (retries are dropped), and
  * after `shutdownDeadlineMs` whatever still runs is aborted; then the watches, the provider (which
  * disengages every cluster) and the server are released.
  *

@@ -67,7 +67,7 @@ export interface ApplyWrite<T extends KubeObject = KubeObject> {
  * @example
  * ```ts
  * import { apply, sinkContext } from 'rxfleet/sinks';
- * const ctx = sinkContext({ fleet, fieldManager: 'rollouts.demo.rxfleet.dev' });
+ * const ctx = sinkContext({ clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev' });
  * const desired: ConfigMap = { metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } };
  * apply(ctx, { cluster: clusterName('west'), resource: configMaps, object: desired })
  *   .subscribe((o) => console.log(E.isRight(o) ? o.right.changed : o.left.message));

@@ -62,7 +62,7 @@ export interface SinkCluster {
  *
  * @example
  * ```ts
- * const ctx = sinkContext({ fleet: fleetView, fieldManager: 'rollouts.demo.rxfleet.dev' });
+ * const ctx = sinkContext({ clusters: fleetView, fieldManager: 'rollouts.demo.rxfleet.dev' });
  * ```
  */
 export interface SinkClusters {
@@ -116,7 +116,7 @@ const retryAfterDefaults: BackoffConfig = { initialMs: 1000, factor: 1, maxMs: 3
  *
  * @example
  * ```ts
- * const config: SinkConfig = { fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
+ * const config: SinkConfig = { clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
  * ```
  */
 export interface SinkConfig {
@@ -158,7 +158,7 @@ export interface SinkConfig {
  *
  * @example
  * ```ts
- * const ctx = sinkContext({ fleet, fieldManager: 'rollouts.demo.rxfleet.dev' });
+ * const ctx = sinkContext({ clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev' });
  * apply(ctx, { cluster, resource: configMaps, object: desired }).subscribe(console.log);
  * ```
  */
@@ -192,7 +192,7 @@ function retryPolicy(what: string, config: RetryConfig | undefined, attempts: nu
  * @example
  * ```ts
  * import { sinkContext } from 'rxfleet/sinks';
- * const ctx = sinkContext({ fleet, fieldManager: 'rollouts.demo.rxfleet.dev', conflictRetry: { attempts: 10 } });
+ * const ctx = sinkContext({ clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev', conflictRetry: { attempts: 10 } });
  * ```
  * @param config - fleet, field manager, scheduler and policies.
  * @returns the context to pass to every sink.
@@ -208,7 +208,7 @@ export function sinkContext(config: SinkConfig): SinkContext {
   const rate = config.rateLimit === undefined ? undefined : checkRateLimit(config.rateLimit, 'sinkContext: rateLimit');
   const buckets = new Map<ClusterName, TokenBucket>();
   return Object.freeze({
-    fleet: config.clusters,
+    clusters: config.clusters,
     fieldManager: fm,
     scheduler,
     conflictRetry,

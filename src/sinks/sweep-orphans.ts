@@ -21,7 +21,7 @@ import { writeFailed } from './result.js';
  *
  * @example
  * ```ts
- * const w: SweepOrphansWrite = { source: configMaps, targets: [configMaps] };
+ * const w: SweepOrphansWrite = { sourceResource: configMaps, targets: [configMaps] };
  * ```
  */
 export interface SweepOrphansWrite extends TargetSearch {
@@ -39,7 +39,7 @@ export interface SweepOrphansWrite extends TargetSearch {
  * @example
  * ```ts
  * import { sweepOrphans } from 'rxfleet/sinks';
- * interval(10 * 60_000).pipe(exhaustMap(() => sweepOrphans(ctx, { source: rollouts, targets: [configMaps] }))).subscribe(report);
+ * interval(10 * 60_000).pipe(exhaustMap(() => sweepOrphans(ctx, { sourceResource: rollouts, targets: [configMaps] }))).subscribe(report);
  * ```
  * @param ctx - the sink context.
  * @param write - source resource, target resources and where to look.

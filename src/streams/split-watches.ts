@@ -83,7 +83,7 @@ export interface SplitWatches {
  * };
  * ```
  * @param parent - the cluster the shared watches run against (its client; its name in health before a view renames it).
- * @param config - how to watch (timeouts, backoff, `sourceFor`) and `scopeOf`, the object → cluster function.
+ * @param config - how to watch (timeouts, backoff, `listerWatcherFor`) and `scopeOf`, the object → cluster function.
  * @returns the shared watches, made on first use.
  */
 export function splitWatches(parent: Cluster, config: SplitWatchesConfig): SplitWatches {

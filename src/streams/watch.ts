@@ -16,7 +16,7 @@ import { clusterListerWatcher } from './watch-source.js';
  *
  * @example
  * ```ts
- * const opts: WatchEventsOptions<ConfigMap> = { namespace: 'default', source: fakeSource };
+ * const opts: WatchEventsOptions<ConfigMap> = { namespace: 'default', listerWatcher: fakeSource };
  * ```
  */
 export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends WatchConfig {

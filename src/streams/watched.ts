@@ -16,7 +16,7 @@ import { clusterListerWatcher } from './watch-source.js';
 
 /**
  * How to watch, whatever is watched: the {@link WatchConfig} without the selection (namespace and
- * selectors come from whoever asks), and `sourceFor`, which makes the list/watch calls. Informers,
+ * selectors come from whoever asks), and `listerWatcherFor`, which makes the list/watch calls. Informers,
  * shared watches and every provider's `managementWatch` take it.
  *
  * @example

@@ -33,12 +33,12 @@ export { deleteChange, putChange } from './fleet-changes.js';
  *
  * @example
  * ```ts
- * const config: ControllerUnderTest<ConfigMap> = { fleet, controller: controller({ name: 'hello', provider: fleet.provider, resource: configMaps, reconcile: () => done() }) };
+ * const config: ControllerUnderTest<ConfigMap> = { inMemory: fleet, controller: controller({ name: 'hello', provider: fleet.provider, resource: configMaps, reconcile: () => done() }) };
  * ```
  */
 export interface ControllerUnderTest<T extends KubeObject> {
   /** The in-memory fleet the controller watches and writes. */
-  readonly fleet: InMemoryFleet;
+  readonly inMemory: InMemoryFleet;
   /** The controller, as `controller({...})` made it. */
   readonly controller: Controller<T>;
   /** Changes made to each cluster (by name) while the controller runs, as marbles. */
@@ -55,7 +55,7 @@ export interface ControllerUnderTest<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const config: ControllerRunConfig<ConfigMap> = { fleet, resource: configMaps, reconcile: (req: ReconcileRequest<ConfigMap>) => done() };
+ * const config: ControllerRunConfig<ConfigMap> = { inMemory: fleet, resource: configMaps, reconcile: (req: ReconcileRequest<ConfigMap>) => done() };
  * ```
  */
 export interface ControllerRunConfig<T extends KubeObject> {
@@ -74,7 +74,7 @@ export interface ControllerRunConfig<T extends KubeObject> {
   /** `reconcile`'s settings (concurrency, debounce, backoff…); `lookup`, `fleet` and `scheduler` are the harness's. */
   readonly reconcileConfig?: Omit<ReconcileConfig<T>, 'lookup' | 'fleet' | 'scheduler'>;
   /** The sinks' policies (conflict retry, Retry-After, rate limit). */
-  readonly sinks?: Omit<SinkConfig, 'fleet' | 'fieldManager' | 'scheduler'>;
+  readonly sinks?: Omit<SinkConfig, 'clusters' | 'fieldManager' | 'scheduler'>;
   /** Drives everything; default `asyncScheduler` (virtual inside `TestScheduler.run`). Use the fleet's. */
   readonly scheduler?: SchedulerLike;
 }
@@ -120,7 +120,7 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | Controller
  * // Inside TestScheduler.run(({ hot, expectObservable }) => { ... }):
  * const fleet = inMemoryFleet({ clusters: { east: [], west: [] } });
  * const c = controller({ name: 'hello', provider: fleet.provider, resource: configMaps, filter: generationChanged(), reconcile: () => done() });
- * const out = runController({ fleet, controller: c,
+ * const out = runController({ inMemory: fleet, controller: c,
  *   changes: { east: hot('-a', { a: putChange(configMaps, { metadata: { name: 'web', namespace: 'default' } }) }) } });
  * expectObservable(out.pipe(toLabels()), '^ 10ms !').toBe('-a', { a: 'done east/default/web' });
  * ```
@@ -139,7 +139,7 @@ export function runController<T extends KubeObject>(config: ControllerUnderTest<
     specs: [],
     stopRequested: NEVER,
     scheduler,
-    sinkFleet: inMemory.sinkFleet,
+    sinkClusters: inMemory.sinkClusters,
     ...gate,
   };
   return merge(controllerPipeline(c, shared, own), ...changes);

@@ -103,7 +103,7 @@ export interface InMemoryFleet {
   readonly provider: Provider;
   /** The engaged clusters, with Promise clients: a reconciler's `context.fleet`. */
   readonly view: FleetView;
-  /** The same clusters with clients that answer on the scheduler: `sinkContext({ fleet: fleet.sinkClusters, ... })`. */
+  /** The same clusters with clients that answer on the scheduler: `sinkContext({ clusters: fleet.sinkClusters, ... })`. */
   readonly sinkClusters: SinkClusters;
   /** Every request the clients received, in order. */
   readonly requests: readonly FakeRequest[];
@@ -146,7 +146,7 @@ const split = (ref: string): readonly [string, string] => {
  * ```ts
  * const fleet = inMemoryFleet({ clusters: { east: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } }], west: [] } });
  * fleet.inject({ cluster: 'west', verb: 'apply', failure: statusFailure(429, { retryAfterSeconds: 1 }) });
- * const ctx = sinkContext({ fleet: fleet.sinkClusters, fieldManager: 'my-controller' });
+ * const ctx = sinkContext({ clusters: fleet.sinkClusters, fieldManager: 'my-controller' });
  * ```
  * @param config - clusters and their objects, extra resources, the status rule and the scheduler.
  * @returns the fleet.
@@ -219,7 +219,7 @@ export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
 
   const all = [...states.values()];
   const view: FleetView = Object.freeze({ get: (n: ClusterName) => states.get(n)?.cluster, clusters: () => all.map((e) => e.cluster) });
-  const sinkFleet: SinkClusters = Object.freeze({ get: (n: ClusterName) => states.get(n)?.sink, clusters: () => all.map((e) => e.sink) });
+  const sinkClusters: SinkClusters = Object.freeze({ get: (n: ClusterName) => states.get(n)?.sink, clusters: () => all.map((e) => e.sink) });
   const matches = (only: RequestFilter | undefined) => (r: FakeRequest) =>
     (only?.cluster === undefined || r.cluster === only.cluster) &&
     (only?.resource === undefined || r.resource === (only.resource.group === '' ? only.resource.plural : `${only.resource.plural}.${only.resource.group}`));
@@ -227,7 +227,7 @@ export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
   return {
     provider: staticProvider(all.map((e) => e.cluster), scheduler),
     view,
-    sinkClusters: sinkFleet,
+    sinkClusters,
     requests,
     cluster: (name) => entry(name).cluster,
     objects: <T extends KubeObject>(cluster: string, r: ResourceDescriptor<T>, namespace?: string) => entry(cluster).state.list(r, namespace).map((s) => s.object as T),

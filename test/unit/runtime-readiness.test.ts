@@ -57,7 +57,7 @@ describe('a run whose provider finds no cluster', () => {
     const message = (result as RunResult).message;
     expect(message).toContain('provider file found no cluster in its first discovery pass');
     expect(message).toContain(`kubeconfig path ${missing} does not exist`);
-    expect(message).toContain('fleet.allowEmpty');
+    expect(message).toContain('discovery.allowEmpty');
     expect(handle.health.report()).toMatchObject({ phase: 'stopped', ready: false });
     const stopped = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => typeof l.msg === 'string' && l.msg.startsWith('stopped:'));
     expect(stopped).toMatchObject({ level: 50, reason: 'config', code: 2 });

@@ -18,7 +18,7 @@ const sourceFor = <T extends KubeObject>(_c: { name: string }, r: ResourceDescri
   list: () => of(E.right({ metadata: { resourceVersion: '1' }, items: [{ apiVersion: 'v1', kind: r.kind, metadata: { name: `one-${r.plural}`, namespace: 'default', uid: `u-${r.plural}`, resourceVersion: '1' } } as unknown as T] })),
   watch: () => NEVER,
 });
-const watchConfig = { streamingList: false, sourceFor };
+const watchConfig = { streamingList: false, listerWatcherFor: sourceFor };
 
 describe('run with several controllers', () => {
   it('should subscribe the provider once, reconcile each controller its own keys, and serve one /metrics with each family once', async () => {

@@ -18,7 +18,7 @@ const kubeconfig = (server: string): string =>
     'current-context': 'x',
   });
 
-const config = 'apiExport: databases.db.example.dev\npublished:\n  - name: databases\n    source: { group: db.example.dev, kind: Database }\n';
+const config = 'apiExport: databases.db.example.dev\npublished:\n  - name: databases\n    crd: { group: db.example.dev, kind: Database }\n';
 
 function dir(): string {
   const d = mkdtempSync(join(tmpdir(), 'rxfleet-sync-options-'));
@@ -42,7 +42,7 @@ describe('syncOptions', () => {
     const d = dir();
     writeFileSync(join(d, 'sync.yaml'), config);
     const o = syncOptions({ config: join(d, 'sync.yaml'), kcpKubeconfig: join(d, 'kube', 'kcp'), serviceKubeconfig: join(d, 'kube', 'service') }, {});
-    expect(o.config).toEqual({ apiExport: 'databases.db.example.dev', published: [{ name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } }] });
+    expect(o.config).toEqual({ apiExport: 'databases.db.example.dev', published: [{ name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } }] });
     expect(o.kcpKubeconfig).toBe(join(d, 'kube', 'kcp'));
     expect(o.serviceKubeconfig).toBe(join(d, 'kube', 'service'));
   });
@@ -84,7 +84,7 @@ describe('syncOptions', () => {
     writeFileSync(join(d, 'broken.yaml'), 'published: [');
     const broken = thrown(() => syncOptions({ config: join(d, 'broken.yaml') }, {}));
     expect(broken.message).toContain(`${join(d, 'broken.yaml')}: not valid YAML or JSON`);
-    writeFileSync(join(d, 'bad.yaml'), 'apiExport: x\npublished:\n  - name: db\n    source: { group: g.dev, kind: D }\n    colour: blue\n');
+    writeFileSync(join(d, 'bad.yaml'), 'apiExport: x\npublished:\n  - name: db\n    crd: { group: g.dev, kind: D }\n    colour: blue\n');
     const bad = thrown(() => syncOptions({ config: join(d, 'bad.yaml') }, {}));
     expect(bad).toBeInstanceOf(ConfigError);
     expect(bad.message).toContain(join(d, 'bad.yaml'));

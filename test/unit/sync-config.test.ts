@@ -10,7 +10,7 @@ agentName: db-agent
 apiExport: databases.example.dev
 published:
   - name: databases
-    source: { group: db.example.dev, kind: Database, versions: [v1, v1beta1] }
+    crd: { group: db.example.dev, kind: Database, versions: [v1, v1beta1] }
     projection: { group: databases.example.dev, plural: databases, kind: Database }
     naming:
       namespace: '{{ .ClusterName }}'
@@ -65,8 +65,8 @@ describe('sync config', () => {
     expect(config).toEqual(expected);
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.published[0]?.related?.[0]?.object)).toBe(true);
-    const minimal = parseSyncConfig({ apiExport: 'x.dev', published: [{ name: 'p', source: { group: 'g.dev', kind: 'Thing' } }] });
-    expect(minimal).toEqual({ apiExport: 'x.dev', published: [{ name: 'p', source: { group: 'g.dev', kind: 'Thing' } }] });
+    const minimal = parseSyncConfig({ apiExport: 'x.dev', published: [{ name: 'p', crd: { group: 'g.dev', kind: 'Thing' } }] });
+    expect(minimal).toEqual({ apiExport: 'x.dev', published: [{ name: 'p', crd: { group: 'g.dev', kind: 'Thing' } }] });
   });
 
   it('should read JSON text and data the same as YAML, and not share the caller data', () => {
@@ -79,10 +79,10 @@ describe('sync config', () => {
   });
 
   it('should keep date-like and numeric-looking strings quoted by YAML as strings', () => {
-    const config = parseSyncConfig('apiExport: x.dev\npublished:\n  - name: "2024-01-01"\n    source: { group: g.dev, kind: Thing }\n');
+    const config = parseSyncConfig('apiExport: x.dev\npublished:\n  - name: "2024-01-01"\n    crd: { group: g.dev, kind: Thing }\n');
     expect(config.published[0]?.name).toBe('2024-01-01');
-    expect(problemsOf('apiExport: x.dev\npublished:\n  - name: 2024-01-01\n    source: { group: g.dev, kind: Thing, versions: [1] }\n')).toContain(
-      'published[0].source.versions[0]: expected a version name, got number 1',
+    expect(problemsOf('apiExport: x.dev\npublished:\n  - name: 2024-01-01\n    crd: { group: g.dev, kind: Thing, versions: [1] }\n')).toContain(
+      'published[0].crd.versions[0]: expected a version name, got number 1',
     );
   });
 
@@ -93,7 +93,7 @@ describe('sync config', () => {
       published: [
         {
           name: 'databases',
-          source: { group: 'db.example.dev', kind: 'Database', versions: ['v1', 'v1'], plural: 'x' },
+          crd: { group: 'db.example.dev', kind: 'Database', versions: ['v1', 'v1'], plural: 'x' },
           naming: { namespace: '{{ .ClusterPath }}', name: '' },
           syncUp: { status: 'yes' },
           syncDown: { labels: ['a*b', 3] },
@@ -103,7 +103,7 @@ describe('sync config', () => {
             { identifier: 'other', origin: 'kcp', kind: 'Secret' },
           ],
         },
-        { name: 'databases', source: 'Database', filter: { namespace: 'Apps' } },
+        { name: 'databases', crd: 'Database', filter: { namespace: 'Apps' } },
       ],
     });
     expect(message.split('\n')).toEqual([
@@ -111,8 +111,8 @@ describe('sync config', () => {
       '  - extra: unknown field; expected one of agentName, apiExport, published',
       '  - agentName: "Bad Agent" must be letters, digits, "-", "_" and ".", starting and ending with a letter or digit (it is used as a label value)',
       '  - apiExport: required',
-      '  - published[0].source.plural: unknown field; expected one of group, kind, versions',
-      '  - published[0].source.versions[1]: "v1" is listed twice',
+      '  - published[0].crd.plural: unknown field; expected one of group, kind, versions',
+      '  - published[0].crd.versions[1]: "v1" is listed twice',
       '  - published[0].naming.namespace: "{{ .ClusterPath }}" does not compile: template "{{ .ClusterPath }}": ".ClusterPath": only .ClusterName and .Object.<field> are available',
       '  - published[0].naming.name: "" must not be empty; leave it out for the default',
       '  - published[0].syncDown.labels[0]: "a*b" "*" is only allowed at the end (a prefix match)',
@@ -125,7 +125,7 @@ describe('sync config', () => {
       '  - published[0].related[1].object: give exactly one of `path` (a dotted field of the primary) or `template`',
       '  - published[0].related[2].object: required: give exactly one of `path` (a dotted field of the primary) or `template`',
       '  - published[1].name: "databases" is already the name of published[0]',
-      '  - published[1].source: expected a mapping with group, kind, versions, got the string "Database"',
+      '  - published[1].crd: expected a mapping with group, kind, versions, got the string "Database"',
       '  - published[1].filter.namespace: "Apps" must be lowercase letters, digits and "-", starting and ending with a letter or digit',
     ]);
   });
@@ -136,7 +136,7 @@ describe('sync config', () => {
       published: [
         {
           name: 'x'.repeat(64),
-          source: { group: '', kind: '9Lives' },
+          crd: { group: '', kind: '9Lives' },
           projection: { plural: 'Databases', group: 'db..dev' },
           naming: { namespace: 'Tenants' },
           related: [{ identifier: 'c', origin: 'service', kind: 'Secret', object: { template: '{{ .Object.metadata.name | upper }}' } }],
@@ -146,8 +146,8 @@ describe('sync config', () => {
     expect(problems).toEqual([
       'apiExport: "Not_A_Name" must be dot-separated parts of lowercase letters, digits and "-", each starting and ending with a letter or digit',
       `published[0].name: "${'x'.repeat(64)}" is 64 characters, more than 63 (it is used as a label value)`,
-      'published[0].source.group: "" must not be empty',
-      'published[0].source.kind: "9Lives" is not a kind: letters, digits and "-", starting with a letter (e.g. "Database")',
+      'published[0].crd.group: "" must not be empty',
+      'published[0].crd.kind: "9Lives" is not a kind: letters, digits and "-", starting with a letter (e.g. "Database")',
       'published[0].projection.group: "db..dev" must be dot-separated parts of lowercase letters, digits and "-", each starting and ending with a letter or digit',
       'published[0].projection.plural: "Databases" must be lowercase letters, digits and "-", starting with a letter and ending with a letter or digit',
       'published[0].naming.namespace: "Tenants" is a fixed name that must be lowercase letters, digits and "-", starting and ending with a letter or digit',

@@ -110,7 +110,7 @@ describe('related places', () => {
 });
 
 describe('naming checks', () => {
-  const p = { name: 'dbs', source: { group: 'db.example.dev', kind: 'Database' } };
+  const p = { name: 'dbs', crd: { group: 'db.example.dev', kind: 'Database' } };
 
   it('accepts the default naming and refuses templates that cannot tell workspaces, namespaces or names apart', () => {
     expect(namingProblem(p, true)).toBeUndefined();

@@ -26,7 +26,7 @@ import type { SyncConfig } from './types.js';
  * @example
  * ```ts
  * const options: SyncAgentOptions = {
- *   config: { apiExport: 'databases.example.dev', published: [{ name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } }] },
+ *   config: { apiExport: 'databases.example.dev', published: [{ name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } }] },
  *   kcp: { file: 'provider.kubeconfig' },
  *   service: { file: 'service.kubeconfig' },
  * };

@@ -115,7 +115,7 @@ function patterns(m: Json, key: string, path: string, p: Problems): void {
   });
 }
 
-function checkSource(v: unknown, path: string, p: Problems): void {
+function checkCrd(v: unknown, path: string, p: Problems): void {
   const m = mapping(v, path, ['group', 'kind', 'versions'], p);
   if (m === undefined) return;
   text(m, 'group', path, p, dnsSubdomainProblem, true);
@@ -152,15 +152,15 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
 }
 
 function checkPublished(v: unknown, path: string, p: Problems, names: Map<string, string>): void {
-  const keys = ['name', 'source', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related'];
+  const keys = ['name', 'crd', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related'];
   const m = mapping(v, path, keys, p);
   if (m === undefined) return;
   const name = text(m, 'name', path, p, identifierProblem, true);
   const first = name === undefined ? undefined : names.get(name);
   if (name !== undefined && first !== undefined) p.add(`${path}.name`, `"${name}" is already the name of ${first}`);
   if (name !== undefined && first === undefined) names.set(name, path);
-  if (m.source === undefined) p.add(`${path}.source`, 'required: the CRD to publish, { group, kind }');
-  else checkSource(m.source, `${path}.source`, p);
+  if (m.crd === undefined) p.add(`${path}.crd`, 'required: the CRD to publish, { group, kind }');
+  else checkCrd(m.crd, `${path}.crd`, p);
   const projection = m.projection === undefined ? undefined : mapping(m.projection, `${path}.projection`, ['group', 'plural', 'kind'], p);
   if (projection !== undefined) {
     text(projection, 'group', `${path}.projection`, p, dnsSubdomainProblem);
@@ -198,7 +198,7 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
  *
  * @example
  * ```ts
- * syncConfigProblems({ apiExport: 'db.example.dev', published: [{ name: 'db', source: { group: 'db.example.dev', kind: 'Database' }, syncUp: { status: 'yes' } }] });
+ * syncConfigProblems({ apiExport: 'db.example.dev', published: [{ name: 'db', crd: { group: 'db.example.dev', kind: 'Database' }, syncUp: { status: 'yes' } }] });
  * // ['published[0].syncUp.status: expected true or false, got the string "yes"']
  * ```
  * @param input - the configuration as data (from YAML, JSON or code).

@@ -10,7 +10,7 @@
  * ```ts
  * import { main } from 'rxfleet';
  * import { parseSyncConfig, syncAgent } from '@rxfleet/sync-agent';
- * const config = parseSyncConfig({ apiExport: 'databases.example.dev', published: [{ name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } }] });
+ * const config = parseSyncConfig({ apiExport: 'databases.example.dev', published: [{ name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } }] });
  * void main(await syncAgent({ config, kcp: { file: 'provider.kubeconfig' }, service: { file: 'service.kubeconfig' } }));
  * ```
  * @packageDocumentation

@@ -152,7 +152,7 @@ function namingOf(published: PublishedResource): CompiledNaming {
  *
  * @example
  * ```ts
- * const published: PublishedResource = { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } };
+ * const published: PublishedResource = { name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } };
  * const r = serviceName(published, '1x2y3z', { metadata: { namespace: 'default', name: 'orders' } });
  * // E.right({ namespace: '1x2y3z', name: '2747cabbb481a433679f-fe3e9668e34e13e2a6cd' })
  * ```

@@ -12,7 +12,7 @@ import type { PublishedResource } from './types.js';
  * @example
  * ```ts
  * const plan: PublishedPlan = {
- *   published: { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } },
+ *   published: { name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } },
  *   agentName: 'rxfleet-sync',
  *   service: resource({ group: 'db.example.dev', version: 'v1', plural: 'databases', kind: 'Database', namespaced: true }),
  *   kcp: resource({ group: 'db.example.dev', version: 'v1', plural: 'databases', kind: 'Database', namespaced: true }),

@@ -68,7 +68,7 @@ export function versionChoice(crd: CustomResourceDefinition, source: PublishedCr
  *
  * @example
  * ```ts
- * const names = projectedNames(crd, { name: 'dbs', source: { group: 'db.example.dev', kind: 'Database' }, projection: { group: 'databases.example.dev' } });
+ * const names = projectedNames(crd, { name: 'dbs', crd: { group: 'db.example.dev', kind: 'Database' }, projection: { group: 'databases.example.dev' } });
  * console.log(names.group, names.names.plural);
  * ```
  * @param crd - the CRD read from the service cluster.

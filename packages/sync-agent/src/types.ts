@@ -156,7 +156,7 @@ export interface RelatedResource {
  *
  * @example
  * ```ts
- * const p: PublishedResource = { name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } };
+ * const p: PublishedResource = { name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } };
  * ```
  */
 export interface PublishedResource {
@@ -183,7 +183,7 @@ export interface PublishedResource {
  *
  * @example
  * ```ts
- * const config: SyncConfig = { apiExport: 'databases.example.dev', published: [{ name: 'databases', source: { group: 'db.example.dev', kind: 'Database' } }] };
+ * const config: SyncConfig = { apiExport: 'databases.example.dev', published: [{ name: 'databases', crd: { group: 'db.example.dev', kind: 'Database' } }] };
  * ```
  */
 export interface SyncConfig {

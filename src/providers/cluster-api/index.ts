@@ -66,7 +66,7 @@ export interface ClusterApiProviderOptions extends ContactOptions {
   readonly secretLabelSelector?: string;
   /** The Secret data key; default `value`. */
   readonly secretKey?: string;
-  /** How the provider watches its management cluster (both watches): timings, backoff, `sourceFor`. */
+  /** How the provider watches its management cluster (both watches): timings, backoff, `listerWatcherFor`. */
   readonly managementWatch?: WatchSettings;
   /**
    * Exec plugins and files the kubeconfig Secrets may use; default none: a kubeconfig that runs a

@@ -40,7 +40,7 @@ export function profileCandidate(
   const known = rules.made?.get(p);
   if (known !== undefined) return known;
   const setId = clusterSetId(p);
-  const facts = { identity: { provider: 'cluster-profiles', source, ...(setId === undefined ? {} : { id: setId }) }, labels: p.metadata.labels };
+  const facts = { identity: { provider: 'cluster-profiles', from: source, ...(setId === undefined ? {} : { id: setId }) }, labels: p.metadata.labels };
   const kc = profileKubeconfig(p, rules.providers);
   const c = typeof kc === 'string' ? skipped(name, `${source}: ${kc}`) : kubeconfigCandidate(name, kc, sha256(kc.yaml), facts);
   rules.made?.set(p, c);

@@ -49,7 +49,7 @@ export interface ClusterProfileProviderOptions extends ContactOptions {
   readonly isReady?: (profile: KubeObject, now: number) => boolean;
   /** How often readiness is evaluated again without a change; default 30 000. */
   readonly recheckIntervalMs?: number;
-  /** How the provider watches its management cluster (the profile watch): timings, backoff, `sourceFor`. */
+  /** How the provider watches its management cluster (the profile watch): timings, backoff, `listerWatcherFor`. */
   readonly managementWatch?: WatchSettings;
 }
 

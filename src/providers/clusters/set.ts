@@ -95,7 +95,7 @@ function describeSource(src: KubeconfigSource): string {
 
 /**
  * The candidate of one entry. A given Cluster is engaged as is (not owned: never closed here),
- * with an identity `{ provider, source: 'Cluster given in code' }` added when it has none; a
+ * with an identity `{ provider, from: 'Cluster given in code' }` added when it has none; a
  * kubeconfig entry is built per engagement, fingerprinted by its content, and its identity says
  * where the kubeconfig comes from (`kubeconfig east.kubeconfig`).
  *
@@ -111,7 +111,7 @@ function describeSource(src: KubeconfigSource): string {
 export function candidateOf(entry: ClusterEntry, provider = 'clusters'): Candidate {
   const name = entryName(provider, entry.name);
   if ('client' in entry) {
-    const cluster: Cluster = entry.identity === undefined ? Object.freeze({ ...entry, identity: Object.freeze({ provider, source: 'Cluster given in code' }) }) : entry;
+    const cluster: Cluster = entry.identity === undefined ? Object.freeze({ ...entry, identity: Object.freeze({ provider, from: 'Cluster given in code' }) }) : entry;
     return { name, fingerprint: objectFingerprint(entry), build: () => E.right(cluster), owned: false };
   }
   const src = entry.kubeconfig;

@@ -99,7 +99,7 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
  * ```
  * @param cluster - the management cluster.
  * @param resource - what to watch.
- * @param options - the provider's `managementWatch` settings (timings, backoff, `sourceFor`) and the selection.
+ * @param options - the provider's `managementWatch` settings (timings, backoff, `listerWatcherFor`) and the selection.
  * @param say - the provider's reporter.
  * @returns the cold event stream.
  */

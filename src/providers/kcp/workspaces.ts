@@ -48,7 +48,7 @@ export interface WorkspaceProviderSpec<P extends KubeObject> {
   readonly urls: (say: Reporter) => Observable<readonly string[]>;
   readonly presence: ResourceDescriptor<P>;
   readonly counts: (obj: P) => boolean;
-  /** The cluster's `identity.source`, from its fleet name. */
+  /** The cluster's `identity.from`, from its fleet name. */
   readonly source: (workspace: string) => string;
   /** The cluster's `unservedResourceHint` (what to do when a resource is not served there), from its fleet name. */
   readonly unservedResourceHint: (workspace: string) => string;

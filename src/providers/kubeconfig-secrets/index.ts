@@ -48,7 +48,7 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
   readonly labelSelector?: string;
   /** The data key holding the kubeconfig; default `kubeconfig`. */
   readonly key?: string;
-  /** How the provider watches its management cluster (the Secret watch): timings, backoff, `sourceFor`. */
+  /** How the provider watches its management cluster (the Secret watch): timings, backoff, `listerWatcherFor`. */
   readonly managementWatch?: WatchSettings;
   /**
    * Exec plugins and files the Secrets' kubeconfigs may use; default none: a kubeconfig that runs a

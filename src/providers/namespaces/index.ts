@@ -42,7 +42,7 @@ export interface NamespaceProviderOptions extends ContactOptions {
   readonly labelSelector?: string;
   /**
    * How the provider watches its management cluster: the Namespace watch and the shared watches
-   * (timeouts, backoff, streaming lists, `sourceFor`).
+   * (timeouts, backoff, streaming lists, `listerWatcherFor`).
    */
   readonly managementWatch?: WatchSettings;
   /**
