@@ -99,7 +99,7 @@ async function measureRate(batch: number): Promise<Row> {
     provider: staticProvider([quiet.cluster, noisy.cluster]),
     resource: configMaps,
     select: { namespace: 'default' },
-    watchConfig: { streamingList: false },
+    watchOptions: { streamingList: false },
     queue: { concurrency: CONCURRENCY, ...(PER_CLUSTER === undefined ? {} : { perClusterConcurrency: PER_CLUSTER }) },
     // Only a timestamp: when the quiet event reaches the work queue (after watch and informer).
     filter: tap((ev) => {

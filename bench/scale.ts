@@ -65,7 +65,7 @@ async function child(): Promise<void> {
   const allWritten = new Promise<void>((resolve) => (converged = resolve));
   const c = controller({
     name: 'scale',
-    provider: namespaceProvider({ cluster: hub, labelSelector: `${CLUSTER}=y`, shareWatches: process.env.SCALE_WATCHES !== 'own' }),
+    provider: namespaceProvider({ management: hub, labelSelector: `${CLUSTER}=y`, shareWatches: process.env.SCALE_WATCHES !== 'own' }),
     resource: configMaps,
     select: { labelSelector: `${INPUT}=y` },
     reconcile: (req, ctx) => {

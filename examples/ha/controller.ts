@@ -80,7 +80,7 @@ export function copyController(opts: CopyOptions): Controller<ConfigMap> {
   const delayMs = opts.reconcileDelayMs ?? 0;
   return controller({
     name: CONTROLLER,
-    provider: namespaceProvider({ cluster: opts.server, labelSelector: opts.tenantSelector ?? TENANT_SELECTOR }),
+    provider: namespaceProvider({ management: opts.server, labelSelector: opts.tenantSelector ?? TENANT_SELECTOR }),
     resource: configMaps,
     // Only inputs wake the controller: its own outputs are ConfigMaps too.
     select: { labelSelector: `${ROLE}=input` },

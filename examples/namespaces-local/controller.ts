@@ -15,7 +15,7 @@ export const TENANT_SELECTOR = 'rxfleet.dev/tenant=true';
 export function tenantSettingsController(server: Cluster, labelSelector = TENANT_SELECTOR): Controller<ConfigMap> {
   return controller({
     name: 'tenant-settings',
-    provider: namespaceProvider({ cluster: server, labelSelector }),
+    provider: namespaceProvider({ management: server, labelSelector }),
     resource: configMaps,
     // A namespace-cluster's client is scoped to its namespace: no namespace option is needed.
     select: { fieldSelector: `metadata.name=${SETTINGS}` },

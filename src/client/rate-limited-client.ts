@@ -12,7 +12,7 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
-import type { RateLimitConfig, TokenBucket } from '../core/token-bucket.js';
+import type { RateLimit, TokenBucket } from '../core/token-bucket.js';
 import { checkRateLimit, tokenBucket } from '../core/token-bucket.js';
 import type { ClusterClient } from './client.js';
 import { listAllPages } from './list-all.js';
@@ -27,7 +27,7 @@ import { listAllPages } from './list-all.js';
  * const patient: ClientRateLimit = { qps: 2, burst: 4, maxPauseMs: 10_000, maxWaitMs: 120_000 };
  * ```
  */
-export interface ClientRateLimit extends RateLimitConfig {
+export interface ClientRateLimit extends RateLimit {
   /**
    * Longest pause a 429 Too Many Requests with `Retry-After` puts on the cluster's bucket, in ms
    * (a gateway answering `Retry-After: 3600` must not stall a cluster for an hour). Default 30 000,

@@ -13,7 +13,7 @@ import { ConfigError } from './config-error.js';
  * const limits: RateLimitConfig = { qps: 5, burst: 10 }; // client-go's rest.Config defaults
  * ```
  */
-export interface RateLimitConfig {
+export interface RateLimit {
   /** Tokens added per second (> 0). */
   readonly qps: number;
   /** Bucket size: tokens that may be taken back to back (≥ 1). */
@@ -73,7 +73,7 @@ export interface TokenBucket {
  * @returns the same config.
  * @throws ConfigError when qps is not a positive finite number or burst is below 1.
  */
-export function checkRateLimit(config: RateLimitConfig, where: string): RateLimitConfig {
+export function checkRateLimit(config: RateLimit, where: string): RateLimit {
   if (!(config.qps > 0) || !Number.isFinite(config.qps)) throw new ConfigError(`${where}.qps must be a positive number, got ${config.qps}`);
   if (!(config.burst >= 1)) throw new ConfigError(`${where}.burst must be at least 1, got ${config.burst}`);
   return config;
@@ -92,7 +92,7 @@ export function checkRateLimit(config: RateLimitConfig, where: string): RateLimi
  * @returns the bucket.
  * @throws ConfigError when qps is not positive or burst is below 1.
  */
-export function tokenBucket(config: RateLimitConfig, scheduler: SchedulerLike): TokenBucket {
+export function tokenBucket(config: RateLimit, scheduler: SchedulerLike): TokenBucket {
   const { qps, burst } = checkRateLimit(config, 'rateLimit');
   const perToken = 1000 / qps;
   let tokens = burst;

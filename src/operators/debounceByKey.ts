@@ -18,7 +18,7 @@ import type { ReconcileInput } from './types.js';
  * const config: DebounceByKeyConfig = { maxWaitMs: 1_000, scheduler: asyncScheduler };
  * ```
  */
-export interface DebounceByKeyConfig {
+export interface DebounceByKeyOptions {
   /** Longest a key's window stays open after its first value. Default 10 × `dueTime`. */
   readonly maxWaitMs?: number;
   /** Drives the debounce timers. Default `asyncScheduler`. */
@@ -45,7 +45,7 @@ interface Window<T extends KubeObject> extends KeyWindow, Debounced {
  * @param config - max wait and scheduler.
  * @returns the operator.
  */
-export function debounceByKey<T extends KubeObject>(dueTime: number, config: DebounceByKeyConfig = {}): MonoTypeOperatorFunction<ReconcileInput<T>> {
+export function debounceByKey<T extends KubeObject>(dueTime: number, config: DebounceByKeyOptions = {}): MonoTypeOperatorFunction<ReconcileInput<T>> {
   const span = { waitMs: dueTime, maxWaitMs: Math.max(dueTime, config.maxWaitMs ?? dueTime * 10) };
   return keyedWindows<T, Window<T>>(config.scheduler ?? asyncScheduler, {
     open: (id, value, now) => {

@@ -56,7 +56,7 @@ export type FanOutItem<D> =
  * };
  * ```
  */
-export interface FanOutConfig<T extends KubeObject, D> {
+export interface FanOutOptions<T extends KubeObject, D> {
   /** The fleet, as lifecycle events or as snapshots; nothing is emitted before its first value. */
   readonly fleetUpdates: Observable<FleetEvent | FleetView>;
   /** Which clusters (by their labels; none means `{}`) receive a copy of a source object. */
@@ -104,7 +104,7 @@ const isView = (f: FleetEvent | FleetView): f is FleetView => typeof (f as Parti
  * @returns an operator from source events to fan-out items; completes when the source completes.
  * @throws ConfigError when a fixed `clusterSelector` has an operator Kubernetes does not know.
  */
-export function fanOut<T extends KubeObject, D>(config: FanOutConfig<T, D>): OperatorFunction<KeyedEvent<T>, FanOutItem<D>> {
+export function fanOut<T extends KubeObject, D>(config: FanOutOptions<T, D>): OperatorFunction<KeyedEvent<T>, FanOutItem<D>> {
   const fixed = typeof config.clusterSelector === 'function' ? undefined : selectorProblem(config.clusterSelector);
   if (fixed !== undefined) throw new ConfigError(`fanOut: \`clusterSelector\`: ${fixed}`);
   const selectorOf = typeof config.clusterSelector === 'function' ? config.clusterSelector : () => config.clusterSelector as LabelSelector;

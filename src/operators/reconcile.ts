@@ -7,8 +7,8 @@ import type { ClusterName } from '../core/cluster.js';
 import type { FleetView } from '../streams/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
-import type { BackoffConfig } from '../streams/backoff.js';
-import type { RateLimitConfig } from '../core/token-bucket.js';
+import type { Backoff } from '../streams/backoff.js';
+import type { RateLimit } from '../core/token-bucket.js';
 import { runEngine } from './internal/engine.js';
 import { engineSettings } from './internal/engine-settings.js';
 import type { QueueObserver } from './queue-observer.js';
@@ -31,7 +31,7 @@ import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js
  * };
  * ```
  */
-export interface ReconcileConfig<T extends KubeObject = KubeObject> {
+export interface ReconcileOptions<T extends KubeObject = KubeObject> {
   /** Reconciles running at once, across all keys and clusters. Default 10. */
   readonly concurrency?: number;
   /**
@@ -68,7 +68,7 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
    * at their own times, and a fixed sequence is what an operator reading the logs expects.
    * `resetAfterMs` does not apply: a success resets a key's backoff.
    */
-  readonly backoff?: Partial<BackoffConfig>;
+  readonly backoff?: Partial<Backoff>;
   /**
    * Per-key backoff of a reconcile whose error is a request the API server refused for who we
    * are: a `KubeError` or sink `WriteError` answered 403 Forbidden (RBAC, an admission policy, a
@@ -82,12 +82,12 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
    * A server's Retry-After still wins for one retry. Under `run`, the cluster is `unhealthy` on
    * /readyz while any of its keys waits here.
    */
-  readonly authBackoff?: Partial<BackoffConfig>;
+  readonly authBackoff?: Partial<Backoff>;
   /**
    * An overall token bucket on reconcile starts (e.g. `{ qps: 10, burst: 100 }`). Off by default:
    * see {@link reconcile} for why.
    */
-  readonly rateLimit?: RateLimitConfig;
+  readonly rateLimit?: RateLimit;
   /** Reads the latest state of a key when its reconcile starts (e.g. a store's `get`). */
   readonly lookup?: (key: ObjectKey) => T | undefined;
   /** Handed to reconcilers as `context.fleet`. */
@@ -123,7 +123,7 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  *   free one, however old the flood's backlog.
  * - **Admission** (optional): a cluster its `clusterGate` holds back takes no worker; its keys
  *   wait in its lane while other clusters' keys run, and it is asked again when its delay ends.
- * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileConfig}).
+ * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileOptions}).
  * - **Backoff**: an `error` result retries the key after `initialMs × factor^(n-1)` ms (n consecutive
  *   failures, capped at `maxMs`), or after the error's `retryAfterMs`. A success (`done`, `requeue`)
  *   resets n. A change to the key during the wait runs it at once; n is kept. An error the server
@@ -158,7 +158,7 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  * );
  * outcomes.subscribe((o) => metrics.record(o));
  * ```
- * @see ReconcileConfig
+ * @see ReconcileOptions
  * @param fn - the reconciler.
  * @param config - concurrency (total and per cluster), cluster gate, debounce, backoff, rate limit,
  *   lookup, fleet, logger, scheduler, depth and observer hooks.
@@ -166,7 +166,7 @@ export interface ReconcileConfig<T extends KubeObject = KubeObject> {
  * @throws ConfigError (when called) for a concurrency or per-cluster concurrency that is not a positive integer, a negative
  *   debounce, or a backoff or rate limit out of range.
  */
-export function reconcile<T extends KubeObject>(fn: Reconciler<T>, config: ReconcileConfig<T> = {}): OperatorFunction<ReconcileInput<T>, Outcome> {
+export function reconcile<T extends KubeObject>(fn: Reconciler<T>, config: ReconcileOptions<T> = {}): OperatorFunction<ReconcileInput<T>, Outcome> {
   const s = engineSettings(config);
   return (source) => new Observable<Outcome>((subscriber) => runEngine(source, subscriber, fn, s));
 }

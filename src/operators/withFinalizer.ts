@@ -42,7 +42,7 @@ export interface FinalizerWrites<T extends KubeObject> {
  * };
  * ```
  */
-export interface FinalizerConfig<T extends KubeObject> {
+export interface WithFinalizerOptions<T extends KubeObject> {
   /** The finalizer's name in `metadata.finalizers`, qualified by a domain you own, e.g. `example.com/cleanup`. */
   readonly finalizer: string;
   /** How the finalizer is added and removed. */
@@ -78,7 +78,7 @@ function lastAction(out: Action | ObservableInput<Action>): ObservableInput<Acti
  * @param config - the finalizer name, the two writes, and the apply and cleanup reconcilers.
  * @returns the wrapped reconciler.
  */
-export function withFinalizer<T extends KubeObject>(config: FinalizerConfig<T>): Reconciler<T> {
+export function withFinalizer<T extends KubeObject>(config: WithFinalizerOptions<T>): Reconciler<T> {
   return (request: ReconcileRequest<T>, context: ReconcileContext) => {
     const object = request.object;
     if (object === undefined) return done();

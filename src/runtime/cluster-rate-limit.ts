@@ -12,7 +12,7 @@ import type { ClusterName } from '../core/cluster.js';
 import { ConfigError } from '../core/config-error.js';
 import type { Cluster, FleetEvent, Provider } from '../streams/cluster.js';
 import { engaged } from '../streams/cluster.js';
-import type { RateLimitConfig, TokenBucket } from '../core/token-bucket.js';
+import type { RateLimit, TokenBucket } from '../core/token-bucket.js';
 
 /**
  * The client-side rate limit of a run's clusters: one limit for every cluster, or a function
@@ -102,7 +102,7 @@ function throttleCounters(registry: Registry): Counters {
  * @returns the limiters, or `undefined`.
  * @throws ConfigError when both are set, or a fixed limit is out of range (a function's limits are checked per cluster, when it engages).
  */
-export function clusterRateLimits(option: ClusterRateLimitOption | undefined, sinksRateLimit: RateLimitConfig | undefined, parts: ClusterRateLimitParts): ClusterRateLimits | undefined {
+export function clusterRateLimits(option: ClusterRateLimitOption | undefined, sinksRateLimit: RateLimit | undefined, parts: ClusterRateLimitParts): ClusterRateLimits | undefined {
   if (option !== undefined && sinksRateLimit !== undefined) {
     throw new ConfigError('run: give the client-side rate limit once: `clusterRateLimit` replaces the deprecated `sinks.rateLimit` (remove it from the controller)');
   }

@@ -7,12 +7,12 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { WriteVerb } from '../core/verb.js';
 import type { Action } from '../operators/actions.js';
-import type { ReconcileConfig } from '../operators/reconcile.js';
+import type { ReconcileOptions } from '../operators/reconcile.js';
 import type { ReconcileContext, ReconcileInput, ReconcileRequest } from '../operators/types.js';
-import type { SinkConfig, SinkContext } from '../sinks/context.js';
+import type { SinkContextOptions, SinkContext } from '../sinks/context.js';
 import type { KeyedEvent } from '../streams/events.js';
 import type { Fleet } from '../streams/fleet.js';
-import type { InformerOptions, Informers, InformersConfig } from '../streams/informers.js';
+import type { InformerOptions, Informers, InformersOptions } from '../streams/informers.js';
 import { ConfigError } from '../core/config-error.js';
 import type { LabelSelector } from '../core/selector.js';
 import { selectorProblem } from '../core/selector.js';
@@ -180,11 +180,11 @@ export interface ControllerSpec<T extends KubeObject> {
   /** Server-side apply field manager; default `name`. */
   readonly fieldManager?: string;
   /** Work-queue settings (concurrency, debounce, backoff, rate limit). */
-  readonly queue?: Omit<ReconcileConfig<T>, 'lookup' | 'fleet' | 'logger' | 'onDepth' | 'scheduler' | 'observer' | 'clusterGate'>;
+  readonly queue?: Omit<ReconcileOptions<T>, 'lookup' | 'fleet' | 'logger' | 'onDepth' | 'scheduler' | 'observer' | 'clusterGate'>;
   /** Watch settings shared by every informer of the run (timeouts, backoff, page size). */
-  readonly watchConfig?: Omit<InformersConfig, 'scheduler'>;
+  readonly watchOptions?: Omit<InformersOptions, 'scheduler'>;
   /** Sink policies (conflict retry, Retry-After, client-side rate limit). */
-  readonly sinks?: Omit<SinkConfig, 'clusters' | 'fieldManager' | 'scheduler'>;
+  readonly sinks?: Omit<SinkContextOptions, 'clusters' | 'fieldManager' | 'scheduler'>;
   /**
    * What the controller writes, for `rxfleet rbac` only: writes cannot be seen statically in a
    * reconciler. Nothing checks or enforces it at run time; a write left out shows as a 403 naming

@@ -1,10 +1,10 @@
 // The controllers of one run, checked before anything starts: a run of several controllers is one
 // fleet (one provider subscription, one set of watches), so they must agree on what they share.
 import { isDeepStrictEqual } from 'node:util';
-import type { RateLimitConfig } from '../core/token-bucket.js';
+import type { RateLimit } from '../core/token-bucket.js';
 import { ConfigError } from '../core/config-error.js';
 import type { KubeObject } from '../core/object.js';
-import type { InformersConfig } from '../streams/informers.js';
+import type { InformersOptions } from '../streams/informers.js';
 import type { Provider } from '../streams/cluster.js';
 import type { Controller } from './controller.js';
 
@@ -34,7 +34,7 @@ export function runControllers<T extends KubeObject>(c: Controller<T> | readonly
   if (other !== undefined) {
     throw new ConfigError(`run: controllers "${first.name}" and "${other.name}" name different providers; the controllers of one run share one fleet: pass the same Provider object to each (compose several with rxjs merge) and narrow with select.clusterSelector`);
   }
-  const differs = all.find((x) => !isDeepStrictEqual(x.watchConfig, first.watchConfig));
+  const differs = all.find((x) => !isDeepStrictEqual(x.watchOptions, first.watchOptions));
   if (differs !== undefined) throw new ConfigError(`run: controllers "${first.name}" and "${differs.name}" give different watchConfig; the watches of one run are shared, give the same settings (or none) to each`);
   return all;
 }
@@ -69,8 +69,8 @@ export function runProvider(all: readonly Controller<KubeObject>[]): Provider {
  * @param all - the checked controllers.
  * @returns the settings, or none.
  */
-export function runWatchConfig(all: readonly Controller<KubeObject>[]): Omit<InformersConfig, 'scheduler'> | undefined {
-  return all[0]?.watchConfig;
+export function runWatchConfig(all: readonly Controller<KubeObject>[]): Omit<InformersOptions, 'scheduler'> | undefined {
+  return all[0]?.watchOptions;
 }
 
 /**
@@ -85,7 +85,7 @@ export function runWatchConfig(all: readonly Controller<KubeObject>[]): Omit<Inf
  * @returns the one given, if any.
  * @throws ConfigError when several controllers give one.
  */
-export function legacyRateLimit(all: readonly Controller<KubeObject>[]): RateLimitConfig | undefined {
+export function legacyRateLimit(all: readonly Controller<KubeObject>[]): RateLimit | undefined {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- read to fold it into the one per-cluster limiter
   const given = all.filter((x) => x.sinks?.rateLimit !== undefined);
   if (given.length > 1) throw new ConfigError(`run: controllers ${given.map((x) => `"${x.name}"`).join(', ')} each give sinks.rateLimit; it limits each cluster for the whole run: give RunOptions.clusterRateLimit once instead`);

@@ -8,7 +8,7 @@ import type { ApplyConfiguration, KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import { changeOf, describe, explainStatus404, keyFor, known } from './read.js';
 import type { WriteOutcome } from './result.js';
@@ -118,6 +118,6 @@ export function apply<T extends KubeObject>(ctx: SinkContext, write: ApplyWrite<
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function applyEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<ApplyWrite<T>, WriteOutcome<T>> {
+export function applyEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorOptions): OperatorFunction<ApplyWrite<T>, WriteOutcome<T>> {
   return writeEach((w: ApplyWrite<T>) => apply(ctx, w), config);
 }

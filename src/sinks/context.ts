@@ -9,9 +9,9 @@ import type { ApplyConfiguration, KubeObject, ObjectList } from '../core/object.
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { Either } from '../internal/fp.js';
 import { ConfigError } from '../core/config-error.js';
-import type { BackoffConfig } from '../streams/backoff.js';
+import type { Backoff } from '../streams/backoff.js';
 import { checkBackoff } from '../streams/backoff.js';
-import type { RateLimitConfig, TokenBucket } from '../core/token-bucket.js';
+import type { RateLimit, TokenBucket } from '../core/token-bucket.js';
 import { checkRateLimit, tokenBucket } from '../core/token-bucket.js';
 
 /**
@@ -83,15 +83,15 @@ export interface SinkClusters {
  * const polite: RetryConfig = { attempts: 5, backoff: { maxMs: 10_000 } }; // retryAfter: wait at most 10 s
  * ```
  */
-export interface RetryConfig {
+export interface RetryOptions {
   /** Total attempts of one write, the first included (1 turns retrying off). */
   readonly attempts?: number;
   /** The wait between attempts. */
-  readonly backoff?: Partial<BackoffConfig>;
+  readonly backoff?: Partial<Backoff>;
 }
 
 /**
- * A {@link RetryConfig} with its defaults applied.
+ * A {@link RetryOptions} with its defaults applied.
  *
  * @example
  * ```ts
@@ -102,14 +102,14 @@ export interface RetryPolicy {
   /** Total attempts of one write, the first included (1: no retry). */
   readonly attempts: number;
   /** The wait between attempts, with every default filled in. */
-  readonly backoff: BackoffConfig;
+  readonly backoff: Backoff;
 }
 
 // client-go's retry.DefaultRetry: 5 attempts, 10 ms apart, 10% jitter (taken below 10 ms here, so
 // maxMs stays a true bound; client-go adds it above).
-const conflictDefaults: BackoffConfig = { initialMs: 10, factor: 1, maxMs: 10, jitter: 0.1 };
+const conflictDefaults: Backoff = { initialMs: 10, factor: 1, maxMs: 10, jitter: 0.1 };
 // The server's Retry-After is used as is, capped at maxMs; without one, the wait is initialMs.
-const retryAfterDefaults: BackoffConfig = { initialMs: 1000, factor: 1, maxMs: 30_000, jitter: 0 };
+const retryAfterDefaults: Backoff = { initialMs: 1000, factor: 1, maxMs: 30_000, jitter: 0 };
 
 /**
  * Settings of {@link sinkContext}.
@@ -119,7 +119,7 @@ const retryAfterDefaults: BackoffConfig = { initialMs: 1000, factor: 1, maxMs: 3
  * const config: SinkConfig = { clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
  * ```
  */
-export interface SinkConfig {
+export interface SinkContextOptions {
   /** Where the sinks find each cluster's client, read at every write (a `FleetView` will do). */
   readonly clusters: SinkClusters;
   /** The controller's one stable field manager (1–128 characters): server-side apply tracks ownership by it. */
@@ -130,13 +130,13 @@ export interface SinkConfig {
    * How `update` and the finalizer sinks retry a 409 Conflict: re-read, re-apply, write again.
    * Default client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart with 10% jitter.
    */
-  readonly conflictRetry?: RetryConfig;
+  readonly conflictRetry?: RetryOptions;
   /**
    * How every sink honours 429 Too Many Requests: wait the server's Retry-After (capped at
    * `backoff.maxMs`, default 30 s; `backoff.initialMs`, default 1 s, when it sent none), then send
    * again. Default 4 attempts.
    */
-  readonly retryAfter?: RetryConfig;
+  readonly retryAfter?: RetryOptions;
   /**
    * Client-side token bucket per cluster, taken by every request a sink sends (reads included); a
    * 429's `Retry-After` pauses it (capped like `retryAfter`). Off unless given, as in
@@ -147,7 +147,7 @@ export interface SinkConfig {
    * `sinks.rateLimit` as that, and never builds this second bucket), or `rateLimitedClient` from
    * `rxfleet/client`.
    */
-  readonly rateLimit?: RateLimitConfig;
+  readonly rateLimit?: RateLimit;
   /** Random source for jitter, in [0, 1). Default `Math.random`; tests pin it. */
   readonly random?: () => number;
 }
@@ -179,14 +179,14 @@ export interface SinkContext {
   limiter(cluster: ClusterName): TokenBucket | undefined;
 }
 
-function retryPolicy(what: string, config: RetryConfig | undefined, attempts: number, backoff: BackoffConfig): RetryPolicy {
+function retryPolicy(what: string, config: RetryOptions | undefined, attempts: number, backoff: Backoff): RetryPolicy {
   const n = config?.attempts ?? attempts;
   if (!Number.isInteger(n) || n < 1) throw new ConfigError(`sinkContext: ${what}.attempts must be a positive integer, got ${n}`);
   return Object.freeze({ attempts: n, backoff: checkBackoff({ ...backoff, ...config?.backoff }, `sinkContext: ${what}.backoff`) });
 }
 
 /**
- * Resolves a {@link SinkConfig}: fills in defaults and checks the values that would otherwise fail
+ * Resolves a {@link SinkContextOptions}: fills in defaults and checks the values that would otherwise fail
  * only at the first write.
  *
  * @example
@@ -198,7 +198,7 @@ function retryPolicy(what: string, config: RetryConfig | undefined, attempts: nu
  * @returns the context to pass to every sink.
  * @throws ConfigError when the field manager is empty or longer than 128 characters, or a policy is out of range.
  */
-export function sinkContext(config: SinkConfig): SinkContext {
+export function sinkContext(config: SinkContextOptions): SinkContext {
   const fm = config.fieldManager;
   if (fm.length === 0 || fm.length > 128) throw new ConfigError(`sinkContext: fieldManager must be 1–128 characters, got ${JSON.stringify(fm)}`);
   const scheduler = config.scheduler ?? asyncScheduler;

@@ -7,7 +7,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import { describe, keyFor } from './read.js';
 import type { WriteOutcome } from './result.js';
@@ -74,6 +74,6 @@ export function create<T extends KubeObject>(ctx: SinkContext, write: CreateWrit
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function createEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<CreateWrite<T>, WriteOutcome<T>> {
+export function createEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorOptions): OperatorFunction<CreateWrite<T>, WriteOutcome<T>> {
   return writeEach((w: CreateWrite<T>) => create(ctx, w), config);
 }

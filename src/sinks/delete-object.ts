@@ -8,7 +8,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import { describe } from './read.js';
 import type { WriteOutcome } from './result.js';
@@ -95,6 +95,6 @@ export function deleteObject<T extends KubeObject>(ctx: SinkContext, write: Dele
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function deleteEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<DeleteWrite<T>, WriteOutcome<T>> {
+export function deleteEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorOptions): OperatorFunction<DeleteWrite<T>, WriteOutcome<T>> {
   return writeEach((w: DeleteWrite<T>) => deleteObject(ctx, w), config);
 }

@@ -6,7 +6,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { readModifyWrite } from './conflict-retry.js';
 import type { SinkContext } from './context.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import type { WriteOutcome } from './result.js';
 import { refusal } from './result.js';
@@ -84,6 +84,6 @@ export function ensureFinalizer<T extends KubeObject>(ctx: SinkContext, write: F
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function ensureFinalizerEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<FinalizerWrite<T>, WriteOutcome<T>> {
+export function ensureFinalizerEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorOptions): OperatorFunction<FinalizerWrite<T>, WriteOutcome<T>> {
   return writeEach((w: FinalizerWrite<T>) => ensureFinalizer(ctx, w), config);
 }

@@ -7,7 +7,7 @@ import type { ClusterName } from '../core/cluster.js';
 import { objectKey } from '../core/key.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import type { WriteOutcome } from './result.js';
 import { writeFailed, written } from './result.js';
@@ -49,7 +49,7 @@ export interface EventRecord {
  * const cfg: EventRecorderConfig = { reportingController: 'demo.rxfleet.dev/rollouts', reportingInstance: hostname() };
  * ```
  */
-export interface EventRecorderConfig {
+export interface EventRecorderOptions {
   /** The controller, as a qualified name (`example.com/my-controller`). */
   readonly reportingController: string;
   /** This replica (e.g. pod name), ≤ 128 characters. */
@@ -73,7 +73,7 @@ export interface EventRecorder {
   /** Creates the Event, or patches its series when the same one was recorded within the window. */
   record(event: EventRecord): Observable<WriteOutcome<EventsV1Event>>;
   /** The operator form of `record`. */
-  recordEach(config?: SinkOperatorConfig): OperatorFunction<EventRecord, WriteOutcome<EventsV1Event>>;
+  recordEach(config?: SinkOperatorOptions): OperatorFunction<EventRecord, WriteOutcome<EventsV1Event>>;
 }
 
 // One series: the Event it lives in, its count, and a lock so its writes go out one at a time
@@ -138,7 +138,7 @@ const microTime = (ms: number): string => new Date(ms).toISOString().replace(/Z$
  * @param config - reporting controller and instance, window and bound.
  * @returns the recorder.
  */
-export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): EventRecorder {
+export function eventRecorder(ctx: SinkContext, config: EventRecorderOptions): EventRecorder {
   const windowMs = config.windowMs ?? 6 * 60_000;
   const maxEntries = config.maxEntries ?? 4096;
   const series = new Map<string, Series>();
@@ -227,6 +227,6 @@ export function eventRecorder(ctx: SinkContext, config: EventRecorderConfig): Ev
 
   return {
     record,
-    recordEach: (opConfig?: SinkOperatorConfig) => writeEach(record, opConfig),
+    recordEach: (opConfig?: SinkOperatorOptions) => writeEach(record, opConfig),
   };
 }

@@ -15,12 +15,12 @@
  */
 // First: fails clearly on an unsupported Node before anything else loads.
 import '../internal/require-node.js';
-export type { RetryConfig, RetryPolicy, SinkCluster, SinkConfig, SinkContext, SinkClusters, WriteClient } from './context.js';
+export type { RetryOptions, RetryPolicy, SinkCluster, SinkContextOptions, SinkContext, SinkClusters, WriteClient } from './context.js';
 export { sinkContext } from './context.js';
 export type { WriteChange, WriteError, WriteErrorType, WriteOutcome, WriteRefusal, WriteResult } from './result.js';
 export type { WriteVerb } from '../core/verb.js';
 export { refusal, writeFailed, written } from './result.js';
-export type { SinkOperatorConfig } from './operator.js';
+export type { SinkOperatorOptions } from './operator.js';
 export { defaultSinkConcurrency, writeEach } from './operator.js';
 export { thenWrite } from './then-write.js';
 export { finalizerWrites } from './finalizer-writes.js';
@@ -39,7 +39,7 @@ export { deleteObject, deleteEach } from './delete-object.js';
 export type { FinalizerWrite } from './ensure-finalizer.js';
 export { ensureFinalizer, ensureFinalizerEach } from './ensure-finalizer.js';
 export { removeFinalizer, removeFinalizerEach } from './remove-finalizer.js';
-export type { EventRecord, EventRecorder, EventRecorderConfig } from './event-recorder.js';
+export type { EventRecord, EventRecorder, EventRecorderOptions } from './event-recorder.js';
 export { eventRecorder } from './event-recorder.js';
 export { referenceTo } from './kube-event.js';
 export type { SourceIdentity } from './back-reference.js';

@@ -14,7 +14,7 @@ import type { WriteOutcome } from './result.js';
  * writes.pipe(applyEach(ctx, { concurrency: 8 }));
  * ```
  */
-export interface SinkOperatorConfig {
+export interface SinkOperatorOptions {
   /** Writes in flight at once, across all clusters (default 4). Outcomes arrive as writes finish. */
   readonly concurrency?: number;
 }
@@ -38,7 +38,7 @@ export const defaultSinkConcurrency = 4;
  */
 export function writeEach<W, T extends KubeObject>(
   sink: (write: W) => Observable<WriteOutcome<T>>,
-  config: SinkOperatorConfig = {},
+  config: SinkOperatorOptions = {},
 ): OperatorFunction<W, WriteOutcome<T>> {
   const concurrency = config.concurrency ?? defaultSinkConcurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`sink concurrency must be a positive integer, got ${concurrency}`);

@@ -8,7 +8,7 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
 import type { SinkContext } from './context.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import { changeOf, describe, explainStatus404, known } from './read.js';
 import type { WriteOutcome } from './result.js';
@@ -94,6 +94,6 @@ export function patch<T extends KubeObject>(ctx: SinkContext, write: PatchWrite<
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function patchEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<PatchWrite<T>, WriteOutcome<T>> {
+export function patchEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorOptions): OperatorFunction<PatchWrite<T>, WriteOutcome<T>> {
   return writeEach((w: PatchWrite<T>) => patch(ctx, w), config);
 }

@@ -5,7 +5,7 @@ import type { KubeObject } from '../core/object.js';
 import { readModifyWrite } from './conflict-retry.js';
 import type { SinkContext } from './context.js';
 import type { FinalizerWrite } from './ensure-finalizer.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import type { WriteOutcome } from './result.js';
 
@@ -49,6 +49,6 @@ export function removeFinalizer<T extends KubeObject>(ctx: SinkContext, write: F
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function removeFinalizerEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<FinalizerWrite<T>, WriteOutcome<T>> {
+export function removeFinalizerEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorOptions): OperatorFunction<FinalizerWrite<T>, WriteOutcome<T>> {
   return writeEach((w: FinalizerWrite<T>) => removeFinalizer(ctx, w), config);
 }

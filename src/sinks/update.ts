@@ -10,7 +10,7 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import type { Mutation } from './conflict-retry.js';
 import { readModifyWrite } from './conflict-retry.js';
 import type { SinkContext } from './context.js';
-import type { SinkOperatorConfig } from './operator.js';
+import type { SinkOperatorOptions } from './operator.js';
 import { writeEach } from './operator.js';
 import type { WriteOutcome } from './result.js';
 import { refusal } from './result.js';
@@ -117,6 +117,6 @@ export function update<T extends KubeObject>(ctx: SinkContext, write: UpdateWrit
  * @param config - concurrency.
  * @returns an operator from writes to outcomes.
  */
-export function updateEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorConfig): OperatorFunction<UpdateWrite<T>, WriteOutcome<T>> {
+export function updateEach<T extends KubeObject>(ctx: SinkContext, config?: SinkOperatorOptions): OperatorFunction<UpdateWrite<T>, WriteOutcome<T>> {
   return writeEach((w: UpdateWrite<T>) => update(ctx, w), config);
 }

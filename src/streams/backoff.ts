@@ -14,7 +14,7 @@ import { ConfigError } from '../core/config-error.js';
  * const steady: BackoffConfig = { initialMs: 10, factor: 1, maxMs: 10, jitter: 0.1 }; // 9–10 ms each time
  * ```
  */
-export interface BackoffConfig {
+export interface Backoff {
   /** The first delay (its upper bound, when jittered). Above 0. */
   readonly initialMs: number;
   /** Growth of the delay per consecutive failure; 1 keeps it constant. At least 1. */
@@ -45,7 +45,7 @@ export interface BackoffConfig {
  * watchEvents(cluster, configMaps, { backoff: { maxMs: 10_000 } }); // the rest from defaultBackoff
  * ```
  */
-export const defaultBackoff: BackoffConfig = Object.freeze({ initialMs: 800, factor: 2, maxMs: 30_000, resetAfterMs: 120_000, jitter: 1 });
+export const defaultBackoff: Backoff = Object.freeze({ initialMs: 800, factor: 2, maxMs: 30_000, resetAfterMs: 120_000, jitter: 1 });
 
 /**
  * Backoff for 401/403: credentials or RBAC rarely fix themselves within seconds, so a cluster that
@@ -56,7 +56,7 @@ export const defaultBackoff: BackoffConfig = Object.freeze({ initialMs: 800, fac
  * watchEvents(cluster, configMaps, { authBackoff: { maxMs: 60_000 } }); // the rest from defaultAuthBackoff
  * ```
  */
-export const defaultAuthBackoff: BackoffConfig = Object.freeze({ initialMs: 10_000, factor: 2, maxMs: 300_000, resetAfterMs: 120_000, jitter: 1 });
+export const defaultAuthBackoff: Backoff = Object.freeze({ initialMs: 10_000, factor: 2, maxMs: 300_000, resetAfterMs: 120_000, jitter: 1 });
 
 /**
  * The upper bound of the delay before attempt `attempt` (0-based), before jitter.
@@ -70,7 +70,7 @@ export const defaultAuthBackoff: BackoffConfig = Object.freeze({ initialMs: 10_0
  * @param attempt - consecutive failures so far, minus one.
  * @returns milliseconds.
  */
-export function backoffCeiling(config: BackoffConfig, attempt: number): number {
+export function backoffCeiling(config: Backoff, attempt: number): number {
   // factor ** a long outage's attempt count overflows to Infinity, which the cap absorbs.
   const grown = config.initialMs * config.factor ** Math.max(0, attempt);
   return Number.isFinite(grown) ? Math.min(config.maxMs, grown) : config.maxMs;
@@ -91,7 +91,7 @@ export function backoffCeiling(config: BackoffConfig, attempt: number): number {
  * @param random - a source of uniform numbers in [0, 1); `Math.random` by default. Unused without jitter.
  * @returns milliseconds.
  */
-export function backoffDelay(config: BackoffConfig, attempt: number, random: () => number = Math.random): number {
+export function backoffDelay(config: Backoff, attempt: number, random: () => number = Math.random): number {
   const ceiling = backoffCeiling(config, attempt);
   const jitter = config.jitter ?? 1;
   if (jitter === 0) return ceiling;
@@ -113,7 +113,7 @@ export function backoffDelay(config: BackoffConfig, attempt: number, random: () 
  * @throws ConfigError when `initialMs` is not above 0, `factor` below 1, `maxMs` or `resetAfterMs`
  *   negative, or `jitter` outside [0, 1].
  */
-export function checkBackoff(config: BackoffConfig, where: string): BackoffConfig {
+export function checkBackoff(config: Backoff, where: string): Backoff {
   const bad = (name: string, rule: string, v: number): never => {
     throw new ConfigError(`${where}.${name} must be ${rule}, got ${v}`);
   };

@@ -13,7 +13,7 @@ import { reflect } from './reflect.js';
 import type { Indexer, Store } from './store.js';
 import { createStore } from './store.js';
 import type { WatchHealth } from './watch-health.js';
-import type { WatchSettings } from './watched.js';
+import type { WatchesOptions } from './watched.js';
 import { watched } from './watched.js';
 
 /**
@@ -79,7 +79,7 @@ export interface Informers {
  * createInformers({ lingerMs: 5_000, inactivityTimeoutMs: 150_000 });
  * ```
  */
-export interface InformersConfig extends WatchSettings {
+export interface InformersOptions extends WatchesOptions {
   /**
    * Keep a watch open this long after its last subscriber leaves, so a pipeline that resubscribes
    * at once (a `switchMap`, a restart) does not relist. Default 0: stop at once, which is what a
@@ -108,7 +108,7 @@ export function selectionKey(resource: ResourceDescriptor, s: Selection): string
  * @param config - watch options shared by every informer, linger, source factory, lists per server.
  * @returns the registry.
  */
-export function createInformers(config: InformersConfig = {}): Informers {
+export function createInformers(config: InformersOptions = {}): Informers {
   const { lingerMs = 0, listsPerServer, ...rest } = config;
   // One pacer for every watch of the registry: lists are bounded per server, not per cluster.
   const watchConfig = { ...rest, listPacer: config.listPacer ?? listPacer(listsPerServer) };

@@ -24,7 +24,7 @@ import type { WatchHealth } from './watch-health.js';
  * const config: SplitCacheConfig<ConfigMap> = { events, health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') };
  * ```
  */
-export interface SplitCacheConfig<T extends KubeObject> {
+export interface SplitCacheOptions<T extends KubeObject> {
   /** The shared watch's events; subscribed while any view's events are, and once however many. */
   readonly events: Observable<WatchEvent<T>>;
   /** The shared watch's health, latest first. */
@@ -85,7 +85,7 @@ interface Route<T extends KubeObject> {
  * @param config - the shared watch, its health and the object → cluster function.
  * @returns the split cache.
  */
-export function splitCache<T extends KubeObject>(config: SplitCacheConfig<T>): SplitCache<T> {
+export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): SplitCache<T> {
   const store: StoreWriter<T> = createStore<T>(config.indexers === undefined ? {} : { indexers: config.indexers });
   const routes = new Map<ClusterName, Route<T>>();
   // Scopes the store holds (objects, or an empty listing of a routed scope).

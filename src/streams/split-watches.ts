@@ -10,7 +10,7 @@ import { listPacer } from './list-pacing.js';
 import type { SplitCache } from './split-cache.js';
 import { splitCache } from './split-cache.js';
 import type { Indexer } from './store.js';
-import type { WatchSettings } from './watched.js';
+import type { WatchesOptions } from './watched.js';
 import { watched } from './watched.js';
 
 /**
@@ -21,7 +21,7 @@ import { watched } from './watched.js';
  * const config: SplitWatchesConfig = { scopeOf: (o: KubeObject) => clusterName(o.metadata.namespace ?? '') };
  * ```
  */
-export interface SplitWatchesConfig extends WatchSettings {
+export interface SplitWatchesOptions extends WatchesOptions {
   /** The cluster an object belongs to; `undefined` ignores it. */
   readonly scopeOf: (object: KubeObject) => ClusterName | undefined;
 }
@@ -86,7 +86,7 @@ export interface SplitWatches {
  * @param config - how to watch (timeouts, backoff, `listerWatcherFor`) and `scopeOf`, the object → cluster function.
  * @returns the shared watches, made on first use.
  */
-export function splitWatches(parent: Cluster, config: SplitWatchesConfig): SplitWatches {
+export function splitWatches(parent: Cluster, config: SplitWatchesOptions): SplitWatches {
   const { scopeOf, listsPerServer, ...rest } = config;
   const how = { ...rest, listPacer: config.listPacer ?? listPacer(listsPerServer) };
   const caches = new Map<string, SplitCache<KubeObject>>();

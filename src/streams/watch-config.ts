@@ -3,7 +3,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ResourceDescriptor } from '../core/resource.js';
-import type { BackoffConfig } from './backoff.js';
+import type { Backoff } from './backoff.js';
 import type { ListTurn } from './list-pacing.js';
 
 /**
@@ -15,7 +15,7 @@ import type { ListTurn } from './list-pacing.js';
  * const opts: WatchConfig = { namespace: 'default', labelSelector: 'app=web', inactivityTimeoutMs: 150_000 };
  * ```
  */
-export interface WatchConfig {
+export interface WatchStreamOptions {
   /** Only this namespace; all namespaces when omitted. */
   readonly namespace?: string;
   /** A Kubernetes label selector, e.g. `app=web,tier!=db`; no label filter when omitted. */
@@ -64,9 +64,9 @@ export interface WatchConfig {
    */
   readonly degradedAfterMs?: number;
   /** Reconnect backoff; what is given is laid over {@link defaultBackoff}. */
-  readonly backoff?: Partial<BackoffConfig>;
+  readonly backoff?: Partial<Backoff>;
   /** Backoff after 401/403; what is given is laid over {@link defaultAuthBackoff}. */
-  readonly authBackoff?: Partial<BackoffConfig>;
+  readonly authBackoff?: Partial<Backoff>;
   /** Uniform random numbers in [0, 1) for jitter. Default `Math.random`. */
   readonly random?: () => number;
   /** Drives every timer (backoff, inactivity) and every timestamp. Default `asyncScheduler`. */
@@ -74,14 +74,14 @@ export interface WatchConfig {
 }
 
 /**
- * {@link WatchConfig} plus what the state machine cannot infer from an injected source.
+ * {@link WatchStreamOptions} plus what the state machine cannot infer from an injected source.
  *
  * @example
  * ```ts
  * const config: WatchMachineConfig = { cluster: clusterName('east'), resource: configMaps, namespace: 'default' };
  * ```
  */
-export interface WatchMachineConfig extends WatchConfig {
+export interface WatchSignalsOptions extends WatchStreamOptions {
   /** The fleet name of the watched cluster, reported in health and errors. */
   readonly cluster: ClusterName;
   /** The resource watched; health names it by its `resourceId`. */

@@ -4,11 +4,11 @@
 // report", so both rules read in one place.
 import { ConfigError } from '../core/config-error.js';
 import type { KubeError } from '../core/errors.js';
-import type { WatchConfig } from './watch-config.js';
+import type { WatchStreamOptions } from './watch-config.js';
 import type { WatchHealth } from './watch-health.js';
 
 /**
- * The bounds of a watch's failures, resolved from a {@link WatchConfig} and checked.
+ * The bounds of a watch's failures, resolved from a {@link WatchStreamOptions} and checked.
  *
  * @example
  * ```ts
@@ -34,7 +34,7 @@ export interface WatchLimits {
  * @returns the limits.
  * @throws ConfigError when `maxRetryAfterMs` is negative or not a number, or `degradedAfterMs` is not above 0.
  */
-export function watchLimits(config: WatchConfig): WatchLimits {
+export function watchLimits(config: WatchStreamOptions): WatchLimits {
   const { maxRetryAfterMs = 30_000, degradedAfterMs = 120_000 } = config;
   // Checked once, where the watch is made: a NaN here would silently disable either bound.
   if (!(maxRetryAfterMs >= 0)) throw new ConfigError(`watch: maxRetryAfterMs must be a number ≥ 0, got ${maxRetryAfterMs}`);

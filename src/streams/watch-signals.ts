@@ -17,14 +17,14 @@ import type { WatchEvent } from './events.js';
 import { inactivityTimeout } from './inactivity-timeout.js';
 import { defaultPageSize, listPages } from './list-pages.js';
 import { preparedObject } from './prepared-object.js';
-import type { WatchMachineConfig } from './watch-config.js';
+import type { WatchSignalsOptions } from './watch-config.js';
 import { initialEventsEndAnnotation } from './watch-config.js';
 import { failingFields, isKubeError, retryDelayMs, watchLimits } from './watch-failing.js';
 import type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
 import type { ListerWatcher } from './watch-source.js';
 
 // Declared beside WatchConfig (this file is the state machine alone); exported from here as before.
-export type { WatchMachineConfig } from './watch-config.js';
+export type { WatchSignalsOptions } from './watch-config.js';
 // A watch that ends cleanly this fast without a single line is a server refusing in disguise;
 // resuming at once would spin, so it counts as a failure.
 const SHORT_WATCH_MS = 1_000;
@@ -54,7 +54,7 @@ const isLastPage = (list: ObjectList): boolean => list.metadata.continue === und
  * @param config - cluster, resource and {@link WatchConfig} options.
  * @returns a cold, never-erroring stream of {@link WatchSignal}s.
  */
-export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<T>, config: WatchMachineConfig): Observable<WatchSignal<T>> {
+export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<T>, config: WatchSignalsOptions): Observable<WatchSignal<T>> {
   const scheduler = config.scheduler ?? asyncScheduler;
   const random = config.random ?? Math.random;
   const backoff = { ...defaultBackoff, ...config.backoff };

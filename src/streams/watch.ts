@@ -6,20 +6,20 @@ import type { ResourceDescriptor } from '../core/resource.js';
 import type { Cluster } from './cluster.js';
 import type { WatchEvent } from './events.js';
 import { signalEvents } from './signal-events.js';
-import type { WatchConfig } from './watch-config.js';
+import type { WatchStreamOptions } from './watch-config.js';
 import { watchSignals } from './watch-signals.js';
 import type { ListerWatcher } from './watch-source.js';
 import { clusterListerWatcher } from './watch-source.js';
 
 /**
- * Options of {@link watchEvents}: the {@link WatchConfig} knobs plus an optional injected source.
+ * Options of {@link watchEvents}: the {@link WatchStreamOptions} knobs plus an optional injected source.
  *
  * @example
  * ```ts
  * const opts: WatchEventsOptions<ConfigMap> = { namespace: 'default', listerWatcher: fakeSource };
  * ```
  */
-export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends WatchConfig {
+export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends WatchStreamOptions {
   /** The list/watch calls; default: the cluster's client. */
   readonly listerWatcher?: ListerWatcher<T>;
 }

@@ -8,14 +8,14 @@ import type { Cluster, Selection } from './cluster.js';
 import type { WatchEvent } from './events.js';
 import type { ListPacer } from './list-pacing.js';
 import { signalEvents } from './signal-events.js';
-import type { WatchConfig } from './watch-config.js';
+import type { WatchStreamOptions } from './watch-config.js';
 import type { WatchHealth } from './watch-health.js';
 import { watchSignals } from './watch-signals.js';
 import type { ListerWatcher } from './watch-source.js';
 import { clusterListerWatcher } from './watch-source.js';
 
 /**
- * How to watch, whatever is watched: the {@link WatchConfig} without the selection (namespace and
+ * How to watch, whatever is watched: the {@link WatchStreamOptions} without the selection (namespace and
  * selectors come from whoever asks), and `listerWatcherFor`, which makes the list/watch calls. Informers,
  * shared watches and every provider's `managementWatch` take it.
  *
@@ -24,7 +24,7 @@ import { clusterListerWatcher } from './watch-source.js';
  * const how: WatchSettings = { inactivityTimeoutMs: 150_000 };
  * ```
  */
-export interface WatchSettings extends Omit<WatchConfig, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+export interface WatchesOptions extends Omit<WatchStreamOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> {
   /** Builds the list/watch calls; default: the cluster's client. */
   readonly listerWatcherFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => ListerWatcher<T>;
   /**
@@ -57,7 +57,7 @@ export function watched<T extends KubeObject>(
   cluster: Cluster,
   resource: ResourceDescriptor<T>,
   selection: Selection,
-  config: WatchSettings,
+  config: WatchesOptions,
 ): { readonly events: Observable<WatchEvent<T>>; readonly health: Observable<WatchHealth> } {
   const { listerWatcherFor = clusterListerWatcher, listPacer, listsPerServer: _perServer, ...watchConfig } = config;
   const health = new BehaviorSubject<WatchHealth | undefined>(undefined);

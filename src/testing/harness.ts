@@ -8,13 +8,13 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { asyncScheduler, merge, NEVER } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
-import type { ReconcileConfig } from '../operators/reconcile.js';
+import type { ReconcileOptions } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
 import type { Controller, ControllerReconciler } from '../runtime/controller.js';
 import { controller } from '../runtime/controller.js';
 import type { ControllerParts, SharedRunParts } from '../runtime/run-controller.js';
 import { controllerPipeline } from '../runtime/run-controller.js';
-import type { SinkConfig } from '../sinks/context.js';
+import type { SinkContextOptions } from '../sinks/context.js';
 import type { Selection } from '../streams/cluster.js';
 import { createFleet } from '../streams/fleet.js';
 import { createInformers } from '../streams/informers.js';
@@ -58,7 +58,7 @@ export interface ControllerUnderTest<T extends KubeObject> {
  * const config: ControllerRunConfig<ConfigMap> = { inMemory: fleet, resource: configMaps, reconcile: (req: ReconcileRequest<ConfigMap>) => done() };
  * ```
  */
-export interface ControllerRunConfig<T extends KubeObject> {
+export interface RunControllerOptions<T extends KubeObject> {
   /** The in-memory fleet the controller watches and writes. */
   readonly inMemory: InMemoryFleet;
   /** The resource reconciled. */
@@ -72,9 +72,9 @@ export interface ControllerRunConfig<T extends KubeObject> {
   /** The field manager of the sinks. Default `rxfleet-test`. */
   readonly fieldManager?: string;
   /** `reconcile`'s settings (concurrency, debounce, backoff…); `lookup`, `fleet` and `scheduler` are the harness's. */
-  readonly reconcileConfig?: Omit<ReconcileConfig<T>, 'lookup' | 'fleet' | 'scheduler'>;
+  readonly queue?: Omit<ReconcileOptions<T>, 'lookup' | 'fleet' | 'scheduler'>;
   /** The sinks' policies (conflict retry, Retry-After, rate limit). */
-  readonly sinks?: Omit<SinkConfig, 'clusters' | 'fieldManager' | 'scheduler'>;
+  readonly sinks?: Omit<SinkContextOptions, 'clusters' | 'fieldManager' | 'scheduler'>;
   /** Drives everything; default `asyncScheduler` (virtual inside `TestScheduler.run`). Use the fleet's. */
   readonly scheduler?: SchedulerLike;
 }
@@ -83,14 +83,14 @@ const nothing = (): void => undefined;
 let silent: Logger | undefined;
 
 // What runs: the controller, its own parts, and a gate of the reconciler form's config.
-function parts<T extends KubeObject>(config: ControllerUnderTest<T> | ControllerRunConfig<T>): { readonly c: Controller<T>; readonly own: ControllerParts; readonly gate: Pick<SharedRunParts, 'clusterGate'> } {
+function parts<T extends KubeObject>(config: ControllerUnderTest<T> | RunControllerOptions<T>): { readonly c: Controller<T>; readonly own: ControllerParts; readonly gate: Pick<SharedRunParts, 'clusterGate'> } {
   silent ??= pino({ level: 'silent' });
   const quiet = { outcome: nothing, depth: nothing, write: nothing, denied: nothing, queue: {} };
   if ('controller' in config) {
     const c = config.controller;
     return { c, own: { logger: config.logger ?? silent, metrics: quiet, sinkOptions: c.sinks ?? {}, onDepth: nothing }, gate: {} };
   }
-  const { logger, onDepth, observer, clusterGate, ...queue } = config.reconcileConfig ?? {};
+  const { logger, onDepth, observer, clusterGate, ...queue } = config.queue ?? {};
   const c = controller<T>({
     name: 'rxfleet-test',
     provider: config.inMemory.provider,
@@ -128,14 +128,14 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | Controller
  * @returns the reconcile outcomes.
  * @throws ConfigError when `changes` names a cluster the fleet does not have, or the reconciler form's settings are invalid.
  */
-export function runController<T extends KubeObject>(config: ControllerUnderTest<T> | ControllerRunConfig<T>): Observable<Outcome> {
+export function runController<T extends KubeObject>(config: ControllerUnderTest<T> | RunControllerOptions<T>): Observable<Outcome> {
   const { inMemory } = config;
   const scheduler = config.scheduler ?? asyncScheduler;
   const changes = applyChanges(inMemory, config.changes ?? {});
   const { c, own, gate } = parts(config);
   const shared: SharedRunParts = {
     fleet: createFleet(inMemory.provider, { scheduler }),
-    informers: createInformers({ ...c.watchConfig, scheduler }),
+    informers: createInformers({ ...c.watchOptions, scheduler }),
     specs: [],
     stopRequested: NEVER,
     scheduler,

@@ -24,7 +24,7 @@ import type { ServerWrites } from './fake-writes.js';
 import { serverWrites } from './fake-writes.js';
 
 /**
- * One cluster of {@link InMemoryFleetConfig}: its objects, or its objects and labels.
+ * One cluster of {@link InMemoryFleetOptions}: its objects, or its objects and labels.
  *
  * @example
  * ```ts
@@ -56,7 +56,7 @@ export interface InMemoryClusterContents {
  * const config: InMemoryFleetConfig = { clusters: { east: [settings], west: [] }, resources: [widgets] };
  * ```
  */
-export interface InMemoryFleetConfig {
+export interface InMemoryFleetOptions {
   /** The clusters by name, in engagement order, with the objects they start with (`apiVersion` and `kind` say which resource). */
   readonly clusters: Readonly<Record<string, InMemoryClusterSeed>>;
   /** Resources the seeds use beyond ConfigMaps, Secrets, Namespaces, Leases and CRDs (any resource can be written). */
@@ -152,7 +152,7 @@ const split = (ref: string): readonly [string, string] => {
  * @returns the fleet.
  * @throws ConfigError for a seed object whose apiVersion and kind name no known resource, or without a name, or a bad `watchHistory`.
  */
-export function inMemoryFleet(config: InMemoryFleetConfig): InMemoryFleet {
+export function inMemoryFleet(config: InMemoryFleetOptions): InMemoryFleet {
   const scheduler = config.scheduler ?? asyncScheduler;
   const history = config.watchHistory;
   if (history !== undefined && !(Number.isInteger(history) && history > 0)) throw new ConfigError(`in-memory fleet: watchHistory must be a positive integer, got ${history}`);

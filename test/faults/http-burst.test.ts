@@ -65,7 +65,7 @@ describe('a controller whose server answers bursts of 500', () => {
       provider: clusterListProvider([{ name: NAME, kubeconfig: { yaml: viaYaml } }]),
       resource: configMaps,
       select: { namespace, labelSelector: w.label },
-      watchConfig: { backoff: quick, degradedAfterMs: DEGRADED_MS },
+      watchOptions: { backoff: quick, degradedAfterMs: DEGRADED_MS },
       inputs: (ctx) => {
         informers = ctx.informers;
         return [];

@@ -55,7 +55,7 @@ describe('a controller over kubeconfig Secrets that would run a program or read 
     let informers: Informers | undefined;
     const c = controller<ConfigMap>({
       name: 'trust',
-      provider: kubeconfigSecretProvider({ cluster: hub, namespace: secretsNs, labelSelector: `set=${set}` }),
+      provider: kubeconfigSecretProvider({ management: hub, namespace: secretsNs, labelSelector: `set=${set}` }),
       resource: configMaps,
       select: { namespace: workNs, labelSelector: w.label },
       inputs: (ctx) => {

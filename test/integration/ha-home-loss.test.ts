@@ -70,7 +70,7 @@ describe('leader election when the home cluster is lost', () => {
     const hub: Cluster = { name: clusterName('hub'), client: fleetClient };
     const copier = controller<ConfigMap>({
       name: `home-loss-${tag}`,
-      provider: namespaceProvider({ cluster: hub, labelSelector: `home-loss-${tag}=true` }),
+      provider: namespaceProvider({ management: hub, labelSelector: `home-loss-${tag}=true` }),
       resource: configMaps,
       select: { labelSelector: 'role=input' },
       reconcile: (req, ctx) =>

@@ -34,9 +34,9 @@ describe('sharding the workspaces of a kcp APIExport', () => {
     const replica = async (identity: string): Promise<RunHandle> => {
       const c = controller<Widget>({
         name: 'widgets-sharded',
-        provider: apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch }, fx.exportName),
+        provider: apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch }, fx.exportName),
         resource: fx.widgets,
-        watchConfig: fastWatch,
+        watchOptions: fastWatch,
         reconcile: (req) => {
           reconciled.push({ by: identity, cluster: req.cluster, name: req.key.name });
           return done();

@@ -35,7 +35,7 @@ describe('initializingWorkspaceProvider on a real kcp', () => {
     const finished: string[] = [];
     const errors: unknown[] = [];
     const provider = initializingWorkspaceProvider(
-      { kubeconfig: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, managementWatch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } } },
+      { management: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, managementWatch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } } },
       typeName,
     );
     const fleet = createFleet(provider);

@@ -50,7 +50,7 @@ describe('apiExportProvider across a kcp restart', () => {
     const fleet = createFleet(
       apiExportProvider(
         {
-          kubeconfig: () => {
+          management: () => {
             reads++;
             return { yaml: fx.providerKubeconfig() };
           },

@@ -87,7 +87,7 @@ describe('providers that serve from a shared cache, inside multiProvider', () =>
       must(await hub.client.create(configMaps, { metadata: { name: 'greeting', namespace: n }, data: { from: n } }), `configmap in ${n}`);
     }
     const ownWatches: string[] = [];
-    const provider = recordingOwnWatches(multiProvider({ ns: namespaceProvider({ cluster: hub, labelSelector: `multi=${label}`, managementWatch: fastWatch }) }), ownWatches);
+    const provider = recordingOwnWatches(multiProvider({ ns: namespaceProvider({ management: hub, labelSelector: `multi=${label}`, managementWatch: fastWatch }) }), ownWatches);
     const { handle, seen } = await start(`multi-ns-${label}`, provider, configMaps, (cm) => cm.data?.from ?? 'no data');
 
     const body = await ready(handle, seen);
@@ -114,7 +114,7 @@ describe('providers that serve from a shared cache, inside multiProvider', () =>
       await createIn(fx.workspaceKubeConfig(ws), `/apis/${fx.group}/v1/namespaces/default/widgets`, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec: { size: i + 1 } });
     }
     const ownWatches: string[] = [];
-    const exported = apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch }, fx.exportName);
+    const exported = apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch }, fx.exportName);
     const provider = recordingOwnWatches(multiProvider({ kcp: exported }), ownWatches);
     const { handle, seen } = await start<Widget>(`multi-kcp-${fx.group.slice(0, 9)}`, provider, fx.widgets, (w) => String(w.spec?.size));
 

@@ -53,7 +53,7 @@ async function tenants(hub: Cluster, label: string, count: number): Promise<stri
 function start(hub: Cluster, label: string, shareWatches: boolean, seen: Map<string, string>): Promise<RunHandle> {
   const c = controller<ConfigMap>({
     name: `shared-${label}`,
-    provider: namespaceProvider({ cluster: hub, labelSelector: `shared=${label}`, shareWatches }),
+    provider: namespaceProvider({ management: hub, labelSelector: `shared=${label}`, shareWatches }),
     resource: configMaps,
     reconcile: (req) => {
       // Every key belongs to its own namespace-cluster, and the cache serves its object.

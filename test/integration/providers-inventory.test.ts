@@ -56,7 +56,7 @@ describe('clusterApiProvider against kube-apiserver (management)', () => {
     must(await hub.client.create(secrets, kubeconfigSecret('prod', ws.yaml)), 'prod secret');
 
     const rec = recorder();
-    rec.start(clusterApiProvider({ cluster: hub, namespace: ns }));
+    rec.start(clusterApiProvider({ management: hub, namespace: ns }));
     const early = await rec.waitReport('prod skipped', (r) => r.type === 'skipped' && r.candidate === `${ns}/prod`);
     expect(early.type === 'skipped' && early.reason).toBe(`Cluster ${ns}/prod: control plane not initialised yet`);
 
@@ -154,7 +154,7 @@ describe('clusterProfileProvider against kube-apiserver (hub)', () => {
     const rec = recorder();
     rec.start(
       clusterProfileProvider({
-        cluster: hub,
+        management: hub,
         namespace: ns,
         providers: [{ name: 'test-tokens', execConfig: { command: plugin.command, apiVersion: 'client.authentication.k8s.io/v1', provideClusterInfo: true } }],
         recheckIntervalMs: 1_000,

@@ -44,11 +44,11 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     must(await hub.client.create(secrets, { metadata: { name: 'unlabelled', namespace: ns }, data: { kubeconfig: b64(wsB.yaml) } }), 'unlabelled');
 
     const rec = recorder();
-    const fleet = createFleet(kubeconfigSecretProvider({ cluster: hub, namespace: ns }));
+    const fleet = createFleet(kubeconfigSecretProvider({ management: hub, namespace: ns }));
     const engagements: string[] = [];
     const sub = fleet.engagements.subscribe(({ cluster }) => engagements.push(cluster.name));
     // The fleet subscribes once; record through a second look at its view and the reports.
-    rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns }));
+    rec.start(kubeconfigSecretProvider({ management: hub, namespace: ns }));
 
     const east = await rec.waitEvent('east engaged', isEngaged('east'));
     expect(east.type === 'engaged' && east.cluster.client.server).toBe(wsA.cluster.client.server);
@@ -145,7 +145,7 @@ describe('kubeconfigSecretProvider against kube-apiserver (management) and kcp w
     must(await hub.client.create(secrets, kubeconfigSecret('dead', { kubeconfig: b64(dead) }, { set: label })), 'dead');
     must(await hub.client.create(secrets, kubeconfigSecret('alive', { kubeconfig: b64(wsA.yaml) }, { set: label })), 'alive');
     const rec = recorder();
-    rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeoutMs: 2_000, retryIntervalMs: 60_000 }));
+    rec.start(kubeconfigSecretProvider({ management: hub, namespace: ns, labelSelector: `set=${label}`, probeTimeoutMs: 2_000, retryIntervalMs: 60_000 }));
     await rec.waitEvent('alive engaged', isEngaged('alive'));
     const waiting = await rec.waitReport('dead waiting', (r) => r.type === 'waiting' && r.cluster === 'dead');
     expect(waiting.type === 'waiting' && waiting.reason).toMatch(/ECONNREFUSED|cannot reach/);
@@ -165,7 +165,7 @@ describe('kubeconfigSecretProvider with kubeconfigs that would run a program or 
     must(await hub.client.create(secrets, kubeconfigSecret('plain', { kubeconfig: b64(kubeconfigWith(server, caData, { token })) }, { set: label })), 'plain');
 
     const rec = recorder();
-    rec.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}` }));
+    rec.start(kubeconfigSecretProvider({ management: hub, namespace: ns, labelSelector: `set=${label}` }));
     const plain = await rec.waitEvent('plain engaged', isEngaged('plain'));
     const cm = randomName('trusted');
     await createConfigMap(hub.client, 'default', cm);
@@ -187,7 +187,7 @@ describe('kubeconfigSecretProvider with kubeconfigs that would run a program or 
 
     // The operator allows exactly these: both are engaged and work, and the plugin did run.
     const trusted = recorder();
-    trusted.start(kubeconfigSecretProvider({ cluster: hub, namespace: ns, labelSelector: `set=${label}`, trust: { execCommands: [plugin], files: [tokenFile] } }));
+    trusted.start(kubeconfigSecretProvider({ management: hub, namespace: ns, labelSelector: `set=${label}`, trust: { execCommands: [plugin], files: [tokenFile] } }));
     for (const name of ['exec', 'tokenfile']) {
       const ev = await trusted.waitEvent(`${name} engaged`, isEngaged(name));
       if (ev.type !== 'engaged') throw new Error('unreachable');
@@ -221,8 +221,8 @@ describe('kubeconfigSecretProvider whose identity may not read Secrets (403)', (
     };
     rec.start(
       multiProvider({
-        secrets: kubeconfigSecretProvider({ cluster: limited, namespace: ns, labelSelector: `set=${label}`, managementWatch: { authBackoff, listerWatcherFor: counted } }),
-        tenants: namespaceProvider({ cluster: hub, labelSelector: `set=${label}` }),
+        secrets: kubeconfigSecretProvider({ management: limited, namespace: ns, labelSelector: `set=${label}`, managementWatch: { authBackoff, listerWatcherFor: counted } }),
+        tenants: namespaceProvider({ management: hub, labelSelector: `set=${label}` }),
       }),
     );
     const failing = await rec.waitReport('secrets source failing', (r) => r.type === 'source' && r.state === 'failing');
@@ -254,7 +254,7 @@ describe('namespaceProvider against kube-apiserver', () => {
     const b = randomName('tenant-b');
     await mk(a);
     const rec = recorder();
-    rec.start(namespaceProvider({ cluster: hub, labelSelector: `tenants=${label}` }));
+    rec.start(namespaceProvider({ management: hub, labelSelector: `tenants=${label}` }));
     const ea = await rec.waitEvent('a engaged', isEngaged(a));
     if (ea.type !== 'engaged') throw new Error('unreachable');
     expect(ea.cluster.labels).toEqual({ [namespaceLabel]: a });

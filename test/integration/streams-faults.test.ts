@@ -9,7 +9,7 @@ import { E } from '../../src/fp/index.js';
 import type { Cluster, ConfigMap } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { kcpClient } from '../../src/providers/kcp/credentials.js';
-import type { BackoffConfig, WatchEvent, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
+import type { Backoff, WatchEvent, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
 import { clusterListerWatcher, createInformers } from '../../src/streams/index.js';
 import { startKcp } from '../support/kcp.js';
 import type { ProcessControls } from '../support/process.js';
@@ -18,7 +18,7 @@ import { clusterFrom, configMap, pool, storeMatchesServer } from './streams-supp
 import { eventually, retrying } from '../support/wait.js';
 
 // Short timings keep the file fast; the rules are the same as the defaults.
-const quick: BackoffConfig = { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 120_000 };
+const quick: Backoff = { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 120_000 };
 
 /** Counts deletes per object name, to prove no delete is lost or delivered twice. */
 function deleteCounter(): { onEvent: (ev: WatchEvent<ConfigMap>) => void; seen: Set<string>; deletes: Map<string, number> } {

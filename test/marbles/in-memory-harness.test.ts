@@ -54,7 +54,7 @@ describe('the controller harness over an in-memory fleet', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     fleet.inject({ cluster: 'west', verb: 'apply', failure: timeoutFailure(30) });
     scheduler().run(({ expectObservable }) => {
-      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate, reconcileConfig: { backoff: { initialMs: 100, jitter: 0 } } });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate, queue: { backoff: { initialMs: 100, jitter: 0 } } });
       expectObservable(out.pipe(toLabels()), '^ 500ms !').toBe('30ms a 99ms (bc)', {
         a: 'error east/default/web +100',
         b: 'done east/default/web #2',
@@ -68,7 +68,7 @@ describe('the controller harness over an in-memory fleet', () => {
     const fleet = inMemoryFleet({ clusters: { east: [cm('web', { v: '1' })], west: [] } });
     fleet.inject({ cluster: 'west', verb: 'apply', times: 2, failure: statusFailure(500) });
     scheduler().run(({ expectObservable }) => {
-      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate, reconcileConfig: { backoff: { initialMs: 10, factor: 2, jitter: 0 } } });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: replicate, queue: { backoff: { initialMs: 10, factor: 2, jitter: 0 } } });
       expectObservable(fleet.writes(), '^ 100ms !').toBe('a 9ms b 19ms c', {
         a: 'apply west/default/web → 500',
         b: 'apply west/default/web → 500',

@@ -9,11 +9,11 @@ import type { ClusterClient } from '../../src/client/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { limiter } from '../../src/streams/concurrency-limit.js';
-import type { Cluster, ListTurn, WatchMachineConfig, WatchSignal, ListerWatcher } from '../../src/streams/index.js';
+import type { Cluster, ListTurn, WatchSignalsOptions, WatchSignal, ListerWatcher } from '../../src/streams/index.js';
 import { createInformers, listPacer, watchSignals } from '../../src/streams/index.js';
 import { bookmark, cm, east, err, line, page, testScheduler } from './watch-fixtures.js';
 
-const base: WatchMachineConfig = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
+const base: WatchSignalsOptions = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
 
 /** A source whose requests are timed when sent (subscribed: `frame name list|watch`) and answered by `answer`. */
 function timedSource(

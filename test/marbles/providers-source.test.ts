@@ -16,7 +16,7 @@ import { namespaceProvider } from '../../src/providers/namespaces/index.js';
 import type { FleetEvent } from '../../src/streams/cluster.js';
 import type { ProviderReport } from '../../src/streams/provider-report.js';
 import type { ListerWatcher } from '../../src/streams/watch-source.js';
-import type { WatchSettings } from '../../src/streams/watched.js';
+import type { WatchesOptions } from '../../src/streams/watched.js';
 import { fakeCluster } from '../../src/testing/fleet.js';
 import { testScheduler } from './watch-fixtures.js';
 
@@ -34,7 +34,7 @@ const unreachable = (): KubeError => kubeError('ClusterUnreachable', hub.name, '
 type ListResult<T extends KubeObject> = Observable<Either<KubeError, ObjectList<T>>>;
 
 /** The list/watch calls of the provider's one management watch (`managementWatch.sourceFor`), scripted. */
-function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: Observable<string>[] = []): { sourceFor: NonNullable<WatchSettings['listerWatcherFor']>; lists: ListOptions[] } {
+function source<T extends Secret | Namespace>(lists: ListResult<T>[], watches: Observable<string>[] = []): { sourceFor: NonNullable<WatchesOptions['listerWatcherFor']>; lists: ListOptions[] } {
   const calls: ListOptions[] = [];
   const scripted: ListerWatcher<T> = {
     list: (o) => {
@@ -73,7 +73,7 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
       // Lists at 0, 10, 20, 30 are refused; the one at 40 works (the RBAC was fixed), with no Secret.
       const s = source<Secret>([fail(forbidden()), fail(forbidden()), fail(forbidden()), fail(forbidden()), ok()]);
       const provider = kubeconfigSecretProvider({
-        cluster: hub,
+        management: hub,
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
@@ -112,7 +112,7 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
         ],
       );
       const provider = kubeconfigSecretProvider({
-        cluster: hub,
+        management: hub,
         namespace: 'fleet',
         probe: false,
         scheduler: ts,
@@ -161,7 +161,7 @@ describe('kubeconfigSecretProvider: what a Secret becomes', () => {
     ts.run(({ expectObservable }) => {
       const reports: ProviderReport[] = [];
       const s = source<Secret>([ok([secret('garbage', 'clusters: [ {'), secret('east', kubeconfig, { region: 'eu' })])]);
-      const provider = kubeconfigSecretProvider({ cluster: hub, namespace: 'fleet', probe: false, scheduler: ts, managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false } });
+      const provider = kubeconfigSecretProvider({ management: hub, namespace: 'fleet', probe: false, scheduler: ts, managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false } });
       const engagedAs = (ev: FleetEvent): unknown => (ev.type === 'engaged' ? { name: ev.cluster.name, identity: ev.cluster.identity, labels: ev.cluster.labels } : ev);
       expectObservable(split(provider, reports).pipe(map(engagedAs)), '^ 10ms !').toBe('e', {
         e: {
@@ -191,7 +191,7 @@ describe('namespaceProvider: the health of its Namespace watch', () => {
       const ns: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', uid: 'u1', resourceVersion: '3' } };
       const s = source<Namespace>([fail(refused), fail(refused), ok([ns])]);
       const provider = namespaceProvider({
-        cluster: hub,
+        management: hub,
         scheduler: ts,
         managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, random: () => 1 },
       });

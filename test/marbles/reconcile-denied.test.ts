@@ -107,7 +107,7 @@ describe('a reconcile the server refused (401/403)', () => {
       return apply(ctx.sinks, { cluster: clusterName('west'), resource: configMaps, object: cm(req.key.name) }).pipe(toAction());
     };
     testScheduler().run(({ expectObservable }) => {
-      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: copyToWest, reconcileConfig: { authBackoff: { jitter: 0 } } });
+      const out = runController({ inMemory: fleet, resource: configMaps, reconcile: copyToWest, queue: { authBackoff: { jitter: 0 } } });
       expectObservable(fleet.writes(), '^ 1m !').toBe('a 4999ms b 9999ms c', {
         a: 'apply west/default/web → 403',
         b: 'apply west/default/web → 403',

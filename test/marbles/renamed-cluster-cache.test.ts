@@ -77,7 +77,7 @@ describe('a renamed cluster over a shared cache', () => {
       const flush = flushing(ts);
       const hub = fakeCluster('hub');
       const api = hubApi(cold);
-      const provider = multiProvider({ ns: namespaceProvider({ cluster: hub, managementWatch: { streamingList: false, listerWatcherFor: api.sourceFor } }) });
+      const provider = multiProvider({ ns: namespaceProvider({ management: hub, managementWatch: { streamingList: false, listerWatcherFor: api.sourceFor } }) });
       const { inf, seen, health, stop } = informerOf(provider, 'ns#a', flush);
       flush();
       const name = clusterName('ns#a');
@@ -105,7 +105,7 @@ describe('a renamed cluster over a shared cache', () => {
     ts.run(({ cold }) => {
       const flush = flushing(ts);
       const api = hubApi(cold);
-      const inner = multiProvider({ ns: namespaceProvider({ cluster: fakeCluster('hub'), managementWatch: { streamingList: false, listerWatcherFor: api.sourceFor } }) });
+      const inner = multiProvider({ ns: namespaceProvider({ management: fakeCluster('hub'), managementWatch: { streamingList: false, listerWatcherFor: api.sourceFor } }) });
       const { inf, health, stop } = informerOf(multiProvider({ team: inner }, { separator: '/' }), 'team/ns#b', flush);
       flush();
       const name = clusterName('team/ns#b');

@@ -8,7 +8,7 @@ import { E } from '../../src/fp/index.js';
 import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
-import type { ApplyWrite, SinkConfig, WriteClient } from '../../src/sinks/index.js';
+import type { ApplyWrite, SinkContextOptions, WriteClient } from '../../src/sinks/index.js';
 import { apply, applyEach, patch, sinkContext } from '../../src/sinks/index.js';
 import { tokenBucket } from '../../src/core/token-bucket.js';
 import { err, fakeClient, fakeFleet, throwingClient } from './sinks-fake.js';
@@ -23,7 +23,7 @@ const write = (cluster: string, name: string): ApplyWrite<ConfigMap> => ({
   current: null, // known absent: no read first, so only the apply is timed
 });
 
-function ctxOf(ts: TestScheduler, clients: Readonly<Record<string, WriteClient>>, extra: Partial<SinkConfig> = {}) {
+function ctxOf(ts: TestScheduler, clients: Readonly<Record<string, WriteClient>>, extra: Partial<SinkContextOptions> = {}) {
   return sinkContext({ clusters: fakeFleet(clients), fieldManager: 'test', scheduler: ts, random: () => 0, ...extra });
 }
 

@@ -8,7 +8,7 @@ import { E } from '../../src/fp/index.js';
 import type { ConfigMap, KubeError, KubeObject } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
 import type { Either } from '../../src/internal/fp.js';
-import type { SinkConfig } from '../../src/sinks/index.js';
+import type { SinkContextOptions } from '../../src/sinks/index.js';
 import { ensureFinalizer, removeFinalizer, sinkContext, update } from '../../src/sinks/index.js';
 import { backoffDelay } from '../../src/streams/backoff.js';
 import { err, fakeClient, fakeFleet } from './sinks-fake.js';
@@ -53,7 +53,7 @@ function conflictingServer(ts: TestScheduler, conflicts: number, start: ConfigMa
   return { client, reads, writes };
 }
 
-function ctxWith(ts: TestScheduler, client: ReturnType<typeof fakeClient>, extra: Partial<SinkConfig> = {}) {
+function ctxWith(ts: TestScheduler, client: ReturnType<typeof fakeClient>, extra: Partial<SinkContextOptions> = {}) {
   return sinkContext({ clusters: fakeFleet({ east: client }), fieldManager: 'test', scheduler: ts, random: () => 0.5, ...extra });
 }
 

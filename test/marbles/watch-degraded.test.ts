@@ -6,11 +6,11 @@ import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { ConfigError, configMaps } from '../../src/index.js';
-import type { WatchHealth, WatchMachineConfig, WatchSignal } from '../../src/streams/index.js';
+import type { WatchHealth, WatchSignalsOptions, WatchSignal } from '../../src/streams/index.js';
 import { watchSignals } from '../../src/streams/index.js';
 import { cm, east, err, line, page, scripted, testScheduler } from './watch-fixtures.js';
 
-const base: WatchMachineConfig = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
+const base: WatchSignalsOptions = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
 const http500 = err('Transient', { code: 500 });
 
 /** Every health snapshot, and `frame degraded` / `frame recovered` at each change of `degraded`. */

@@ -4,11 +4,11 @@ import { takeUntil, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
-import type { WatchMachineConfig } from '../../src/streams/index.js';
+import type { WatchSignalsOptions } from '../../src/streams/index.js';
 import { createStore, reflect, signalEvents, watchSignals } from '../../src/streams/index.js';
 import { cm, east, err, line, page, record, scripted, testScheduler } from './watch-fixtures.js';
 
-const streaming: WatchMachineConfig = { cluster: east, resource: configMaps, streamingList: true, random: () => 1 };
+const streaming: WatchSignalsOptions = { cluster: east, resource: configMaps, streamingList: true, random: () => 1 };
 // What kcp v0.28.1's APIExport virtual workspace sends part-way through a streaming list.
 const kindMissing = JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, reason: 'InternalError', message: "Object 'Kind' is missing in '{}'" } });
 

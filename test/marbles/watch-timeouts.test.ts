@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { E } from '../../src/fp/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
-import type { WatchMachineConfig } from '../../src/streams/index.js';
+import type { WatchSignalsOptions } from '../../src/streams/index.js';
 import { watchSignals } from '../../src/streams/index.js';
 import { east, err, page, record, scripted, testScheduler } from './watch-fixtures.js';
 
-const base: WatchMachineConfig = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
+const base: WatchSignalsOptions = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
 
 describe('list timeouts', () => {
   it('should back off after a list that got no response headers, and retry the same cached list', () => {

@@ -6,11 +6,11 @@ import { E } from '../../src/fp/index.js';
 import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import { backoffCeiling } from '../../src/streams/backoff.js';
-import type { WatchMachineConfig } from '../../src/streams/index.js';
+import type { WatchSignalsOptions } from '../../src/streams/index.js';
 import { backoffDelay, createStore, defaultBackoff, reflect, signalEvents, watchSignals } from '../../src/streams/index.js';
 import { bookmark, cm, east, err, gone, label, line, page, record, scripted, testScheduler } from './watch-fixtures.js';
 
-const base: WatchMachineConfig = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
+const base: WatchSignalsOptions = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
 
 describe('backoff', () => {
   it('should keep full jitter within [0, ceiling] and cap at 30 s', () => {

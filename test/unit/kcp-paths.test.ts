@@ -88,7 +88,7 @@ describe('workspaceNamer', () => {
   const logical = clusterName('2x9k');
   it('names a workspace by its logical name unless path-aware', async () => {
     const said: ReportInput[] = [];
-    const namer = workspaceNamer({ kubeconfig: { yaml: 'not a kubeconfig' } }, (r) => said.push(r));
+    const namer = workspaceNamer({ management: { yaml: 'not a kubeconfig' } }, (r) => said.push(r));
     expect(await lastValueFrom(namer.name(logical, lc('root:org:a')))).toBe('2x9k');
     namer.close();
     expect(said).toEqual([]);
@@ -97,7 +97,7 @@ describe('workspaceNamer', () => {
   it('takes the path a hint carries, and falls back to the logical name with an error naming the workspace', async () => {
     const said: ReportInput[] = [];
     // A kubeconfig that cannot be loaded: no front door, so only hints can name.
-    const namer = workspaceNamer({ kubeconfig: { yaml: 'not a kubeconfig' }, pathAware: true }, (r) => said.push(r));
+    const namer = workspaceNamer({ management: { yaml: 'not a kubeconfig' }, pathAware: true }, (r) => said.push(r));
     expect(await lastValueFrom(namer.name(logical, lc('root:org:a')))).toBe('root:org:a');
     expect(said).toEqual([]);
     expect(await lastValueFrom(namer.name(logical, lc(undefined)))).toBe('2x9k');

@@ -16,7 +16,7 @@ import type { APIBinding, APIExportEndpointSlice, LogicalCluster } from '../../s
 import { apiExportProvider, initializerLabel, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
 import type { ProviderReport, ListerWatcher } from '../../src/streams/index.js';
 import { createFleet, createInformers, fleetWatch } from '../../src/streams/index.js';
-import type { WatchSettings } from '../../src/streams/watched.js';
+import type { WatchesOptions } from '../../src/streams/watched.js';
 
 const widgets = resource({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
 const SERVER = 'https://kcp.test:6443';
@@ -90,7 +90,7 @@ class FakeKcp {
     };
   };
 
-  watchConfig(): WatchSettings {
+  watchConfig(): WatchesOptions {
     return { streamingList: false, listerWatcherFor: this.sourceFor };
   }
 }
@@ -111,7 +111,7 @@ describe('apiExportProvider on a fake kcp', () => {
       .has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])])
       .has(WILDCARD, 'apibindings', [bound('a'), bound('b')])
       .has(WILDCARD, 'widgets', [inWs('a', 'w', '1'), inWs('b', 'w', '2')]);
-    const fleet = createFleet(apiExportProvider({ kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'));
+    const fleet = createFleet(apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'));
     const reports: ProviderReport[] = [];
     const seen: KeyedEvent[] = [];
     const informers = createInformers({ streamingList: false, listerWatcherFor: kcp.sourceFor });
@@ -165,7 +165,7 @@ describe('apiExportProvider on a fake kcp', () => {
   it('disengages the workspaces of an endpoint that goes away, then closes that endpoint', async () => {
     const kcp = new FakeKcp().has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])]).has(WILDCARD, 'apibindings', [bound('a')]);
     const events: string[] = [];
-    subs.push(apiExportProvider({ kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets').subscribe((ev) => events.push(ev.type === 'report' ? `report ${ev.report.type}` : ev.type)));
+    subs.push(apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets').subscribe((ev) => events.push(ev.type === 'report' ? `report ${ev.report.type}` : ev.type)));
     await vi.waitFor(() => {
       expect(events).toContain('engaged');
     });
@@ -184,7 +184,7 @@ describe('apiExportProvider on a fake kcp', () => {
         : kcp.sourceFor(cluster, r);
     const reports: ProviderReport[] = [];
     subs.push(
-      apiExportProvider({ kubeconfig, managementWatch: { streamingList: false, listerWatcherFor: failing } }, 'widgets').subscribe((ev) => {
+      apiExportProvider({ management: kubeconfig, managementWatch: { streamingList: false, listerWatcherFor: failing } }, 'widgets').subscribe((ev) => {
         if (ev.type === 'report') reports.push(ev.report);
       }),
     );
@@ -207,7 +207,7 @@ describe('apiExportProvider on a fake kcp', () => {
       .has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])])
       .has(WILDCARD, 'apibindings', [bound('a')])
       .notServing(WILDCARD, 'widgets');
-    const c = controller({ name: 'widgets', provider: apiExportProvider({ kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'), resource: widgets, reconcile: () => done() });
+    const c = controller({ name: 'widgets', provider: apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'), resource: widgets, reconcile: () => done() });
     const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: false });
     try {
       const report = await firstValueFrom(handle.health.changes.pipe(filter((r) => r.clusters.some((h) => h.state === 'unhealthy'))));
@@ -220,8 +220,8 @@ describe('apiExportProvider on a fake kcp', () => {
   });
 
   it('refuses an empty export name and a backoff that can never work', () => {
-    expect(() => apiExportProvider({ kubeconfig }, '')).toThrow(/APIExport name is empty/);
-    expect(() => apiExportProvider({ kubeconfig, managementWatch: { backoff: { initialMs: 0 } } }, 'widgets')).toThrow(/managementWatch\.backoff\.initialMs/);
+    expect(() => apiExportProvider({ management: kubeconfig }, '')).toThrow(/APIExport name is empty/);
+    expect(() => apiExportProvider({ management: kubeconfig, managementWatch: { backoff: { initialMs: 0 } } }, 'widgets')).toThrow(/managementWatch\.backoff\.initialMs/);
   });
 });
 
@@ -235,7 +235,7 @@ describe('initializingWorkspaces on a fake kcp', () => {
     const kcp = new FakeKcp()
       .has('root:prov', 'workspacetypes', [{ metadata: { name: 'tenant', resourceVersion: '1' }, status: { virtualWorkspaces: [{ url: INIT }, { url: `${SERVER}/services/other` }] } }])
       .has(`${INIT}/clusters/*`, 'logicalclusters', [lc('x1', 'root:org:x')]);
-    const fleet = createFleet(initializingWorkspaceProvider({ kubeconfig, pathAware: true, managementWatch: kcp.watchConfig() }, 'tenant'));
+    const fleet = createFleet(initializingWorkspaceProvider({ management: kubeconfig, pathAware: true, managementWatch: kcp.watchConfig() }, 'tenant'));
     subs.push(fleet.engagements.subscribe());
     const x = await vi.waitFor(() => {
       const c = fleet.get(clusterName('root:org:x'));

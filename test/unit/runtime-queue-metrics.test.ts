@@ -140,7 +140,7 @@ describe('workqueue metrics', () => {
       resource: configMaps,
       reconcile: () => done(),
       queue: { concurrency: 6 },
-      watchConfig: { streamingList: false, listerWatcherFor: source },
+      watchOptions: { streamingList: false, listerWatcherFor: source },
     });
     const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: false });
     try {

@@ -28,7 +28,7 @@ const sourceFor = <T extends KubeObject>(_c: { name: string }, _r: ResourceDescr
 });
 
 function start(provider: Provider, options: RunOptions = {}): Promise<RunHandle> {
-  const c = controller<ConfigMap>({ name: 'ready', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, listerWatcherFor: sourceFor } });
+  const c = controller<ConfigMap>({ name: 'ready', provider, resource: configMaps, reconcile: () => done(), watchOptions: { streamingList: false, listerWatcherFor: sourceFor } });
   return run(c, { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 2_000, ...options });
 }
 

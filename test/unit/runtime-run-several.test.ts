@@ -40,8 +40,8 @@ describe('run with several controllers', () => {
       if ((seen.maps?.length ?? 0) >= 2 && (seen.creds?.length ?? 0) >= 2) all();
       return done();
     };
-    const maps = controller<ConfigMap>({ name: 'maps', provider: counting, resource: configMaps, reconcile: note('maps'), watchConfig });
-    const creds = controller<Secret>({ name: 'creds', provider: counting, resource: secrets, reconcile: note('creds'), watchConfig });
+    const maps = controller<ConfigMap>({ name: 'maps', provider: counting, resource: configMaps, reconcile: note('maps'), watchOptions: watchConfig });
+    const creds = controller<Secret>({ name: 'creds', provider: counting, resource: secrets, reconcile: note('creds'), watchOptions: watchConfig });
     const handle = await run([maps, creds], { name: 'pair', logger: quiet, signals: false, http: { port: 0 } });
     await firstValueFrom(handle.health.changes.pipe(filter((r) => r.ready)));
     await allSeen;
@@ -68,15 +68,15 @@ describe('run with several controllers', () => {
   });
 
   it('should refuse controllers that name different providers, repeat a name, or none at all', async () => {
-    const a = controller<ConfigMap>({ name: 'a', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchConfig });
-    const b = controller<ConfigMap>({ name: 'b', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchConfig });
+    const a = controller<ConfigMap>({ name: 'a', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchOptions: watchConfig });
+    const b = controller<ConfigMap>({ name: 'b', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchOptions: watchConfig });
     const a2 = controller<ConfigMap>({ ...a, reconcile: () => done() });
     const opts = { logger: quiet, signals: false, http: false } as const;
     await expect(run([a, b], opts)).rejects.toThrow(ConfigError);
     await expect(run([a, b], opts)).rejects.toThrow(/"a" and "b" name different providers.*same Provider object/);
     await expect(run([a, a2], opts)).rejects.toThrow(/two controllers are named "a"/);
     await expect(run([], opts)).rejects.toThrow(/no controller given/);
-    const c = controller<ConfigMap>({ name: 'c', provider: a.provider, resource: configMaps, reconcile: () => done(), watchConfig: { ...watchConfig, pageSize: 10 } });
+    const c = controller<ConfigMap>({ name: 'c', provider: a.provider, resource: configMaps, reconcile: () => done(), watchOptions: { ...watchConfig, pageSize: 10 } });
     await expect(run([a, c], opts)).rejects.toThrow(/different watchConfig/);
   });
 });

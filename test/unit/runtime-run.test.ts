@@ -48,7 +48,7 @@ function start(reconcile: ControllerReconciler<ConfigMap>, answers: Record<strin
     provider,
     resource: configMaps,
     reconcile,
-    watchConfig: { streamingList: false, listerWatcherFor: sources(answers) },
+    watchOptions: { streamingList: false, listerWatcherFor: sources(answers) },
   });
   return run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
 }
@@ -136,7 +136,7 @@ describe('run', () => {
       resource: configMaps,
       reconcile: () => done(),
       select: { clusterSelector: (cl) => cl.name !== 'target' },
-      watchConfig: { streamingList: false, listerWatcherFor: sources({ east: listOf(cm('a')) }) },
+      watchOptions: { streamingList: false, listerWatcherFor: sources({ east: listOf(cm('a')) }) },
     });
     const handle = await run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
     await untilReport(handle, (r) => r.ready);
@@ -173,7 +173,7 @@ describe('run', () => {
         resource: configMaps,
         reconcile: () => done(),
         // Any informer the runtime opened would list through here.
-        watchConfig: {
+        watchOptions: {
           streamingList: false,
           listerWatcherFor: (cluster, r) => {
             opened.push(`${cluster.name}/${r.plural}`);
@@ -263,7 +263,7 @@ describe('provider reports in a run', () => {
     });
     const skipped: ProviderReport = { type: 'skipped', provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file', at: 0 };
     const provider = concat(of(reported(skipped)), staticProvider([fakeCluster('east')]));
-    const c = controller({ name: 'reports', provider, resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, listerWatcherFor: sources({}) } });
+    const c = controller({ name: 'reports', provider, resource: configMaps, reconcile: () => done(), watchOptions: { streamingList: false, listerWatcherFor: sources({}) } });
     const handle = await run(c, { logger: pino(sink), signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });
     const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'provider: candidate skipped');
     expect(warn).toMatchObject({ level: 40, provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file' });
@@ -277,7 +277,7 @@ describe('provider reports in a run', () => {
 });
 
 describe('process metrics in a run', () => {
-  const plain = () => controller({ name: 'procs', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchConfig: { streamingList: false, listerWatcherFor: sources({}) } });
+  const plain = () => controller({ name: 'procs', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchOptions: { streamingList: false, listerWatcherFor: sources({}) } });
 
   it('serves the process and Node runtime metrics by default, and not when turned off', async () => {
     const on = await run(plain(), { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });

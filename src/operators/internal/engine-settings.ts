@@ -8,13 +8,13 @@ import type { ClusterName } from '../../core/cluster.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { ObjectKey } from '../../core/key.js';
 import type { KubeObject } from '../../core/object.js';
-import type { BackoffConfig } from '../../streams/backoff.js';
+import type { Backoff } from '../../streams/backoff.js';
 import { checkBackoff } from '../../streams/backoff.js';
 import type { FleetView } from '../../streams/cluster.js';
-import type { RateLimitConfig } from '../../core/token-bucket.js';
+import type { RateLimit } from '../../core/token-bucket.js';
 import { checkRateLimit } from '../../core/token-bucket.js';
 import type { QueueObserver } from '../queue-observer.js';
-import type { ReconcileConfig } from '../reconcile.js';
+import type { ReconcileOptions } from '../reconcile.js';
 import type { QueueDepth } from '../types.js';
 import type { DebounceSpan } from './debounce-window.js';
 
@@ -38,10 +38,10 @@ export interface EngineSettings<T extends KubeObject> {
   readonly clusterGate: ((cluster: ClusterName) => number) | undefined;
   readonly observer: QueueObserver | undefined;
   readonly debounce: DebounceSpan | undefined;
-  readonly backoff: BackoffConfig;
+  readonly backoff: Backoff;
   /** The backoff of a reconcile the server refused with 401 or 403; see `ReconcileConfig.authBackoff`. */
-  readonly authBackoff: BackoffConfig;
-  readonly rateLimit: RateLimitConfig | undefined;
+  readonly authBackoff: Backoff;
+  readonly rateLimit: RateLimit | undefined;
   readonly lookup: ((key: ObjectKey) => T | undefined) | undefined;
   readonly fleet: FleetView | undefined;
   readonly logger: Logger;
@@ -52,7 +52,7 @@ export interface EngineSettings<T extends KubeObject> {
 let silent: Logger | undefined;
 
 // controller-runtime's per-item exponential rate limiter: 5 ms × 2 per failure, capped at 1000 s.
-const reconcileBackoff: BackoffConfig = { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 };
+const reconcileBackoff: Backoff = { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 };
 
 // A reconcile the server refused with 401 or 403: 5 s, ×2, capped at 5 min (from the 7th retry,
 // 5 min 15 s after the first refusal), each step uniform in its upper half. RBAC or credentials
@@ -60,7 +60,7 @@ const reconcileBackoff: BackoffConfig = { initialMs: 5, factor: 2, maxMs: 1_000_
 // request per 2.5–5 min once capped (1,000 refused keys: about 4.4 requests/s), where the 5 ms
 // start of `backoff` sends each key 11 requests in its first 10 s. The jitter spreads the keys of
 // one listing, refused together, over half of each step instead of one burst per step.
-const reconcileAuthBackoff: BackoffConfig = { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 };
+const reconcileAuthBackoff: Backoff = { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 };
 
 /**
  * The default per-cluster cap: half the workers, rounded up. One busy cluster then leaves at least
@@ -76,7 +76,7 @@ export function defaultPerCluster(concurrency: number): number {
 }
 
 /**
- * Resolves and checks a {@link ReconcileConfig}.
+ * Resolves and checks a {@link ReconcileOptions}.
  *
  * @example
  * ```ts
@@ -87,7 +87,7 @@ export function defaultPerCluster(concurrency: number): number {
  * @throws ConfigError for a concurrency or per-cluster concurrency that is not a positive integer,
  *   a negative debounce, or a backoff or rate limit out of range.
  */
-export function engineSettings<T extends KubeObject>(c: ReconcileConfig<T>): EngineSettings<T> {
+export function engineSettings<T extends KubeObject>(c: ReconcileOptions<T>): EngineSettings<T> {
   const concurrency = c.concurrency ?? 10;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`reconcile: concurrency must be a positive integer, got ${concurrency}`);
   const perCluster = c.perClusterConcurrency ?? defaultPerCluster(concurrency);

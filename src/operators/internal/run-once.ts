@@ -7,7 +7,7 @@ import { isFenced } from '../../core/fenced.js';
 import type { KubeObject } from '../../core/object.js';
 import type { Action } from '../actions.js';
 import { done, error, isAction } from '../actions.js';
-import type { BackoffConfig } from '../../streams/backoff.js';
+import type { Backoff } from '../../streams/backoff.js';
 import { backoffDelay } from '../../streams/backoff.js';
 import type { OutcomeResult, ReconcileContext, ReconcileRequest, Reconciler } from '../types.js';
 
@@ -77,8 +77,8 @@ export interface Settled {
  * ```
  */
 export interface RetryBackoffs {
-  readonly backoff: BackoffConfig;
-  readonly authBackoff: BackoffConfig;
+  readonly backoff: Backoff;
+  readonly authBackoff: Backoff;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { resource, secrets } from '../../core/resource.js';
-import type { WatchSettings } from '../../streams/watched.js';
+import type { WatchesOptions } from '../../streams/watched.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
@@ -55,7 +55,7 @@ export function capiClusterResource(version = 'v1beta2'): ResourceDescriptor {
  */
 export interface ClusterApiProviderOptions extends ContactOptions {
   /** The management cluster (its client stays the caller's). */
-  readonly cluster: Cluster;
+  readonly management: Cluster;
   /** Only this namespace; default all. */
   readonly namespace?: string;
   /** The `cluster.x-k8s.io` version to read; default `v1beta2`. */
@@ -67,7 +67,7 @@ export interface ClusterApiProviderOptions extends ContactOptions {
   /** The Secret data key; default `value`. */
   readonly secretKey?: string;
   /** How the provider watches its management cluster (both watches): timings, backoff, `listerWatcherFor`. */
-  readonly managementWatch?: WatchSettings;
+  readonly managementWatch?: WatchesOptions;
   /**
    * Exec plugins and files the kubeconfig Secrets may use; default none: a kubeconfig that runs a
    * program or reads a file is skipped, naming the Secret and the field.
@@ -101,8 +101,8 @@ export function clusterApiProvider(options: ClusterApiProviderOptions): Provider
   const rules = { isReady: options.isReady ?? controlPlaneInitialized, key, ...(options.trust === undefined ? {} : { trust: options.trust }) };
   return reporting(cfg, (say) =>
     joinKubeconfigSecrets(
-      managementWatch(options.cluster, capiClusterResource(options.version), { ...options.managementWatch, ...ns }, say).pipe(objectChanges()),
-      managementWatch(options.cluster, secrets, { ...options.managementWatch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(objectChanges()),
+      managementWatch(options.management, capiClusterResource(options.version), { ...options.managementWatch, ...ns }, say).pipe(objectChanges()),
+      managementWatch(options.management, secrets, { ...options.managementWatch, ...ns, labelSelector: options.secretLabelSelector ?? 'cluster.x-k8s.io/cluster-name' }, say).pipe(objectChanges()),
     ).pipe(
       desiredPerObject((joined: CapiCluster, id: string) => (joined.cluster.metadata.deletionTimestamp === undefined ? capiCandidate(joined, id, clusterName(id), rules) : undefined)),
       engageChanges(cfg, say),

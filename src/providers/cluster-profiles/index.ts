@@ -14,7 +14,7 @@ import { clusterName } from '../../core/cluster.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { KubeObject } from '../../core/object.js';
-import type { WatchSettings } from '../../streams/watched.js';
+import type { WatchesOptions } from '../../streams/watched.js';
 import type { Candidate } from '../internal/candidates.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
@@ -40,7 +40,7 @@ export { clusterProfileResource, clusterSetId, clusterSetIdProperty, controlPlan
  */
 export interface ClusterProfileProviderOptions extends ContactOptions {
   /** The hub cluster holding the profiles (its client stays the caller's). */
-  readonly cluster: Cluster;
+  readonly management: Cluster;
   /** Only this namespace; default all. */
   readonly namespace?: string;
   /** Exec plugins by access-provider name (KEP-5339's `providers` list). */
@@ -50,7 +50,7 @@ export interface ClusterProfileProviderOptions extends ContactOptions {
   /** How often readiness is evaluated again without a change; default 30 000. */
   readonly recheckIntervalMs?: number;
   /** How the provider watches its management cluster (the profile watch): timings, backoff, `listerWatcherFor`. */
-  readonly managementWatch?: WatchSettings;
+  readonly managementWatch?: WatchesOptions;
 }
 
 /**
@@ -81,7 +81,7 @@ export function clusterProfileProvider(options: ClusterProfileProviderOptions): 
     // Per subscription: a healthy profile object's candidate (its kubeconfig loaded) is made once.
     const made = new WeakMap<KubeObject, Candidate>();
     return managementWatch(
-      options.cluster,
+      options.management,
       clusterProfileResource,
       { ...options.managementWatch, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) },
       say,

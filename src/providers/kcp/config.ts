@@ -2,10 +2,10 @@
 // every request), client and watch settings, path-aware naming, and the scheduler. Reports need no
 // option: they travel in the provider's own stream, as every provider's do.
 import type { ClusterClientOptions } from '../../client/client.js';
-import type { WatchSettings } from '../../streams/watched.js';
+import type { WatchesOptions } from '../../streams/watched.js';
 import type { ProviderOptions } from '../../streams/provider-options.js';
 import type { KcpKubeconfig } from './credentials.js';
-import type { PathResolverConfig } from './paths.js';
+import type { PathResolverOptions } from './paths.js';
 
 /**
  * Options of the kcp providers.
@@ -25,7 +25,7 @@ export interface KcpProviderOptions extends ProviderOptions {
    * Its user's credentials are used for every request, each client with its own copy. Give a
    * function to have it re-read after each 401 (kcp issues a new admin token at every restart).
    */
-  readonly kubeconfig: KcpKubeconfig;
+  readonly management: KcpKubeconfig;
   /** User agent and request timeout of every client. */
   readonly client?: ClusterClientOptions;
   /**
@@ -33,7 +33,7 @@ export interface KcpProviderOptions extends ProviderOptions {
    * wildcard watches its clusters' informers read): backoff, auth backoff, inactivity timeout.
    * The scheduler defaults to the provider's.
    */
-  readonly managementWatch?: WatchSettings;
+  readonly managementWatch?: WatchesOptions;
   /**
    * Name clusters by workspace path (`root:org:consumer`) instead of logical name. The path is read
    * from each workspace's LogicalCluster through kcp's front door (the provider's credentials need
@@ -41,5 +41,5 @@ export interface KcpProviderOptions extends ProviderOptions {
    * logical name and an `error` is reported. Either way the logical name is the cluster's
    * `identity.id` and its `kcp.io/cluster` label. `true` or resolver options; default false.
    */
-  readonly pathAware?: boolean | PathResolverConfig;
+  readonly pathAware?: boolean | PathResolverOptions;
 }

@@ -115,7 +115,7 @@ export function logicalScope(object: KubeObject): ClusterName | undefined {
 export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSpec<P>, say: Reporter): Endpoint<P> {
   const tracker = presenceTracker<P>(spec.counts);
   const name = clusterName(wildcardUrl(url));
-  const client = kcpClient(name, wildcardUrl(url), spec.config.kubeconfig, spec.config.client);
+  const client = kcpClient(name, wildcardUrl(url), spec.config.management, spec.config.client);
   if (E.isLeft(client)) {
     say({ type: 'error', reason: `virtual-workspace endpoint ${url} cannot be watched: ${client.left.message}` });
     return { cacheOf: () => undefined, start: () => undefined, drop: () => tracker.drop(), close: () => undefined };

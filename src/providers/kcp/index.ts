@@ -19,7 +19,7 @@ export { finishInitialization, initializerLabel, initializingWorkspaceProvider }
 export type { KcpProviderOptions } from './config.js';
 export type { KcpKubeconfig } from './credentials.js';
 export { retarget, tenantGuard } from './guard.js';
-export type { PathResolverConfig } from './paths.js';
+export type { PathResolverOptions } from './paths.js';
 export { pathFromAnnotation, pathResolver } from './paths.js';
 export type { APIBinding, APIExportEndpointSlice, ExportReference, KcpCondition, LogicalCluster, WorkspaceType } from './types.js';
 export type { APIExport, APIResourceSchema, APIResourceVersion, ExportResource, PermissionClaim } from './export-types.js';

@@ -13,7 +13,7 @@ import { isRetryable, kubeError } from '../../core/errors.js';
 import type { KubeObject } from '../../core/object.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
-import type { BackoffConfig } from '../../streams/backoff.js';
+import type { Backoff } from '../../streams/backoff.js';
 import { backoffDelay, checkBackoff, defaultBackoff } from '../../streams/backoff.js';
 import type { Reporter } from '../internal/report.js';
 import type { KcpProviderOptions } from './config.js';
@@ -29,11 +29,11 @@ import { pathAnnotation } from './types.js';
  * const opts: PathResolverConfig = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
  * ```
  */
-export interface PathResolverConfig {
+export interface PathResolverOptions {
   /** Tries per logical cluster (transient failures and 404 of a brand new workspace are retried). Default 6. */
   readonly attempts?: number;
   /** Spacing of the tries; what is given is laid over {@link defaultBackoff}. */
-  readonly backoff?: Partial<BackoffConfig>;
+  readonly backoff?: Partial<Backoff>;
   /** Uniform random numbers in [0, 1) for the jitter; default `Math.random`. */
   readonly random?: () => number;
   /** Drives the waits between tries; default `asyncScheduler`. */
@@ -71,7 +71,7 @@ export function pathFromAnnotation(obj: KubeObject | undefined): string | undefi
  * @returns a function from a logical cluster (and optional hint) to one Either, then completion.
  * @throws ConfigError when the backoff can never work.
  */
-export function pathResolver(front: ClusterClient, config: PathResolverConfig = {}): (logical: ClusterName, hint?: KubeObject) => Observable<Either<KubeError, string>> {
+export function pathResolver(front: ClusterClient, config: PathResolverOptions = {}): (logical: ClusterName, hint?: KubeObject) => Observable<Either<KubeError, string>> {
   const attempts = Math.max(1, config.attempts ?? 6);
   const backoff = checkBackoff({ ...defaultBackoff, ...config.backoff }, 'pathResolver: backoff');
   const random = config.random ?? Math.random;
@@ -124,8 +124,8 @@ export function pathResolver(front: ClusterClient, config: PathResolverConfig = 
 export function workspaceNamer(config: KcpProviderOptions, say: Reporter): { readonly name: (logical: ClusterName, hint: KubeObject) => Observable<string>; close(): void } {
   if (config.pathAware === undefined || config.pathAware === false) return { name: (logical) => of(logical), close: () => undefined };
   const frontName = clusterName('kcp front door');
-  const kc = loadProviderKubeconfig(frontName, config.kubeconfig);
-  const front = E.isLeft(kc) ? kc : kcpClient(frontName, kcpBase(providerServer(kc.right)), config.kubeconfig, config.client);
+  const kc = loadProviderKubeconfig(frontName, config.management);
+  const front = E.isLeft(kc) ? kc : kcpClient(frontName, kcpBase(providerServer(kc.right)), config.management, config.client);
   const scheduler = config.scheduler === undefined ? {} : { scheduler: config.scheduler };
   const resolve = E.isRight(front)
     ? pathResolver(front.right, { ...scheduler, ...(config.pathAware === true ? {} : config.pathAware) })

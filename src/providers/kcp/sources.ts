@@ -89,10 +89,10 @@ export function listedUrls<T extends KubeObject>(
   return defer(() => {
     let failed: string | undefined;
     return defer(() => {
-      const kc = loadProviderKubeconfig(clusterName('kcp provider workspace'), config.kubeconfig);
+      const kc = loadProviderKubeconfig(clusterName('kcp provider workspace'), config.management);
       const server = E.isLeft(kc) ? '' : providerServer(kc.right);
       const name = clusterName(workspaceOf(server));
-      const client = E.isLeft(kc) ? kc : kcpClient(name, server, config.kubeconfig, config.client);
+      const client = E.isLeft(kc) ? kc : kcpClient(name, server, config.management, config.client);
       if (E.isLeft(client)) {
         const reason = `the provider workspace's kubeconfig cannot be used: ${client.left.message}; retrying with backoff`;
         if (reason !== failed) say({ type: 'error', reason });

@@ -74,7 +74,7 @@ function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical
     // Its server: a workspace that moves to another shard gets a new client there.
     fingerprint: `${url}\n${logical}`,
     build: () => {
-      const client = kcpClient(display, clusterUrl(url, logical), spec.config.kubeconfig, spec.config.client);
+      const client = kcpClient(display, clusterUrl(url, logical), spec.config.management, spec.config.client);
       if (E.isLeft(client)) return E.left(`workspace ${name}: ${client.left.message}`);
       const cache = ep?.cacheOf(logical);
       const unservedResourceHint = spec.unservedResourceHint(name);

@@ -14,7 +14,7 @@ import { ConfigError } from '../../core/config-error.js';
 import type { Secret } from '../../core/object.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import { secrets } from '../../core/resource.js';
-import type { WatchSettings } from '../../streams/watched.js';
+import type { WatchesOptions } from '../../streams/watched.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
@@ -41,7 +41,7 @@ export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfi
  */
 export interface KubeconfigSecretProviderOptions extends ContactOptions {
   /** The management cluster holding the Secrets (its client stays the caller's). */
-  readonly cluster: Cluster;
+  readonly management: Cluster;
   /** Where the Secrets are; default `default`. */
   readonly namespace?: string;
   /** Which Secrets; default `sigs.k8s.io/multicluster-runtime-kubeconfig=true`. */
@@ -49,7 +49,7 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
   /** The data key holding the kubeconfig; default `kubeconfig`. */
   readonly key?: string;
   /** How the provider watches its management cluster (the Secret watch): timings, backoff, `listerWatcherFor`. */
-  readonly managementWatch?: WatchSettings;
+  readonly managementWatch?: WatchesOptions;
   /**
    * Exec plugins and files the Secrets' kubeconfigs may use; default none: a kubeconfig that runs a
    * program or reads a file is skipped, naming the Secret and the field.
@@ -85,7 +85,7 @@ export function kubeconfigSecretProvider(options: KubeconfigSecretProviderOption
   if (key === '') throw new ConfigError('kubeconfig-secrets provider: `key` must not be empty (it names the Secret data key holding the kubeconfig)');
   return reporting(cfg, (say) =>
     managementWatch(
-      options.cluster,
+      options.management,
       secrets,
       {
         ...options.managementWatch,

@@ -15,7 +15,7 @@ import { namespaces as namespaceResource } from '../../core/resource.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { splitWatches } from '../../streams/split-watches.js';
-import type { WatchSettings } from '../../streams/watched.js';
+import type { WatchesOptions } from '../../streams/watched.js';
 import type { Candidate } from '../internal/candidates.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
@@ -37,14 +37,14 @@ export { namespaceLabel } from './candidate.js';
  */
 export interface NamespaceProviderOptions extends ContactOptions {
   /** The cluster whose namespaces become clusters (its client stays the caller's). */
-  readonly cluster: Cluster;
+  readonly management: Cluster;
   /** Which namespaces; default all. */
   readonly labelSelector?: string;
   /**
    * How the provider watches its management cluster: the Namespace watch and the shared watches
    * (timeouts, backoff, streaming lists, `listerWatcherFor`).
    */
-  readonly managementWatch?: WatchSettings;
+  readonly managementWatch?: WatchesOptions;
   /**
    * Serve the namespace-clusters' watches from one cluster-wide watch per resource and selection,
    * split by namespace (default `true`, as multicluster-runtime's namespace provider does): N
@@ -77,16 +77,16 @@ const namespaceOf = (o: { readonly metadata: { readonly namespace?: string } }):
 export function namespaceProvider(options: NamespaceProviderOptions): Provider {
   const cfg = engineConfig('namespaces', options, 'its namespace was deleted', false);
   return reporting(cfg, (say) => {
-    const shared = options.shareWatches === false ? undefined : splitWatches(options.cluster, { ...options.managementWatch, scopeOf: namespaceOf });
+    const shared = options.shareWatches === false ? undefined : splitWatches(options.management, { ...options.managementWatch, scopeOf: namespaceOf });
     // Each Namespace object (frozen, replaced on change) is made a candidate once: a change of one
     // namespace among thousands rebuilds one candidate, not all of them.
     const made = new WeakMap<Namespace, Candidate | null>();
     const candidateOf = (ns: Namespace): Candidate | null => {
       let c = made.get(ns);
-      if (c === undefined) made.set(ns, (c = namespaceCandidate(options.cluster, ns, shared) ?? null));
+      if (c === undefined) made.set(ns, (c = namespaceCandidate(options.management, ns, shared) ?? null));
       return c;
     };
-    return managementWatch(options.cluster, namespaceResource, { ...options.managementWatch, ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }) }, say).pipe(
+    return managementWatch(options.management, namespaceResource, { ...options.managementWatch, ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }) }, say).pipe(
       objectChanges(),
       desiredPerObject((ns: Namespace) => candidateOf(ns) ?? undefined),
       engageChanges(cfg, say),
