@@ -10,7 +10,7 @@ import { ConfigError } from './config-error.js';
  *
  * @example
  * ```ts
- * const limits: RateLimitConfig = { qps: 5, burst: 10 }; // client-go's rest.Config defaults
+ * const limits: RateLimit = { qps: 5, burst: 10 }; // client-go's rest.Config defaults
  * ```
  */
 export interface RateLimit {

@@ -15,7 +15,7 @@ import type { ReconcileInput } from './types.js';
  *
  * @example
  * ```ts
- * const config: DebounceByKeyConfig = { maxWaitMs: 1_000, scheduler: asyncScheduler };
+ * const config: DebounceByKeyOptions = { maxWaitMs: 1_000, scheduler: asyncScheduler };
  * ```
  */
 export interface DebounceByKeyOptions {

@@ -49,7 +49,7 @@ export type FanOutItem<D> =
  *
  * @example
  * ```ts
- * const config: FanOutConfig<ConfigMap, ConfigMap> = {
+ * const config: FanOutOptions<ConfigMap, ConfigMap> = {
  *   fleetUpdates: provider,                            // FleetEvents, or FleetView snapshots
  *   clusterSelector: (cm) => ({ matchLabels: { tier: cm.metadata.labels?.tier ?? 'prod' } }),
  *   desired: (cm) => ({ ...cm, metadata: { name: cm.metadata.name ?? 'settings', namespace: 'fleet' } }),

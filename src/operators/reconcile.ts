@@ -19,7 +19,7 @@ import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js
  *
  * @example
  * ```ts
- * const config: ReconcileConfig<ConfigMap> = {
+ * const config: ReconcileOptions<ConfigMap> = {
  *   concurrency: 4,
  *   perClusterConcurrency: 2,
  *   // e.g. a per-cluster client-side rate limit: ms until the cluster has a token again.

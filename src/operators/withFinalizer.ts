@@ -34,7 +34,7 @@ export interface FinalizerWrites<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const config: FinalizerConfig<Rollout> = {
+ * const config: WithFinalizerOptions<Rollout> = {
  *   finalizer: 'demo.rxfleet.dev/cleanup',
  *   writes: finalizerWrites(sinkCtx, rollouts),
  *   apply: applyRollout,

@@ -87,7 +87,7 @@ export interface ControllerMetrics {
   outcome(o: Outcome): void;
   /** Sets the queue depth gauges. */
   depth(d: QueueDepth): void;
-  /** The work queue's hooks: pass as `ReconcileConfig.observer` to feed the workqueue metrics. */
+  /** The work queue's hooks: pass as `ReconcileOptions.observer` to feed the workqueue metrics. */
   readonly queue: QueueObserver;
   /** Records a watch's health; relist and reconnect counters advance by the growth since `previous`. */
   watchHealth(h: WatchHealth, previous: WatchHealth | undefined): void;

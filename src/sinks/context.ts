@@ -79,8 +79,8 @@ export interface SinkClusters {
  *
  * @example
  * ```ts
- * const storm: RetryConfig = { attempts: 20 }; // conflictRetry: 20 attempts, the default spacing
- * const polite: RetryConfig = { attempts: 5, backoff: { maxMs: 10_000 } }; // retryAfter: wait at most 10 s
+ * const storm: RetryOptions = { attempts: 20 }; // conflictRetry: 20 attempts, the default spacing
+ * const polite: RetryOptions = { attempts: 5, backoff: { maxMs: 10_000 } }; // retryAfter: wait at most 10 s
  * ```
  */
 export interface RetryOptions {
@@ -116,7 +116,7 @@ const retryAfterDefaults: Backoff = { initialMs: 1000, factor: 1, maxMs: 30_000,
  *
  * @example
  * ```ts
- * const config: SinkConfig = { clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
+ * const config: SinkContextOptions = { clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
  * ```
  */
 export interface SinkContextOptions {

@@ -46,7 +46,7 @@ export interface EventRecord {
  *
  * @example
  * ```ts
- * const cfg: EventRecorderConfig = { reportingController: 'demo.rxfleet.dev/rollouts', reportingInstance: hostname() };
+ * const cfg: EventRecorderOptions = { reportingController: 'demo.rxfleet.dev/rollouts', reportingInstance: hostname() };
  * ```
  */
 export interface EventRecorderOptions {

@@ -10,8 +10,8 @@ import { ConfigError } from '../core/config-error.js';
  *
  * @example
  * ```ts
- * const fast: BackoffConfig = { initialMs: 100, factor: 2, maxMs: 5_000, resetAfterMs: 60_000 };
- * const steady: BackoffConfig = { initialMs: 10, factor: 1, maxMs: 10, jitter: 0.1 }; // 9–10 ms each time
+ * const fast: Backoff = { initialMs: 100, factor: 2, maxMs: 5_000, resetAfterMs: 60_000 };
+ * const steady: Backoff = { initialMs: 10, factor: 1, maxMs: 10, jitter: 0.1 }; // 9–10 ms each time
  * ```
  */
 export interface Backoff {

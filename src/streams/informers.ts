@@ -71,7 +71,7 @@ export interface Informers {
 }
 
 /**
- * Options of {@link createInformers}: the {@link WatchConfig} every watch uses, how long a watch
+ * Options of {@link createInformers}: the {@link WatchStreamOptions} every watch uses, how long a watch
  * outlives its last subscriber, and (for tests) how sources are built.
  *
  * @example

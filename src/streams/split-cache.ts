@@ -21,7 +21,7 @@ import type { WatchHealth } from './watch-health.js';
  *
  * @example
  * ```ts
- * const config: SplitCacheConfig<ConfigMap> = { events, health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') };
+ * const config: SplitCacheOptions<ConfigMap> = { events, health, scopeOf: (cm: ConfigMap) => clusterName(cm.metadata.namespace ?? '') };
  * ```
  */
 export interface SplitCacheOptions<T extends KubeObject> {

@@ -18,7 +18,7 @@ import { watched } from './watched.js';
  *
  * @example
  * ```ts
- * const config: SplitWatchesConfig = { scopeOf: (o: KubeObject) => clusterName(o.metadata.namespace ?? '') };
+ * const config: SplitWatchesOptions = { scopeOf: (o: KubeObject) => clusterName(o.metadata.namespace ?? '') };
  * ```
  */
 export interface SplitWatchesOptions extends WatchesOptions {

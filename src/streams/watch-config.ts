@@ -12,7 +12,7 @@ import type { ListTurn } from './list-pacing.js';
  *
  * @example
  * ```ts
- * const opts: WatchConfig = { namespace: 'default', labelSelector: 'app=web', inactivityTimeoutMs: 150_000 };
+ * const opts: WatchStreamOptions = { namespace: 'default', labelSelector: 'app=web', inactivityTimeoutMs: 150_000 };
  * ```
  */
 export interface WatchStreamOptions {
@@ -78,7 +78,7 @@ export interface WatchStreamOptions {
  *
  * @example
  * ```ts
- * const config: WatchMachineConfig = { cluster: clusterName('east'), resource: configMaps, namespace: 'default' };
+ * const config: WatchSignalsOptions = { cluster: clusterName('east'), resource: configMaps, namespace: 'default' };
  * ```
  */
 export interface WatchSignalsOptions extends WatchStreamOptions {

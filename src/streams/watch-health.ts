@@ -51,7 +51,7 @@ export interface WatchHealth {
    */
   readonly failingSinceAt?: number;
   /**
-   * True once the watch has failed for `degradedAfterMs` (an option of `WatchConfig`, default
+   * True once the watch has failed for `degradedAfterMs` (an option of `WatchStreamOptions`, default
    * 2 min) without a successful list or a line from the server; absent otherwise. The runtime
    * reports its cluster unhealthy while it is set, and logs it once.
    */

@@ -23,7 +23,7 @@ import { failingFields, isKubeError, retryDelayMs, watchLimits } from './watch-f
 import type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
 import type { ListerWatcher } from './watch-source.js';
 
-// Declared beside WatchConfig (this file is the state machine alone); exported from here as before.
+// Declared beside WatchStreamOptions (this file is the state machine alone); exported from here as before.
 export type { WatchSignalsOptions } from './watch-config.js';
 // A watch that ends cleanly this fast without a single line is a server refusing in disguise;
 // resuming at once would spin, so it counts as a failure.
@@ -51,7 +51,7 @@ const isLastPage = (list: ObjectList): boolean => list.metadata.continue === und
  * ```
  * @see watch for the events alone, over a cluster's client.
  * @param listerWatcher - the list and watch calls.
- * @param config - cluster, resource and {@link WatchConfig} options.
+ * @param config - cluster, resource and {@link WatchStreamOptions} options.
  * @returns a cold, never-erroring stream of {@link WatchSignal}s.
  */
 export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<T>, config: WatchSignalsOptions): Observable<WatchSignal<T>> {

@@ -21,7 +21,7 @@ import { clusterListerWatcher } from './watch-source.js';
  *
  * @example
  * ```ts
- * const how: WatchSettings = { inactivityTimeoutMs: 150_000 };
+ * const how: WatchesOptions = { inactivityTimeoutMs: 150_000 };
  * ```
  */
 export interface WatchesOptions extends Omit<WatchStreamOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> {

@@ -27,7 +27,7 @@ export { deleteChange, putChange } from './fleet-changes.js';
 
 /**
  * A whole controller to run with {@link runController}: the one `controller({...})` declares and
- * `run` runs, so its `select`, `filter`, `inputs`, `queue`, `sinks`, `watchConfig` and
+ * `run` runs, so its `select`, `filter`, `inputs`, `queue`, `sinks`, `watchOptions` and
  * `fieldManager` apply as in production. Its `provider` is not used: the in-memory fleet provides
  * the clusters.
  *
@@ -55,7 +55,7 @@ export interface ControllerUnderTest<T extends KubeObject> {
  *
  * @example
  * ```ts
- * const config: ControllerRunConfig<ConfigMap> = { inMemory: fleet, resource: configMaps, reconcile: (req: ReconcileRequest<ConfigMap>) => done() };
+ * const config: RunControllerOptions<ConfigMap> = { inMemory: fleet, resource: configMaps, reconcile: (req: ReconcileRequest<ConfigMap>) => done() };
  * ```
  */
 export interface RunControllerOptions<T extends KubeObject> {

@@ -53,7 +53,7 @@ export interface InMemoryClusterContents {
  *
  * @example
  * ```ts
- * const config: InMemoryFleetConfig = { clusters: { east: [settings], west: [] }, resources: [widgets] };
+ * const config: InMemoryFleetOptions = { clusters: { east: [settings], west: [] }, resources: [widgets] };
  * ```
  */
 export interface InMemoryFleetOptions {

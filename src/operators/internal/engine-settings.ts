@@ -34,12 +34,12 @@ export interface EngineSettings<T extends KubeObject> {
   readonly concurrency: number;
   /** At most `concurrency`. */
   readonly perClusterConcurrency: number;
-  /** How many ms until a cluster may start another reconcile (0: now); see `ReconcileConfig.clusterGate`. */
+  /** How many ms until a cluster may start another reconcile (0: now); see `ReconcileOptions.clusterGate`. */
   readonly clusterGate: ((cluster: ClusterName) => number) | undefined;
   readonly observer: QueueObserver | undefined;
   readonly debounce: DebounceSpan | undefined;
   readonly backoff: Backoff;
-  /** The backoff of a reconcile the server refused with 401 or 403; see `ReconcileConfig.authBackoff`. */
+  /** The backoff of a reconcile the server refused with 401 or 403; see `ReconcileOptions.authBackoff`. */
   readonly authBackoff: Backoff;
   readonly rateLimit: RateLimit | undefined;
   readonly lookup: ((key: ObjectKey) => T | undefined) | undefined;

@@ -87,7 +87,7 @@ export interface ClusterApiProviderOptions extends ContactOptions {
  * @example
  * ```ts
  * import { clusterApiProvider } from 'rxfleet/providers/cluster-api';
- * const fleet = createFleet(clusterApiProvider({ cluster: management }));
+ * const fleet = createFleet(clusterApiProvider({ management: management }));
  * ```
  * @param options - management cluster, version, readiness, namespace, timing and first contact.
  * @returns the provider.

@@ -64,7 +64,7 @@ export interface ClusterProfileProviderOptions extends ContactOptions {
  * @example
  * ```ts
  * import { clusterProfileProvider } from 'rxfleet/providers/cluster-profiles';
- * const fleet = createFleet(clusterProfileProvider({ cluster: hub, providers: [{ name: 'secretreader', execConfig: { command: 'cp-creds', provideClusterInfo: true } }] }));
+ * const fleet = createFleet(clusterProfileProvider({ management: hub, providers: [{ name: 'secretreader', execConfig: { command: 'cp-creds', provideClusterInfo: true } }] }));
  * ```
  * @param options - hub, plugins, readiness, timing and first contact.
  * @returns the provider.

@@ -41,7 +41,7 @@ import { workspaceProvider } from './workspaces.js';
  * import { apiExportProvider } from 'rxfleet/providers/kcp';
  * const c = controller({
  *   name: 'widgets',
- *   provider: apiExportProvider({ kubeconfig: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com'),
+ *   provider: apiExportProvider({ management: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com'),
  *   resource: widgets,
  *   reconcile: (req, ctx) => done(), // req.cluster is the workspace; ctx.fleet.get(req.cluster)?.identity?.id its logical cluster
  * });

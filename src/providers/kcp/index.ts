@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { apiExportProvider } from 'rxfleet/providers/kcp';
- * const provider = apiExportProvider({ kubeconfig: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com');
+ * const provider = apiExportProvider({ management: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com');
  * ```
  * @packageDocumentation
  * @module rxfleet/providers/kcp

@@ -47,7 +47,7 @@ function initializerOf(endpoint: string): string {
  * @example
  * ```ts
  * import { finishInitialization, initializerLabel, initializingWorkspaceProvider } from 'rxfleet/providers/kcp';
- * initializingWorkspaceProvider({ kubeconfig: { file: 'provider.kubeconfig' } }, 'tenant').pipe(
+ * initializingWorkspaceProvider({ management: { file: 'provider.kubeconfig' } }, 'tenant').pipe(
  *   filter((ev) => ev.type === 'engaged'),
  *   mergeMap(async ({ cluster }) => {
  *     await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'default' }, data: { hello: 'world' } });

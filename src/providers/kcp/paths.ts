@@ -26,7 +26,7 @@ import { pathAnnotation } from './types.js';
  *
  * @example
  * ```ts
- * const opts: PathResolverConfig = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
+ * const opts: PathResolverOptions = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
  * ```
  */
 export interface PathResolverOptions {

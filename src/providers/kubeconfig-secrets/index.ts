@@ -72,7 +72,7 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
  * @example
  * ```ts
  * import { kubeconfigSecretProvider } from 'rxfleet/providers/kubeconfig-secrets';
- * const fleet = createFleet(kubeconfigSecretProvider({ cluster: hub, namespace: 'fleet' }));
+ * const fleet = createFleet(kubeconfigSecretProvider({ management: hub, namespace: 'fleet' }));
  * fleet.reports.subscribe((r) => console.log(r));
  * ```
  * @param options - the management cluster, namespace, selector, key, timing and first contact.

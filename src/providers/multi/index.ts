@@ -40,7 +40,7 @@ export interface MultiProviderOptions extends ProviderOptions {
  *
  * @example
  * ```ts
- * const all = multiProvider({ capi: clusterApiProvider({ cluster: hub }) });
+ * const all = multiProvider({ capi: clusterApiProvider({ management: hub }) });
  * createFleet(all);
  * all.add('kind', kindProvider());   // its clusters appear as kind#<name>
  * all.remove('capi');        // capi#… clusters are disengaged

@@ -69,7 +69,7 @@ const namespaceOf = (o: { readonly metadata: { readonly namespace?: string } }):
  * @example
  * ```ts
  * import { namespaceProvider } from 'rxfleet/providers/namespaces';
- * const fleet = createFleet(namespaceProvider({ cluster: hub }));
+ * const fleet = createFleet(namespaceProvider({ management: hub }));
  * ```
  * @param options - the cluster, selector and reporting.
  * @returns the provider.
