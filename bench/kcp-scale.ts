@@ -105,7 +105,7 @@ async function child(): Promise<void> {
     expected = m.workspaces;
     check();
   });
-  const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: providerYaml() }) }, env('KCP_EXPORT')));
+  const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: providerYaml() }), exportName: env('KCP_EXPORT') }));
   const informers = createInformers();
   const lookup = (key: ObjectKey): KubeObject | undefined => {
     const c = fleet.get(key.cluster);

@@ -25,7 +25,7 @@ function providerFromArgs(): Provider {
   // The other transport (issue 14 item 4): HTTP/1.1 keep-alive connections of each cluster's own
   // instead of the HTTP/2 session every workspace on the one kcp shares by default.
   if (kind === 'file-http1' && a !== undefined) return kubeconfigFileProvider({ paths: [a], globs: ['*.kubeconfig'], client: { http2: false } });
-  if (kind === 'apiexport' && a !== undefined && b !== undefined) return apiExportProvider({ management: () => ({ file: a }) }, b);
+  if (kind === 'apiexport' && a !== undefined && b !== undefined) return apiExportProvider({ management: () => ({ file: a }), exportName: b });
   process.stderr.write('usage: rxfleet-controller.ts file <kubeconfig dir> | file-http1 <kubeconfig dir> | apiexport <provider kubeconfig> <export>\n');
   process.exit(2);
 }

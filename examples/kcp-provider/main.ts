@@ -38,7 +38,7 @@ async function prepare(log: ReturnType<typeof defaultLogger>): Promise<Controlle
     if (isLeft(made)) throw new ConfigError(`namespace ${args.namespace} is missing downstream and cannot be created: ${made.left.message}`);
   });
   // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
-  const kcp = apiExportProvider({ management: () => ({ file: args.provider }) }, args.exportName);
+  const kcp = apiExportProvider({ management: () => ({ file: args.provider }), exportName: args.exportName });
   return kcpProviderController({ kcp, downstream: singleClusterProvider({ name: DOWNSTREAM, kubeconfig: { file: args.downstream } }), namespace: args.namespace });
 }
 

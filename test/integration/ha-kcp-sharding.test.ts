@@ -34,7 +34,7 @@ describe('sharding the workspaces of a kcp APIExport', () => {
     const replica = async (identity: string): Promise<RunHandle> => {
       const c = controller<Widget>({
         name: 'widgets-sharded',
-        provider: apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch }, fx.exportName),
+        provider: apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch, exportName: fx.exportName }),
         resource: fx.widgets,
         watchOptions: fastWatch,
         reconcile: (req) => {

@@ -44,7 +44,7 @@ function recordingWatches(cluster: Cluster, into: string[]): Cluster {
 function runController(fx: ApiExportFixture, pathAware = false): Running {
   const fleetEvents: FleetEvent[] = [];
   const ownWatches: string[] = [];
-  const provider = apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch, pathAware }, fx.exportName).pipe(
+  const provider = apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch, pathAware, exportName: fx.exportName }).pipe(
     tap((ev) => fleetEvents.push(ev)),
     map((ev) => (ev.type === 'engaged' ? engaged(recordingWatches(ev.cluster, ownWatches)) : ev)),
   );

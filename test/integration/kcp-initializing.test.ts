@@ -35,8 +35,7 @@ describe('initializingWorkspaceProvider on a real kcp', () => {
     const finished: string[] = [];
     const errors: unknown[] = [];
     const provider = initializingWorkspaceProvider(
-      { management: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, managementWatch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } } },
-      typeName,
+      { management: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, managementWatch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } }, workspaceType: typeName },
     );
     const fleet = createFleet(provider);
     const subs = [

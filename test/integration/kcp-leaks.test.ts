@@ -46,7 +46,7 @@ describe('apiExportProvider across start/stop cycles on a real kcp', () => {
     const figures: { cycle: number; peak: Counts; after: Counts }[] = [];
 
     for (let cycle = 1; cycle <= 3; cycle++) {
-      const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), pathAware: true, managementWatch: fastWatch }, fx.exportName));
+      const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), pathAware: true, managementWatch: fastWatch, exportName: fx.exportName }));
       const shared = new Set<string>();
       const own = new Set<string>();
       const subs: Subscription[] = [

@@ -49,14 +49,10 @@ describe('apiExportProvider across a kcp restart', () => {
     let reads = 0;
     const fleet = createFleet(
       apiExportProvider(
-        {
-          management: () => {
+        { management: () => {
             reads++;
             return { yaml: fx.providerKubeconfig() };
-          },
-          managementWatch: fastWatch,
-        },
-        fx.exportName,
+          }, managementWatch: fastWatch, exportName: fx.exportName },
       ),
     );
     const informers = createInformers(fastWatch);

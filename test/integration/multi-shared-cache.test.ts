@@ -114,7 +114,7 @@ describe('providers that serve from a shared cache, inside multiProvider', () =>
       await createIn(fx.workspaceKubeConfig(ws), `/apis/${fx.group}/v1/namespaces/default/widgets`, { apiVersion: `${fx.group}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec: { size: i + 1 } });
     }
     const ownWatches: string[] = [];
-    const exported = apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch }, fx.exportName);
+    const exported = apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch, exportName: fx.exportName });
     const provider = recordingOwnWatches(multiProvider({ kcp: exported }), ownWatches);
     const { handle, seen } = await start<Widget>(`multi-kcp-${fx.group.slice(0, 9)}`, provider, fx.widgets, (w) => String(w.spec?.size));
 

@@ -111,7 +111,7 @@ describe('apiExportProvider on a fake kcp', () => {
       .has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])])
       .has(WILDCARD, 'apibindings', [bound('a'), bound('b')])
       .has(WILDCARD, 'widgets', [inWs('a', 'w', '1'), inWs('b', 'w', '2')]);
-    const fleet = createFleet(apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'));
+    const fleet = createFleet(apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig(), exportName: 'widgets' }));
     const reports: ProviderReport[] = [];
     const seen: KeyedEvent[] = [];
     const informers = createInformers({ streamingList: false, listerWatcherFor: kcp.sourceFor });
@@ -165,7 +165,7 @@ describe('apiExportProvider on a fake kcp', () => {
   it('disengages the workspaces of an endpoint that goes away, then closes that endpoint', async () => {
     const kcp = new FakeKcp().has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])]).has(WILDCARD, 'apibindings', [bound('a')]);
     const events: string[] = [];
-    subs.push(apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets').subscribe((ev) => events.push(ev.type === 'report' ? `report ${ev.report.type}` : ev.type)));
+    subs.push(apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig(), exportName: 'widgets' }).subscribe((ev) => events.push(ev.type === 'report' ? `report ${ev.report.type}` : ev.type)));
     await vi.waitFor(() => {
       expect(events).toContain('engaged');
     });
@@ -184,7 +184,7 @@ describe('apiExportProvider on a fake kcp', () => {
         : kcp.sourceFor(cluster, r);
     const reports: ProviderReport[] = [];
     subs.push(
-      apiExportProvider({ management: kubeconfig, managementWatch: { streamingList: false, listerWatcherFor: failing } }, 'widgets').subscribe((ev) => {
+      apiExportProvider({ management: kubeconfig, managementWatch: { streamingList: false, listerWatcherFor: failing }, exportName: 'widgets' }).subscribe((ev) => {
         if (ev.type === 'report') reports.push(ev.report);
       }),
     );
@@ -207,7 +207,7 @@ describe('apiExportProvider on a fake kcp', () => {
       .has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])])
       .has(WILDCARD, 'apibindings', [bound('a')])
       .notServing(WILDCARD, 'widgets');
-    const c = controller({ name: 'widgets', provider: apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig() }, 'widgets'), resource: widgets, reconcile: () => done() });
+    const c = controller({ name: 'widgets', provider: apiExportProvider({ management: kubeconfig, managementWatch: kcp.watchConfig(), exportName: 'widgets' }), resource: widgets, reconcile: () => done() });
     const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: false });
     try {
       const report = await firstValueFrom(handle.health.changes.pipe(filter((r) => r.clusters.some((h) => h.state === 'unhealthy'))));
@@ -220,8 +220,8 @@ describe('apiExportProvider on a fake kcp', () => {
   });
 
   it('refuses an empty export name and a backoff that can never work', () => {
-    expect(() => apiExportProvider({ management: kubeconfig }, '')).toThrow(/APIExport name is empty/);
-    expect(() => apiExportProvider({ management: kubeconfig, managementWatch: { backoff: { initialMs: 0 } } }, 'widgets')).toThrow(/managementWatch\.backoff\.initialMs/);
+    expect(() => apiExportProvider({ management: kubeconfig, exportName: '' })).toThrow(/APIExport name is empty/);
+    expect(() => apiExportProvider({ management: kubeconfig, managementWatch: { backoff: { initialMs: 0 } }, exportName: 'widgets' })).toThrow(/managementWatch\.backoff\.initialMs/);
   });
 });
 
@@ -235,7 +235,7 @@ describe('initializingWorkspaces on a fake kcp', () => {
     const kcp = new FakeKcp()
       .has('root:prov', 'workspacetypes', [{ metadata: { name: 'tenant', resourceVersion: '1' }, status: { virtualWorkspaces: [{ url: INIT }, { url: `${SERVER}/services/other` }] } }])
       .has(`${INIT}/clusters/*`, 'logicalclusters', [lc('x1', 'root:org:x')]);
-    const fleet = createFleet(initializingWorkspaceProvider({ management: kubeconfig, pathAware: true, managementWatch: kcp.watchConfig() }, 'tenant'));
+    const fleet = createFleet(initializingWorkspaceProvider({ management: kubeconfig, pathAware: true, managementWatch: kcp.watchConfig(), workspaceType: 'tenant' }));
     subs.push(fleet.engagements.subscribe());
     const x = await vi.waitFor(() => {
       const c = fleet.get(clusterName('root:org:x'));

@@ -139,6 +139,6 @@ function providerOf(spec: Exclude<ProviderSpec, { type: 'kubeconfig' }>): Provid
       // One look: no directory watching, no probe (a cluster that does not answer shows as a failed row).
       return kubeconfigFileProvider({ paths: spec.paths, watchDirectories: false, probe: false });
     case 'apiexport':
-      return apiExportProvider({ management: { file: spec.kubeconfig } }, spec.exportName);
+      return apiExportProvider({ management: { file: spec.kubeconfig }, exportName: spec.exportName });
   }
 }

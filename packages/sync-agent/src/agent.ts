@@ -60,7 +60,7 @@ export interface SyncAgentOptions {
 export function syncAgentProvider(options: SyncAgentOptions): Provider {
   const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
   return merge(
-    apiExportProvider({ management: options.kcp, ...(options.client === undefined ? {} : { client: options.client }) }, options.config.apiExport),
+    apiExportProvider({ management: options.kcp, ...(options.client === undefined ? {} : { client: options.client }), exportName: options.config.apiExport }),
     singleClusterProvider({ name: serviceCluster, kubeconfig: options.service }),
     singleClusterProvider({ name: exportCluster, kubeconfig: kcp }),
   );
