@@ -11,16 +11,30 @@ import { keyedWindows } from './internal/keyed-windows.js';
 import type { ReconcileInput } from './types.js';
 
 /**
- * Options of {@link debounceByKey}.
+ * A trailing debounce with a max wait, the one shape every debounce of rxfleet takes
+ * ({@link debounceByKey}, and the queue's `debounce` in `ReconcileOptions`/`QueueOptions`).
  *
  * @example
  * ```ts
- * const config: DebounceByKeyOptions = { maxWaitMs: 1_000, scheduler: asyncScheduler };
+ * const debounce: DebounceOptions = { waitMs: 100, maxWaitMs: 1_000 };
  * ```
  */
-export interface DebounceByKeyOptions {
-  /** Longest a key's window stays open after its first value. Default 10 × `dueTime`. */
+export interface DebounceOptions {
+  /** Quiet time after a key's last change before it is let through, in ms; 0 turns the debounce off. */
+  readonly waitMs: number;
+  /** Longest a key waits after the first change of its window, in ms; default 10 × `waitMs`. */
   readonly maxWaitMs?: number;
+}
+
+/**
+ * Options of {@link debounceByKey}: the {@link DebounceOptions} and the scheduler.
+ *
+ * @example
+ * ```ts
+ * const options: DebounceByKeyOptions = { waitMs: 100, maxWaitMs: 1_000, scheduler: asyncScheduler };
+ * ```
+ */
+export interface DebounceByKeyOptions extends DebounceOptions {
   /** Drives the debounce timers. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
@@ -30,7 +44,7 @@ interface Window<T extends KubeObject> extends KeyWindow, Debounced {
 }
 
 /**
- * Per key, emits the latest value once `dueTime` ms pass without a new one, or `maxWaitMs` after
+ * Per key, emits the latest value once `waitMs` pass without a new one, or `maxWaitMs` after
  * the window opened, whichever comes first: plain debounce would hide an object that changes
  * constantly for ever (kube-rs documents this). `clusterRemoved` drops the open windows of its
  * cluster and passes at once; on completion, open windows are flushed (oldest first), then the
@@ -38,16 +52,16 @@ interface Window<T extends KubeObject> extends KeyWindow, Debounced {
  *
  * @example
  * ```ts
- * events.pipe(debounceByKey(100, { maxWaitMs: 1_000 })).subscribe(sendToWebhook);
+ * events.pipe(debounceByKey({ waitMs: 100, maxWaitMs: 1_000 })).subscribe(sendToWebhook);
  * ```
  * @see throttleByKey
- * @param dueTime - quiet time in milliseconds.
- * @param config - max wait and scheduler.
+ * @param options - quiet time, max wait and scheduler.
  * @returns the operator.
  */
-export function debounceByKey<T extends KubeObject>(dueTime: number, config: DebounceByKeyOptions = {}): MonoTypeOperatorFunction<ReconcileInput<T>> {
-  const span = { waitMs: dueTime, maxWaitMs: Math.max(dueTime, config.maxWaitMs ?? dueTime * 10) };
-  return keyedWindows<T, Window<T>>(config.scheduler ?? asyncScheduler, {
+export function debounceByKey<T extends KubeObject>(options: DebounceByKeyOptions): MonoTypeOperatorFunction<ReconcileInput<T>> {
+  const { waitMs } = options;
+  const span = { waitMs, maxWaitMs: Math.max(waitMs, options.maxWaitMs ?? waitMs * 10) };
+  return keyedWindows<T, Window<T>>(options.scheduler ?? asyncScheduler, {
     open: (id, value, now) => {
       const window: Window<T> = { id, value, firstAt: now, due: now, at: 0, heapIndex: -1 };
       return { window, due: openWindow(window, span, now, now) };

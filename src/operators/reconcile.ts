@@ -11,27 +11,20 @@ import type { Backoff } from '../streams/backoff.js';
 import type { RateLimit } from '../core/token-bucket.js';
 import { runEngine } from './internal/engine.js';
 import { engineSettings } from './internal/engine-settings.js';
+import type { DebounceOptions } from './debounceByKey.js';
 import type { QueueObserver } from './queue-observer.js';
 import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js';
 
 /**
- * Options of {@link reconcile}. Times are milliseconds of the given scheduler.
+ * How a controller's work queue runs: concurrency, per-cluster share, debounce, backoff and an overall
+ * rate limit (`ControllerSpec.queue`, testing's `runController({ queue })`). Times are milliseconds.
  *
  * @example
  * ```ts
- * const config: ReconcileOptions<ConfigMap> = {
- *   concurrency: 4,
- *   perClusterConcurrency: 2,
- *   // e.g. a per-cluster client-side rate limit: ms until the cluster has a token again.
- *   clusterGate: (cluster: ClusterName) => (throttled.has(cluster) ? 1_000 : 0),
- *   debounce: { waitMs: 100, maxWaitMs: 1_000 },
- *   backoff: { initialMs: 5, maxMs: 1_000_000 },
- *   authBackoff: { maxMs: 120_000 }, // a 401/403 is retried from 5 s, at least every 2 min
- *   lookup: (key) => store.get(key),
- * };
+ * const queue: QueueOptions = { concurrency: 4, perClusterConcurrency: 2, debounce: { waitMs: 100, maxWaitMs: 1_000 } };
  * ```
  */
-export interface ReconcileOptions<T extends KubeObject = KubeObject> {
+export interface QueueOptions {
   /** Reconciles running at once, across all keys and clusters. Default 10. */
   readonly concurrency?: number;
   /**
@@ -43,25 +36,11 @@ export interface ReconcileOptions<T extends KubeObject = KubeObject> {
    */
   readonly perClusterConcurrency?: number;
   /**
-   * Admission per cluster: asked before a key of `cluster` takes a worker, answers how many ms
-   * until that cluster may start another reconcile (0: now). A cluster that must wait sits out
-   * (its keys stay queued), takes no worker, and is asked again after the delay (capped at 60 s) on the queue's
-   * timer; the other clusters' keys keep flowing. Meant for a per-cluster client-side rate limit:
-   * a throttled cluster then never blocks a worker the others could use. Called once per start
-   * (keep it O(1)); it must not throw.
-   */
-  readonly clusterGate?: (cluster: ClusterName) => number;
-  /**
    * Trailing debounce per key: a key runs `waitMs` after its last change, but no later than
    * `maxWaitMs` (default 10 × `waitMs`) after the first change of the window, so an object that
    * changes constantly is still reconciled. Off by default (and with `waitMs: 0`).
    */
-  readonly debounce?: {
-    /** Quiet time after a key's last change before it runs, in ms; 0 turns the debounce off. */
-    readonly waitMs: number;
-    /** Longest a key waits after the first change of its window, in ms; default 10 × `waitMs`. */
-    readonly maxWaitMs?: number;
-  };
+  readonly debounce?: DebounceOptions;
   /**
    * Per-key exponential backoff on error, laid over controller-runtime's defaults: `initialMs` 5,
    * `factor` 2, capped at `maxMs` 1 000 000 (1000 s), `jitter` 0. No jitter by default: keys fail
@@ -88,6 +67,36 @@ export interface ReconcileOptions<T extends KubeObject = KubeObject> {
    * see {@link reconcile} for why.
    */
   readonly rateLimit?: RateLimit;
+}
+
+/**
+ * Options of {@link reconcile}: the {@link QueueOptions} and what the caller wires in (the latest
+ * state of a key, the fleet, the logger, the scheduler, metrics hooks, per-cluster admission). Times
+ * are milliseconds of the given scheduler.
+ *
+ * @example
+ * ```ts
+ * const config: ReconcileOptions<ConfigMap> = {
+ *   concurrency: 4,
+ *   perClusterConcurrency: 2,
+ *   // e.g. a per-cluster client-side rate limit: ms until the cluster has a token again.
+ *   clusterGate: (cluster: ClusterName) => (throttled.has(cluster) ? 1_000 : 0),
+ *   debounce: { waitMs: 100, maxWaitMs: 1_000 },
+ *   backoff: { initialMs: 5, maxMs: 1_000_000 },
+ *   lookup: (key) => store.get(key),
+ * };
+ * ```
+ */
+export interface ReconcileOptions<T extends KubeObject = KubeObject> extends QueueOptions {
+  /**
+   * Admission per cluster: asked before a key of `cluster` takes a worker, answers how many ms
+   * until that cluster may start another reconcile (0: now). A cluster that must wait sits out
+   * (its keys stay queued), takes no worker, and is asked again after the delay (capped at 60 s) on the queue's
+   * timer; the other clusters' keys keep flowing. Meant for a per-cluster client-side rate limit:
+   * a throttled cluster then never blocks a worker the others could use. Called once per start
+   * (keep it O(1)); it must not throw.
+   */
+  readonly clusterGate?: (cluster: ClusterName) => number;
   /** Reads the latest state of a key when its reconcile starts (e.g. a store's `get`). */
   readonly lookup?: (key: ObjectKey) => T | undefined;
   /** Handed to reconcilers as `context.fleet`. */

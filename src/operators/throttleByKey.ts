@@ -7,6 +7,19 @@ import type { KeyedInput, KeyWindow } from './internal/keyed-windows.js';
 import { keyedWindows } from './internal/keyed-windows.js';
 import type { ReconcileInput } from './types.js';
 
+/**
+ * Options of {@link throttleByKey}.
+ *
+ * @example
+ * ```ts
+ * const options: ThrottleByKeyOptions = { scheduler: asyncScheduler };
+ * ```
+ */
+export interface ThrottleByKeyOptions {
+  /** Drives the throttle windows. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
 interface Window<T extends KubeObject> extends KeyWindow {
   pending: KeyedInput<T> | undefined;
 }
@@ -26,11 +39,11 @@ interface Window<T extends KubeObject> extends KeyWindow {
  * ```
  * @see debounceByKey
  * @param duration - window length in milliseconds.
- * @param config - the scheduler (default `asyncScheduler`).
+ * @param options - the scheduler (default `asyncScheduler`).
  * @returns the operator.
  */
-export function throttleByKey<T extends KubeObject>(duration: number, config: { readonly scheduler?: SchedulerLike } = {}): MonoTypeOperatorFunction<ReconcileInput<T>> {
-  return keyedWindows<T, Window<T>>(config.scheduler ?? asyncScheduler, {
+export function throttleByKey<T extends KubeObject>(duration: number, options: ThrottleByKeyOptions = {}): MonoTypeOperatorFunction<ReconcileInput<T>> {
+  return keyedWindows<T, Window<T>>(options.scheduler ?? asyncScheduler, {
     // The first change goes through at once and opens the window.
     open: (id, value, now) => ({ window: { id, pending: undefined, at: 0, heapIndex: -1 }, due: now + duration, emit: value }),
     update: (w, value) => {

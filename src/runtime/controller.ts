@@ -7,9 +7,9 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { WriteVerb } from '../core/verb.js';
 import type { Action } from '../operators/actions.js';
-import type { ReconcileOptions } from '../operators/reconcile.js';
+import type { QueueOptions } from '../operators/reconcile.js';
 import type { ReconcileContext, ReconcileInput, ReconcileRequest } from '../operators/types.js';
-import type { SinkContextOptions, SinkContext } from '../sinks/context.js';
+import type { SinkContext, SinkOptions } from '../sinks/context.js';
 import type { KeyedEvent } from '../streams/events.js';
 import type { Fleet } from '../streams/fleet.js';
 import type { InformerOptions, Informers, InformersOptions } from '../streams/informers.js';
@@ -180,11 +180,11 @@ export interface ControllerSpec<T extends KubeObject> {
   /** Server-side apply field manager; default `name`. */
   readonly fieldManager?: string;
   /** Work-queue settings (concurrency, debounce, backoff, rate limit). */
-  readonly queue?: Omit<ReconcileOptions<T>, 'lookup' | 'fleet' | 'logger' | 'onDepth' | 'scheduler' | 'observer' | 'clusterGate'>;
+  readonly queue?: QueueOptions;
   /** Watch settings shared by every informer of the run (timeouts, backoff, page size). */
-  readonly watchOptions?: Omit<InformersOptions, 'scheduler'>;
+  readonly watchOptions?: InformersOptions;
   /** Sink policies (conflict retry, Retry-After, client-side rate limit). */
-  readonly sinks?: Omit<SinkContextOptions, 'clusters' | 'fieldManager' | 'scheduler'>;
+  readonly sinks?: SinkOptions;
   /**
    * What the controller writes, for `rxfleet rbac` only: writes cannot be seen statically in a
    * reconciler. Nothing checks or enforces it at run time; a write left out shows as a 403 naming

@@ -10,7 +10,7 @@ import type { KubeObject } from '../core/object.js';
 import { reconcile } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
 import { sinkContext } from '../sinks/context.js';
-import type { SinkContextOptions, SinkClusters } from '../sinks/context.js';
+import type { SinkClusters, SinkOptions } from '../sinks/context.js';
 import type { Fleet } from '../streams/fleet.js';
 import { fleetWatch } from '../streams/fleet-watch.js';
 import type { Informers } from '../streams/informers.js';
@@ -66,7 +66,7 @@ export interface ControllerParts {
   readonly logger: Logger;
   /** What the pipeline feeds: the run's metrics (the testing harness passes its own hooks). */
   readonly metrics: PipelineMetrics;
-  readonly sinkOptions: Omit<SinkContextOptions, 'clusters' | 'fieldManager' | 'scheduler' | 'rateLimit'>;
+  readonly sinkOptions: Omit<SinkOptions, 'rateLimit'>;
   /** The number of this controller's running reconciles, on every change. */
   readonly onDepth: (running: number) => void;
   /** Told while the server refuses (401/403) this controller's requests in a cluster: `run`'s health. */

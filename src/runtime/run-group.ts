@@ -69,7 +69,7 @@ export function runProvider(all: readonly Controller<KubeObject>[]): Provider {
  * @param all - the checked controllers.
  * @returns the settings, or none.
  */
-export function runWatchConfig(all: readonly Controller<KubeObject>[]): Omit<InformersOptions, 'scheduler'> | undefined {
+export function runWatchConfig(all: readonly Controller<KubeObject>[]): InformersOptions | undefined {
   return all[0]?.watchOptions;
 }
 

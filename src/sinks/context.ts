@@ -112,20 +112,15 @@ const conflictDefaults: Backoff = { initialMs: 10, factor: 1, maxMs: 10, jitter:
 const retryAfterDefaults: Backoff = { initialMs: 1000, factor: 1, maxMs: 30_000, jitter: 0 };
 
 /**
- * Settings of {@link sinkContext}.
+ * How a controller's sinks retry and pace their writes (`ControllerSpec.sinks`, testing's
+ * `runController({ sinks })`); {@link SinkContextOptions} adds what the run wires in.
  *
  * @example
  * ```ts
- * const config: SinkContextOptions = { clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
+ * const sinks: SinkOptions = { conflictRetry: { attempts: 10 }, retryAfter: { backoff: { maxMs: 60_000 } } };
  * ```
  */
-export interface SinkContextOptions {
-  /** Where the sinks find each cluster's client, read at every write (a `FleetView` will do). */
-  readonly clusters: SinkClusters;
-  /** The controller's one stable field manager (1–128 characters): server-side apply tracks ownership by it. */
-  readonly fieldManager: string;
-  /** Drives every wait (retry spacing, Retry-After, rate limits). Default `asyncScheduler`. */
-  readonly scheduler?: SchedulerLike;
+export interface SinkOptions {
   /**
    * How `update` and the finalizer sinks retry a 409 Conflict: re-read, re-apply, write again.
    * Default client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart with 10% jitter.
@@ -150,6 +145,23 @@ export interface SinkContextOptions {
   readonly rateLimit?: RateLimit;
   /** Random source for jitter, in [0, 1). Default `Math.random`; tests pin it. */
   readonly random?: () => number;
+}
+
+/**
+ * Options of {@link sinkContext}: the {@link SinkOptions} and the clusters, field manager and scheduler.
+ *
+ * @example
+ * ```ts
+ * const config: SinkContextOptions = { clusters: fleet, fieldManager: 'rollouts.demo.rxfleet.dev', rateLimit: { qps: 20, burst: 40 } };
+ * ```
+ */
+export interface SinkContextOptions extends SinkOptions {
+  /** Where the sinks find each cluster's client, read at every write (a `FleetView` will do). */
+  readonly clusters: SinkClusters;
+  /** The controller's one stable field manager (1–128 characters): server-side apply tracks ownership by it. */
+  readonly fieldManager: string;
+  /** Drives every wait (retry spacing, Retry-After, rate limits). Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**

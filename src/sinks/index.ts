@@ -15,7 +15,7 @@
  */
 // First: fails clearly on an unsupported Node before anything else loads.
 import '../internal/require-node.js';
-export type { RetryOptions, RetryPolicy, SinkCluster, SinkContextOptions, SinkContext, SinkClusters, WriteClient } from './context.js';
+export type { RetryOptions, RetryPolicy, SinkCluster, SinkClusters, SinkContext, SinkContextOptions, SinkOptions, WriteClient } from './context.js';
 export { sinkContext } from './context.js';
 export type { WriteChange, WriteError, WriteErrorType, WriteOutcome, WriteRefusal, WriteResult } from './result.js';
 export type { WriteVerb } from '../core/verb.js';

@@ -29,7 +29,7 @@ export { createFleet } from './fleet.js';
 export { staticProvider } from './static-provider.js';
 // Watches of one cluster.
 export type { WatchStreamOptions } from './watch-config.js';
-export type { WatchesOptions } from './watched.js';
+export type { ManagementWatchOptions, WatchesOptions } from './watched.js';
 export type { ListerWatcher } from './watch-source.js';
 export { clusterListerWatcher } from './watch-source.js';
 export { defaultPageSize, listPages } from './list-pages.js';
@@ -44,7 +44,7 @@ export { watchEvents } from './watch.js';
 export type { Indexer, Store, StoreOptions, StoreView, StoreWriter } from './store.js';
 export { createStore } from './store.js';
 export { reflect } from './reflect.js';
-export type { Informer, InformerOptions, Informers, InformersOptions } from './informers.js';
+export type { CreateInformersOptions, Informer, InformerOptions, Informers, InformersOptions } from './informers.js';
 export { createInformers } from './informers.js';
 export type { ListPacer, ListTurn } from './list-pacing.js';
 export { defaultListsPerServer, listPacer } from './list-pacing.js';

@@ -1,7 +1,7 @@
 // Shared informers: one watch and one store per (cluster, resource, namespace, selectors), however
 // many pipelines ask for it. A late subscriber first gets the cached state as a listing, then the
 // live events; the watch stops (and the cache is dropped) when the last subscriber leaves.
-import type { Observable } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import { asyncScheduler, concat, defer, finalize, from, share, timer } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
@@ -88,6 +88,20 @@ export interface InformersOptions extends WatchesOptions {
   readonly lingerMs?: number;
 }
 
+/**
+ * What {@link createInformers} takes: the {@link InformersOptions} a controller may set
+ * (`ControllerSpec.watchOptions`) and the scheduler, which `run` supplies.
+ *
+ * @example
+ * ```ts
+ * const opts: CreateInformersOptions = { lingerMs: 5_000, scheduler: asyncScheduler };
+ * ```
+ */
+export interface CreateInformersOptions extends InformersOptions {
+  /** Drives every timer (backoff, inactivity, linger) and every timestamp. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
 /** The identity of a watch: resource, version and selection (not the indexers). @example `selectionKey(configMaps, { namespace: 'a' })` */
 export function selectionKey(resource: ResourceDescriptor, s: Selection): string {
   return JSON.stringify([resourceId(resource), resource.version, s.namespace ?? '', s.labelSelector ?? '', s.fieldSelector ?? '']);
@@ -108,7 +122,7 @@ export function selectionKey(resource: ResourceDescriptor, s: Selection): string
  * @param config - watch options shared by every informer, linger, source factory, lists per server.
  * @returns the registry.
  */
-export function createInformers(config: InformersOptions = {}): Informers {
+export function createInformers(config: CreateInformersOptions = {}): Informers {
   const { lingerMs = 0, listsPerServer, ...rest } = config;
   // One pacer for every watch of the registry: lists are bounded per server, not per cluster.
   const watchConfig = { ...rest, listPacer: config.listPacer ?? listPacer(listsPerServer) };

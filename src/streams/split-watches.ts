@@ -1,6 +1,7 @@
 // A provider's shared watches: for clusters that are parts of one server (namespaces of a cluster,
 // workspaces behind one kcp endpoint), one watch per resource and selection on the whole, split by
 // cluster, made on first use and stopped when no cluster's view is subscribed.
+import type { SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
@@ -24,6 +25,8 @@ import { watched } from './watched.js';
 export interface SplitWatchesOptions extends WatchesOptions {
   /** The cluster an object belongs to; `undefined` ignores it. */
   readonly scopeOf: (object: KubeObject) => ClusterName | undefined;
+  /** Drives every timer and timestamp of the parent's watches and of the split caches. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**

@@ -4,24 +4,21 @@ import type { SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { Backoff } from './backoff.js';
+import type { Selection } from './cluster.js';
 import type { ListTurn } from './list-pacing.js';
 
 /**
- * Options of {@link watchEvents}, {@link watchSignals} and the informers built on them. Every field is
+ * How one watch stream behaves (lists, timeouts, backoff), shared by {@link watchEvents},
+ * {@link watchSignals}, the informers and every provider's management watch; what it selects
+ * (`Selection`) and the scheduler it runs on are the options of each of those. Every field is
  * optional; the defaults meet RELIABILITY.md "Watches".
  *
  * @example
  * ```ts
- * const opts: WatchStreamOptions = { namespace: 'default', labelSelector: 'app=web', inactivityTimeoutMs: 150_000 };
+ * const opts: WatchStreamOptions = { streamingList: false, inactivityTimeoutMs: 150_000 };
  * ```
  */
 export interface WatchStreamOptions {
-  /** Only this namespace; all namespaces when omitted. */
-  readonly namespace?: string;
-  /** A Kubernetes label selector, e.g. `app=web,tier!=db`; no label filter when omitted. */
-  readonly labelSelector?: string;
-  /** A Kubernetes field selector, e.g. `metadata.name=settings`; no field filter when omitted. */
-  readonly fieldSelector?: string;
   /**
    * Use streaming lists (`sendInitialEvents=true`) where the server supports them; a refusal falls
    * back to list-then-watch for the rest of the watch's life. Default true: the server sends the
@@ -69,8 +66,6 @@ export interface WatchStreamOptions {
   readonly authBackoff?: Partial<Backoff>;
   /** Uniform random numbers in [0, 1) for jitter. Default `Math.random`. */
   readonly random?: () => number;
-  /** Drives every timer (backoff, inactivity) and every timestamp. Default `asyncScheduler`. */
-  readonly scheduler?: SchedulerLike;
 }
 
 /**
@@ -81,7 +76,7 @@ export interface WatchStreamOptions {
  * const config: WatchSignalsOptions = { cluster: clusterName('east'), resource: configMaps, namespace: 'default' };
  * ```
  */
-export interface WatchSignalsOptions extends WatchStreamOptions {
+export interface WatchSignalsOptions extends WatchStreamOptions, Selection {
   /** The fleet name of the watched cluster, reported in health and errors. */
   readonly cluster: ClusterName;
   /** The resource watched; health names it by its `resourceId`. */
@@ -92,6 +87,8 @@ export interface WatchSignalsOptions extends WatchStreamOptions {
    * shared watches pass their server's turn (`listsPerServer`); absent, lists are not paced.
    */
   readonly listTurn?: ListTurn;
+  /** Drives every timer (backoff, inactivity) and every timestamp. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**

@@ -1,9 +1,9 @@
 // The front door of the streams layer: one resource in one cluster as a resilient, cold stream of
 // watch events. The chain reads: cluster source → watch signals → events only.
-import type { Observable } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
-import type { Cluster } from './cluster.js';
+import type { Cluster, Selection } from './cluster.js';
 import type { WatchEvent } from './events.js';
 import { signalEvents } from './signal-events.js';
 import type { WatchStreamOptions } from './watch-config.js';
@@ -19,9 +19,11 @@ import { clusterListerWatcher } from './watch-source.js';
  * const opts: WatchEventsOptions<ConfigMap> = { namespace: 'default', listerWatcher: fakeSource };
  * ```
  */
-export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends WatchStreamOptions {
+export interface WatchEventsOptions<T extends KubeObject = KubeObject> extends WatchStreamOptions, Selection {
   /** The list/watch calls; default: the cluster's client. */
   readonly listerWatcher?: ListerWatcher<T>;
+  /** Drives every timer (backoff, inactivity) and every timestamp. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**

@@ -1,6 +1,6 @@
 // One watch with its health beside it: what an informer reflects into its own store, and what a
 // split cache divides among clusters. Kept in one place so both watch the same way.
-import type { Observable } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import { BehaviorSubject, defer, filter, tap } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
@@ -24,7 +24,7 @@ import { clusterListerWatcher } from './watch-source.js';
  * const how: WatchesOptions = { inactivityTimeoutMs: 150_000 };
  * ```
  */
-export interface WatchesOptions extends Omit<WatchStreamOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+export interface WatchesOptions extends WatchStreamOptions {
   /** Builds the list/watch calls; default: the cluster's client. */
   readonly listerWatcherFor?: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => ListerWatcher<T>;
   /**
@@ -57,7 +57,7 @@ export function watched<T extends KubeObject>(
   cluster: Cluster,
   resource: ResourceDescriptor<T>,
   selection: Selection,
-  config: WatchesOptions,
+  config: WatchesOptions & { readonly scheduler?: SchedulerLike },
 ): { readonly events: Observable<WatchEvent<T>>; readonly health: Observable<WatchHealth> } {
   const { listerWatcherFor = clusterListerWatcher, listPacer, listsPerServer: _perServer, ...watchConfig } = config;
   const health = new BehaviorSubject<WatchHealth | undefined>(undefined);
@@ -69,4 +69,18 @@ export function watched<T extends KubeObject>(
     signalEvents<T>(),
   );
   return { events, health: health.pipe(filter((h): h is WatchHealth => h !== undefined)) };
+}
+
+/**
+ * How a provider watches its management cluster: {@link WatchesOptions} and the scheduler of those
+ * watches (`managementWatch` of every provider that reads a management cluster).
+ *
+ * @example
+ * ```ts
+ * const managementWatch: ManagementWatchOptions = { inactivityTimeoutMs: 150_000, scheduler: asyncScheduler };
+ * ```
+ */
+export interface ManagementWatchOptions extends WatchesOptions {
+  /** Drives every timer and timestamp of the management watches. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }

@@ -8,13 +8,13 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { asyncScheduler, merge, NEVER } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
-import type { ReconcileOptions } from '../operators/reconcile.js';
+import type { QueueOptions } from '../operators/reconcile.js';
 import type { Outcome } from '../operators/types.js';
 import type { Controller, ControllerReconciler } from '../runtime/controller.js';
 import { controller } from '../runtime/controller.js';
 import type { ControllerParts, SharedRunParts } from '../runtime/run-controller.js';
 import { controllerPipeline } from '../runtime/run-controller.js';
-import type { SinkContextOptions } from '../sinks/context.js';
+import type { SinkOptions } from '../sinks/context.js';
 import type { Selection } from '../streams/cluster.js';
 import { createFleet } from '../streams/fleet.js';
 import { createInformers } from '../streams/informers.js';
@@ -72,9 +72,9 @@ export interface RunControllerOptions<T extends KubeObject> {
   /** The field manager of the sinks. Default `rxfleet-test`. */
   readonly fieldManager?: string;
   /** `reconcile`'s settings (concurrency, debounce, backoff…); `lookup`, `fleet` and `scheduler` are the harness's. */
-  readonly queue?: Omit<ReconcileOptions<T>, 'lookup' | 'fleet' | 'scheduler'>;
+  readonly queue?: QueueOptions;
   /** The sinks' policies (conflict retry, Retry-After, rate limit). */
-  readonly sinks?: Omit<SinkContextOptions, 'clusters' | 'fieldManager' | 'scheduler'>;
+  readonly sinks?: SinkOptions;
   /** Drives everything; default `asyncScheduler` (virtual inside `TestScheduler.run`). Use the fleet's. */
   readonly scheduler?: SchedulerLike;
 }

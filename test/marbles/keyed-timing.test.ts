@@ -18,28 +18,28 @@ describe('debounceByKey', () => {
   it('should emit the latest value per key after a quiet period', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const input = hot<ReconcileInput<ConfigMap>>('a b w', values);
-      expectObservable(input.pipe(debounceByKey(5))).toBe('------b w', values);
+      expectObservable(input.pipe(debounceByKey({ waitMs: 5 }))).toBe('------b w', values);
     });
   });
 
   it('should emit no later than the max wait for a key that never goes quiet', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const input = hot<ReconcileInput<ConfigMap>>('a--b--c--a--b--c--a--b--c-', values);
-      expectObservable(input.pipe(debounceByKey(5, { maxWaitMs: 10 }))).toBe('10ms a 11ms b 6ms c', values);
+      expectObservable(input.pipe(debounceByKey({ waitMs: 5, maxWaitMs: 10 }))).toBe('10ms a 11ms b 6ms c', values);
     });
   });
 
   it('should drop open windows of a removed cluster and pass the removal', () => {
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
       const input = hot<ReconcileInput<ConfigMap>>('a w x', values);
-      expectObservable(input.pipe(debounceByKey(5)), '^ 20ms !').toBe('--x---w', values);
+      expectObservable(input.pipe(debounceByKey({ waitMs: 5 })), '^ 20ms !').toBe('--x---w', values);
       expectSubscriptions(input.subscriptions).toBe('^ 20ms !');
     });
   });
 
   it('should flush open windows on completion', () => {
     testScheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold<ReconcileInput<ConfigMap>>('a w|', values).pipe(debounceByKey(50))).toBe('--(aw|)', values);
+      expectObservable(cold<ReconcileInput<ConfigMap>>('a w|', values).pipe(debounceByKey({ waitMs: 50 }))).toBe('--(aw|)', values);
     });
   });
 });

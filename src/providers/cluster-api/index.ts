@@ -16,7 +16,7 @@ import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { resource, secrets } from '../../core/resource.js';
-import type { WatchesOptions } from '../../streams/watched.js';
+import type { ManagementWatchOptions } from '../../streams/watched.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
@@ -50,7 +50,7 @@ export function capiClusterResource(version = 'v1beta2'): ResourceDescriptor {
  *
  * @example
  * ```ts
- * const opts: ClusterApiProviderOptions = { cluster: management, namespace: 'fleet', version: 'v1beta1' };
+ * const opts: ClusterApiProviderOptions = { management: management, namespace: 'fleet', version: 'v1beta1' };
  * ```
  */
 export interface ClusterApiProviderOptions extends ContactOptions {
@@ -67,7 +67,7 @@ export interface ClusterApiProviderOptions extends ContactOptions {
   /** The Secret data key; default `value`. */
   readonly secretKey?: string;
   /** How the provider watches its management cluster (both watches): timings, backoff, `listerWatcherFor`. */
-  readonly managementWatch?: WatchesOptions;
+  readonly managementWatch?: ManagementWatchOptions;
   /**
    * Exec plugins and files the kubeconfig Secrets may use; default none: a kubeconfig that runs a
    * program or reads a file is skipped, naming the Secret and the field.

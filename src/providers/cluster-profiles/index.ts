@@ -14,7 +14,7 @@ import { clusterName } from '../../core/cluster.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { KubeObject } from '../../core/object.js';
-import type { WatchesOptions } from '../../streams/watched.js';
+import type { ManagementWatchOptions } from '../../streams/watched.js';
 import type { Candidate } from '../internal/candidates.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
@@ -35,7 +35,7 @@ export { clusterProfileResource, clusterSetId, clusterSetIdProperty, controlPlan
  *
  * @example
  * ```ts
- * const opts: ClusterProfileProviderOptions = { cluster: hub, namespace: 'fleet', providers: [{ name: 'secretreader', execConfig: { command: 'cp-creds' } }] };
+ * const opts: ClusterProfileProviderOptions = { management: hub, namespace: 'fleet', providers: [{ name: 'secretreader', execConfig: { command: 'cp-creds' } }] };
  * ```
  */
 export interface ClusterProfileProviderOptions extends ContactOptions {
@@ -50,7 +50,7 @@ export interface ClusterProfileProviderOptions extends ContactOptions {
   /** How often readiness is evaluated again without a change; default 30 000. */
   readonly recheckIntervalMs?: number;
   /** How the provider watches its management cluster (the profile watch): timings, backoff, `listerWatcherFor`. */
-  readonly managementWatch?: WatchesOptions;
+  readonly managementWatch?: ManagementWatchOptions;
 }
 
 /**

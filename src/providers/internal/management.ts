@@ -12,7 +12,7 @@ import type { WatchEvent } from '../../streams/events.js';
 import type { WatchHealth, WatchSignal } from '../../streams/watch-health.js';
 import { watchSignals } from '../../streams/watch-signals.js';
 import { clusterListerWatcher } from '../../streams/watch-source.js';
-import type { WatchesOptions } from '../../streams/watched.js';
+import type { ManagementWatchOptions } from '../../streams/watched.js';
 import type { Reporter } from './report.js';
 
 /** What to do about a failure, by its tag: appended to the reason so the fix is one read away. */
@@ -103,7 +103,7 @@ export function reportManagementHealth<T extends KubeObject>(say: Reporter, name
  * @param say - the provider's reporter.
  * @returns the cold event stream.
  */
-export function managementWatch<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: WatchesOptions & Selection, say: Reporter): Observable<WatchEvent<T>> {
+export function managementWatch<T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: ManagementWatchOptions & Selection, say: Reporter): Observable<WatchEvent<T>> {
   const { listerWatcherFor = clusterListerWatcher, ...config } = options;
   return watchSignals(listerWatcherFor(cluster, resource), { ...config, cluster: cluster.name, resource }).pipe(
     reportManagementHealth(say, config.namespace),

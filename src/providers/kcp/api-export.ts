@@ -3,7 +3,7 @@
 // wildcard watch per shard endpoint and resource, so engaging a workspace opens no watch.
 import { ConfigError } from '../../core/config-error.js';
 import type { Provider } from '../../streams/cluster.js';
-import type { KcpProviderOptions } from './config.js';
+import type { ApiExportProviderOptions } from './config.js';
 import { isBoundTo } from './presence.js';
 import { listedUrls } from './sources.js';
 import { apiBindings, apiExportEndpointSlices } from './types.js';
@@ -41,17 +41,18 @@ import { workspaceProvider } from './workspaces.js';
  * import { apiExportProvider } from 'rxfleet/providers/kcp';
  * const c = controller({
  *   name: 'widgets',
- *   provider: apiExportProvider({ management: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com'),
+ *   provider: apiExportProvider({ management: () => ({ file: 'provider.kubeconfig' }), exportName: 'widgets.example.com' }),
  *   resource: widgets,
  *   reconcile: (req, ctx) => done(), // req.cluster is the workspace; ctx.fleet.get(req.cluster)?.identity?.id its logical cluster
  * });
  * ```
- * @param config - the provider workspace's kubeconfig and options.
- * @param exportName - the APIExport's name (its endpoint slice has the same name).
+ * @param config - the provider workspace's kubeconfig (`management`), the APIExport's name
+ *   (`exportName`; its endpoint slice has the same name) and options.
  * @returns the provider.
  * @throws ConfigError when `exportName` is empty.
  */
-export function apiExportProvider(config: KcpProviderOptions, exportName: string): Provider {
+export function apiExportProvider(config: ApiExportProviderOptions): Provider {
+  const { exportName } = config;
   if (exportName === '') throw new ConfigError('apiExportProvider: the APIExport name is empty; pass the name of the APIExport in the provider workspace');
   return workspaceProvider({
     provider: 'kcp-apiexport',

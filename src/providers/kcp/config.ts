@@ -2,7 +2,7 @@
 // every request), client and watch settings, path-aware naming, and the scheduler. Reports need no
 // option: they travel in the provider's own stream, as every provider's do.
 import type { ClusterClientOptions } from '../../client/client.js';
-import type { WatchesOptions } from '../../streams/watched.js';
+import type { ManagementWatchOptions } from '../../streams/watched.js';
 import type { ProviderOptions } from '../../streams/provider-options.js';
 import type { KcpKubeconfig } from './credentials.js';
 import type { PathResolverOptions } from './paths.js';
@@ -13,7 +13,7 @@ import type { PathResolverOptions } from './paths.js';
  * @example
  * ```ts
  * const config: KcpProviderOptions = {
- *   kubeconfig: () => ({ file: '/etc/kcp/provider.kubeconfig' }), // re-read after a 401
+ *   management: () => ({ file: '/etc/kcp/provider.kubeconfig' }), // re-read after a 401
  *   pathAware: true,
  *   managementWatch: { authBackoff: { initialMs: 1_000, factor: 2, maxMs: 30_000, resetAfterMs: 120_000 } },
  * };
@@ -33,7 +33,7 @@ export interface KcpProviderOptions extends ProviderOptions {
    * wildcard watches its clusters' informers read): backoff, auth backoff, inactivity timeout.
    * The scheduler defaults to the provider's.
    */
-  readonly managementWatch?: WatchesOptions;
+  readonly managementWatch?: ManagementWatchOptions;
   /**
    * Name clusters by workspace path (`root:org:consumer`) instead of logical name. The path is read
    * from each workspace's LogicalCluster through kcp's front door (the provider's credentials need
@@ -42,4 +42,32 @@ export interface KcpProviderOptions extends ProviderOptions {
    * `identity.id` and its `kcp.io/cluster` label. `true` or resolver options; default false.
    */
   readonly pathAware?: boolean | PathResolverOptions;
+}
+
+/**
+ * Options of `apiExportProvider`: the {@link KcpProviderOptions} and the APIExport whose consumer
+ * workspaces are the fleet.
+ *
+ * @example
+ * ```ts
+ * const options: ApiExportProviderOptions = { management: { file: 'provider.kubeconfig' }, exportName: 'widgets.example.com' };
+ * ```
+ */
+export interface ApiExportProviderOptions extends KcpProviderOptions {
+  /** The APIExport's name in the provider workspace (its endpoint slice has the same name). */
+  readonly exportName: string;
+}
+
+/**
+ * Options of `initializingWorkspaceProvider`: the {@link KcpProviderOptions} (`management` is the
+ * workspace holding the WorkspaceType) and the WorkspaceType whose initializer this controller is.
+ *
+ * @example
+ * ```ts
+ * const options: InitializingWorkspaceProviderOptions = { management: { file: 'root.kubeconfig' }, workspaceType: 'tenant' };
+ * ```
+ */
+export interface InitializingWorkspaceProviderOptions extends KcpProviderOptions {
+  /** The WorkspaceType's name. */
+  readonly workspaceType: string;
 }

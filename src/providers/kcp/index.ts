@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { apiExportProvider } from 'rxfleet/providers/kcp';
- * const provider = apiExportProvider({ management: () => ({ file: 'provider.kubeconfig' }) }, 'widgets.example.com');
+ * const provider = apiExportProvider({ management: () => ({ file: 'provider.kubeconfig' }), exportName: 'widgets.example.com' });
  * ```
  * @packageDocumentation
  * @module rxfleet/providers/kcp
@@ -16,7 +16,7 @@
 import '../../internal/require-node.js';
 export { apiExportProvider } from './api-export.js';
 export { finishInitialization, initializerLabel, initializingWorkspaceProvider } from './initializing.js';
-export type { KcpProviderOptions } from './config.js';
+export type { ApiExportProviderOptions, InitializingWorkspaceProviderOptions, KcpProviderOptions } from './config.js';
 export type { KcpKubeconfig } from './credentials.js';
 export { retarget, tenantGuard } from './guard.js';
 export type { PathResolverOptions } from './paths.js';

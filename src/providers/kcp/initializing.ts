@@ -7,7 +7,7 @@ import type { KubeError } from '../../core/errors.js';
 import { kubeError } from '../../core/errors.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
-import type { KcpProviderOptions } from './config.js';
+import type { InitializingWorkspaceProviderOptions } from './config.js';
 import { listedUrls } from './sources.js';
 import type { LogicalCluster } from './types.js';
 import { logicalClusters, workspaceTypes } from './types.js';
@@ -36,7 +36,7 @@ function initializerOf(endpoint: string): string {
  * `status.virtualWorkspaces[].url` (those containing `/initializingworkspaces/`); at each, the
  * wildcard watch of `core.kcp.io/v1alpha1` LogicalClusters lists the workspaces that still wait for
  * this initializer. Each is engaged with a client of `<url>/clusters/<logical name>` (which can
- * read and write the workspace's objects), `identity` `{ provider: 'kcp-initializing', source:
+ * read and write the workspace's objects), `identity` `{ provider: 'kcp-initializing', from:
  * 'workspace <name> initializing for WorkspaceType <type>', id: <logical cluster> }`, the labels
  * `kcp.io/cluster`, {@link initializerLabel} (and `kcp.io/path` when path-aware) and the
  * `unservedResourceHint` `bind an APIExport that exports it in workspace <name>, or create its CRD
@@ -47,7 +47,7 @@ function initializerOf(endpoint: string): string {
  * @example
  * ```ts
  * import { finishInitialization, initializerLabel, initializingWorkspaceProvider } from 'rxfleet/providers/kcp';
- * initializingWorkspaceProvider({ management: { file: 'provider.kubeconfig' } }, 'tenant').pipe(
+ * initializingWorkspaceProvider({ management: { file: 'provider.kubeconfig' }, workspaceType: 'tenant' }).pipe(
  *   filter((ev) => ev.type === 'engaged'),
  *   mergeMap(async ({ cluster }) => {
  *     await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'default' }, data: { hello: 'world' } });
@@ -55,12 +55,13 @@ function initializerOf(endpoint: string): string {
  *   }),
  * ).subscribe();
  * ```
- * @param config - the kubeconfig of the workspace holding the WorkspaceType, and options.
- * @param workspaceTypeName - the WorkspaceType's name.
+ * @param config - the kubeconfig of the workspace holding the WorkspaceType (`management`), the
+ *   WorkspaceType's name (`workspaceType`) and options.
  * @returns the provider.
- * @throws ConfigError when `workspaceTypeName` is empty.
+ * @throws ConfigError when `workspaceType` is empty.
  */
-export function initializingWorkspaceProvider(config: KcpProviderOptions, workspaceTypeName: string): Provider {
+export function initializingWorkspaceProvider(config: InitializingWorkspaceProviderOptions): Provider {
+  const { workspaceType: workspaceTypeName } = config;
   if (workspaceTypeName === '') throw new ConfigError('initializingWorkspaceProvider: the WorkspaceType name is empty; pass the name of a WorkspaceType with `spec.initializer: true`');
   return workspaceProvider<LogicalCluster>({
     provider: 'kcp-initializing',

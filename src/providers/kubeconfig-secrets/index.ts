@@ -14,7 +14,7 @@ import { ConfigError } from '../../core/config-error.js';
 import type { Secret } from '../../core/object.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import { secrets } from '../../core/resource.js';
-import type { WatchesOptions } from '../../streams/watched.js';
+import type { ManagementWatchOptions } from '../../streams/watched.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
 import { managementWatch } from '../internal/management.js';
@@ -34,9 +34,9 @@ export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfi
  *
  * @example
  * ```ts
- * const opts: KubeconfigSecretProviderOptions = { cluster: hub, namespace: 'fleet', key: 'value' };
+ * const opts: KubeconfigSecretProviderOptions = { management: hub, namespace: 'fleet', key: 'value' };
  * // EKS kubeconfigs that get their token from aws-iam-authenticator:
- * const eks: KubeconfigSecretProviderOptions = { cluster: hub, namespace: 'eks', trust: { execCommands: ['aws-iam-authenticator'] } };
+ * const eks: KubeconfigSecretProviderOptions = { management: hub, namespace: 'eks', trust: { execCommands: ['aws-iam-authenticator'] } };
  * ```
  */
 export interface KubeconfigSecretProviderOptions extends ContactOptions {
@@ -49,7 +49,7 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
   /** The data key holding the kubeconfig; default `kubeconfig`. */
   readonly key?: string;
   /** How the provider watches its management cluster (the Secret watch): timings, backoff, `listerWatcherFor`. */
-  readonly managementWatch?: WatchesOptions;
+  readonly managementWatch?: ManagementWatchOptions;
   /**
    * Exec plugins and files the Secrets' kubeconfigs may use; default none: a kubeconfig that runs a
    * program or reads a file is skipped, naming the Secret and the field.

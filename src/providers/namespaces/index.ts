@@ -15,7 +15,7 @@ import { namespaces as namespaceResource } from '../../core/resource.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { ContactOptions } from '../../streams/provider-options.js';
 import { splitWatches } from '../../streams/split-watches.js';
-import type { WatchesOptions } from '../../streams/watched.js';
+import type { ManagementWatchOptions } from '../../streams/watched.js';
 import type { Candidate } from '../internal/candidates.js';
 import { desiredPerObject } from '../internal/desired-per-object.js';
 import { engageChanges } from '../internal/engage.js';
@@ -32,7 +32,7 @@ export { namespaceLabel } from './candidate.js';
  *
  * @example
  * ```ts
- * const opts: NamespaceProviderOptions = { cluster: hub, labelSelector: 'tenant=true' };
+ * const opts: NamespaceProviderOptions = { management: hub, labelSelector: 'tenant=true' };
  * ```
  */
 export interface NamespaceProviderOptions extends ContactOptions {
@@ -44,7 +44,7 @@ export interface NamespaceProviderOptions extends ContactOptions {
    * How the provider watches its management cluster: the Namespace watch and the shared watches
    * (timeouts, backoff, streaming lists, `listerWatcherFor`).
    */
-  readonly managementWatch?: WatchesOptions;
+  readonly managementWatch?: ManagementWatchOptions;
   /**
    * Serve the namespace-clusters' watches from one cluster-wide watch per resource and selection,
    * split by namespace (default `true`, as multicluster-runtime's namespace provider does): N
