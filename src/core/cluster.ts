@@ -1,3 +1,4 @@
+import { ConfigError } from './config-error.js';
 // Cluster identity: the first contract every provider, stream and sink agrees on.
 
 declare const clusterNameBrand: unique symbol;
@@ -25,17 +26,17 @@ export type ClusterName = string & {
  * ```ts
  * import { clusterName } from 'rxfleet';
  * clusterName('root:org:team-a'); // kcp paths and `<file>+<context>` names are fine
- * clusterName('');                // throws TypeError
+ * clusterName('');                // throws ConfigError
  * ```
  * @param name - the provider's name for the cluster.
  * @returns the same string, branded.
- * @throws TypeError when the name is empty or contains control characters.
+ * @throws ConfigError when the name is empty or contains control characters.
  */
 export function clusterName(name: string): ClusterName {
-  if (name.length === 0) throw new TypeError('cluster name must not be empty');
+  if (name.length === 0) throw new ConfigError('cluster name must not be empty');
   // eslint-disable-next-line no-control-regex -- the point is to reject control characters
   if (/[\u0000-\u001f\u007f]/.test(name)) {
-    throw new TypeError(`cluster name ${JSON.stringify(name)} contains control characters`);
+    throw new ConfigError(`cluster name ${JSON.stringify(name)} contains control characters`);
   }
   return name as ClusterName;
 }

@@ -1,6 +1,7 @@
 // Resource descriptors: how rxfleet names "a kind of object" without discovery.
 // Discovery through kcp virtual workspaces can be partial, so callers describe resources up front.
 import type { KubeObject } from './object.js';
+import { ConfigError } from './config-error.js';
 
 /**
  * Describes one API resource: enough to build its URLs and to key its objects. The type parameter is
@@ -38,14 +39,14 @@ export interface ResourceDescriptor<T extends KubeObject = KubeObject> {
  * ```
  * @param d - group, version, plural, kind and scope.
  * @returns the frozen descriptor.
- * @throws TypeError when version, plural or kind is empty, or plural is not lower case.
+ * @throws ConfigError when version, plural or kind is empty, or plural is not lower case.
  */
 export function resource<T extends KubeObject = KubeObject>(d: Omit<ResourceDescriptor<T>, '__object'>): ResourceDescriptor<T> {
   if (d.version === '' || d.plural === '' || d.kind === '') {
-    throw new TypeError(`resource descriptor needs version, plural and kind: ${JSON.stringify(d)}`);
+    throw new ConfigError(`resource descriptor needs version, plural and kind: ${JSON.stringify(d)}`);
   }
   if (d.plural !== d.plural.toLowerCase() || d.plural.includes('/')) {
-    throw new TypeError(`resource plural must be a lower-case URL segment, got ${JSON.stringify(d.plural)}`);
+    throw new ConfigError(`resource plural must be a lower-case URL segment, got ${JSON.stringify(d.plural)}`);
   }
   return Object.freeze({ group: d.group, version: d.version, plural: d.plural, kind: d.kind, namespaced: d.namespaced });
 }

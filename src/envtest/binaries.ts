@@ -8,6 +8,7 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../core/config-error.js';
 
 /**
  * A control-plane binary envtest can run.
@@ -125,7 +126,7 @@ export function resolveBinary(name: BinaryName): Binary {
   const envVar = ENV_VARS[name];
   const override = process.env[envVar];
   if (override !== undefined && override !== '') {
-    if (!isExecutable(override)) throw new Error(`${envVar}=${override} is not an executable file`);
+    if (!isExecutable(override)) throw new ConfigError(`${envVar}=${override} is not an executable file; point it at the ${name} binary, or unset it to use the cached build`);
     return { name, version, path: override, overridden: true };
   }
   const path = join(cacheDir(), 'bin', `${name}-${version}`);

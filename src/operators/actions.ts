@@ -1,3 +1,4 @@
+import { ConfigError } from '../core/config-error.js';
 // What a reconciler answers, as data (kube-rs style): the work queue, not the reconciler, owns
 // timing, so a reconciler only says "done", "look again in N ms", or "this failed (for good)".
 
@@ -63,10 +64,10 @@ export function done(): Action {
  * ```
  * @param ms - delay in milliseconds (≥ 0).
  * @returns the `requeue` action.
- * @throws RangeError when `ms` is negative or not finite.
+ * @throws ConfigError when `ms` is negative or not finite.
  */
 export function requeueAfter(ms: number): Action {
-  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter needs a finite delay ≥ 0, got ${ms}`);
+  if (!Number.isFinite(ms) || ms < 0) throw new ConfigError(`requeueAfter needs a finite delay ≥ 0, got ${ms}`);
   return Object.freeze({ type: 'requeue', retryAfterMs: ms });
 }
 

@@ -9,6 +9,7 @@ import { clusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
+import { ConfigError } from '../core/config-error.js';
 
 /** The label holding the source's hash; select a source's targets with `<label>=<hash>`. @example `client.list(configMaps, { labelSelector: sourceLabel })` */
 export const sourceLabel = 'rxfleet.dev/source';
@@ -55,12 +56,12 @@ export interface SourceIdentity {
  * @param r - its resource.
  * @param obj - the source (it must have been read from the server: it needs a uid).
  * @returns the identity.
- * @throws TypeError when the object has no name or uid (it was never stored).
+ * @throws ConfigError when the object has no name or uid (it was never stored).
  */
 export function sourceIdentity(cluster: ClusterName, r: ResourceDescriptor, obj: KubeObject): SourceIdentity {
   const { name, uid, namespace } = obj.metadata;
   if (name === undefined || name === '' || uid === undefined || uid === '') {
-    throw new TypeError('a source needs metadata.name and metadata.uid: pass the object as read from the server');
+    throw new ConfigError('a source needs metadata.name and metadata.uid: pass the object as read from the server');
   }
   return Object.freeze({ cluster, resource: resourceId(r), namespace: r.namespaced ? (namespace ?? '') : '', name, uid });
 }

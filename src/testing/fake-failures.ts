@@ -8,6 +8,7 @@ import type { Verb } from '../core/verb.js';
 import type { ClusterState } from './fake-store.js';
 import type { Target } from './fake-writes.js';
 import { serverError } from './fake-writes.js';
+import { ConfigError } from '../core/config-error.js';
 
 /**
  * What an injected failure answers: an HTTP error status (a Status body as the server sends it), or
@@ -148,7 +149,7 @@ export function failureRules(): {
   return {
     add(rule) {
       const times = rule.times ?? 1;
-      if (!(times >= 1)) throw new RangeError(`a failure rule needs times ≥ 1, got ${times}`);
+      if (!(times >= 1)) throw new ConfigError(`a failure rule needs times ≥ 1, got ${times}`);
       rules.push({ rule, left: times });
     },
     take(cluster, verb, r, name) {

@@ -330,7 +330,7 @@ describe('reconcile', () => {
   it('should refuse a config with a zero concurrency or negative delays', () => {
     expect(() => reconcile(() => done(), { concurrency: 0 })).toThrow(ConfigError);
     expect(() => reconcile(() => done(), { backoff: { initialMs: -1 } })).toThrow(ConfigError);
-    expect(() => requeueAfter(-5)).toThrow(RangeError);
+    expect(() => requeueAfter(-5)).toThrow(ConfigError);
   });
 
   it('should forward an error of the input itself, as a broken invariant', () => {

@@ -2,6 +2,7 @@
 // rendezvous hashing, membership Lease names and labels are always valid Kubernetes names, and
 // viewConfirmed answers true only when every live member (self by its PUBLISHED ack) is on the view.
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/core/config-error.js';
 import { rendezvousOwner } from '../../src/runtime/ha/rendezvous.js';
 import type { PeerAck, ShardView } from '../../src/runtime/ha/shard-view.js';
 import {
@@ -56,7 +57,7 @@ describe('shardView', () => {
   });
 
   it('should refuse invalid weights at once', () => {
-    expect(() => shardView([{ identity: 'a', weight: 0 }])).toThrow(RangeError);
+    expect(() => shardView([{ identity: 'a', weight: 0 }])).toThrow(ConfigError);
   });
 });
 

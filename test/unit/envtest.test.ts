@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cacheDir, ensureBinaries, readVersions, repoRoot, resolveBinary } from '../../src/envtest/binaries.js';
 import { readyzProblem } from '../../src/envtest/http.js';
+import { ConfigError } from '../../src/core/config-error.js';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -48,7 +49,7 @@ describe('rxfleet/envtest binaries', () => {
       const plain = join(dir, 'not-executable');
       writeFileSync(plain, '', { mode: 0o644 });
       process.env.RXFLEET_ETCD_BIN = plain;
-      expect(() => resolveBinary('etcd')).toThrow(`RXFLEET_ETCD_BIN=${plain} is not an executable file`);
+      expect(() => resolveBinary('etcd')).toThrow(new ConfigError(`RXFLEET_ETCD_BIN=${plain} is not an executable file; point it at the etcd binary, or unset it to use the cached build`));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

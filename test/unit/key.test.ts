@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusterName, formatKey, keyOf, objectKey, parseKey } from '../../src/index.js';
+import { ConfigError } from '../../src/core/config-error.js';
 
 describe('object keys', () => {
   it('format as cluster://<cluster>/<namespace>/<name>', () => {
@@ -35,7 +36,7 @@ describe('object keys', () => {
   });
 
   it('refuse empty and control-character cluster names', () => {
-    expect(() => clusterName('')).toThrow(TypeError);
+    expect(() => clusterName('')).toThrow(ConfigError);
     expect(() => clusterName('a\nb')).toThrow(/control characters/);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resourcePath, withQuery } from '../../src/client/paths.js';
 import { configMaps, namespaces, resource } from '../../src/index.js';
+import { ConfigError } from '../../src/core/config-error.js';
 
 const widgets = resource({ group: 'example.com', version: 'v1alpha1', plural: 'widgets', kind: 'Widget', namespaced: true });
 
@@ -42,7 +43,7 @@ describe('resource paths', () => {
   });
 
   it('refuse descriptors that would build wrong URLs', () => {
-    expect(() => resource({ group: '', version: 'v1', plural: 'ConfigMaps', kind: 'ConfigMap', namespaced: true })).toThrow(TypeError);
-    expect(() => resource({ group: '', version: '', plural: 'x', kind: 'X', namespaced: true })).toThrow(TypeError);
+    expect(() => resource({ group: '', version: 'v1', plural: 'ConfigMaps', kind: 'ConfigMap', namespaced: true })).toThrow(ConfigError);
+    expect(() => resource({ group: '', version: '', plural: 'x', kind: 'X', namespaced: true })).toThrow(ConfigError);
   });
 });

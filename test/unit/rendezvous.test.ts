@@ -3,6 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { RendezvousMember } from '../../src/runtime/ha/rendezvous.js';
 import { rendezvousAssignments, rendezvousOwner, rendezvousUnit } from '../../src/runtime/ha/rendezvous.js';
+import { ConfigError } from '../../src/core/config-error.js';
 
 const names = Array.from({ length: 1000 }, (_, i) => `cluster-${i}`);
 const member = (identity: string, weight = 1): RendezvousMember => ({ identity, weight });
@@ -87,8 +88,8 @@ describe('rendezvousOwner', () => {
 
   it('should refuse a weight that is not finite and positive', () => {
     for (const w of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => rendezvousOwner([member('a', w)], 'east')).toThrow(RangeError);
-      expect(() => rendezvousAssignments([member('a', w)], ['east'])).toThrow(RangeError);
+      expect(() => rendezvousOwner([member('a', w)], 'east')).toThrow(ConfigError);
+      expect(() => rendezvousAssignments([member('a', w)], ['east'])).toThrow(ConfigError);
     }
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { readBackReference, sourceHash, sourceIdentity, sourceLabel, sourceSelector, sourceUidAnnotation, withBackReference } from '../../src/sinks/index.js';
+import { ConfigError } from '../../src/core/config-error.js';
 
 const src = sourceIdentity(clusterName('root:hub'), configMaps, { metadata: { name: 'app', namespace: 'default', uid: 'u-1' } });
 
@@ -34,6 +35,6 @@ describe('back-references', () => {
   });
 
   it('should refuse a source that was never stored', () => {
-    expect(() => sourceIdentity(clusterName('a'), configMaps, { metadata: { name: 'x' } })).toThrow(TypeError);
+    expect(() => sourceIdentity(clusterName('a'), configMaps, { metadata: { name: 'x' } })).toThrow(ConfigError);
   });
 });

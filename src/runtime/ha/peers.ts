@@ -21,6 +21,7 @@ import { E } from '../../internal/fp.js';
 import type { LeaseObservation } from './lease-observation.js';
 import { heldNow, heldUntil, observeLease } from './lease-observation.js';
 import { acknowledgedViewAnnotation, memberLabelSelector, memberLeaseName, weightAnnotation } from './shard-view.js';
+import { ConfigError } from '../../core/config-error.js';
 
 /** The part of a `coordination.k8s.io/v1` Lease this module reads. @example `{ metadata: { name: 'ctl-0a1b2c3d4e', resourceVersion: '42' }, spec: { holderIdentity: 'replica-a' } }` */
 export interface PeerLease {
@@ -186,12 +187,12 @@ function nextExpiry(book: ReadonlyMap<string, Seen>, now: number): number | unde
  * ```
  * @param opts - the API, namespace, prefix, timing and clock.
  * @returns the live peer set.
- * @throws RangeError when leaseDurationMs or retryPeriodMs is not positive.
+ * @throws ConfigError when leaseDurationMs or retryPeriodMs is not positive.
  */
 export function observePeers(opts: ObservePeersOptions): Observable<PeerSet> {
   const { api, namespace, timing } = opts;
   const leaseMs = timing.leaseDurationMs;
-  if (!(leaseMs > 0 && timing.retryPeriodMs > 0)) throw new RangeError(`observePeers needs leaseDurationMs and retryPeriodMs > 0, got ${leaseMs} and ${timing.retryPeriodMs}`);
+  if (!(leaseMs > 0 && timing.retryPeriodMs > 0)) throw new ConfigError(`observePeers needs leaseDurationMs and retryPeriodMs > 0, got ${leaseMs} and ${timing.retryPeriodMs}`);
   const clock = opts.clock ?? (() => performance.now());
   const scheduler = opts.scheduler ?? asyncScheduler;
   const waitMs = opts.requestTimeoutMs ?? leaseMs;

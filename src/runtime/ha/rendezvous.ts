@@ -1,3 +1,4 @@
+import { ConfigError } from '../../core/config-error.js';
 // Weighted rendezvous (highest-random-weight) hashing: which live member owns a cluster name.
 // Every replica computes the same answer from the same member set, with no coordination, and a
 // join or leave moves only the names the changed member wins or held (about weight / total).
@@ -67,7 +68,7 @@ export function rendezvousScore(member: RendezvousMember, name: string): number 
 function checkWeights(members: readonly RendezvousMember[]): void {
   for (const m of members) {
     if (!(Number.isFinite(m.weight) && m.weight > 0)) {
-      throw new RangeError(`rendezvous member ${JSON.stringify(m.identity)} has weight ${m.weight}; weights must be finite and > 0`);
+      throw new ConfigError(`rendezvous member ${JSON.stringify(m.identity)} has weight ${m.weight}; weights must be finite and > 0`);
     }
   }
 }
@@ -97,7 +98,7 @@ function ownerOf(members: readonly RendezvousMember[], name: string): string | u
  * @param members - the live members.
  * @param name - the cluster name.
  * @returns the owner's identity; undefined when there are no members.
- * @throws RangeError when a weight is not finite and > 0.
+ * @throws ConfigError when a weight is not finite and > 0.
  */
 export function rendezvousOwner(members: readonly RendezvousMember[], name: string): string | undefined {
   checkWeights(members);
@@ -115,7 +116,7 @@ export function rendezvousOwner(members: readonly RendezvousMember[], name: stri
  * @param members - the live members.
  * @param names - the cluster names.
  * @returns name to owner identity; empty when there are no members.
- * @throws RangeError when a weight is not finite and > 0.
+ * @throws ConfigError when a weight is not finite and > 0.
  */
 export function rendezvousAssignments(members: readonly RendezvousMember[], names: Iterable<string>): Map<string, string> {
   checkWeights(members);

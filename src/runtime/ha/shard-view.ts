@@ -35,7 +35,7 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
  * ```
  * @param liveMembers - the live members (self included when its own lease is valid).
  * @returns the view.
- * @throws RangeError when a weight is not finite and > 0.
+ * @throws ConfigError when a weight is not finite and > 0.
  */
 export function shardView(liveMembers: readonly RendezvousMember[]): ShardView {
   const byIdentity = new Map<string, RendezvousMember>();
