@@ -82,15 +82,15 @@ export interface RunControllerOptions<T extends KubeObject> {
 const nothing = (): void => undefined;
 let silent: Logger | undefined;
 
-// What runs: the controller, its own parts, and a gate of the reconciler form's config.
-function parts<T extends KubeObject>(config: ControllerUnderTest<T> | RunControllerOptions<T>): { readonly c: Controller<T>; readonly own: ControllerParts; readonly gate: Pick<SharedRunParts, 'clusterGate'> } {
+// What runs: the controller and its own parts.
+function parts<T extends KubeObject>(config: ControllerUnderTest<T> | RunControllerOptions<T>): { readonly c: Controller<T>; readonly own: ControllerParts } {
   silent ??= pino({ level: 'silent' });
   const quiet = { outcome: nothing, depth: nothing, write: nothing, denied: nothing, queue: {} };
   if ('controller' in config) {
     const c = config.controller;
-    return { c, own: { logger: config.logger ?? silent, metrics: quiet, sinkOptions: c.sinks ?? {}, onDepth: nothing }, gate: {} };
+    return { c, own: { logger: config.logger ?? silent, metrics: quiet, sinkOptions: c.sinks ?? {}, onDepth: nothing } };
   }
-  const { logger, onDepth, observer, clusterGate, ...queue } = config.queue ?? {};
+  const queue = config.queue ?? {};
   const c = controller<T>({
     name: 'rxfleet-test',
     provider: config.inMemory.provider,
@@ -100,9 +100,7 @@ function parts<T extends KubeObject>(config: ControllerUnderTest<T> | RunControl
     ...(config.selection === undefined ? {} : { select: config.selection }),
     queue,
   });
-  // The reconciler form's hooks, where the pipeline takes them from.
-  const metrics = { ...quiet, queue: observer ?? {}, depth: onDepth ?? nothing };
-  return { c, own: { logger: logger ?? silent, metrics, sinkOptions: config.sinks ?? {}, onDepth: nothing }, gate: clusterGate === undefined ? {} : { clusterGate } };
+  return { c, own: { logger: silent, metrics: quiet, sinkOptions: config.sinks ?? {}, onDepth: nothing } };
 }
 
 /**
@@ -132,7 +130,7 @@ export function runController<T extends KubeObject>(config: ControllerUnderTest<
   const { inMemory } = config;
   const scheduler = config.scheduler ?? asyncScheduler;
   const changes = applyChanges(inMemory, config.changes ?? {});
-  const { c, own, gate } = parts(config);
+  const { c, own } = parts(config);
   const shared: SharedRunParts = {
     fleet: createFleet(inMemory.provider, { scheduler }),
     informers: createInformers({ ...c.watchOptions, scheduler }),
@@ -140,7 +138,6 @@ export function runController<T extends KubeObject>(config: ControllerUnderTest<
     stopRequested: NEVER,
     scheduler,
     sinkClusters: inMemory.sinkClusters,
-    ...gate,
   };
   return merge(controllerPipeline(c, shared, own), ...changes);
 }
