@@ -47,7 +47,7 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
   /** Which Secrets; default `sigs.k8s.io/multicluster-runtime-kubeconfig=true`. */
   readonly labelSelector?: string;
   /** The data key holding the kubeconfig; default `kubeconfig`. */
-  readonly key?: string;
+  readonly secretKey?: string;
   /** How the provider watches its management cluster (the Secret watch): timings, backoff, `listerWatcherFor`. */
   readonly managementWatch?: ManagementWatchOptions;
   /**
@@ -81,7 +81,7 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
  */
 export function kubeconfigSecretProvider(options: KubeconfigSecretProviderOptions): Provider {
   const cfg = engineConfig('kubeconfig-secrets', options, 'its Secret was deleted', true);
-  const key = options.key ?? 'kubeconfig';
+  const key = options.secretKey ?? 'kubeconfig';
   if (key === '') throw new ConfigError('kubeconfig-secrets provider: `key` must not be empty (it names the Secret data key holding the kubeconfig)');
   return reporting(cfg, (say) =>
     managementWatch(
