@@ -34,7 +34,7 @@ export const kubeconfigSecretLabel = 'sigs.k8s.io/multicluster-runtime-kubeconfi
  *
  * @example
  * ```ts
- * const opts: KubeconfigSecretProviderOptions = { management: hub, namespace: 'fleet', key: 'value' };
+ * const opts: KubeconfigSecretProviderOptions = { management: hub, namespace: 'fleet', secretKey: 'value' };
  * // EKS kubeconfigs that get their token from aws-iam-authenticator:
  * const eks: KubeconfigSecretProviderOptions = { management: hub, namespace: 'eks', trust: { execCommands: ['aws-iam-authenticator'] } };
  * ```
@@ -77,12 +77,12 @@ export interface KubeconfigSecretProviderOptions extends ContactOptions {
  * ```
  * @param options - the management cluster, namespace, selector, key, timing and first contact.
  * @returns the provider.
- * @throws ConfigError when `key` is empty or a duration is not positive.
+ * @throws ConfigError when `secretKey` is empty or a duration is not positive.
  */
 export function kubeconfigSecretProvider(options: KubeconfigSecretProviderOptions): Provider {
   const cfg = engineConfig('kubeconfig-secrets', options, 'its Secret was deleted', true);
   const key = options.secretKey ?? 'kubeconfig';
-  if (key === '') throw new ConfigError('kubeconfig-secrets provider: `key` must not be empty (it names the Secret data key holding the kubeconfig)');
+  if (key === '') throw new ConfigError('kubeconfig-secrets provider: `secretKey` must not be empty (it names the Secret data key holding the kubeconfig)');
   return reporting(cfg, (say) =>
     managementWatch(
       options.management,
