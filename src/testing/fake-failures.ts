@@ -99,7 +99,7 @@ export function statusFailure(code: number, extra: { readonly reason?: string; r
  * ```ts
  * fleet.inject({ verb: 'get', failure: timeoutFailure(10_000) });
  * ```
- * @param afterMs - how long the call hangs first (default 0).
+ * @param timeoutMs - how long the call hangs first (default 0).
  * @returns the failure.
  */
 export function timeoutFailure(timeoutMs = 0): InjectedFailure {
