@@ -134,8 +134,8 @@ export interface WatchDeclaration {
  *   as a create too) and `get` (`readFirst`); `create`: `create`; `update` (`update`, the
  *   read-modify-writes): `get`, `update`; `patch`: `patch`; `delete` (`deleteObject`,
  *   `sweepOrphans`, `deleteTargets`): `delete`, plus `list` for sweeps;
- * - `subresources`: `status` (`apply`/`patch` with `subresource: 'status'`): `get` on the resource,
- *   `get`, `patch` on `<resource>/status`; `finalizers` (`ensureFinalizer`, `removeFinalizer`,
+ * - `subresources`: `status` (`apply`, `patch` or `update` with `subresource: 'status'`): `get` on
+ *   the resource, `get`, `patch`, `update` on `<resource>/status`; `finalizers` (`ensureFinalizer`, `removeFinalizer`,
  *   `withFinalizer`): `get`, `update` on the resource, `update` on `<resource>/finalizers`.
  *
  * @example

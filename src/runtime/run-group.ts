@@ -35,7 +35,7 @@ export function runControllers<T extends KubeObject>(c: Controller<T> | readonly
     throw new ConfigError(`run: controllers "${first.name}" and "${other.name}" name different providers; the controllers of one run share one fleet: pass the same Provider object to each (compose several with rxjs merge) and narrow with select.clusterSelector`);
   }
   const differs = all.find((x) => !isDeepStrictEqual(x.watchOptions, first.watchOptions));
-  if (differs !== undefined) throw new ConfigError(`run: controllers "${first.name}" and "${differs.name}" give different watchConfig; the watches of one run are shared, give the same settings (or none) to each`);
+  if (differs !== undefined) throw new ConfigError(`run: controllers "${first.name}" and "${differs.name}" give different watchOptions; the watches of one run are shared, give the same settings (or none) to each`);
   return all;
 }
 

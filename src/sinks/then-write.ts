@@ -16,7 +16,7 @@ import type { WriteOutcome } from './result.js';
  * ```ts
  * const reconcile: ControllerReconciler<Widget> = (req, ctx) =>
  *   apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: settings }).pipe(
- *     thenWrite(() => applyStatus(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status })),
+ *     thenWrite(() => apply(ctx.sinks, { cluster: req.cluster, resource: widgets, object: status, subresource: 'status' })),
  *     toAction(),
  *   );
  * ```

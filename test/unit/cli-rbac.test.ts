@@ -99,7 +99,7 @@ describe('rolesFor', () => {
     expect(roles[2]?.rules).toEqual([
       { apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'update', 'watch'] },
       { apiGroups: ['example.com'], resources: ['widgets/finalizers'], verbs: ['update'] },
-      { apiGroups: ['example.com'], resources: ['widgets/status'], verbs: ['get', 'patch'] },
+      { apiGroups: ['example.com'], resources: ['widgets/status'], verbs: ['get', 'patch', 'update'] },
     ]);
     expect(roles[1]?.rules).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'delete', 'get', 'list', 'patch'] }]);
   });
@@ -110,10 +110,10 @@ describe('rolesFor', () => {
   it('grants for verbs and subresources what the old status/finalizers verbs granted', () => {
     const rulesOf = (w: Omit<WriteDeclaration, 'resource'>) => rolesFor([{ controller: { name: 'c', resource: widgets, writes: [{ resource: widgets, ...w }] } }], { events: false }).map((r) => r.rules);
     const g = (resources: string, verbs: string[]) => ({ apiGroups: ['example.com'], resources: [resources], verbs });
-    expect(rulesOf({ verbs: ['apply'], subresources: ['status'] })).toEqual([[g('widgets', ['create', 'get', 'list', 'patch', 'watch']), g('widgets/status', ['get', 'patch'])]]);
+    expect(rulesOf({ verbs: ['apply'], subresources: ['status'] })).toEqual([[g('widgets', ['create', 'get', 'list', 'patch', 'watch']), g('widgets/status', ['get', 'patch', 'update'])]]);
     expect(rulesOf({ subresources: ['finalizers'] })).toEqual([[g('widgets', ['get', 'list', 'update', 'watch']), g('widgets/finalizers', ['update'])]]);
     expect(rulesOf({ verbs: ['update', 'delete'], subresources: ['status', 'finalizers'] })).toEqual([
-      [g('widgets', ['delete', 'get', 'list', 'update', 'watch']), g('widgets/finalizers', ['update']), g('widgets/status', ['get', 'patch'])],
+      [g('widgets', ['delete', 'get', 'list', 'update', 'watch']), g('widgets/finalizers', ['update']), g('widgets/status', ['get', 'patch', 'update'])],
     ]);
     expect(rulesOf({})).toEqual([[g('widgets', ['create', 'get', 'list', 'patch', 'watch'])]]);
     expect(rulesOf({ verbs: [] })).toEqual([[g('widgets', ['get', 'list', 'watch'])]]);

@@ -76,7 +76,7 @@ const writeVerbs: Readonly<Record<WriteVerb, Needs>> = {
 
 // What writing each declared subresource needs.
 const subresourceNeeds: Readonly<Record<'status' | 'finalizers', Needs>> = {
-  status: [{ verbs: ['get'] }, { sub: 'status', verbs: ['get', 'patch'] }],
+  status: [{ verbs: ['get'] }, { sub: 'status', verbs: ['get', 'patch', 'update'] }],
   finalizers: [{ verbs: ['get', 'update'] }, { sub: 'finalizers', verbs: ['update'] }],
 };
 
