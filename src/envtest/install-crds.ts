@@ -97,7 +97,7 @@ async function checkServed(client: ClusterClient, group: string, version: string
 async function notServed(client: ClusterClient, name: string): Promise<string | undefined> {
   const got = await client.get(customResourceDefinitions, name);
   if (isLeft(got)) throw new Error(`${name}: ${got.left.message}`);
-  const crd = got.right as CustomResourceDefinition;
+  const crd = got.right;
   const names = condition(crd, 'NamesAccepted');
   if (names?.status === 'False') return said(names);
   const established = condition(crd, 'Established');
