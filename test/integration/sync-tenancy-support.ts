@@ -58,7 +58,7 @@ export function sharedNamespaceConfig(svc: ServiceSide, namespace: string, name 
     published: [
       {
         name: 'databases',
-        source: { group: svc.group, kind: 'Database' },
+        crd: { group: svc.group, kind: 'Database' },
         naming: { namespace, name },
         syncUp: { status: true },
         related: [

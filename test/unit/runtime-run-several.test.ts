@@ -77,6 +77,6 @@ describe('run with several controllers', () => {
     await expect(run([a, a2], opts)).rejects.toThrow(/two controllers are named "a"/);
     await expect(run([], opts)).rejects.toThrow(/no controller given/);
     const c = controller<ConfigMap>({ name: 'c', provider: a.provider, resource: configMaps, reconcile: () => done(), watchOptions: { ...watchConfig, pageSize: 10 } });
-    await expect(run([a, c], opts)).rejects.toThrow(/different watchConfig/);
+    await expect(run([a, c], opts)).rejects.toThrow(/different watchOptions/);
   });
 });

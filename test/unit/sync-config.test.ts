@@ -171,7 +171,7 @@ describe('sync config', () => {
   it('should refuse related references a consumer could point at another object\'s related object, with their paths', () => {
     const related = (object: Readonly<Record<string, string>>): unknown => ({
       apiExport: 'x.dev',
-      published: [{ name: 'p', source: { group: 'x.dev', kind: 'X' }, related: [{ identifier: 'conn', origin: 'service', kind: 'Secret', object }] }],
+      published: [{ name: 'p', crd: { group: 'x.dev', kind: 'X' }, related: [{ identifier: 'conn', origin: 'service', kind: 'Secret', object }] }],
     });
     expect(syncConfigProblems(related({ path: 'spec.secretName' }))).toEqual([]);
     expect(syncConfigProblems(related({ template: '{{ .Object.metadata.name }}-conn' }))).toEqual([]);

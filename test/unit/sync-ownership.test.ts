@@ -124,7 +124,7 @@ describe('naming checks', () => {
   });
 
   it('refuses one CRD published twice, naming both entries', () => {
-    const config = [p, { ...p, name: 'other' }, { ...p, name: 'caches', source: { group: 'db.example.dev', kind: 'Cache' } }];
+    const config = [p, { ...p, name: 'other' }, { ...p, name: 'caches', crd: { group: 'db.example.dev', kind: 'Cache' } }];
     expect(config.map((_, i) => sharedSourceProblem(config, i))).toEqual([
       undefined,
       'publishes CRD Database.db.example.dev, as published[0] "dbs" does; their copies would share names on the service cluster, so a CRD is published once',

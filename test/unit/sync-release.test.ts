@@ -90,7 +90,7 @@ describe('parseLabelSelector', () => {
 
   it('refuses what the API server would refuse, and the config reports it with its path', () => {
     for (const bad of ['tier in (gold', 'tier=a b', ',tier', 'tier>x', '-x']) expect(parseLabelSelector(bad).type, bad).toBe('invalid');
-    const problems = syncConfigProblems({ apiExport: 'x.dev', published: [{ name: 'p', source: { group: 'x.dev', kind: 'X' }, filter: { labelSelector: 'tier in (gold', release: 'later' } }] });
+    const problems = syncConfigProblems({ apiExport: 'x.dev', published: [{ name: 'p', crd: { group: 'x.dev', kind: 'X' }, filter: { labelSelector: 'tier in (gold', release: 'later' } }] });
     expect(problems).toEqual([
       'published[0].filter.labelSelector: "tier in (gold" is not a label selector: it has unbalanced parentheses',
       'published[0].filter.release: "later" is not a release: expected "delete" (the default) or "keep"',

@@ -14,7 +14,7 @@ import type { PublishedResource } from './types.js';
  *
  * @example
  * ```ts
- * namingProblem({ name: 'dbs', source: { group: 'db.example.dev', kind: 'Database' }, naming: { namespace: 'shared' } }, true);
+ * namingProblem({ name: 'dbs', crd: { group: 'db.example.dev', kind: 'Database' }, naming: { namespace: 'shared' } }, true);
  * // 'naming: the templates never read .ClusterName, so objects in different workspaces ...'
  * ```
  * @param published - the published resource.
