@@ -4,104 +4,15 @@
 // each default is documented on its field in types.ts (and named in labels.ts and naming.ts).
 import { JSON_SCHEMA, load } from 'js-yaml';
 import { ConfigError } from 'rxfleet';
+import type { Json } from './config-check.js';
+import { Problems, at, checkProjection, describe, dns1035Problem, identifierProblem, kindProblem, list, mapping, selectorProblem, templateProblem, text } from './config-check.js';
+import { checkMutation } from './mutation-config.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
-import { parseLabelSelector } from './label-selector.js';
 import { pathProblem } from './object-path.js';
+import type { PublishedResourceFile } from './published-resource.js';
+import { isPublishedResource, publishedResourceEntries } from './published-resource.js';
 import { relatedReferenceProblem } from './related-places.js';
-import { parseTemplate } from './template.js';
-import type { SyncConfig } from './types.js';
-
-type Json = Readonly<Record<string, unknown>>;
-
-// Problems found so far; each check adds `<path>: <what is wrong>` and carries on.
-class Problems {
-  readonly list: string[] = [];
-  add(path: string, what: string): void {
-    this.list.push(`${path}: ${what}`);
-  }
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  return typeof v === 'string' ? `the string ${JSON.stringify(v)}` : `${typeof v} ${JSON.stringify(v)}`;
-}
-
-function mapping(v: unknown, path: string, keys: readonly string[], p: Problems): Json | undefined {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    p.add(path, `expected a mapping with ${keys.join(', ')}, got ${describe(v)}`);
-    return undefined;
-  }
-  for (const k of Object.keys(v)) if (!keys.includes(k)) p.add(path === '' ? k : `${path}.${k}`, `unknown field; expected one of ${keys.join(', ')}`);
-  return v as Json;
-}
-
-function at(path: string, key: string): string {
-  return path === '' ? key : `${path}.${key}`;
-}
-
-// A string field: absent is fine unless required; present must be a string the check accepts.
-function text(m: Json, key: string, path: string, p: Problems, check: (s: string) => string | undefined, required = false): string | undefined {
-  const v = m[key];
-  if (v === undefined) {
-    if (required) p.add(at(path, key), 'required');
-    return undefined;
-  }
-  if (typeof v !== 'string') {
-    p.add(at(path, key), `expected a string, got ${describe(v)}`);
-    return undefined;
-  }
-  const problem = check(v);
-  if (problem !== undefined) p.add(at(path, key), `${JSON.stringify(v)} ${problem}`);
-  return problem === undefined ? v : undefined;
-}
-
-// A list field; `ifEmpty` says why an empty list is refused, when it is.
-function list(m: Json, key: string, path: string, p: Problems, ifEmpty?: string): readonly unknown[] | undefined {
-  const v = m[key];
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v)) p.add(at(path, key), `expected a list, got ${describe(v)}`);
-  else if (ifEmpty !== undefined && v.length === 0) p.add(at(path, key), ifEmpty);
-  return Array.isArray(v) ? (v as readonly unknown[]) : undefined;
-}
-
-const labelValue = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const dns1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-/** A name used as a label value, a finalizer's suffix or in a controller name. */
-function identifierProblem(s: string): string | undefined {
-  if (s === '') return 'must not be empty';
-  if (s.length > 63) return `is ${s.length} characters, more than 63 (it is used as a label value)`;
-  return labelValue.test(s) ? undefined : 'must be letters, digits, "-", "_" and ".", starting and ending with a letter or digit (it is used as a label value)';
-}
-
-function dns1035Problem(s: string): string | undefined {
-  if (s.length > 63) return `is ${s.length} characters, more than 63`;
-  return dns1035.test(s) ? undefined : 'must be lowercase letters, digits and "-", starting with a letter and ending with a letter or digit';
-}
-
-// Kubernetes accepts a CRD kind whose lowercase form is a DNS-1035 label.
-function kindProblem(s: string): string | undefined {
-  return dns1035.test(s.toLowerCase()) && s.length <= 63 ? undefined : 'is not a kind: letters, digits and "-", starting with a letter (e.g. "Database")';
-}
-
-function templateProblem(literalCheck: (s: string) => string | undefined): (s: string) => string | undefined {
-  return (s) => {
-    if (s.trim() === '') return 'must not be empty; leave it out for the default';
-    const r = parseTemplate(s);
-    if (r.type === 'invalid') return `does not compile: ${r.message}`;
-    // A template without actions is a fixed name: check it now rather than per object.
-    const fixed = s.includes('{{') ? undefined : literalCheck(s.trim());
-    return fixed === undefined ? undefined : `is a fixed name that ${fixed}`;
-  };
-}
-
-function selectorProblem(s: string): string | undefined {
-  if (s.trim() === '') return 'must not be empty; leave it out to sync every object';
-  const r = parseLabelSelector(s);
-  return r.type === 'invalid' ? `is not a label selector: it ${r.message}` : undefined;
-}
+import type { PublishedResource, SyncConfig } from './types.js';
 
 function keyPatternProblem(s: string): string | undefined {
   if (s === '' || s === '*') return s === '' ? 'must not be empty' : undefined;
@@ -152,7 +63,7 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
 }
 
 function checkPublished(v: unknown, path: string, p: Problems, names: Map<string, string>): void {
-  const keys = ['name', 'crd', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related'];
+  const keys = ['name', 'crd', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related', 'mutation', 'from'];
   const m = mapping(v, path, keys, p);
   if (m === undefined) return;
   const name = text(m, 'name', path, p, identifierProblem, true);
@@ -161,12 +72,8 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
   if (name !== undefined && first === undefined) names.set(name, path);
   if (m.crd === undefined) p.add(`${path}.crd`, 'required: the CRD to publish, { group, kind }');
   else checkCrd(m.crd, `${path}.crd`, p);
-  const projection = m.projection === undefined ? undefined : mapping(m.projection, `${path}.projection`, ['group', 'plural', 'kind'], p);
-  if (projection !== undefined) {
-    text(projection, 'group', `${path}.projection`, p, dnsSubdomainProblem);
-    text(projection, 'plural', `${path}.projection`, p, dns1035Problem);
-    text(projection, 'kind', `${path}.projection`, p, kindProblem);
-  }
+  const projection = m.projection === undefined ? undefined : mapping(m.projection, `${path}.projection`, ['group', 'plural', 'kind', 'shortNames', 'categories', 'scope'], p);
+  if (projection !== undefined) checkProjection(projection, `${path}.projection`, p);
   const naming = m.naming === undefined ? undefined : mapping(m.naming, `${path}.naming`, ['namespace', 'name'], p);
   if (naming !== undefined) {
     text(naming, 'namespace', `${path}.naming`, p, templateProblem(dnsLabelProblem));
@@ -189,6 +96,8 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
   list(m, 'related', path, p)?.forEach((r, i) => {
     checkRelated(r, `${path}.related[${i}]`, p, identifiers);
   });
+  if (m.mutation !== undefined) checkMutation(m.mutation, `${path}.mutation`, p);
+  text(m, 'from', path, p, () => undefined);
 }
 
 /**
@@ -202,20 +111,41 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
  * // ['published[0].syncUp.status: expected true or false, got the string "yes"']
  * ```
  * @param input - the configuration as data (from YAML, JSON or code).
+ * @param files - PublishedResource files read by the caller, their problems named by file.
  * @returns the problems, in the order of the file.
  */
-export function syncConfigProblems(input: unknown): readonly string[] {
+export function syncConfigProblems(input: unknown, files: readonly PublishedResourceFile[] = []): readonly string[] {
+  return resolve(input, files).problems;
+}
+
+// The config with every PublishedResource converted into an entry of the agent's own form, and
+// every problem of both: the one way either form becomes the published list.
+function resolve(input: unknown, files: readonly PublishedResourceFile[]): { readonly problems: readonly string[]; readonly config?: SyncConfig } {
   const p = new Problems();
-  const m = mapping(input, '', ['agentName', 'apiExport', 'published'], p);
-  if (m === undefined) return p.list.map((s) => `the configuration${s}`);
+  const m = mapping(input, '', ['agentName', 'apiExport', 'published', 'publishedResources', 'publishedResourceSelector'], p);
+  if (m === undefined) return { problems: p.list.map((s) => `the configuration: ${s}`) };
   text(m, 'agentName', '', p, identifierProblem);
   text(m, 'apiExport', '', p, dnsSubdomainProblem, true);
-  if (m.published === undefined) p.add('published', 'required: the list of resources to publish');
-  const names = new Map<string, string>();
-  list(m, 'published', '', p, 'must list at least one resource to publish')?.forEach((e, i) => {
-    checkPublished(e, `published[${i}]`, p, names);
+  const selector = text(m, 'publishedResourceSelector', '', p, selectorProblem);
+  list(m, 'publishedResources', '', p)?.forEach((f, i) => {
+    if (typeof f !== 'string' || f === '') p.add(`publishedResources[${i}]`, `expected a file path, got ${describe(f)}`);
   });
-  return p.list;
+  const elsewhere = files.length > 0 || m.publishedResources !== undefined;
+  const written = list(m, 'published', '', p, elsewhere ? undefined : 'must list at least one resource to publish') ?? [];
+  const published: unknown[] = [];
+  written.forEach((e, i) => {
+    if (!isPublishedResource(e)) published.push(e);
+    else published.push(...publishedResourceEntries({ file: `published[${i}]`, documents: [e] }, selector, p, false));
+  });
+  for (const f of files) published.push(...publishedResourceEntries(f, selector, p, true));
+  const names = new Map<string, string>();
+  if (m.published === undefined && !elsewhere) p.add('published', 'required: the list of resources to publish');
+  else if (published.length === 0 && p.list.length === 0) p.add('published', 'no published resource is left (check publishedResourceSelector)');
+  published.forEach((e, i) => {
+    const from = (e as { from?: unknown }).from;
+    checkPublished(e, typeof from === 'string' ? from : `published[${i}]`, p, names);
+  });
+  return p.list.length > 0 ? { problems: p.list } : { problems: [], config: { ...(m as unknown as SyncConfig), published: published as PublishedResource[] } };
 }
 
 function deepFreeze<T>(v: T): T {
@@ -228,7 +158,10 @@ function deepFreeze<T>(v: T): T {
 
 /**
  * Reads and checks a sync configuration: YAML or JSON text (a string), or data already parsed. The
- * result is a frozen copy of what was written; defaults stay unfilled (see each field's doc).
+ * result is a frozen copy of what was written, except that each api-syncagent PublishedResource
+ * (written in `published`, or read from `files`) is converted into an entry of the agent's own form
+ * and those `publishedResourceSelector` does not match are left out; defaults stay unfilled (see
+ * each field's doc).
  *
  * @example
  * ```ts
@@ -236,10 +169,11 @@ function deepFreeze<T>(v: T): T {
  * ```
  * @param input - the text, or the configuration as data.
  * @param from - what to call it in errors, e.g. the file's path.
+ * @param files - PublishedResource files read by the caller (see `syncOptions`), their problems named by file.
  * @returns the configuration.
  * @throws ConfigError listing every problem, one per line with its path.
  */
-export function parseSyncConfig(input: unknown, from = 'sync config'): SyncConfig {
+export function parseSyncConfig(input: unknown, from = 'sync config', files: readonly PublishedResourceFile[] = []): SyncConfig {
   let data = input;
   if (typeof input === 'string') {
     try {
@@ -249,10 +183,10 @@ export function parseSyncConfig(input: unknown, from = 'sync config'): SyncConfi
       throw new ConfigError(`${from}: not valid YAML or JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const problems = syncConfigProblems(data);
-  if (problems.length > 0) {
+  const { problems, config } = resolve(data, files);
+  if (config === undefined) {
     const n = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
     throw new ConfigError(`${from}: ${n} in the sync configuration:\n${problems.map((s) => `  - ${s}`).join('\n')}`);
   }
-  return deepFreeze(structuredClone(data) as SyncConfig);
+  return deepFreeze(structuredClone(config));
 }

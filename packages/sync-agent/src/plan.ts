@@ -1,6 +1,7 @@
 // What preflight decided for one published resource, once at start: the two resources the agent
 // reads and writes (same version name on both sides) and whether status syncs through a subresource.
 import type { ResourceDescriptor } from 'rxfleet';
+import type { CompiledMutations } from './mutation.js';
 import type { PublishedResource } from './types.js';
 
 /**
@@ -34,4 +35,6 @@ export interface PublishedPlan {
   readonly publishedVersions: readonly string[];
   /** True when the CRD's sync version has the status subresource (status syncs up through it). */
   readonly statusSubresource: boolean;
+  /** The entry's mutations, compiled: `spec` going down, `status` going up (none: copied as they are). */
+  readonly mutations?: { readonly spec?: CompiledMutations; readonly status?: CompiledMutations };
 }

@@ -16,6 +16,8 @@ import { parseLabelSelector } from './label-selector.js';
 import { namingProblem, sharedSourceProblem } from './naming-check.js';
 import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
+import type { CompiledMutations } from './mutation.js';
+import { compileMutations } from './mutation.js';
 import type { PublishedPlan } from './plan.js';
 import { projectedNames, versionChoice } from './schema.js';
 import { parseTemplate } from './template.js';
@@ -72,7 +74,7 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
   const names = new Map<string, number>();
   const projected = new Map<string, string>();
   config.published.forEach((p, i) => {
-    const where = `published[${i}] "${p.name}"`;
+    const where = p.from ?? `published[${i}] "${p.name}"`;
     const first = names.get(p.name);
     if (first === undefined) names.set(p.name, i);
     else problems.push(`${where}: the name is already used by published[${first}]; names must be unique`);
@@ -140,6 +142,12 @@ function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: 
     return { type: 'invalid', problems: [`syncUp.status is true, but version ${choice.storage} of CRD ${crd.metadata.name ?? ''} has no status subresource`] };
   }
   const namespaced = crd.spec.scope !== 'Cluster';
+  const scope = p.projection?.scope;
+  if (scope !== undefined && (scope === 'Cluster') === namespaced) {
+    return { type: 'invalid', problems: [`projection.scope: not supported yet: CRD ${crd.metadata.name ?? ''} is ${namespaced ? 'Namespaced' : 'Cluster'}-scoped, and the agent publishes a resource with its own scope (a change of scope needs a namespace chosen for every object)`] };
+  }
+  const mutations = compiledMutations(p);
+  if (mutations.type === 'invalid') return mutations;
   const { group, names } = projectedNames(crd, p);
   let kcpResource: ResourceDescriptor;
   try {
@@ -148,7 +156,21 @@ function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: 
     return { type: 'invalid', problems: [`projection: ${(e as Error).message}`] };
   }
   const serviceResource = resource({ group: crd.spec.group, version: choice.storage, plural: crd.spec.names.plural, kind: crd.spec.names.kind, namespaced });
-  return { type: 'plan', plan: Object.freeze({ published: p, agentName, service: serviceResource, kcp: kcpResource, publishedVersions: choice.versions, statusSubresource }) };
+  return { type: 'plan', plan: Object.freeze({ published: p, agentName, service: serviceResource, kcp: kcpResource, publishedVersions: choice.versions, statusSubresource, mutations: mutations.mutations }) };
+}
+
+// The entry's mutations, compiled once for the agent's run (a config from code was not checked yet).
+function compiledMutations(p: PublishedResource): { type: 'compiled'; mutations: NonNullable<PublishedPlan['mutations']> } | { type: 'invalid'; problems: readonly string[] } {
+  const out: { spec?: CompiledMutations; status?: CompiledMutations } = {};
+  const problems: string[] = [];
+  for (const side of ['spec', 'status'] as const) {
+    const steps = p.mutation?.[side];
+    if (steps === undefined || steps.length === 0) continue;
+    const r = compileMutations(steps);
+    if (r.type === 'invalid') problems.push(...r.problems.map((m) => `mutation.${side}${m}`));
+    else out[side] = r.mutations;
+  }
+  return problems.length > 0 ? { type: 'invalid', problems } : { type: 'compiled', mutations: out };
 }
 
 // The export may not exist yet (the publisher creates it); if it does, it must be this agent's to change.

@@ -84,8 +84,8 @@ export function projectedNames(crd: CustomResourceDefinition, published: Publish
     kind,
     plural: p.plural ?? n.plural,
     ...(kindChanged ? { singular: kind.toLowerCase(), listKind: `${kind}List` } : { ...opt('singular', n.singular), ...opt('listKind', n.listKind) }),
-    ...opt('shortNames', n.shortNames),
-    ...opt('categories', n.categories),
+    ...opt('shortNames', p.shortNames ?? n.shortNames),
+    ...opt('categories', p.categories ?? n.categories),
   };
   return { group: p.group ?? crd.spec.group, names };
 }

@@ -22,6 +22,7 @@ import type { PublishedPlan } from './plan.js';
 import type { ServiceName } from './naming.js';
 import type { SyncCaches } from './sync-caches.js';
 import type { Refusal } from './condition.js';
+import { mutate } from './mutation.js';
 import { withDerivedReferences } from './related-places.js';
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -163,7 +164,13 @@ export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCa
       return of({ outcomes: [], copy: undefined, refusals: [{ key, detail, reason }] });
     }
   }
-  const desired = desiredCopy(plan, obj, at, source, workspace);
+  // api-syncagent's spec mutation: on the consumer object, its service copy (if any) as `other`.
+  const mutated = mutate(plan.mutations?.spec, obj, cached);
+  if (mutated.type === 'failed') {
+    const detail = `sync refused: ${plan.published.name}: ${mutated.message} (consumer object ${source.cluster}/${source.namespace}/${source.name})`;
+    return of({ outcomes: [], copy: undefined, refusals: [{ key, detail, reason: `the spec mutation failed: ${mutated.message}` }] });
+  }
+  const desired = desiredCopy(plan, mutated.object, at, source, workspace);
   const ns: Observable<WriteOutcome>[] = [];
   if (plan.service.namespaced && caches.namespace(at.namespace) === undefined) {
     const namespace: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: at.namespace, labels: { [agentLabel]: plan.agentName }, annotations: { [syncClusterAnnotation]: workspace } } };

@@ -1,14 +1,15 @@
 // What `rxfleet-sync-agent` runs with: the configuration file read and checked, and the two kubeconfigs
 // found (flag, then environment, then the file's `kubeconfigs` block, relative to the file), each
 // checked before anything starts so a typo fails at once with what to fix.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { JSON_SCHEMA, load } from 'js-yaml';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { JSON_SCHEMA, load, loadAll } from 'js-yaml';
 import { loadKubeconfig } from 'rxfleet/client';
 import { clusterName } from 'rxfleet';
 import { ConfigError } from 'rxfleet';
 import { isLeft } from 'rxfleet';
 import { parseSyncConfig } from './config.js';
+import type { PublishedResourceFile } from './published-resource.js';
 import type { SyncConfig } from './types.js';
 
 /**
@@ -72,6 +73,33 @@ function fileKubeconfigs(file: string, data: unknown): { readonly rest: unknown;
   return out;
 }
 
+// The files `publishedResources` names (relative to the config file; a directory: its .yaml, .yml
+// and .json files, in name order), each read as YAML documents. Checking them is parseSyncConfig's.
+function publishedResourceFiles(configFile: string, data: unknown): readonly PublishedResourceFile[] {
+  const listed = isRecord(data) && Array.isArray(data.publishedResources) ? (data.publishedResources as readonly unknown[]) : [];
+  const paths = listed.filter((p): p is string => typeof p === 'string' && p !== '').map((p) => resolve(dirname(configFile), p));
+  const files = paths.flatMap((p) => {
+    try {
+      return statSync(p).isDirectory() ? readdirSync(p).filter((f) => /\.(ya?ml|json)$/.test(f)).sort().map((f) => join(p, f)) : [p];
+    } catch (err) {
+      throw new ConfigError(`${configFile}: publishedResources: cannot read ${p}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+  return files.map((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${configFile}: publishedResources: cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    try {
+      return { file, documents: loadAll(text, { schema: JSON_SCHEMA, filename: file }) };
+    } catch (err) {
+      throw new ConfigError(`${file}: not valid YAML or JSON: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+}
+
 function kubeconfigFile(flag: string, envName: string, file: string | undefined): string {
   if (file === undefined || file === '') throw new ConfigError(`--${flag} is required (or ${envName}, or kubeconfigs in the config file)`);
   const kc = loadKubeconfig(clusterName(flag), { file });
@@ -95,7 +123,7 @@ function kubeconfigFile(flag: string, envName: string, file: string | undefined)
  */
 export function syncOptions(flags: SyncFlags, env: NodeJS.ProcessEnv = process.env): SyncOptions {
   const { rest, kcp, service } = fileKubeconfigs(flags.config, readConfigFile(flags.config));
-  const config = parseSyncConfig(rest, flags.config);
+  const config = parseSyncConfig(rest, flags.config, publishedResourceFiles(flags.config, rest));
   return {
     config,
     kcpKubeconfig: kubeconfigFile('kcp-kubeconfig', 'KCP_KUBECONFIG', flags.kcpKubeconfig ?? env.KCP_KUBECONFIG ?? kcp),

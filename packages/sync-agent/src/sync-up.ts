@@ -15,6 +15,7 @@ import type { WriteOutcome } from 'rxfleet/sinks';
 import { refusal, writeFailed } from 'rxfleet/sinks';
 import type { Refusal } from './condition.js';
 import { nextCondition, withCondition } from './condition.js';
+import { mutate } from './mutation.js';
 import { ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
 
@@ -125,8 +126,11 @@ export function refused(verb: 'apply' | 'patch', key: ObjectKey, why: string, su
 export function syncStatus(sinks: SinkContext, plan: PublishedPlan, key: ObjectKey, consumer: KubeObject, copy: KubeObject | undefined, refusals: readonly Refusal[], now: Date): Observable<WriteOutcome> {
   if (!plan.statusSubresource) return EMPTY;
   const have = (consumer as KubeObject & { readonly status?: unknown }).status;
-  const fromCopy = plan.published.syncUp?.status === false || copy === undefined ? undefined : (copy as KubeObject & { readonly status?: unknown }).status;
-  const condition = nextCondition(refusals, consumer, now);
+  // api-syncagent's status mutation: on the service copy, the consumer object as `other`.
+  const mutated = plan.published.syncUp?.status === false || copy === undefined ? undefined : mutate(plan.mutations?.status, copy, consumer);
+  const failed: Refusal[] = mutated?.type === 'failed' ? [{ key, detail: `sync refused: ${plan.published.name}: status ${mutated.message} (consumer object ${formatKey(key)})`, reason: `the status mutation failed: ${mutated.message}` }] : [];
+  const fromCopy = mutated?.type === 'mutated' ? (mutated.object as KubeObject & { readonly status?: unknown }).status : undefined;
+  const condition = nextCondition([...refusals, ...failed], consumer, now);
   if (fromCopy === undefined && condition === undefined) return EMPTY;
   const want = withCondition(fromCopy ?? have, condition);
   const patch = mergePatchTo(have ?? {}, want);

@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import { ConfigError } from 'rxfleet';
 import { getSegments } from './object-path.js';
 
-type Operand = { readonly type: 'cluster' } | { readonly type: 'object'; readonly segments: readonly string[] };
+interface Operand {
+  readonly root: string;
+  readonly segments: readonly string[];
+}
 type Step = { readonly type: 'sha3short'; readonly length: number } | { readonly type: 'shortHash' };
 type Part = { readonly type: 'text'; readonly text: string } | { readonly type: 'action'; readonly operand: Operand; readonly steps: readonly Step[] };
 
@@ -38,10 +41,30 @@ export interface SyncTemplate {
  */
 export interface TemplateContext {
   /** `{{ .ClusterName }}`: the workspace's logical cluster name (not its path). */
-  readonly cluster: string;
+  readonly cluster?: string;
   /** `{{ .Object.<field> }}`: the object, as JSON. */
-  readonly object: unknown;
+  readonly object?: unknown;
+  /** Other roots, by name (`Value`, `LocalObject`, `RemoteObject` in a mutation's template). */
+  readonly roots?: Readonly<Record<string, unknown>>;
+  /** Render a missing field as `''` (a mutation's template, as api-syncagent's) instead of reporting it. */
+  readonly missingAsEmpty?: boolean;
 }
+
+/**
+ * The roots a template may read: a naming or related template `.ClusterName` and `.Object`, a
+ * mutation's template `.Value`, `.LocalObject` and `.RemoteObject` (api-syncagent's names).
+ *
+ * @example
+ * ```ts
+ * parseTemplate('{{ .Value }}', mutationRoots);
+ * ```
+ */
+export type TemplateRoots = readonly string[];
+
+/** The roots of naming and related-object templates. */
+export const namingRoots: TemplateRoots = ['ClusterName', 'Object'];
+/** The roots of a mutation's template. */
+export const mutationRoots: TemplateRoots = ['Value', 'LocalObject', 'RemoteObject'];
 
 /**
  * The outcome of rendering: the text, a field the object does not have (yet), or a value a template
@@ -91,16 +114,16 @@ export function shortHash(input: string): string {
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const space = /[ \t\r\n]/;
 
-function operandOf(word: string): Operand | string {
-  if (word === '.ClusterName') return { type: 'cluster' };
-  if (word === '.Object') return { type: 'object', segments: [] };
-  if (word.startsWith('.Object.')) {
-    const segments = word.slice('.Object.'.length).split('.');
-    const bad = segments.find((s) => !identifier.test(s));
-    return bad === undefined ? { type: 'object', segments } : `${JSON.stringify(word)}: field ${JSON.stringify(bad)} is not a template identifier (letters, digits, _)`;
+function operandOf(word: string, roots: TemplateRoots): Operand | string {
+  const names = roots.map((r) => (r === 'ClusterName' ? '.ClusterName' : `.${r}.<field>`));
+  const available = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}` : names.join('');
+  const [root = '', ...segments] = word.slice(1).split('.');
+  if (!word.startsWith('.') || !roots.includes(root)) {
+    return word.startsWith('.') ? `${JSON.stringify(word)}: only ${available} are available` : `${JSON.stringify(word)} is not a field (${names.join(', ')}) or a function (sha3short, shortHash)`;
   }
-  if (word.startsWith('.')) return `${JSON.stringify(word)}: only .ClusterName and .Object.<field> are available`;
-  return `${JSON.stringify(word)} is not a field (.ClusterName, .Object.<field>) or a function (sha3short, shortHash)`;
+  if (root === 'ClusterName' && segments.length > 0) return `${JSON.stringify(word)}: .ClusterName has no fields`;
+  const bad = segments.find((s) => !identifier.test(s));
+  return bad === undefined ? { root, segments } : `${JSON.stringify(word)}: field ${JSON.stringify(bad)} is not a template identifier (letters, digits, _)`;
 }
 
 function lengthOf(word: string): number | string {
@@ -110,7 +133,7 @@ function lengthOf(word: string): number | string {
 
 // One command of a pipeline. In Go templates a piped value is the LAST argument, so `| sha3short 8`
 // would pass 8 as the string to hash: upstream refuses it, and so does this, pointing at the call form.
-function command(words: readonly string[], piped: boolean): { operand?: Operand; step?: Step } | string {
+function command(words: readonly string[], piped: boolean, roots: TemplateRoots): { operand?: Operand; step?: Step } | string {
   const [head = '', ...args] = words;
   if (head === 'sha3short' || head === 'shortHash') {
     const operands = piped ? [] : args.slice(0, 1);
@@ -123,22 +146,22 @@ function command(words: readonly string[], piped: boolean): { operand?: Operand;
     if (typeof length === 'string') return length;
     const step: Step = head === 'shortHash' ? { type: 'shortHash' } : { type: 'sha3short', length };
     if (operands[0] === undefined) return { step };
-    const operand = operandOf(operands[0]);
+    const operand = operandOf(operands[0], roots);
     return typeof operand === 'string' ? operand : { operand, step };
   }
   if (piped) return `${JSON.stringify(head)}: only sha3short and shortHash can follow "|"`;
-  const operand = operandOf(head);
+  const operand = operandOf(head, roots);
   if (typeof operand === 'string') return operand;
   return args.length > 0 ? `${JSON.stringify(words.join(' '))}: a field takes no arguments` : { operand };
 }
 
-function action(body: string): Part | string {
+function action(body: string, roots: TemplateRoots): Part | string {
   const commands = body.split('|').map((c) => c.trim().split(/[ \t\r\n]+/).filter((w) => w !== ''));
   if (commands.some((c) => c.length === 0)) return body.trim() === '' ? 'empty action "{{ }}"' : `${JSON.stringify(body.trim())}: empty command in the pipeline`;
   let operand: Operand | undefined;
   const steps: Step[] = [];
   for (const [i, words] of commands.entries()) {
-    const c = command(words, i > 0);
+    const c = command(words, i > 0, roots);
     if (typeof c === 'string') return c;
     operand ??= c.operand;
     if (c.step !== undefined) steps.push(c.step);
@@ -156,9 +179,10 @@ function action(body: string): Part | string {
  * if (r.type === 'invalid') console.log(r.message);
  * ```
  * @param source - the template text.
+ * @param roots - the roots it may read (default: a naming template's).
  * @returns the template, or the first problem in words.
  */
-export function parseTemplate(source: string): { readonly type: 'compiled'; readonly template: SyncTemplate } | { readonly type: 'invalid'; readonly message: string } {
+export function parseTemplate(source: string, roots: TemplateRoots = namingRoots): { readonly type: 'compiled'; readonly template: SyncTemplate } | { readonly type: 'invalid'; readonly message: string } {
   const parts: Part[] = [];
   let at = 0;
   let trimNext = false;
@@ -176,7 +200,7 @@ export function parseTemplate(source: string): { readonly type: 'compiled'; read
     const close = source.indexOf('}}', start);
     if (close < 0) return { type: 'invalid', message: `template ${JSON.stringify(source)}: "{{" at offset ${open} is never closed with "}}"` };
     trimNext = source[close - 1] === '-' && space.test(source[close - 2] ?? '');
-    const part = action(source.slice(start, trimNext ? close - 1 : close));
+    const part = action(source.slice(start, trimNext ? close - 1 : close), roots);
     if (typeof part === 'string') return { type: 'invalid', message: `template ${JSON.stringify(source)}: ${part}` };
     parts.push(part);
     at = close + 2;
@@ -200,6 +224,14 @@ export function compileTemplate(source: string, where: string): SyncTemplate {
   const r = parseTemplate(source);
   if (r.type === 'invalid') throw new ConfigError(`${where}: ${r.message}`);
   return r.template;
+}
+
+const fieldOf = (o: Operand): string => ['', o.root, ...o.segments].join('.');
+
+function rootValue(context: TemplateContext, root: string): unknown {
+  if (root === 'ClusterName') return context.cluster;
+  if (root === 'Object') return context.object;
+  return context.roots !== undefined && Object.hasOwn(context.roots, root) ? context.roots[root] : undefined;
 }
 
 function print(value: unknown, field: string, hashed: boolean): TemplateResult {
@@ -231,9 +263,9 @@ export function renderTemplate(template: SyncTemplate, context: TemplateContext)
       out += part.text;
       continue;
     }
-    const field = part.operand.type === 'cluster' ? '.ClusterName' : ['.Object', ...part.operand.segments].join('.');
-    const value = part.operand.type === 'cluster' ? context.cluster : getSegments(context.object, part.operand.segments);
-    const printed = print(value, field, part.steps.length > 0);
+    const field = fieldOf(part.operand);
+    const value = getSegments(rootValue(context, part.operand.root), part.operand.segments);
+    const printed = print(value ?? (context.missingAsEmpty === true ? '' : undefined), field, part.steps.length > 0);
     if (printed.type !== 'rendered') return printed;
     out += part.steps.reduce((s, step) => (step.type === 'shortHash' ? shortHash(s) : sha3short(s, step.length)), printed.value);
   }
@@ -254,6 +286,6 @@ export function renderTemplate(template: SyncTemplate, context: TemplateContext)
  * @returns the fields, in order of first use.
  */
 export function templateFields(template: SyncTemplate): readonly string[] {
-  const fields = (template.parts as readonly Part[]).flatMap((p) => (p.type === 'text' ? [] : [p.operand.type === 'cluster' ? '.ClusterName' : ['.Object', ...p.operand.segments].join('.')]));
+  const fields = (template.parts as readonly Part[]).flatMap((p) => (p.type === 'text' ? [] : [fieldOf(p.operand)]));
   return [...new Set(fields)];
 }

@@ -36,6 +36,12 @@ export interface PublishedProjection {
   readonly plural?: string;
   /** The kind in kcp. Default: the CRD's kind. */
   readonly kind?: string;
+  /** Short names in kcp (`kubectl get db`); an empty list removes them. Default: the CRD's. */
+  readonly shortNames?: readonly string[];
+  /** Categories in kcp (`kubectl get all`); an empty list removes them. Default: the CRD's. */
+  readonly categories?: readonly string[];
+  /** The scope in kcp; only the CRD's own is supported yet (preflight refuses a change). */
+  readonly scope?: 'Cluster' | 'Namespaced';
 }
 
 /**
@@ -152,6 +158,48 @@ export interface RelatedResource {
 }
 
 /**
+ * One step of a mutation: exactly one of `delete`, `regex`, `template` or `cel`, each at a `path`
+ * (dotted, `\\.` for a dot inside a key: `metadata.annotations.example\\.com/tier`), as in
+ * api-syncagent. `regex` is RE2 syntax (linear time; `$1` in the replacement), `template` the
+ * agent's template subset with `.Value`, `.LocalObject` (the object being mutated) and
+ * `.RemoteObject` (its counterpart on the other side, absent on the first sync), `cel` a CEL
+ * expression with `value`, `self` and `other`. Nothing can read files, the environment or the
+ * network: the template subset has no such function and CEL has none.
+ *
+ * @example
+ * ```ts
+ * const steps: readonly Mutation[] = [
+ *   { delete: { path: 'spec.debug' } },
+ *   { regex: { path: 'spec.image', pattern: '^docker.io/(.*)$', replacement: 'mirror.example.dev/$1' } },
+ *   { template: { path: 'spec.owner', template: '{{ .LocalObject.metadata.name }}' } },
+ *   { cel: { path: 'spec.size', expression: 'value * 2' } },
+ * ];
+ * ```
+ */
+export type Mutation =
+  | { readonly delete: { readonly path: string } }
+  | { readonly regex: { readonly path: string; readonly pattern?: string; readonly replacement?: string } }
+  | { readonly template: { readonly path: string; readonly template: string } }
+  | { readonly cel: { readonly path: string; readonly expression: string } };
+
+/**
+ * Rewrite rules applied in order: `spec` to the consumer object before its copy is written down
+ * (`other` is the service copy), `status` to the service copy before its status goes up (`other`
+ * is the consumer object). api-syncagent's `mutation`.
+ *
+ * @example
+ * ```ts
+ * const mutation: PublishedMutation = { spec: [{ delete: { path: 'spec.debug' } }], status: [{ delete: { path: 'status.internalEndpoint' } }] };
+ * ```
+ */
+export interface PublishedMutation {
+  /** Applied going down. */
+  readonly spec?: readonly Mutation[];
+  /** Applied going up. */
+  readonly status?: readonly Mutation[];
+}
+
+/**
  * One published resource (api-syncagent's PublishedResource).
  *
  * @example
@@ -176,6 +224,10 @@ export interface PublishedResource {
   readonly syncUp?: SyncUp;
   /** Secrets and ConfigMaps that travel with each object. */
   readonly related?: readonly RelatedResource[];
+  /** Rewrite rules of the spec going down and the status going up. */
+  readonly mutation?: PublishedMutation;
+  /** Where the entry was read from, when it was a PublishedResource (its file and name); errors name it. */
+  readonly from?: string;
 }
 
 /**
@@ -191,6 +243,21 @@ export interface SyncConfig {
   readonly agentName?: string;
   /** The APIExport (in the provider workspace) the agent keeps current; created when missing. */
   readonly apiExport: string;
-  /** The published resources (at least one). */
+  /**
+   * The published resources (at least one, here or in `publishedResources`). An entry may also be
+   * an api-syncagent PublishedResource object as it is (`apiVersion: syncagent.kcp.io/v1alpha1`):
+   * it is converted, and what the agent does not support is refused field by field.
+   */
   readonly published: readonly PublishedResource[];
+  /**
+   * YAML files of api-syncagent PublishedResource objects (one or more documents each, `List`s
+   * included), relative to the config file; read by `syncOptions`, converted into `published`.
+   */
+  readonly publishedResources?: readonly string[];
+  /**
+   * Only PublishedResource objects whose labels match (`kubectl -l` syntax) are served, so agents
+   * can split the work (api-syncagent's `--published-resource-selector`). Entries written in the
+   * agent's own form have no labels and are always served.
+   */
+  readonly publishedResourceSelector?: string;
 }

@@ -1,0 +1,110 @@
+// The parts of a PublishedResource whose form differs from the agent's own: a metav1.LabelSelector
+// (turned into the `kubectl -l` string the agent matches), naming rules in the deprecated
+// `$remote...` form (turned into the templates api-syncagent documents as their replacements), and
+// the projection (whose version and scope changes are refused until the agent can convert).
+import type { Json, Problems } from './config-check.js';
+import { at, checkProjection, describe, list, mapping, text } from './config-check.js';
+import { parseLabelSelector } from './label-selector.js';
+
+// Longest first: `$remoteNamespaceHash` before `$remoteNamespace`.
+const legacy: readonly (readonly [string, string])[] = [
+  ['$remoteClusterName', '{{ .ClusterName }}'],
+  ['$remoteNamespaceHash', '{{ .Object.metadata.namespace | shortHash }}'],
+  ['$remoteNamespace', '{{ .Object.metadata.namespace }}'],
+  ['$remoteNameHash', '{{ .Object.metadata.name | shortHash }}'],
+  ['$remoteName', '{{ .Object.metadata.name }}'],
+];
+
+/**
+ * A naming rule with api-syncagent's deprecated placeholders replaced by the templates its docs give
+ * for them (`$remoteNameHash` → `{{ .Object.metadata.name | shortHash }}`), so objects land where
+ * api-syncagent put them. A rule with `{{` is already a template and is kept as it is.
+ *
+ * @example
+ * ```ts
+ * legacyNaming('$remoteClusterName-$remoteNameHash'); // '{{ .ClusterName }}-{{ .Object.metadata.name | shortHash }}'
+ * ```
+ * @param rule - the rule as written.
+ * @returns the template.
+ */
+export function legacyNaming(rule: string): string {
+  if (rule.includes('{{')) return rule;
+  return legacy.reduce((s, [from, to]) => s.replaceAll(from, to), rule);
+}
+
+const operators: Readonly<Record<string, string>> = { In: 'in', NotIn: 'notin' };
+
+/**
+ * A metav1.LabelSelector (`matchLabels`, `matchExpressions`) as the `kubectl -l` string the agent's
+ * filter takes: `matchLabels` as `k=v`, `In`/`NotIn` as set requirements, `Exists` as `k`,
+ * `DoesNotExist` as `!k`. An empty selector is `''` (everything).
+ *
+ * @example
+ * ```ts
+ * selectorString({ matchLabels: { tier: 'prod' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['a', 'b'] }] }, 'spec.filter.resource', problems);
+ * // 'tier=prod,env in (a,b)'
+ * ```
+ * @param v - the selector as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ * @returns the selector string, or `undefined` when it is not usable.
+ */
+export function selectorString(v: unknown, path: string, p: Problems): string | undefined {
+  const m = mapping(v, path, ['matchLabels', 'matchExpressions'], p);
+  if (m === undefined) return undefined;
+  const before = p.list.length;
+  const parts: string[] = [];
+  const labels = m.matchLabels === undefined ? {} : mapping(m.matchLabels, at(path, 'matchLabels'), Object.keys(m.matchLabels as object), p);
+  for (const [k, val] of Object.entries(labels ?? {})) {
+    if (typeof val !== 'string') p.add(at(at(path, 'matchLabels'), k), `expected a string, got ${describe(val)}`);
+    else parts.push(`${k}=${val}`);
+  }
+  list(m, 'matchExpressions', path, p)?.forEach((e, i) => {
+    const where = `${at(path, 'matchExpressions')}[${i}]`;
+    const x = mapping(e, where, ['key', 'operator', 'values'], p);
+    if (x === undefined) return;
+    const key = text(x, 'key', where, p, () => undefined, true);
+    const op = text(x, 'operator', where, p, (s) => (['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(s) ? undefined : 'is not an operator: In, NotIn, Exists or DoesNotExist'), true);
+    const values = list(x, 'values', where, p) ?? [];
+    if (key === undefined || op === undefined) return;
+    if (values.some((s) => typeof s !== 'string')) p.add(at(where, 'values'), 'expected a list of strings');
+    else if ((op === 'In' || op === 'NotIn') !== values.length > 0) p.add(at(where, 'values'), op === 'In' || op === 'NotIn' ? `${op} needs at least one value` : `${op} takes no values`);
+    else parts.push(op === 'Exists' ? key : op === 'DoesNotExist' ? `!${key}` : `${key} ${operators[op] ?? ''} (${values.join(',')})`);
+  });
+  if (p.list.length !== before) return undefined;
+  const s = parts.join(',');
+  const parsed = s === '' ? undefined : parseLabelSelector(s);
+  if (parsed?.type === 'invalid') p.add(path, `is not a label selector: it ${parsed.message}`);
+  return parsed?.type === 'invalid' ? undefined : s;
+}
+
+/**
+ * A PublishedResource's projection in the agent's form: group, kind, plural, shortNames and
+ * categories as they are (a kind without a plural gets api-syncagent's: the kind in lowercase
+ * with an "s"); `scope` kept for preflight (which refuses a change of scope); version
+ * renames refused (the agent keeps version names; a map of each version to itself is accepted).
+ *
+ * @example
+ * ```ts
+ * checkPublishedProjection({ kind: 'Sertifikat', shortNames: ['sert'] }, 'x.yaml: spec.projection', problems);
+ * ```
+ * @param v - the projection as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ * @returns the projection, or `undefined` when it is not usable.
+ */
+export function checkPublishedProjection(v: unknown, path: string, p: Problems): Json | undefined {
+  const m = mapping(v, path, ['group', 'kind', 'plural', 'shortNames', 'categories', 'scope', 'version', 'versions'], p);
+  if (m === undefined) return undefined;
+  const before = p.list.length;
+  const renames = m.versions === undefined ? {} : mapping(m.versions, at(path, 'versions'), Object.keys(m.versions as object), p);
+  for (const [from, to] of Object.entries(renames ?? {})) {
+    if (to !== from) p.add(at(at(path, 'versions'), from), `not supported yet: renaming versions (${from} → ${describe(to)}); the agent syncs one version, named the same on both sides, without conversion`);
+  }
+  if (m.version !== undefined) p.add(at(path, 'version'), `not supported yet: renaming versions (to ${describe(m.version)}); the agent syncs one version, named the same on both sides, without conversion`);
+  const names: Record<string, unknown> = Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'version' && k !== 'versions'));
+  // api-syncagent derives the plural of a new kind (lowercase + "s") unless one is given.
+  if (typeof names.kind === 'string' && names.plural === undefined) names.plural = `${names.kind.toLowerCase()}s`;
+  checkProjection(names, path, p);
+  return p.list.length === before ? names : undefined;
+}

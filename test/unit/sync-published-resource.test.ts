@@ -1,0 +1,154 @@
+// api-syncagent's PublishedResource as the sync agent's configuration (issue 28 item 4): pasted into
+// `published` as it is, or read from files, it converts into the agent's own entry (one plan for
+// both forms); what the agent does not support is refused field by field, naming the file, the
+// object and the field.
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/core/config-error.js';
+import { parseSyncConfig, syncConfigProblems } from '../../packages/sync-agent/src/config.js';
+import { legacyNaming } from '../../packages/sync-agent/src/published-resource-fields.js';
+
+// api-syncagent's documented shape, as `kubectl get publishedresource -o yaml` prints it.
+const pasted = {
+  apiVersion: 'syncagent.kcp.io/v1alpha1',
+  kind: 'PublishedResource',
+  metadata: { name: 'publish-databases', labels: { agent: 'a' }, uid: '0b7d', resourceVersion: '42', generation: 1 },
+  spec: {
+    resource: { apiGroup: 'db.example.dev', kind: 'Database', versions: ['v1'] },
+    filter: { resource: { matchLabels: { sync: 'yes' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }, { key: 'legacy', operator: 'DoesNotExist' }] } },
+    naming: { namespace: '{{ .ClusterName }}', name: '{{ .Object.metadata.namespace | sha3short }}-{{ .Object.metadata.name | sha3short }}' },
+    projection: { kind: 'ManagedDatabase', plural: 'manageddatabases', shortNames: ['mdb'], categories: [], versions: { v1: 'v1' } },
+    mutation: { spec: [{ delete: { path: 'spec.debug' } }], status: [{ regex: { path: 'status.endpoint', pattern: '^(.*)\\.internal$', replacement: '$1.example.dev' } }] },
+    related: [{ identifier: 'connection', origin: 'service', group: '', version: 'v1', resource: 'secrets', cleanup: true, object: { reference: { path: 'spec.connectionSecretName' } } }],
+    synchronization: { enabled: true },
+  },
+  status: { resourceSchemaName: 'v1.databases.db.example.dev' },
+};
+
+const converted = {
+  name: 'publish-databases',
+  from: 'published[0] (PublishedResource "publish-databases")',
+  crd: { group: 'db.example.dev', kind: 'Database', versions: ['v1'] },
+  filter: { labelSelector: 'sync=yes,tier in (a,b),!legacy' },
+  naming: pasted.spec.naming,
+  projection: { kind: 'ManagedDatabase', plural: 'manageddatabases', shortNames: ['mdb'], categories: [] },
+  mutation: pasted.spec.mutation,
+  related: [{ identifier: 'connection', origin: 'service', kind: 'Secret', object: { path: 'spec.connectionSecretName' } }],
+};
+
+const problemsOf = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ConfigError) return e.message;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('a PublishedResource as configuration', () => {
+  it('pasted into published as it is, it converts into the agent’s own entry', () => {
+    const config = parseSyncConfig({ apiExport: 'databases.example.dev', published: [pasted] });
+    expect(config.published).toEqual([converted]);
+  });
+
+  it('read from files (Lists included), next to entries of the agent’s own form, in order', () => {
+    const own = { name: 'own', crd: { group: 'other.example.dev', kind: 'Widget' } };
+    const second = { ...pasted, metadata: { name: 'second' } };
+    const config = parseSyncConfig({ apiExport: 'databases.example.dev', published: [own] }, 'sync.yaml', [
+      { file: 'prs/a.yaml', documents: [pasted, null] },
+      { file: 'prs/b.yaml', documents: [{ apiVersion: 'v1', kind: 'List', items: [second] }] },
+    ]);
+    expect(config.published.map((p) => [p.name, p.from])).toEqual([
+      ['own', undefined],
+      ['publish-databases', 'prs/a.yaml document 1 (PublishedResource "publish-databases")'],
+      ['second', 'prs/b.yaml document 1 items[0] (PublishedResource "second")'],
+    ]);
+  });
+
+  it('publishedResourceSelector splits the work: an agent serves only the PublishedResources whose labels match', () => {
+    const b = { ...pasted, metadata: { name: 'for-b', labels: { agent: 'b' } } };
+    const files = [{ file: 'prs.yaml', documents: [pasted, b] }];
+    expect(parseSyncConfig({ apiExport: 'x.example.dev', publishedResourceSelector: 'agent=b' }, 'sync.yaml', files).published.map((p) => p.name)).toEqual(['for-b']);
+    expect(parseSyncConfig({ apiExport: 'x.example.dev', publishedResourceSelector: 'agent in (a,b)' }, 'sync.yaml', files).published.map((p) => p.name)).toEqual(['publish-databases', 'for-b']);
+    expect(problemsOf(() => parseSyncConfig({ apiExport: 'x.example.dev', publishedResourceSelector: 'agent=c' }, 'sync.yaml', files))).toContain('published: no published resource is left (check publishedResourceSelector)');
+  });
+
+  it('deprecated $remote... naming rules become the templates api-syncagent documents for them', () => {
+    expect(legacyNaming('$remoteClusterName')).toBe('{{ .ClusterName }}');
+    expect(legacyNaming('$remoteNamespaceHash-$remoteNameHash')).toBe('{{ .Object.metadata.namespace | shortHash }}-{{ .Object.metadata.name | shortHash }}');
+    expect(legacyNaming('x-$remoteNamespace-$remoteName')).toBe('x-{{ .Object.metadata.namespace }}-{{ .Object.metadata.name }}');
+    const config = parseSyncConfig({ apiExport: 'x.example.dev', published: [{ ...pasted, spec: { resource: pasted.spec.resource, naming: { namespace: '$remoteClusterName', name: '$remoteNamespaceHash-$remoteNameHash' } } }] });
+    expect(config.published[0]?.naming).toEqual({ namespace: '{{ .ClusterName }}', name: '{{ .Object.metadata.namespace | shortHash }}-{{ .Object.metadata.name | shortHash }}' });
+  });
+
+  it('refuses, field by field, what the agent does not do, naming the file, the object and the field', () => {
+    const unsupported = {
+      ...pasted,
+      spec: {
+        resource: { apiGroup: 'db.example.dev', kind: 'Database', version: 'v1', versions: ['v1'] },
+        filter: { namespace: { matchLabels: { team: 'a' } } },
+        enableWorkspacePaths: true,
+        projection: { versions: { v1: 'v1beta1' }, scope: 'Global' },
+        related: [
+          { identifier: 'cert', origin: 'kcp', group: 'cert-manager.io', version: 'v1', resource: 'certificates', identityHash: 'abc', watch: { byOwner: {} }, syncStatus: true, object: { selector: { matchLabels: { a: 'b' } } } },
+          { identifier: 'conn', origin: 'service', kind: 'Secret', mutation: { spec: [] }, projection: {}, object: { reference: { path: 'spec.conn', regex: { pattern: 'x' } } } },
+        ],
+        synchronization: { enabled: false },
+        surprise: 1,
+      },
+    };
+    const message = problemsOf(() => parseSyncConfig({ apiExport: 'x.example.dev' }, 'sync.yaml', [{ file: 'prs/db.yaml', documents: [unsupported] }]));
+    const at = 'prs/db.yaml document 1 (PublishedResource "publish-databases"): spec';
+    for (const line of [
+      `${at}.surprise: unknown field`,
+      `${at}.resource: give versions, or version (deprecated), not both`,
+      `${at}.filter.namespace: not supported yet: a label selector on namespaces`,
+      `${at}.enableWorkspacePaths: not supported yet: workspace paths`,
+      `${at}.projection.versions.v1: not supported yet: renaming versions (v1 → the string "v1beta1")`,
+      `${at}.projection.scope: "Global" is not a scope`,
+      `${at}.related[0].identityHash: not supported yet`,
+      `${at}.related[0].watch: not supported yet`,
+      `${at}.related[0].syncStatus: not supported yet`,
+      `${at}.related[0].resource: "certificates" not supported yet: related objects of any resource`,
+      `${at}.related[0].group: "cert-manager.io" not supported yet`,
+      `${at}.related[0].object.selector: not supported yet: finding related objects by label selector`,
+      `${at}.related[0].object: give exactly one of reference or template`,
+      `${at}.related[1].mutation: not supported yet`,
+      `${at}.related[1].projection: not supported yet`,
+      `${at}.related[1].object.reference.regex: not supported yet`,
+      `${at}.synchronization.enabled: not supported yet: publishing without syncing`,
+    ]) expect(message).toContain(line);
+    expect(message).toMatch(/^sync\.yaml: 17 problems in the sync configuration/);
+  });
+
+  it('mutations are checked at start: one kind per step, paths, RE2 patterns, template fields, CEL', () => {
+    const bad = { ...pasted, spec: { resource: pasted.spec.resource, mutation: { spec: [
+      { delete: { path: 'spec.a' }, regex: { path: 'spec.a' } },
+      { delete: { path: 'spec.items.#.name' } },
+      { regex: { path: 'spec.a', pattern: '(?<=x)y' } },
+      { template: { path: 'spec.a', template: '{{ .Env.HOME }}' } },
+      { template: { path: 'spec.a', template: '{{ readFile "/etc/passwd" }}' } },
+      { cel: { path: 'spec.a', expression: 'value +' } },
+      { cel: { path: 'spec.a', expression: 'value.matches("(a+)+$")' } },
+      { cel: { path: 'spec.a', expression: 'process.env' } },
+      { cel: { path: 'kind', expression: '"Pod"' } },
+    ] } } };
+    const p = syncConfigProblems({ apiExport: 'x.example.dev', published: [bad] });
+    const at = 'published[0] (PublishedResource "publish-databases"): spec.mutation.spec';
+    expect(p).toEqual([
+      `${at}[0]: give exactly one of delete, regex, template, cel, not delete and regex`,
+      expect.stringMatching(new RegExp(`^${escape(at)}\\[1\\]\\.delete\\.path: "spec\\.items\\.#\\.name": "#" \\(a gjson query`)),
+      expect.stringMatching(new RegExp(`^${escape(at)}\\[2\\]\\.regex\\.pattern: is not an RE2 \\(Go\\) regular expression`)),
+      `${at}[3].template.template: template "{{ .Env.HOME }}": ".Env.HOME": only .Value.<field>, .LocalObject.<field> and .RemoteObject.<field> are available`,
+      `${at}[4].template.template: template "{{ readFile \\"/etc/passwd\\" }}": "readFile" is not a field (.Value.<field>, .LocalObject.<field>, .RemoteObject.<field>) or a function (sha3short, shortHash)`,
+      expect.stringMatching(new RegExp(`^${escape(at)}\\[5\\]\\.cel\\.expression: does not parse`)),
+      expect.stringMatching(new RegExp(`^${escape(at)}\\[6\\]\\.cel\\.expression: matches\\(\\): matches runs on a backtracking`)),
+      expect.stringMatching(new RegExp(`^${escape(at)}\\[7\\]\\.cel\\.expression: does not type-check: Unknown variable: process`)),
+      `${at}[8].cel.path: "kind": kind is the agent's to set`,
+    ]);
+  });
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
