@@ -4,9 +4,9 @@
 // prototypes, or stall the agent; each is refused at start or stays inside the object.
 import { describe, expect, it } from 'vitest';
 import { compileMutations, mutate } from '../../packages/sync-agent/src/mutation.js';
-import type { Mutation } from '../../packages/sync-agent/src/types.js';
+import type { MutationStep } from '../../packages/sync-agent/src/types.js';
 
-const run = (steps: readonly Mutation[], self: unknown, other?: unknown): unknown => {
+const run = (steps: readonly MutationStep[], self: unknown, other?: unknown): unknown => {
   const compiled = compileMutations(steps);
   if (compiled.type === 'invalid') throw new Error(compiled.problems.join('; '));
   const r = mutate(compiled.mutations, self, other);
@@ -14,7 +14,7 @@ const run = (steps: readonly Mutation[], self: unknown, other?: unknown): unknow
   return r.object;
 };
 
-const problems = (steps: readonly Mutation[]): readonly string[] => {
+const problems = (steps: readonly MutationStep[]): readonly string[] => {
   const compiled = compileMutations(steps);
   return compiled.type === 'invalid' ? compiled.problems : [];
 };

@@ -17,7 +17,9 @@
  * @module @rxfleet/sync-agent
  */
 export type {
+  MutationStep,
   PublishedFilter,
+  PublishedMutation,
   PublishedNaming,
   PublishedProjection,
   PublishedResource,
@@ -29,6 +31,7 @@ export type {
   SyncUp,
 } from './types.js';
 export { parseSyncConfig, syncConfigProblems } from './config.js';
+export type { PublishedResourceFile } from './published-resource.js';
 export type { SyncAgentOptions } from './agent.js';
 export { syncAgent, syncAgentProvider } from './agent.js';
 export type { PublishedPlan } from './plan.js';

@@ -5,7 +5,7 @@
 import type { Problems } from './config-check.js';
 import { at, list, mapping, text } from './config-check.js';
 import { compileMutations } from './mutation.js';
-import type { Mutation } from './types.js';
+import type { MutationStep } from './types.js';
 
 const bodies: Readonly<Record<string, readonly string[]>> = {
   delete: ['path'],
@@ -16,7 +16,7 @@ const bodies: Readonly<Record<string, readonly string[]>> = {
 
 const anyString = (): undefined => undefined;
 
-function checkStep(v: unknown, path: string, p: Problems): Mutation | undefined {
+function checkStep(v: unknown, path: string, p: Problems): MutationStep | undefined {
   const m = mapping(v, path, Object.keys(bodies), p);
   if (m === undefined) return undefined;
   const kinds = Object.keys(m).filter((k) => Object.hasOwn(bodies, k));
@@ -35,7 +35,7 @@ function checkStep(v: unknown, path: string, p: Problems): Mutation | undefined 
     text(body, 'pattern', at(path, kind), p, anyString);
     text(body, 'replacement', at(path, kind), p, anyString);
   }
-  return p.list.length === before ? ({ [kind]: body } as unknown as Mutation) : undefined;
+  return p.list.length === before ? ({ [kind]: body } as unknown as MutationStep) : undefined;
 }
 
 /**

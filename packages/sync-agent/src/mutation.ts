@@ -10,7 +10,7 @@ import { compileCel, evaluateCel } from './cel.js';
 import { deleteAt, mutationPath, readAt, writeAt } from './mutation-path.js';
 import type { SyncTemplate } from './template.js';
 import { mutationRoots, parseTemplate, renderTemplate } from './template.js';
-import type { Mutation } from './types.js';
+import type { MutationStep } from './types.js';
 
 type Step =
   | { readonly type: 'delete'; readonly segments: readonly string[] }
@@ -34,7 +34,7 @@ export interface CompiledMutations {
 
 const kinds = ['delete', 'regex', 'template', 'cel'] as const;
 
-function stepOf(m: Mutation): { step: Step } | { field: string; message: string } {
+function stepOf(m: MutationStep): { step: Step } | { field: string; message: string } {
   const chosen = kinds.filter((k) => Object.hasOwn(m, k));
   if (chosen.length !== 1) return { field: '', message: `give exactly one of ${kinds.join(', ')}${chosen.length > 1 ? `, not ${chosen.join(' and ')}` : ''}` };
   const kind = chosen[0] ?? 'delete';
@@ -72,7 +72,7 @@ function stepOf(m: Mutation): { step: Step } | { field: string; message: string 
  * @param mutations - the steps as configured.
  * @returns the compiled steps, or every problem.
  */
-export function compileMutations(mutations: readonly Mutation[]): { readonly type: 'compiled'; readonly mutations: CompiledMutations } | { readonly type: 'invalid'; readonly problems: readonly string[] } {
+export function compileMutations(mutations: readonly MutationStep[]): { readonly type: 'compiled'; readonly mutations: CompiledMutations } | { readonly type: 'invalid'; readonly problems: readonly string[] } {
   const steps: Step[] = [];
   const problems: string[] = [];
   mutations.forEach((m, i) => {

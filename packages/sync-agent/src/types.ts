@@ -168,7 +168,7 @@ export interface RelatedResource {
  *
  * @example
  * ```ts
- * const steps: readonly Mutation[] = [
+ * const steps: readonly MutationStep[] = [
  *   { delete: { path: 'spec.debug' } },
  *   { regex: { path: 'spec.image', pattern: '^docker.io/(.*)$', replacement: 'mirror.example.dev/$1' } },
  *   { template: { path: 'spec.owner', template: '{{ .LocalObject.metadata.name }}' } },
@@ -176,7 +176,7 @@ export interface RelatedResource {
  * ];
  * ```
  */
-export type Mutation =
+export type MutationStep =
   | { readonly delete: { readonly path: string } }
   | { readonly regex: { readonly path: string; readonly pattern?: string; readonly replacement?: string } }
   | { readonly template: { readonly path: string; readonly template: string } }
@@ -194,9 +194,9 @@ export type Mutation =
  */
 export interface PublishedMutation {
   /** Applied going down. */
-  readonly spec?: readonly Mutation[];
+  readonly spec?: readonly MutationStep[];
   /** Applied going up. */
-  readonly status?: readonly Mutation[];
+  readonly status?: readonly MutationStep[];
 }
 
 /**
