@@ -111,4 +111,14 @@ describe('rxfleet-sync-agent configured by api-syncagent PublishedResources', ()
     expect(service.status?.observedSize).toBe(6);
     expect(service.status?.endpoint).toMatch(/\.svc:5432$/);
   });
+
+  it('refuses at preflight what needs the CRD to judge (a change of scope), naming the file, the object and the field, and exits 2', async () => {
+    const scoped = dump({ apiVersion: 'syncagent.kcp.io/v1alpha1', kind: 'PublishedResource', metadata: { name: 'scoped' }, spec: { resource: { apiGroup: svc.group, kind: 'Database' }, projection: { scope: 'Cluster' } } });
+    const prs = tempFile('scoped.yaml', scoped);
+    const config = { agentName: `${svc.agentName}-scoped`, apiExport: `scoped.${svc.group}`, publishedResources: [prs] };
+    const kas = sharedKubeApiserver();
+    const refused = startSyncAgent({ configFile: tempFile('sync.yaml', JSON.stringify(config)), kcpKubeconfig: tempFile('kcp.kubeconfig', (await sharedKcp().createWorkspace()).kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) });
+    expect(await refused.exited).toBe(2);
+    expect(refused.output()).toContain(`${prs} document 1 (PublishedResource "scoped"): spec.projection.scope: not supported yet: CRD databases.${svc.group} is Namespaced-scoped`);
+  });
 });

@@ -78,7 +78,7 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
     const first = names.get(p.name);
     if (first === undefined) names.set(p.name, i);
     else problems.push(`${where}: the name is already used by published[${first}]; names must be unique`);
-    problems.push(...configProblems(p).map((m) => `${where}: ${m}`));
+    problems.push(...configProblems(p).map((m) => `${where}: ${asWritten(p, m)}`));
     const twice = sharedSourceProblem(config.published, i);
     if (twice !== undefined) problems.push(`${where}: ${twice}`);
     const crd = listed.right.items.find((c) => c.spec.group === p.crd.group && c.spec.names.kind === p.crd.kind);
@@ -88,7 +88,7 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
     }
     const plan = planOf(crd, p, agentName);
     if (plan.type === 'invalid') {
-      problems.push(...plan.problems.map((m) => `${where}: ${m} (service cluster ${service})`));
+      problems.push(...plan.problems.map((m) => `${where}: ${asWritten(p, m)} (service cluster ${service})`));
       return;
     }
     const naming = namingProblem(p, plan.plan.service.namespaced);
@@ -102,6 +102,11 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
   problems.push(...(await exportProblems(clients.kcp, config.apiExport, agentName, projected)).map((m) => `${m} (kcp workspace ${kcp})`));
   if (problems.length > 0) throw new ConfigError(`sync config: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n- ${problems.join('\n- ')}`);
   return plans;
+}
+
+// A problem's field as the user wrote it: in a PublishedResource, under `spec`.
+function asWritten(p: PublishedResource, problem: string): string {
+  return p.from !== undefined && /^(projection|naming|related|mutation)\b/.test(problem) ? `spec.${problem}` : problem;
 }
 
 // What can be checked without a server: templates, paths, related identifiers.
