@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Builds (once) and caches the control-plane binaries the integration tests run:
 # kcp, kube-apiserver and etcd, from the Go module proxy via the wrapper modules in
-# hack/kcp, hack/kube-apiserver and hack/etcd. Versions: hack/versions.env.
+# hack/kcp, hack/kube-apiserver and hack/etcd. Versions: hack/versions.env. A sharded kcp
+# also runs kcp's front-proxy and cache server, built from the same kcp module (hack/kcp);
+# after kcp they reuse its compiled packages, so they add little to a cold build.
 #
 #   hack/ensure-binaries.sh               build what is missing, print nothing on stdout
 #   hack/ensure-binaries.sh --print-env   ... then print RXFLEET_*_BIN=<path> lines on stdout
 #   hack/ensure-binaries.sh --only kcp    restrict to some of: kcp kube-apiserver etcd
+#                                         kcp-front-proxy kcp-cache-server
 #   hack/ensure-binaries.sh --only promtool   Prometheus's promtool (for deploy/monitoring's
 #                                         tests): built only when named, never by default
 #
-# Per binary: the env override (RXFLEET_KCP_BIN, RXFLEET_KUBE_APISERVER_BIN,
-# RXFLEET_ETCD_BIN) wins if set; else ${RXFLEET_CACHE_DIR:-$HOME/.cache/rxfleet}/bin/<name>-<version>
+# Per binary: the env override (RXFLEET_KCP_BIN, RXFLEET_KUBE_APISERVER_BIN, RXFLEET_ETCD_BIN,
+# RXFLEET_KCP_FRONT_PROXY_BIN, RXFLEET_KCP_CACHE_SERVER_BIN) wins if set; else ${RXFLEET_CACHE_DIR:-$HOME/.cache/rxfleet}/bin/<name>-<version>
 # is used, built there first if missing (into a temp file, then an atomic rename, under a
 # lock so that concurrent callers build once). Progress goes to stderr.
 set -euo pipefail
@@ -30,11 +33,11 @@ while (($#)); do
     --only)
       shift
       case "${1:-}" in
-        kcp | kube-apiserver | etcd | promtool) only+=("$1") ;;
-        *) echo "rxfleet: --only takes one of: kcp kube-apiserver etcd promtool" >&2; exit 2 ;;
+        kcp | kube-apiserver | etcd | kcp-front-proxy | kcp-cache-server | promtool) only+=("$1") ;;
+        *) echo "rxfleet: --only takes one of: kcp kube-apiserver etcd kcp-front-proxy kcp-cache-server promtool" >&2; exit 2 ;;
       esac
       ;;
-    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "rxfleet: unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
@@ -111,10 +114,11 @@ build() {
   log "built ${out} in $((t2 - t0))s (download $((t1 - t0))s, compile+link $((t2 - t1))s)"
 }
 
-# ensure <name> <env var> <version> <module> <package> <ldflags> <approx minutes> [build tags]
-# (the minutes: a cold build on a fresh 2-core machine, rounded up; hack/README.md has the figures)
+# ensure <name> <env var> <version> <module> <package> <ldflags> <approx minutes> [build tags] [wrapper]
+# (the minutes: a cold build on a fresh 2-core machine, rounded up; hack/README.md has the figures;
+# the wrapper module directory under hack/ defaults to <name>)
 ensure() {
-  local name=$1 var=$2 version=$3 module=$4 pkg=$5 ldflags=$6 minutes=$7 tags=${8:-}
+  local name=$1 var=$2 version=$3 module=$4 pkg=$5 ldflags=$6 minutes=$7 tags=${8:-} wrapper=${9:-$1}
   local override="${!var:-}"
   local path
   if [[ -n "$override" ]]; then
@@ -129,7 +133,7 @@ ensure() {
       if command -v flock >/dev/null 2>&1; then flock "$lock_fd"; fi
       if [[ ! -x "$path" ]]; then
         log "building ${name} ${version} (one-time, ~${minutes} min on a fresh 2-core machine, more under load)..."
-        build "$name" "$version" "${HACK_DIR}/${name}" "$module" "$pkg" "$ldflags" "$path" "$tags"
+        build "$name" "$version" "${HACK_DIR}/${wrapper}" "$module" "$pkg" "$ldflags" "$path" "$tags"
       fi
       exec {lock_fd}>&-
     fi
@@ -163,6 +167,17 @@ if wanted kcp; then
   # kcp reports "<kube version>+kcp-<kcp version>" like its own Makefile does.
   ensure kcp RXFLEET_KCP_BIN "$KCP_VERSION" github.com/kcp-dev/kcp github.com/kcp-dev/kcp/cmd/kcp \
     "$(kube_ldflags "${KCP_KUBE_VERSION}+kcp-${KCP_VERSION}" "$(major "$KCP_KUBE_VERSION")" "$(minor "$KCP_KUBE_VERSION")")" 11
+fi
+# The sharded kcp's other servers, from the same kcp module and wrapper (hack/kcp). After kcp
+# they compile only their own packages: well under a minute each (hack/README.md).
+KCP_LDFLAGS="$(kube_ldflags "${KCP_KUBE_VERSION}+kcp-${KCP_VERSION}" "$(major "$KCP_KUBE_VERSION")" "$(minor "$KCP_KUBE_VERSION")")"
+if wanted kcp-front-proxy; then
+  ensure kcp-front-proxy RXFLEET_KCP_FRONT_PROXY_BIN "$KCP_VERSION" github.com/kcp-dev/kcp \
+    github.com/kcp-dev/kcp/cmd/kcp-front-proxy "$KCP_LDFLAGS" 1 "" kcp
+fi
+if wanted kcp-cache-server; then
+  ensure kcp-cache-server RXFLEET_KCP_CACHE_SERVER_BIN "$KCP_VERSION" github.com/kcp-dev/kcp \
+    github.com/kcp-dev/kcp/cmd/cache-server "$KCP_LDFLAGS" 1 "" kcp
 fi
 if named promtool; then
   # The Prometheus module's v0.3NN.P is Prometheus 3.NN.P; `remove_all_sd` leaves out the service

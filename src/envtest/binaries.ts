@@ -18,7 +18,7 @@ import { ConfigError } from '../core/config-error.js';
  * const name: BinaryName = 'kube-apiserver';
  * ```
  */
-export type BinaryName = 'kcp' | 'kube-apiserver' | 'etcd';
+export type BinaryName = 'kcp' | 'kube-apiserver' | 'etcd' | 'kcp-front-proxy' | 'kcp-cache-server';
 
 /**
  * One resolved binary.
@@ -43,12 +43,17 @@ const ENV_VARS: Readonly<Record<BinaryName, string>> = {
   kcp: 'RXFLEET_KCP_BIN',
   'kube-apiserver': 'RXFLEET_KUBE_APISERVER_BIN',
   etcd: 'RXFLEET_ETCD_BIN',
+  'kcp-front-proxy': 'RXFLEET_KCP_FRONT_PROXY_BIN',
+  'kcp-cache-server': 'RXFLEET_KCP_CACHE_SERVER_BIN',
 };
 
 const VERSION_KEYS: Readonly<Record<BinaryName, string>> = {
   kcp: 'KCP_VERSION',
   'kube-apiserver': 'KUBE_APISERVER_VERSION',
   etcd: 'ETCD_VERSION',
+  // Built from the kcp module: always kcp's own version.
+  'kcp-front-proxy': 'KCP_VERSION',
+  'kcp-cache-server': 'KCP_VERSION',
 };
 
 /**

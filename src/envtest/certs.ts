@@ -6,7 +6,15 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-function openssl(args: readonly string[], cwd: string): void {
+/**
+ * Runs the openssl CLI in `cwd`; throws with its stderr (and a hint that the CLI may be missing).
+ *
+ * @example
+ * ```ts
+ * openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=ca'], '/tmp/pki');
+ * ```
+ */
+export function openssl(args: readonly string[], cwd: string): void {
   try {
     execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err: unknown) {

@@ -1,6 +1,7 @@
 /**
  * rxfleet/envtest: real control planes for your integration tests, the envtest + setup-envtest of
- * rxfleet. `startKubeApiserver()` runs kube-apiserver + etcd, `startKcp()` runs kcp, each on
+ * rxfleet. `startKubeApiserver()` runs kube-apiserver + etcd, `startKcp()` runs kcp,
+ * `startShardedKcp()` runs kcp as it is deployed (shards, cache server, front-proxy), each on
  * 127.0.0.1 with free ports, fresh certificates and tokens, and returns a handle with kubeconfig
  * paths and documents, an rxfleet `Cluster`, fault controls and `stop()`; `installCrds()` installs
  * your CRDs into one and waits until they are served. The binaries are the versions the rxfleet
@@ -38,6 +39,8 @@ export type { KubeApiserverHandle, KubeApiserverOptions, KubeApiserverPorts, Kub
 export { createNamespaceWith, startKubeApiserver } from './kube-apiserver.js';
 export type { KcpHandle, KcpOptions, KcpPorts } from './kcp.js';
 export { startKcp } from './kcp.js';
+export type { KcpShard, ShardedKcpHandle, ShardedKcpOptions, ShardedKcpServer } from './kcp-sharded.js';
+export { startShardedKcp } from './kcp-sharded.js';
 export type { CreateWorkspaceOptions, KcpWorkspace } from './kcp-workspace.js';
 export { createKcpWorkspace, kcpClusterKubeconfigYaml } from './kcp-workspace.js';
 export { ServerStartError } from './process.js';

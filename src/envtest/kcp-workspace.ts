@@ -84,6 +84,11 @@ export function kcpClusterKubeconfigYaml(adminKubeconfigPath: string, clusterPat
 export interface CreateWorkspaceOptions {
   /** Total time for creation, Ready and the default namespace (default 120 s). */
   readonly timeoutMs?: number;
+  /**
+   * The shard to place it on, by name (`root`, or a shard of a sharded kcp): the Workspace's
+   * `spec.location.selector` matches the `name` label kcp puts on every Shard. Default: kcp chooses.
+   */
+  readonly shard?: string;
 }
 
 /**
@@ -111,7 +116,10 @@ export async function createKcpWorkspace(
     apiVersion: 'tenancy.kcp.io/v1alpha1',
     kind: 'Workspace',
     metadata: { name },
-    spec: { type: { name: 'universal', path: 'root' } },
+    spec: {
+      type: { name: 'universal', path: 'root' },
+      ...(opts.shard === undefined ? {} : { location: { selector: { matchLabels: { name: opts.shard } } } }),
+    },
   };
   await waitUntil(
     `Workspace ${name} to be accepted`,
