@@ -32,8 +32,8 @@ function pem(data: string | undefined, file: string | undefined): Buffer | undef
 
 /**
  * Sends one request to `pathOrUrl` (appended to the kubeconfig's server path, or absolute) with
- * the kubeconfig's CA and credentials (bearer token or client certificate). Never throws on an
- * HTTP status.
+ * the kubeconfig's CA and credentials (bearer token or client certificate); a PATCH body is sent as
+ * a JSON merge patch. Never throws on an HTTP status.
  *
  * @example
  * ```ts
@@ -54,7 +54,8 @@ export async function requestJson(
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const headers: OutgoingHttpHeaders = { Accept: 'application/json' };
   if (payload !== undefined) {
-    headers['Content-Type'] = 'application/json';
+    // A PATCH body is a JSON merge patch (Kubernetes refuses application/json for PATCH).
+    headers['Content-Type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
     headers['Content-Length'] = Buffer.byteLength(payload);
   }
   const token = user.token ?? (user.tokenFile === undefined ? undefined : readFileSync(user.tokenFile, 'utf8').trim());

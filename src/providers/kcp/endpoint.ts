@@ -17,6 +17,8 @@ import type { KcpProviderOptions } from './config.js';
 import { kcpClient } from './credentials.js';
 import type { PresenceTransition } from './presence.js';
 import { presenceTracker } from './presence.js';
+import type { ShardNamer } from './shards.js';
+import { endpointReporter } from './shards.js';
 import { logicalClusterOf } from './types.js';
 import { wildcardUrl } from './urls.js';
 
@@ -98,21 +100,23 @@ export function logicalScope(object: KubeObject): ClusterName | undefined {
 
 /**
  * Opens an endpoint: one client of `<url>/clusters/*`, its presence watch once started (health
- * reported as `source`, management = the wildcard URL), and the lazily made shared watches of its
- * workspaces. A URL that cannot be used is reported as `error` and serves nothing.
+ * reported as `source`, management = the wildcard URL; a failing report names the endpoint URL and
+ * the shard that publishes it), and the lazily made shared watches of its workspaces. A URL that
+ * cannot be used is reported as `error` and serves nothing.
  *
  * @example
  * ```ts
- * const ep = openEndpoint(url, spec, say);
+ * const ep = openEndpoint(url, spec, say, shardNamer(spec.config));
  * ep.start((transitions: readonly PresenceTransition<APIBinding>[]) => console.log(transitions));
  * ep.close();
  * ```
  * @param url - the endpoint URL.
  * @param spec - credentials, presence and serving.
  * @param say - the subscription's reporter.
+ * @param shards - names the shard of a failing endpoint's URL.
  * @returns the endpoint.
  */
-export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSpec<P>, say: Reporter): Endpoint<P> {
+export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSpec<P>, say: Reporter, shards: ShardNamer): Endpoint<P> {
   const tracker = presenceTracker<P>(spec.counts);
   const name = clusterName(wildcardUrl(url));
   const client = kcpClient(name, wildcardUrl(url), spec.config.management, spec.config.client);
@@ -124,6 +128,7 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
   const watch = { scheduler: spec.config.scheduler ?? asyncScheduler, ...spec.config.managementWatch };
   const shared = spec.serveWatches ? splitWatches(parent, { ...watch, scopeOf: logicalScope }) : undefined;
   const sub = new Subscription();
+  const endpointSay = endpointReporter(url, say, shards, () => sub.closed);
   return {
     cacheOf: (logical) =>
       shared === undefined
@@ -134,7 +139,7 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
           },
     start: (onChange) => {
       sub.add(
-        managementWatch(parent, spec.presence, watch, say).subscribe((ev) => {
+        managementWatch(parent, spec.presence, watch, endpointSay).subscribe((ev) => {
           onChange(tracker.apply(ev));
         }),
       );

@@ -23,6 +23,8 @@ import type { Endpoint } from './endpoint.js';
 import { openEndpoint } from './endpoint.js';
 import { tenantGuard } from './guard.js';
 import { workspaceNamer } from './paths.js';
+import type { ShardNamer } from './shards.js';
+import { shardNamer } from './shards.js';
 import type { PresenceTransition } from './presence.js';
 import { clusterAnnotation, pathAnnotation } from './types.js';
 import { clusterUrl } from './urls.js';
@@ -85,7 +87,7 @@ function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical
 }
 
 /** The desired sets: every present and named workspace of every endpoint, one set per change. */
-function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, say: Reporter, name: (logical: ClusterName, hint: P) => Observable<string>): Observable<Desired> {
+function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, say: Reporter, name: (logical: ClusterName, hint: P) => Observable<string>, shards: ShardNamer): Observable<Desired> {
   return new RxObservable<Desired>((out) => {
     const endpoints = new Map<string, Endpoint<P>>();
     const workspaces = new Map<ClusterName, Workspace>();
@@ -145,7 +147,7 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
       }
       for (const url of urls) {
         if (endpoints.has(url)) continue;
-        const ep = openEndpoint(url, spec, say);
+        const ep = openEndpoint(url, spec, say, shards);
         endpoints.set(url, ep);
         ep.start((transitions) => {
           apply(url, transitions);
@@ -191,10 +193,12 @@ export function workspaceProvider<P extends KubeObject>(spec: WorkspaceProviderS
   return reporting(cfg, (say) =>
     defer(() => {
       const namer = workspaceNamer(spec.config, say);
-      return desiredWorkspaces(spec, say, namer.name).pipe(
+      const shards = shardNamer(spec.config);
+      return desiredWorkspaces(spec, say, namer.name, shards).pipe(
         engageCandidates(cfg, say),
         finalize(() => {
           namer.close();
+          shards.close();
         }),
       );
     }),
