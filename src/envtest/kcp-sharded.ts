@@ -168,7 +168,7 @@ export async function startShardedKcp(opts: ShardedKcpOptions = {}): Promise<Sha
     if (!SHARD_NAME.test(n)) throw new ConfigError(`startShardedKcp: shard name "${n}" is invalid: use lower-case letters, digits and '-'`);
     if (taken.includes(n)) throw new ConfigError(`startShardedKcp: shard name "${n}" is used twice (root is always there)`);
   };
-  names.slice(1).forEach((n, i) => checkName(n, names.slice(0, i + 1)));
+  for (const [i, n] of names.entries()) if (i > 0) checkName(n, names.slice(0, i));
   const [kcpBin, proxyBin, cacheBin] = await ensureBinaries(['kcp', 'kcp-front-proxy', 'kcp-cache-server']);
   if (kcpBin === undefined || proxyBin === undefined || cacheBin === undefined) throw new Error('unreachable: ensureBinaries returned too few');
   const timeoutMs = opts.startTimeoutMs ?? 240_000;

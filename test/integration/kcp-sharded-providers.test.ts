@@ -95,7 +95,7 @@ describe('kcp providers across the shards of a sharded kcp', () => {
           return stringField(res.body, 'status', 'phase') === 'Ready' ? stringField(res.body, 'spec', 'cluster') : undefined;
         }, { timeoutMs: 120_000 });
         // On the shard asked for, and set up through that shard's initializing virtual workspace.
-        const direct = await requestJson(kcpClusterKubeConfig(sx.kcp.shard(shard).adminKubeconfigPath, `${logical}`), 'GET', '/api/v1/namespaces/welcome/configmaps/welcome');
+        const direct = await requestJson(kcpClusterKubeConfig(sx.kcp.shard(shard).adminKubeconfigPath, logical), 'GET', '/api/v1/namespaces/welcome/configmaps/welcome');
         expect(stringField(direct.body, 'data', 'workspace')).toBe(`${home.path}:${name}`);
       }
       expect(errors).toEqual([]);
