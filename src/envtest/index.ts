@@ -39,7 +39,7 @@ export type { KubeApiserverHandle, KubeApiserverOptions, KubeApiserverPorts, Kub
 export { createNamespaceWith, startKubeApiserver } from './kube-apiserver.js';
 export type { KcpHandle, KcpOptions, KcpPorts } from './kcp.js';
 export { startKcp } from './kcp.js';
-export type { KcpShard, ShardedKcpHandle, ShardedKcpOptions, ShardedKcpServer } from './kcp-sharded.js';
+export type { KcpShard, ShardedKcpHandle, ShardedKcpOptions, ShardedKcpServer } from './kcp-sharded-handle.js';
 export { startShardedKcp } from './kcp-sharded.js';
 export type { CreateWorkspaceOptions, KcpWorkspace } from './kcp-workspace.js';
 export { createKcpWorkspace, kcpClusterKubeconfigYaml } from './kcp-workspace.js';

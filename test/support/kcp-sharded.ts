@@ -3,7 +3,7 @@
 // workspaces placed on each shard and bound, and the endpoint slice listing one URL per shard.
 import type { Subscription } from 'rxjs';
 import { defer, map } from 'rxjs';
-import type { ShardedKcpHandle, ShardedKcpOptions } from '../../src/envtest/kcp-sharded.js';
+import type { ShardedKcpHandle, ShardedKcpOptions } from '../../src/envtest/kcp-sharded-handle.js';
 import { E } from '../../src/fp/index.js';
 import type { Cluster, KubeObject, ObjectKey, ResourceDescriptor } from '../../src/index.js';
 import { done } from '../../src/index.js';
