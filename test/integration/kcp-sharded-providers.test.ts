@@ -40,9 +40,15 @@ describe('kcp providers across the shards of a sharded kcp', () => {
     const fleet = createFleet(apiExportProvider({ kubeconfig: () => ({ yaml: sx.fx.providerKubeconfig() }), managementWatch: shardedWatch, pathAware: true }, sx.fx.exportName));
     const reports: ProviderReport[] = [];
     const sub = fleet.reports.subscribe((r) => reports.push(r));
+    // Engagements run the provider (reports alone do not start it).
+    sub.add(fleet.engagements.subscribe());
     try {
       const want = consumers().map((w) => w.path).sort();
-      await eventually('every workspace engaged under its path', () => (fleet.clusters().map((c) => c.name as string).sort().join() === want.join() ? true : undefined), { timeoutMs: 90_000 });
+      const have = (): string[] => fleet.clusters().map((c) => c.name as string).sort();
+      await eventually('every workspace engaged under its path', () => (have().join() === want.join() ? true : undefined), {
+        timeoutMs: 90_000,
+        context: () => `engaged: ${have().join(', ')}; reports: ${JSON.stringify(reports.filter((r) => r.type !== 'engaged'))}`,
+      });
       for (const ws of consumers()) expect(fleet.get(clusterName(ws.path))?.identity?.id).toBe(ws.logicalCluster);
       expect(reports.filter((r) => r.type === 'error' || r.type === 'skipped')).toEqual([]);
     } finally {
