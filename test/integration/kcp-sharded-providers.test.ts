@@ -37,7 +37,7 @@ describe('kcp providers across the shards of a sharded kcp', () => {
   const consumers = (): KcpWorkspace[] => [...sx.consumers.values()].flat();
 
   it('path-aware: workspaces on both shards are named by the paths read through the front-proxy', async () => {
-    const fleet = createFleet(apiExportProvider({ kubeconfig: () => ({ yaml: sx.fx.providerKubeconfig() }), managementWatch: shardedWatch, pathAware: true }, sx.fx.exportName));
+    const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: sx.fx.providerKubeconfig() }), exportName: sx.fx.exportName, managementWatch: shardedWatch, pathAware: true }));
     const reports: ProviderReport[] = [];
     const sub = fleet.reports.subscribe((r) => reports.push(r));
     // Engagements run the provider (reports alone do not start it).
@@ -70,7 +70,7 @@ describe('kcp providers across the shards of a sharded kcp', () => {
     expect(created.status).toBe(201);
     const finished: string[] = [];
     const errors: unknown[] = [];
-    const fleet = createFleet(initializingWorkspaceProvider({ kubeconfig: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, managementWatch: shardedWatch }, typeName));
+    const fleet = createFleet(initializingWorkspaceProvider({ management: () => ({ yaml: homeKc().exportConfig() }), workspaceType: typeName, pathAware: true, managementWatch: shardedWatch }));
     const sub = fleet.engagements
       .pipe(
         mergeMap(async ({ cluster }) => {
@@ -122,9 +122,9 @@ describe('kcp providers across the shards of a sharded kcp', () => {
     const replica = async (identity: string): Promise<RunHandle> => {
       const c = controller<Widget>({
         name: 'widgets-sharded-kcp',
-        provider: apiExportProvider({ kubeconfig: () => ({ yaml: sx.fx.providerKubeconfig() }), managementWatch: shardedWatch }, sx.fx.exportName),
+        provider: apiExportProvider({ management: () => ({ yaml: sx.fx.providerKubeconfig() }), exportName: sx.fx.exportName, managementWatch: shardedWatch }),
         resource: sx.fx.widgets,
-        watchConfig: shardedWatch,
+        watchOptions: shardedWatch,
         reconcile: (req) => {
           reconciled.push({ by: identity, cluster: req.cluster, name: req.key.name });
           return done();

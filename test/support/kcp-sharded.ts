@@ -9,8 +9,8 @@ import type { Cluster, KubeObject, ObjectKey, ResourceDescriptor } from '../../s
 import { done } from '../../src/index.js';
 import { reconcile } from '../../src/operators/index.js';
 import { apiExportProvider } from '../../src/providers/kcp/index.js';
-import type { Fleet, Informers, ProviderReport, WatchHealth, WatchSource } from '../../src/streams/index.js';
-import { clusterWatchSource, createFleet, createInformers, fleetWatch } from '../../src/streams/index.js';
+import type { Fleet, Informers, ProviderReport, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
+import { clusterListerWatcher, createFleet, createInformers, fleetWatch } from '../../src/streams/index.js';
 import { startShardedKcp } from '../../src/envtest/kcp-sharded.js';
 import { field, requestJson, stringField } from './http.js';
 import type { ApiExportFixture, Widget } from './kcp-apiexport.js';
@@ -130,11 +130,11 @@ export interface WidgetController {
  */
 export function runWidgetController(fx: ApiExportFixture, pathAware = false): WidgetController {
   const watched = new Set<string>();
-  const sourceFor = <T extends KubeObject>(cluster: Cluster, r: ResourceDescriptor<T>): WatchSource<T> => {
+  const listerWatcherFor = <T extends KubeObject>(cluster: Cluster, r: ResourceDescriptor<T>): ListerWatcher<T> => {
     watched.add(`${cluster.name} ${r.plural}`);
-    return clusterWatchSource(cluster, r);
+    return clusterListerWatcher(cluster, r);
   };
-  const fleet = createFleet(apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: { ...shardedWatch, sourceFor }, pathAware }, fx.exportName));
+  const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), exportName: fx.exportName, managementWatch: { ...shardedWatch, listerWatcherFor }, pathAware }));
   const informers = createInformers(shardedWatch);
   const reports: ProviderReport[] = [];
   const health = new Map<string, WatchHealth[]>();

@@ -12,7 +12,7 @@ import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import type { Reporter } from '../internal/report.js';
 import type { KcpProviderOptions } from './config.js';
-import { kcpBase, kcpClient, loadProviderKubeConfig, providerServer } from './credentials.js';
+import { kcpBase, kcpClient, loadProviderKubeconfig, providerServer } from './credentials.js';
 
 /** What a person is told about a failing endpoint's problem, by error tag. */
 const trouble: Readonly<Record<string, string>> = {
@@ -70,15 +70,15 @@ export function shardOfUrl(list: unknown, url: string): string | undefined {
  *
  * @example
  * ```ts
- * const namer = shardNamer({ kubeconfig: { file: 'provider.kubeconfig' } });
+ * const namer = shardNamer({ management: { file: 'provider.kubeconfig' } });
  * ```
  * @param config - the provider's config (kubeconfig, client options).
  * @returns the namer.
  */
 export function shardNamer(config: KcpProviderOptions): ShardNamer {
   const name = clusterName('kcp front door');
-  const kc = loadProviderKubeConfig(name, config.kubeconfig);
-  const front: Either<KubeError, ClusterClient> = E.isLeft(kc) ? kc : kcpClient(name, kcpBase(providerServer(kc.right)), config.kubeconfig, config.client);
+  const kc = loadProviderKubeconfig(name, config.management);
+  const front: Either<KubeError, ClusterClient> = E.isLeft(kc) ? kc : kcpClient(name, kcpBase(providerServer(kc.right)), config.management, config.client);
   return {
     describe: async (url) => {
       if (E.isLeft(front)) return `an unknown shard (the provider kubeconfig cannot be used: ${front.left.message})`;
