@@ -87,7 +87,9 @@ export interface ShardedKcpHandle {
   readonly baseUrl: string;
   /** The shards, `root` first, in the order they were started. */
   readonly shards: readonly KcpShard[];
+  /** The kcp cache server every shard replicates shared objects through. */
   readonly cacheServer: ShardedKcpServer;
+  /** kcp's front-proxy, at `baseUrl`. */
   readonly frontProxy: ShardedKcpServer;
   /** The shard named `name`; throws ConfigError when there is none. */
   shard(name: string): KcpShard;
