@@ -10,7 +10,6 @@ import type { ClusterName } from 'rxfleet';
 import type { ObjectKey } from 'rxfleet';
 import { objectKey } from 'rxfleet';
 import type { KubeObject } from 'rxfleet';
-import { apply } from 'rxfleet/sinks';
 import type { SourceIdentity } from 'rxfleet/sinks';
 import { readBackReference, withBackReference } from 'rxfleet/sinks';
 import type { SinkContext } from 'rxfleet/sinks';
@@ -21,6 +20,7 @@ import { serviceCluster } from './clusters.js';
 import type { Refusal } from './condition.js';
 import { agentLabel, agentLabels, publishedLabel, relatedLabel } from './labels.js';
 import { relatedName } from './naming.js';
+import { guardedWrite } from './related-write.js';
 import type { OwnershipProblem, Primary } from './ownership.js';
 import { originProblem, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
@@ -135,7 +135,8 @@ function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches
  * back-reference or owner reference to another object; see `originProblem`), no other copy may name
  * the same service-side object, and the destination must be absent or this consumer object's own
  * copy (back-reference with its uid). Any failure is a refusal and nothing is written. Otherwise
- * the copy is applied unless the cached one already holds the same contents and labels, and copies
+ * the copy is written unless the cached one already holds the same contents and labels (only over
+ * what the cache saw: `guardedWrite`, so a concurrent writer is never overwritten), and copies
  * left at an earlier name (a rename) are deleted. Nothing happens while a name is unset, the origin
  * is absent, or a cache has not listed yet.
  *
@@ -180,7 +181,8 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
   if (notDest !== undefined) return of(refused(related, destKey, side(destKey), notDest));
   const desired = desiredRelated(plan, related, found, destKey, source);
   const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
-  const write = upToDate ? EMPTY : apply(sinks, { cluster: dest.cluster, resource: r, object: desired, current: current ?? null }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
+  // Over what the cache saw only: another consumer object may be writing the same name right now.
+  const write = upToDate ? EMPTY : guardedWrite(sinks, { cluster: dest.cluster, resource: r, object: desired, current }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
   return concat(write, stale);
 }
 
