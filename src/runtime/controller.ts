@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { MonoTypeOperatorFunction, Observable, ObservableInput } from 'rxjs';
 import type { Cluster, FleetView, Provider } from '../streams/cluster.js';
 import type { KubeObject } from '../core/object.js';
+import type { ClusterName } from '../core/cluster.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import type { WriteVerb } from '../core/verb.js';
 import type { Action } from '../operators/actions.js';
@@ -196,6 +197,20 @@ export interface ControllerSpec<T extends KubeObject> {
    * management watch), for `rxfleet rbac` only; like `writes`, checked nowhere else.
    */
   readonly watches?: readonly WatchDeclaration[];
+  /**
+   * Clusters this controller cannot work without. The run is not ready (`/readyz` answers 503,
+   * naming the cluster and the cause) while one of them is syncing, unhealthy (a watch refused
+   * 401/403 or unreachable; its requests refused) or not engaged, where otherwise an unhealthy
+   * cluster never holds the others back. A replica under leader election or sharding is judged on
+   * the required clusters it runs. The run requires the union of its controllers' lists.
+   *
+   * @example
+   * ```ts
+   * // A controller that copies from a hub: no hub, no work, so not ready.
+   * const c = controller({ name: 'copier', provider, resource: configMaps, reconcile, requiredClusters: [clusterName('hub')] });
+   * ```
+   */
+  readonly requiredClusters?: readonly ClusterName[];
 }
 
 /**

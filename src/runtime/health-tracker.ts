@@ -80,11 +80,26 @@ export function healthTracker(options: HealthTrackerOptions = {}): HealthTracker
   const counts: Counts = { syncing: 0, synced: 0, unhealthy: 0 };
   const issues = providerIssues();
 
+  const required = [...new Set(options.requiredClusters ?? [])];
+  // A required cluster not synced here, in words: engaged and syncing or unhealthy (with why), or
+  // missing (a replica under leader election or sharding runs only its share: missing is not its business).
+  const requiredProblem = (): string | undefined => {
+    for (const cluster of required) {
+      const h = entries.get(cluster)?.health;
+      if (h === undefined && replica === undefined) return `required cluster ${cluster} is not engaged`;
+      if (h?.state === 'unhealthy') return `required cluster ${cluster} is unhealthy: ${h.reason ?? 'no reason given'}`;
+      if (h?.state === 'syncing') return `required cluster ${cluster} is still syncing`;
+    }
+    return undefined;
+  };
+
   const notReady = (): string | undefined => {
     if (!alive) return 'the pipeline failed';
     if (phase !== 'running') return `the run is ${phase}`;
     if (!firstPassDone) return 'the provider has not finished its first discovery pass';
     if (discovered < minClusters) return `the provider discovered ${discovered} cluster(s), fewer than minClusters (${minClusters})`;
+    const missing = requiredProblem();
+    if (missing !== undefined) return missing;
     if (counts.syncing > 0) return `${counts.syncing} cluster(s) still syncing`;
     const needed = Math.min(minClusters, entries.size);
     if (counts.synced < needed) return `${counts.synced} cluster(s) synced here, fewer than ${needed} (the others are unhealthy)`;

@@ -175,6 +175,12 @@ export interface HealthTrackerOptions {
   readonly scheduler?: SchedulerLike;
   /** At most one report per this many ms on `changes` while watches change. Default 100. */
   readonly coalesceMs?: number;
+  /**
+   * Clusters readiness cannot do without (see `ControllerSpec.requiredClusters`): not ready while
+   * one of them is syncing, unhealthy (forbidden, unreachable) or, outside leader election and
+   * sharding, not engaged. Default none.
+   */
+  readonly requiredClusters?: readonly ClusterName[];
 }
 
 /**

@@ -86,7 +86,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   const fleetOptions = fleetSettings(options.discovery);
   // One client-side limiter per engaged cluster, taken by every request of its client (watches, sinks, a reconciler's own).
   const limits = clusterRateLimits(options.clusterRateLimit, legacyRateLimit(controllers), { scheduler, registry: metrics.registry });
-  const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler });
+  const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler, requiredClusters: controllers.flatMap((x) => x.requiredClusters ?? []) });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
   const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, name, { logger: log, health, registry: metrics.registry, scheduler });
   const exposition = single ? metrics.registry : combinedMetrics(metrics.registry, own.map((m) => m.registry));

@@ -96,6 +96,8 @@ export function publisherController(plans: readonly PublishedPlan[], options: Pu
       { resource: apiExports, verbs: ['create', 'update'], clusterSelector: isExport },
     ],
     watches: [{ resource: apiResourceSchemas, clusterSelector: isExport }],
+    // The CRDs are read on one, the export written on the other: /readyz holds back while either is forbidden or unreachable.
+    requiredClusters: [serviceCluster, exportCluster],
     reconcile: (req, ctx) => {
       const crd = req.object as CustomResourceDefinition | undefined;
       const mine = plans.filter((p) => crdName(p) === req.key.name);

@@ -253,6 +253,8 @@ export function syncController(plan: PublishedPlan, options: SyncControllerOptio
       { resource: namespaces, verbs: ['apply'], clusterSelector: isService },
       ...kinds.map((resource) => ({ resource, verbs: ['apply', 'delete'] as const })),
     ],
+    // Nothing syncs without the service cluster: /readyz holds back while it is forbidden or unreachable.
+    requiredClusters: [serviceCluster],
     watches: [
       { resource: plan.service, clusterSelector: isService },
       { resource: namespaces, clusterSelector: isService },
