@@ -207,7 +207,7 @@ export interface ControllerSpec<T extends KubeObject> {
    * @example
    * ```ts
    * // A controller that copies from a hub: no hub, no work, so not ready.
-   * const c = controller({ name: 'copier', provider, resource: configMaps, reconcile, requiredClusters: [clusterName('hub')] });
+   * const c = controller({ name: 'copier', provider, resource: configMaps, reconcile: () => done(), requiredClusters: [clusterName('hub')] });
    * ```
    */
   readonly requiredClusters?: readonly ClusterName[];

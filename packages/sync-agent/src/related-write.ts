@@ -41,8 +41,7 @@ export interface GuardedWrite {
  *
  * @example
  * ```ts
- * guardedWrite(ctx.sinks, { cluster: req.cluster, resource: secrets, object: desired, current: undefined })
- *   .subscribe((o) => console.log(E.isLeft(o) ? o.left.type : 'written'));
+ * const action$ = guardedWrite(ctx.sinks, { cluster: req.cluster, resource: secrets, object: desired, current: undefined }).pipe(toAction());
  * ```
  * @param sinks - the controller's sinks.
  * @param w - the write.
