@@ -7,7 +7,7 @@ import type { ClusterClientOptions } from 'rxfleet/client';
 import { createClusterClient } from 'rxfleet/client';
 import type { KubeconfigSource } from 'rxfleet/client';
 import { ConfigError } from 'rxfleet';
-import type { KubeObject } from 'rxfleet';
+import type { KubeObject, ResourceDescriptor } from 'rxfleet';
 import { E } from 'rxfleet/fp';
 import { apiExportProvider } from 'rxfleet/providers/kcp';
 import type { KcpKubeconfig } from 'rxfleet/providers/kcp';
@@ -17,6 +17,7 @@ import type { Provider } from 'rxfleet/streams';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
 import { publisherController } from './publisher.js';
+import { schemaFollower } from './schema-follow.js';
 import { syncController } from './sync-controller.js';
 import type { SyncConfig } from './types.js';
 
@@ -55,12 +56,17 @@ export interface SyncAgentOptions {
  * const provider = syncAgentProvider({ config, kcp: { file: 'provider.kubeconfig' }, service: { file: 'service.kubeconfig' } });
  * ```
  * @param options - the config (for the export's name) and both kubeconfigs.
+ * @param published - the published resources in kcp (`PublishedPlan.kcp`): their watches list again
+ *   when a consumer workspace is bound to a new schema of them (a CRD change), so new fields sync
+ *   without a restart. Default none.
  * @returns the provider every controller of the agent shares.
  */
-export function syncAgentProvider(options: SyncAgentOptions): Provider {
+export function syncAgentProvider(options: SyncAgentOptions, published: readonly ResourceDescriptor[] = []): Provider {
   const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
+  // The published resources' watches follow the schema each workspace is bound to (schema-follow.ts).
+  const managementWatch = published.length === 0 ? {} : { managementWatch: { listerWatcherFor: schemaFollower(published).listerWatcherFor } };
   return merge(
-    apiExportProvider({ management: options.kcp, ...(options.client === undefined ? {} : { client: options.client }), exportName: options.config.apiExport }),
+    apiExportProvider({ management: options.kcp, ...(options.client === undefined ? {} : { client: options.client }), exportName: options.config.apiExport, ...managementWatch }),
     singleClusterProvider({ name: serviceCluster, kubeconfig: options.service }),
     singleClusterProvider({ name: exportCluster, kubeconfig: kcp }),
   );
@@ -91,7 +97,7 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
     if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
     if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
     const plans = await preflight(options.config, { service: service.right, kcp: provider.right });
-    const shared = syncAgentProvider(options);
+    const shared = syncAgentProvider(options, plans.map((p) => p.kcp));
     const publisher = publisherController(plans, { provider: shared, apiExport: options.config.apiExport });
     return [publisher, ...plans.map((plan) => syncController(plan, { provider: shared }))];
   } finally {
