@@ -88,7 +88,8 @@ export interface ControllerProcess {
   progress(): Progress | undefined;
   expect(n: number): void;
   snapshot(): void;
-  kill(): void;
+  /** Waits up to `graceMs` for it to exit on its own (writing its profile), then SIGKILLs it. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -124,6 +125,11 @@ export function startController(env: NodeJS.ProcessEnv, extraArgs: readonly stri
       reject(new Error(`controller exited ${String(code)} before it was done`));
     });
   });
+  const exited = new Promise<void>((resolve) => {
+    p.on('exit', () => {
+      resolve();
+    });
+  });
   // Handled here too, so that a crash during set-up fails the awaits without an unhandled rejection.
   finished.catch(() => {
     // awaited later
@@ -140,8 +146,13 @@ export function startController(env: NodeJS.ProcessEnv, extraArgs: readonly stri
     snapshot: () => {
       p.send({ type: 'snapshot' } satisfies ToChild);
     },
-    kill: () => {
+    stop: async (graceMs = 10_000) => {
+      if (p.exitCode !== null || p.signalCode !== null) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
       p.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -55,7 +55,7 @@ try {
     const c = startController({ ...env, KCP_EXPECT: String(N) }, flags);
     started.push(c);
     const timeout = setTimeout(() => {
-      c.kill();
+      void c.stop(0);
     }, TIMEOUT_MS);
     const d = await c.done;
     clearTimeout(timeout);
@@ -106,7 +106,7 @@ try {
     ),
   );
 } finally {
-  for (const c of started) c.kill();
+  await Promise.all(started.map((c) => c.stop()));
   await sim.close();
   await kas?.stop();
   rmSync(dir, { recursive: true, force: true });

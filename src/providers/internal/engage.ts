@@ -12,6 +12,7 @@ import { disengaged, engaged } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
+import { slices } from '../../streams/slices.js';
 import { concurrencyLimit } from './limit.js';
 import type { Candidate, Desired, DesiredChange } from './candidates.js';
 import { changeReason, diffDesired } from './candidates.js';
@@ -20,6 +21,12 @@ import type { Reporter, ReportScope } from './report.js';
 
 /** First-contact probes in flight at once per provider: TLS set-ups and `/version` calls spread out, not one burst of thousands. */
 const probesInFlight = 16;
+/**
+ * Candidates built per turn of the event loop: a desired set that adds thousands at once (kcp's
+ * endpoint listing 10,000 bound workspaces) builds their clients a slice per turn, not in one
+ * task of seconds (~0.1 ms each: kubeconfig, credentials, transport); a smaller one at once.
+ */
+const buildsPerTurn = 200;
 
 /**
  * When to engage and how to retry: the options of {@link engageCandidates}, and the
@@ -153,6 +160,7 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
         return true;
       };
       const remove = (name: ClusterName, reason: string): void => {
+        builds.drop(name);
         drop(name, reason);
         settled(name);
       };
@@ -185,6 +193,12 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
         });
       };
 
+      // Added candidates start a slice per turn, each as it is desired when its turn comes.
+      const builds = slices<ClusterName>(buildsPerTurn, cfg.scheduler, (name) => {
+        const c = current.get(name);
+        if (c !== undefined && !slots.has(name)) start(c, undefined);
+      });
+
       const sub = source.subscribe({
         next: (step) => {
           const first = !passSaid && pass === undefined;
@@ -196,9 +210,9 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
             for (const name of diff.removed) remove(name, cfg.removedReason);
             for (const c of diff.changed) {
               const old = before.get(c.name);
-              start(c, old === undefined ? undefined : changeReason(old, c));
+              if (!builds.take(c.name)) start(c, old === undefined ? undefined : changeReason(old, c));
             }
-            for (const c of diff.added) start(c, undefined);
+            for (const c of diff.added) builds.push(c.name);
           } else {
             if (first) pass = { pending: new Set(step.set.map((c) => c.name)), candidates: step.set.length };
             for (const name of step.removed) {
@@ -207,10 +221,10 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
             for (const c of step.set) {
               const old = current.get(c.name);
               current.set(c.name, c);
-              if (old === undefined) start(c, undefined);
+              if (old === undefined) builds.push(c.name);
               else {
                 const why = changeReason(old, c);
-                if (why !== undefined) start(c, why);
+                if (why !== undefined && !builds.take(c.name)) start(c, why);
               }
             }
           }
@@ -224,6 +238,7 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
       });
       return () => {
         sub.unsubscribe();
+        builds.close();
         for (const slot of slots.values()) release(slot);
         slots.clear();
       };
