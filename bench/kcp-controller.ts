@@ -13,6 +13,7 @@
 // so the bookkeeping adds a few bytes per workspace to the memory measured, not a set of keys.
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
 import type { ClusterName, KubeObject, ObjectKey } from '../src/index.js';
 import { clusterName, controller, done, resource, run } from '../src/index.js';
@@ -69,11 +70,13 @@ const check = (): void => {
   finished = true;
   finish();
 };
-/** Sends the final snapshot and exits (which writes a --cpu-prof profile). */
+/** Sends the final snapshot and exits (which writes a --cpu-prof profile); BENCH_HEAP_SNAPSHOT=<file> writes a heap snapshot first. */
 function finish(): void {
   clearInterval(progress);
   delay.disable();
-  process.send?.({ type: 'done', ...snapshot() } satisfies ToParent, () => process.exit(0));
+  const figures = snapshot();
+  if (env('BENCH_HEAP_SNAPSHOT') !== '') writeHeapSnapshot(`${env('BENCH_HEAP_SNAPSHOT')}.${replica || 'fleet'}.heapsnapshot`);
+  process.send?.({ type: 'done', ...figures } satisfies ToParent, () => process.exit(0));
 }
 let last = '';
 const progress = setInterval(() => {

@@ -6,7 +6,7 @@
 // connection drains; a watcher that falls behind by more than `maxBufferedBytes` (or
 // `maxPendingChanges` while its initial events are still being written) is closed, as the API
 // server closes a slow watcher, and the client resumes from its last resourceVersion.
-import type { Change, Entry, Sink, Table } from './store.js';
+import type { Change, Sink, Table } from './store.js';
 import type { Reply, Scope } from './list.js';
 import { failure, inScope } from './list.js';
 import { selectorOf } from './selectors.js';
@@ -96,14 +96,14 @@ export function watchRequest(t: Table, scope: Scope, q: URLSearchParams, current
   const apiVersion = r.group === '' ? r.version : `${r.group}/${r.version}`;
 
   return (out) => {
-    // The first lines: the initial state, or the kept changes after the asked resourceVersion.
+    // The first lines (made as they are written, not all at once): the initial state, or the kept
+    // changes after the asked resourceVersion.
     const snapshotRv = currentRv();
-    let first: string[];
+    let first: readonly Change[];
+    let end: string | undefined;
     if (initialEvents || rvText === '' || rvText === '0') {
-      first = t.page(0, Infinity, keep).items.map((e: Entry) => line('ADDED', e.json));
-      if (initialEvents) {
-        first.push(line('BOOKMARK', JSON.stringify({ kind: r.kind, apiVersion, metadata: { resourceVersion: String(snapshotRv), annotations: { 'k8s.io/initial-events-end': 'true' } } })));
-      }
+      first = t.page(0, Infinity, keep).items.map((entry): Change => ({ type: 'ADDED', entry }));
+      if (initialEvents) end = line('BOOKMARK', JSON.stringify({ kind: r.kind, apiVersion, metadata: { resourceVersion: String(snapshotRv), annotations: { 'k8s.io/initial-events-end': 'true' } } }));
     } else {
       const kept = t.since(Number(rvText));
       if (kept === undefined) {
@@ -112,7 +112,7 @@ export function watchRequest(t: Table, scope: Scope, q: URLSearchParams, current
         out.end();
         return;
       }
-      first = kept.filter((c) => keep(c.entry)).map((c) => line(c.type, c.entry.json));
+      first = kept.filter((c) => keep(c.entry));
     }
 
     let pending: Change[] | undefined = [];
@@ -155,8 +155,10 @@ export function watchRequest(t: Table, scope: Scope, q: URLSearchParams, current
     // Writes the first lines as the connection drains, then the changes recorded meanwhile, then live.
     let i = 0;
     const pump = (): void => {
-      while (!closed && i < first.length) {
-        if (!out.write(first[i++] ?? '')) {
+      while (!closed && i <= first.length) {
+        const c = first[i++];
+        const chunk = c === undefined ? end : line(c.type, c.entry.json);
+        if (chunk !== undefined && !out.write(chunk)) {
           out.once('drain', pump);
           return;
         }
