@@ -32,7 +32,7 @@ const M = Number(env('BENCH_OBJECTS') || 10);
 const send = (m: ToParent): void => void process.send?.(m);
 const widgets = resource<Widget>({ group: env('KCP_GROUP'), version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
 const kubeconfig = (): { readonly yaml: string } => ({ yaml: readFileSync(env('KCP_PROVIDER_KUBECONFIG'), 'utf8') });
-const provider = apiExportProvider({ kubeconfig }, env('KCP_EXPORT'));
+const provider = apiExportProvider({ management: kubeconfig, exportName: env('KCP_EXPORT') });
 const replica = env('KCP_REPLICA');
 
 let expected = Number(env('KCP_EXPECT') || Infinity);

@@ -126,7 +126,7 @@ describe('kcp-sim', () => {
   });
 
   it('serves the APIExport provider: every bound workspace engaged, every Widget reconciled; after a 410 the relist drops a Widget deleted in the gap', async () => {
-    const fleet = createFleet(apiExportProvider({ kubeconfig: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: { backoff: { initialMs: 10, maxMs: 100 } } }, fx.exportName));
+    const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), exportName: fx.exportName, managementWatch: { backoff: { initialMs: 10, maxMs: 100 } } }));
     const informers = createInformers({ backoff: { initialMs: 10, maxMs: 100 } });
     const engaged = new Set<string>();
     const reconciled = new Set<string>();
