@@ -75,7 +75,7 @@ try {
         const ok = ps.every((p) => p?.state === `sharing ${R} confirmed` && p.reconciled === p.engaged * M) && ps.reduce((a, p) => a + (p?.engaged ?? 0), 0) === N && owners.size === N;
         return ok ? Math.max(...ps.map((p) => p?.at ?? 0)) : undefined;
       },
-      { timeoutMs: TIMEOUT_MS, intervalMs: 100 },
+      { timeoutMs: TIMEOUT_MS, intervalMs: 100, context: () => `replicas now: ${JSON.stringify(cs.map((c) => c.progress()))}; load ${load()}` },
     );
     for (const c of cs) c.snapshot();
     const ds = await Promise.all(cs.map((c) => c.done));
