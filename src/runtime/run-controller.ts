@@ -14,6 +14,7 @@ import type { SinkClusters, SinkOptions } from '../sinks/context.js';
 import type { Fleet } from '../streams/fleet.js';
 import { fleetWatch } from '../streams/fleet-watch.js';
 import type { Informers } from '../streams/informers.js';
+import type { OwnedAccess } from './ha/owned-access.js';
 import type { WatchSpec } from './cluster-keeper.js';
 import { selects } from './cluster-keeper.js';
 import type { Controller, ControllerSelection, FleetWatcher } from './controller.js';
@@ -42,6 +43,8 @@ export interface SharedRunParts {
   readonly clusterGate?: (cluster: ClusterName) => number;
   /** Where the sinks write, when not through the fleet's own clients (the testing harness: clients on its scheduler). */
   readonly sinkClusters?: SinkClusters;
+  /** A replica's access paths (ctx.fleet, sinks, the inputs' informers), narrowed to the clusters it owns. */
+  readonly access?: OwnedAccess;
 }
 
 /**
@@ -96,13 +99,13 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...own.sinkOptions, clusters: instrumentedFleet(shared.sinkClusters ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({ ...own.sinkOptions, clusters: instrumentedFleet(shared.sinkClusters ?? shared.access?.sinkClusters(fleet) ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };
   // Keyed events of a listing arrive once the store holds it (toKeyedEvents), so lookup reads the store.
   const primary = watchSelected(c.resource, selection).pipe(c.filter ?? identity);
-  const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers, sinks, logger: own.logger }) ?? [];
+  const extra = c.inputs?.({ fleetWatch: watchSelected, fleet, informers: shared.access?.informers(informers) ?? informers, sinks, logger: own.logger }) ?? [];
   const lookup = (key: ObjectKey): T | undefined => {
     const cluster = fleet.get(key.cluster);
     if (cluster === undefined || !selects(primarySpec, cluster)) return undefined;
@@ -118,7 +121,7 @@ export function controllerPipeline<T extends KubeObject>(c: Controller<T>, share
     tap((input) => {
       if (input.type === 'clusterRemoved') denied.clusterRemoved(input.cluster);
     }),
-    reconcile<T>(controllerReconciler(c, fleet, sinks), {
+    reconcile<T>(controllerReconciler(c, shared.access?.fleet(fleet) ?? fleet, sinks), {
       ...c.queue,
       lookup,
       fleet,

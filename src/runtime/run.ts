@@ -107,7 +107,7 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   const fleet = createFleet(limits === undefined ? owned : limits.provider(owned), { scheduler });
   const informers = createInformers({ ...watchConfig(controllers), scheduler });
   const specs: WatchSpec[] = [];
-  const shared: SharedRunParts = { fleet, informers, specs, stopRequested: life.stopRequested, scheduler, ...(limits === undefined ? {} : { clusterGate: (cl: ClusterName) => limits.delayMs(cl) }) };
+  const shared: SharedRunParts = { fleet, informers, specs, stopRequested: life.stopRequested, scheduler, ...(replica === undefined ? {} : { access: replica.access }), ...(limits === undefined ? {} : { clusterGate: (cl: ClusterName) => limits.delayMs(cl) }) };
   const running = controllers.map(() => 0);
   const pipelines = controllers.map((x, i) => {
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- folded into the one per-cluster limiter above

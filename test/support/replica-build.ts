@@ -33,7 +33,8 @@ export interface ReplicaBuild {
 }
 
 /**
- * Compiles examples/ha (against the built package: see {@link assertPackageBuilt}) into a fresh directory under dist-demo/, so
+ * Compiles examples/ha, or another replica program with a main.ts that takes its flags (a test
+ * fixture), against the built package (see {@link assertPackageBuilt}) into a fresh directory under dist-demo/, so
  * test files running at the same time never read each other's half-written output (they would,
  * sharing dist-demo/examples). Under the repository, so `node` finds node_modules and
  * package.json's `"type": "module"`. Fails, with the compiler's output, on any type error.
@@ -42,18 +43,18 @@ export interface ReplicaBuild {
  * const build = await buildReplicaExample();
  * afterAll(() => build.remove());
  */
-export async function buildReplicaExample(): Promise<ReplicaBuild> {
+export async function buildReplicaExample(program = 'examples/ha'): Promise<ReplicaBuild> {
   assertPackageBuilt();
   const dir = join(repoRoot, 'dist-demo', `ha-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   const config = join(dir, 'tsconfig.json');
-  writeFileSync(config, JSON.stringify({ extends: '../../tsconfig.examples.json', compilerOptions: { rootDir: '../..', outDir: '.' }, include: ['../../examples/ha/**/*.ts'] }));
+  writeFileSync(config, JSON.stringify({ extends: '../../tsconfig.examples.json', compilerOptions: { rootDir: '../..', outDir: '.' }, include: [`../../${program}/**/*.ts`] }));
   try {
     await exec(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { cwd: repoRoot });
   } catch (err) {
     const out = typeof err === 'object' && err !== null && 'stdout' in err ? String(err.stdout) : String(err);
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`examples/ha does not compile:\n${out.slice(0, 4000)}`, { cause: err });
+    throw new Error(`${program} does not compile:\n${out.slice(0, 4000)}`, { cause: err });
   }
-  return { main: join(dir, 'examples', 'ha', 'main.js'), remove: () => { rmSync(dir, { recursive: true, force: true }); } };
+  return { main: join(dir, ...program.split('/'), 'main.js'), remove: () => { rmSync(dir, { recursive: true, force: true }); } };
 }

@@ -1,13 +1,14 @@
-// The write gate of a replica under leader election or sharding: every write of an engaged
+// The ownership gate of a replica under leader election or sharding: every write of an engaged
 // cluster's client (the sinks' and a reconciler's own, through ctx.fleet) asks it, synchronously
 // and right before the request leaves (WriteOptions.fence), whether this replica may still write
-// to that cluster. It also counts the writes in flight per cluster, so a hand-over waits until the
-// clusters given away have no write left on the wire.
+// to that cluster; every read, watch and cached view a reconcile can hold asks it too
+// (owned-access.ts), and a held watch ends when the cluster is revoked here. It also counts the
+// writes in flight per cluster, so a hand-over waits until the clusters given away have no write
+// left on the wire.
 import type { Observable } from 'rxjs';
 import { defer, filter, map, merge, of, Subject, take, timer } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
-import type { ClusterClient } from '../../client/client.js';
 import type { KubeError } from '../../core/errors.js';
 import { kubeError } from '../../core/errors.js';
 
@@ -30,7 +31,18 @@ export interface FenceBasis {
 }
 
 /**
- * A replica's write gate.
+ * What a reconcile does with a cluster, for the refusal's words: send a request that reads
+ * (`read`), or one that writes (`write`).
+ *
+ * @example
+ * ```ts
+ * const a: FenceAccess = 'read';
+ * ```
+ */
+export type FenceAccess = 'read' | 'write';
+
+/**
+ * A replica's ownership gate: writes, and every read a reconcile can reach a cluster by.
  *
  * @example
  * ```ts
@@ -39,8 +51,14 @@ export interface FenceBasis {
  * ```
  */
 export interface WriteFence {
-  /** The `Fenced` error for a write to `cluster` now, or `undefined` when it may be sent. */
-  check(cluster: ClusterName): KubeError | undefined;
+  /** The `Fenced` error for a request (a write unless `access` says `read`) to `cluster` now, or `undefined` when it may be sent. */
+  check(cluster: ClusterName, access?: FenceAccess): KubeError | undefined;
+  /** The `Fenced` error this replica answers for `cluster` when it may not `access` it (whatever holds now). */
+  refusal(cluster: ClusterName, access: FenceAccess): KubeError;
+  /** Emits a cluster's name each time this replica stops running it (after its disengagement went downstream). */
+  readonly revocations: Observable<ClusterName>;
+  /** Tells the gate this replica stopped running `cluster` (held watches and views of it end). */
+  revoke(cluster: ClusterName): void;
   /** Counts one write in flight to `cluster`; the function returned ends it (call it once). */
   enter(cluster: ClusterName): () => void;
   /** Runs `call` counted as one write in flight to `cluster` until it settles. */
@@ -79,16 +97,18 @@ export const fenceReasons = Object.freeze({ lease: 'LeaseNotValid', cluster: 'Cl
 export function writeFence(basis: FenceBasis): WriteFence {
   const counts = new Map<ClusterName, number>();
   const changed = new Subject<void>();
+  const revoked = new Subject<ClusterName>();
   const quiet = (): boolean => [...counts.keys()].every((c) => basis.runs(c));
+  const refusal = (cluster: ClusterName, access: FenceAccess): KubeError =>
+    basis.leaseValid()
+      ? kubeError('Fenced', cluster, `replica ${basis.identity} may not ${access}: it does not run this cluster now, this replica does not own it (another replica owns it or it is being handed over)`, { reason: fenceReasons.cluster })
+      : kubeError('Fenced', cluster, `replica ${basis.identity} may not ${access}: it has not renewed its lease within the renew deadline, this replica does not own the cluster now (another replica may lead or own it)`, { reason: fenceReasons.lease });
   return {
-    check(cluster) {
-      if (!basis.leaseValid()) {
-        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it has not renewed its lease within the renew deadline (another replica may lead or own the cluster now)`, { reason: fenceReasons.lease });
-      }
-      if (!basis.runs(cluster)) {
-        return kubeError('Fenced', cluster, `replica ${basis.identity} may not write: it does not run this cluster now (another replica owns it or it is being handed over)`, { reason: fenceReasons.cluster });
-      }
-      return undefined;
+    check: (cluster, access = 'write') => (basis.leaseValid() && basis.runs(cluster) ? undefined : refusal(cluster, access)),
+    refusal,
+    revocations: revoked.asObservable(),
+    revoke: (cluster) => {
+      revoked.next(cluster);
     },
     enter(cluster) {
       counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
@@ -120,38 +140,5 @@ export function writeFence(basis: FenceBasis): WriteFence {
       );
     },
     inFlight: () => counts,
-  };
-}
-
-/**
- * The client of an engaged cluster as a replica hands it out: every write carries the fence and
- * is counted in flight until it answers; reads and watches pass through.
- *
- * @example
- * ```ts
- * const guarded: Cluster = { ...cluster, client: fencedClient(cluster.name, cluster.client, fence) };
- * ```
- * @param cluster - the cluster's fleet name (the name the fence knows).
- * @param client - its client.
- * @param fence - the replica's write gate.
- * @returns the fenced client.
- */
-export function fencedClient(cluster: ClusterName, client: ClusterClient, fence: WriteFence): ClusterClient {
-  const gate = (): KubeError | undefined => fence.check(cluster);
-  return {
-    ...client,
-    get: (r, name, opts) => client.get(r, name, opts),
-    list: (r, opts) => client.list(r, opts),
-    listAll: (r, opts) => client.listAll(r, opts),
-    watch: (r, opts) => client.watch(r, opts),
-    create: (r, obj, opts) => fence.track(cluster, () => client.create(r, obj, { ...opts, fence: gate })),
-    update: (r, obj, opts) => fence.track(cluster, () => client.update(r, obj, { ...opts, fence: gate })),
-    apply: (r, obj, opts) => fence.track(cluster, () => client.apply(r, obj, { ...opts, fence: gate })),
-    patch: (r, name, p, opts) => fence.track(cluster, () => client.patch(r, name, p, { ...opts, fence: gate })),
-    delete: (r, name, opts) => fence.track(cluster, () => client.delete(r, name, { ...opts, fence: gate })),
-    raw: (req) => (req.method === 'GET' ? client.raw(req) : fence.track(cluster, () => client.raw({ ...req, fence: gate }))),
-    close: () => {
-      client.close();
-    },
   };
 }

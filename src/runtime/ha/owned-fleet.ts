@@ -60,12 +60,12 @@ export interface OwnershipMoves {
  * @param ownership - the replica's ownership as it changes (the latest counts; starts with none).
  * @param running - filled with the clusters engaged downstream, before each engaged/disengaged is emitted; the write fence reads it.
  * @param applied - called after each ownership value took effect (its given-up clusters disengaged), with how many clusters moved.
+ * @param present - filled with every cluster the provider has engaged, run here or not (the sinks' refusals and the warm caches read it).
  * @returns the operator.
  */
-export function ownedFleet(ownership: Observable<Ownership>, running: Set<ClusterName>, applied: (o: Ownership, moved: OwnershipMoves) => void = () => undefined): OperatorFunction<FleetEvent, FleetEvent> {
+export function ownedFleet(ownership: Observable<Ownership>, running: Set<ClusterName>, applied: (o: Ownership, moved: OwnershipMoves) => void = () => undefined, present = new Map<ClusterName, Cluster>()): OperatorFunction<FleetEvent, FleetEvent> {
   return (source) =>
     new RxObservable<FleetEvent>((subscriber) => {
-      const present = new Map<ClusterName, Cluster>();
       let current: Ownership = { type: 'none', reason: 'starting' };
       const may = (name: ClusterName): boolean => {
         switch (current.type) {
@@ -137,6 +137,7 @@ export function ownedFleet(ownership: Observable<Ownership>, running: Set<Cluste
         own.unsubscribe();
         events.unsubscribe();
         running.clear();
+        present.clear();
       };
     });
 }

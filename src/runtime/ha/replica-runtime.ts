@@ -6,13 +6,15 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler, map, Observable, tap } from 'rxjs';
-import type { FleetEvent, Provider } from '../../streams/cluster.js';
+import type { ClusterName } from '../../core/cluster.js';
+import type { Cluster, FleetEvent, Provider } from '../../streams/cluster.js';
 import { engaged } from '../../streams/cluster.js';
 import type { HealthTracker } from '../health.js';
 import { coordination } from './coordination.js';
 import type { WriteFence } from './fence.js';
-import { fencedClient } from './fence.js';
 import { checkLeaseAccess } from './lease-access.js';
+import type { OwnedAccess } from './owned-access.js';
+import { ownedAccess } from './owned-access.js';
 import { ownedFleet } from './owned-fleet.js';
 import type { Replicas, ReplicaState, ReplicaView } from './replicas.js';
 import { memberLeaseName } from './shard-view.js';
@@ -29,8 +31,10 @@ import { memberLeaseName } from './shard-view.js';
 export interface ReplicaRuntime {
   /** The provider's events narrowed to the clusters this replica runs. */
   provider(p: Provider): Provider;
-  /** The write gate every engaged cluster's client asks. */
+  /** The gate every engaged cluster's client asks. */
   readonly fence: WriteFence;
+  /** The access paths a reconcile has (ctx.fleet, sinks, informers), narrowed to the clusters this replica owns. */
+  readonly access: OwnedAccess;
   /** Identity and states, for the run handle. */
   readonly view: ReplicaView;
   /** Gives the lease up at the end of the run (bounded, never rejects). */
@@ -69,6 +73,8 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
   // Sharding also lists its peers' Leases and deletes long-expired ones.
   await checkLeaseAccess(replicas.home, replicas.namespace, leaseName, replicas.type === 'sharding' ? { verbs: ['get', 'list', 'create', 'update', 'delete'] } : {});
   const metrics = replicaMetrics(parts.registry, () => co.running.size);
+  const present = new Map<ClusterName, Cluster>();
+  const access = ownedAccess(co.fence, present);
   let previous: ReplicaState | undefined;
   const states = co.states.pipe(
     tap((s) => {
@@ -87,20 +93,38 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
         const watching = states.subscribe();
         const events = p
           .pipe(
-            ownedFleet(co.ownership, co.running, (o, moves) => {
-              co.applied(o);
-              metrics.moved(moves.taken, moves.given);
-            }),
-            // Every write of an engaged cluster's client is fenced: the sinks' and a reconciler's own.
-            map((e) => (e.type === 'engaged' ? engaged({ ...e.cluster, client: fencedClient(e.cluster.name, e.cluster.client, co.fence) }) : e)),
+            ownedFleet(
+              co.ownership,
+              co.running,
+              (o, moves) => {
+                co.applied(o);
+                metrics.moved(moves.taken, moves.given);
+              },
+              present,
+            ),
+            // Every access of an engaged cluster asks the gate: the sinks' writes, a reconciler's own, its reads and views.
+            map((e) => (e.type === 'engaged' ? engaged(access.cluster(e.cluster)) : e)),
           )
-          .subscribe(subscriber);
+          .subscribe({
+            next: (e) => {
+              subscriber.next(e);
+              // Once the fleet has ended the engagement (its own watches stopped), what a reconcile still holds of it ends too.
+              if (e.type === 'disengaged') co.fence.revoke(e.cluster);
+            },
+            error: (err: unknown) => {
+              subscriber.error(err);
+            },
+            complete: () => {
+              subscriber.complete();
+            },
+          });
         return () => {
           events.unsubscribe();
           watching.unsubscribe();
         };
       }),
     fence: co.fence,
+    access,
     view: { identity: co.identity, states: co.states },
     release: () => co.release(),
   };
