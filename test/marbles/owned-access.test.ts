@@ -72,7 +72,7 @@ describe('ownedClient', () => {
     const running = new Set<ClusterName>([east]);
     const fence = replica(running);
     testScheduler().run(({ cold, hot, expectObservable }) => {
-      const client = ownedClient(east, { ...fakeCluster('east').client, watch: () => cold<string>('a-b---------c') }, fence);
+      const client = ownedClient(east, { ...fakeCluster('east').client, watch: () => cold('a-b---------c') }, fence);
       const held = client.watch(configMaps);
       hot('----r').subscribe(() => {
         running.delete(east);
@@ -87,7 +87,7 @@ describe('ownedClient', () => {
     const running = new Set<ClusterName>([east, west]);
     const fence = replica(running);
     testScheduler().run(({ cold, hot, expectObservable }) => {
-      const client = ownedClient(west, { ...fakeCluster('west').client, watch: () => cold<string>('a---b') }, fence);
+      const client = ownedClient(west, { ...fakeCluster('west').client, watch: () => cold('a---b') }, fence);
       hot('--r').subscribe(() => {
         running.delete(east);
         fence.revoke(east);
