@@ -34,7 +34,7 @@ function whole(flag: string, text: string | undefined, min: number): number | un
 }
 
 /**
- * Parses examples/ha's flags and environment (`TENANT_SELECTOR`, `RECONCILE_DELAY_MS`,
+ * Parses examples/ha's flags and environment (`TENANT_SELECTOR`, `RECONCILE_DELAY_MS`, `WARM_CACHES`,
  * `POD_NAME`, `POD_NAMESPACE`).
  *
  * @example
@@ -90,7 +90,9 @@ export function parseHaArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Ha
     const ms = whole(`--${flag}`, values[flag], 1);
     if (ms !== undefined) timing[key] = ms;
   }
-  const lease = { home: server, namespace: values['lease-namespace'], name: values['lease-name'], identity, timing };
+  // WARM_CACHES=N keeps the watches of up to N clusters open while this replica does not run them (0: none).
+  const warm = whole('WARM_CACHES', env.WARM_CACHES, 0);
+  const lease = { home: server, namespace: values['lease-namespace'], name: values['lease-name'], identity, timing, ...(warm === undefined ? {} : { warmCaches: warm === 0 ? (false as const) : { maxClusters: warm } }) };
   const weight = whole('--weight', values.weight, 1);
   let replicas: Replicas;
   if (values.replicas === 'leader') {

@@ -36,6 +36,7 @@ export type { LeaseTiming } from './ha/lease-timing.js';
 export { defaultLeaseTiming } from './ha/lease-timing.js';
 export type { ReplicaLeaseOptions, Replicas, ReplicaState, ReplicaView } from './ha/replicas.js';
 export { replicaIdentity } from './ha/replicas.js';
+export type { WarmCachesOption } from './ha/warm-caches.js';
 export type { Declaration, DeclaredController } from './declarations.js';
 export { captureDeclarations } from './declarations.js';
 export { scrubSecrets } from '../core/scrub.js';

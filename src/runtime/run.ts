@@ -103,10 +103,10 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
       health.discovered(n);
     }),
   );
-  const owned = replica === undefined ? discovered : replica.provider(discovered);
-  const fleet = createFleet(limits === undefined ? owned : limits.provider(owned), { scheduler });
   const informers = createInformers({ ...watchConfig(controllers), scheduler });
   const specs: WatchSpec[] = [];
+  const owned = replica === undefined ? discovered : replica.provider(discovered, { informers, specs });
+  const fleet = createFleet(limits === undefined ? owned : limits.provider(owned), { scheduler });
   const shared: SharedRunParts = { fleet, informers, specs, stopRequested: life.stopRequested, scheduler, ...(replica === undefined ? {} : { access: replica.access }), ...(limits === undefined ? {} : { clusterGate: (cl: ClusterName) => limits.delayMs(cl) }) };
   const running = controllers.map(() => 0);
   const pipelines = controllers.map((x, i) => {

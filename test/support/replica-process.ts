@@ -44,6 +44,8 @@ export interface ReplicaSpec {
   readonly weight?: number;
   /** LOG_LEVEL (default info). */
   readonly logLevel?: string;
+  /** WARM_CACHES: keep the watches of up to this many clusters open while not running them (0: none). */
+  readonly warmCaches?: number;
 }
 
 /** A running replica. */
@@ -129,6 +131,7 @@ export function startReplica(build: ReplicaBuild, spec: ReplicaSpec): ReplicaPro
     TENANT_SELECTOR: spec.tenantSelector,
     LOG_LEVEL: spec.logLevel ?? 'info',
     ...(spec.reconcileDelayMs === undefined ? {} : { RECONCILE_DELAY_MS: String(spec.reconcileDelayMs) }),
+    ...(spec.warmCaches === undefined ? {} : { WARM_CACHES: String(spec.warmCaches) }),
   });
   const lines = lineReader(running);
   let exitedAt: number | undefined;

@@ -16,6 +16,10 @@ import { checkLeaseAccess } from './lease-access.js';
 import type { OwnedAccess } from './owned-access.js';
 import { ownedAccess } from './owned-access.js';
 import { ownedFleet } from './owned-fleet.js';
+import type { WarmCaches } from './warm-caches.js';
+import { warmCaches } from './warm-caches.js';
+import type { Informers } from '../../streams/informers.js';
+import type { WatchSpec } from '../cluster-keeper.js';
 import type { Replicas, ReplicaState, ReplicaView } from './replicas.js';
 import { memberLeaseName } from './shard-view.js';
 
@@ -29,8 +33,8 @@ import { memberLeaseName } from './shard-view.js';
  * ```
  */
 export interface ReplicaRuntime {
-  /** The provider's events narrowed to the clusters this replica runs. */
-  provider(p: Provider): Provider;
+  /** The provider's events narrowed to the clusters this replica runs; with `warm`, the others' watches kept open (replicas.warmCaches). */
+  provider(p: Provider, warm?: WarmParts): Provider;
   /** The gate every engaged cluster's client asks. */
   readonly fence: WriteFence;
   /** The access paths a reconcile has (ctx.fleet, sinks, informers), narrowed to the clusters this replica owns. */
@@ -39,6 +43,14 @@ export interface ReplicaRuntime {
   readonly view: ReplicaView;
   /** Gives the lease up at the end of the run (bounded, never rejects). */
   release(): Promise<void>;
+}
+
+/** Where warm watches are kept: the run's informers and every controller's declared watches. @example `{ informers, specs }` */
+export interface WarmParts {
+  /** The run's informers. */
+  readonly informers: Informers;
+  /** The declared watches (filled as the controllers are wired, read as clusters come). */
+  readonly specs: readonly WatchSpec[];
 }
 
 /** What the replica side reports to. @example `{ log, health, registry: metrics.registry, scheduler }` */
@@ -73,6 +85,7 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
   // Sharding also lists its peers' Leases and deletes long-expired ones.
   await checkLeaseAccess(replicas.home, replicas.namespace, leaseName, replicas.type === 'sharding' ? { verbs: ['get', 'list', 'create', 'update', 'delete'] } : {});
   const metrics = replicaMetrics(parts.registry, () => co.running.size);
+  const warmOption = replicas.warmCaches ?? false;
   const present = new Map<ClusterName, Cluster>();
   const access = ownedAccess(co.fence, present);
   let previous: ReplicaState | undefined;
@@ -88,11 +101,24 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
     }),
   );
   return {
-    provider: (p) =>
+    provider: (p, parts) =>
       new Observable<FleetEvent>((subscriber) => {
         const watching = states.subscribe();
+        const warm: WarmCaches | undefined = parts === undefined || warmOption === false ? undefined : warmCaches(parts.informers, parts.specs, warmOption, () => {
+                metrics.warm(warm?.size() ?? 0, warm?.synced() ?? 0);
+              });
+        const warmed = (c: Cluster): Cluster => {
+          if (warm === undefined) return c;
+          const cache = warm.cacheOf(c);
+          const { cache: _own, ...rest } = c;
+          return cache === undefined ? rest : { ...rest, cache };
+        };
         const events = p
           .pipe(
+            tap((e) => {
+              if (e.type === 'engaged') warm?.keep(e.cluster);
+              else if (e.type === 'disengaged') warm?.drop(e.name);
+            }),
             ownedFleet(
               co.ownership,
               co.running,
@@ -103,7 +129,7 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
               present,
             ),
             // Every access of an engaged cluster asks the gate: the sinks' writes, a reconciler's own, its reads and views.
-            map((e) => (e.type === 'engaged' ? engaged(access.cluster(e.cluster)) : e)),
+            map((e) => (e.type === 'engaged' ? engaged(access.cluster(warmed(e.cluster))) : e)),
           )
           .subscribe({
             next: (e) => {
@@ -120,6 +146,7 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
           });
         return () => {
           events.unsubscribe();
+          warm?.close();
           watching.unsubscribe();
         };
       }),
@@ -141,6 +168,7 @@ function transition(a: ReplicaState, b: ReplicaState): boolean {
 interface ReplicaMetrics {
   observe(s: ReplicaState): void;
   moved(taken: number, given: number): void;
+  warm(kept: number, synced: number): void;
 }
 
 function replicaMetrics(registry: Registry, running: () => number): ReplicaMetrics {
@@ -150,8 +178,11 @@ function replicaMetrics(registry: Registry, running: () => number): ReplicaMetri
   const members = new Gauge({ name: 'rxfleet_replica_members', help: 'Live members of the replica set, as this replica sees them (sharding).', registers });
   const transitions = new Counter({ name: 'rxfleet_replica_transitions_total', help: 'Replica state changes by new state (standby, leading, sharing, fenced).', labelNames: ['state'], registers });
   const handovers = new Counter({ name: 'rxfleet_replica_handovers_total', help: 'Clusters this replica took over (in) or gave up (out) on ownership changes.', labelNames: ['direction'], registers });
+  const warm = new Gauge({ name: 'rxfleet_replica_warm_clusters', help: 'Clusters whose watches this replica keeps open to take them over (replicas.warmCaches), run here or not: kept, and synced (every warm watch listed).', labelNames: ['state'], registers });
   leading.set(0);
   owned.set(0);
+  warm.set({ state: 'kept' }, 0);
+  warm.set({ state: 'synced' }, 0);
   let last: string | undefined;
   return {
     observe(s) {
@@ -165,6 +196,10 @@ function replicaMetrics(registry: Registry, running: () => number): ReplicaMetri
       owned.set(running());
       if (taken > 0) handovers.inc({ direction: 'in' }, taken);
       if (given > 0) handovers.inc({ direction: 'out' }, given);
+    },
+    warm(kept, synced) {
+      warm.set({ state: 'kept' }, kept);
+      warm.set({ state: 'synced' }, synced);
     },
   };
 }

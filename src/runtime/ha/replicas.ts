@@ -6,6 +6,7 @@ import type { Observable } from 'rxjs';
 import { hostname } from 'node:os';
 import type { Cluster } from '../../streams/cluster.js';
 import type { LeaseTiming } from './lease-timing.js';
+import type { WarmCachesOption } from './warm-caches.js';
 
 /**
  * Where the Leases live and how this replica names itself.
@@ -26,6 +27,14 @@ export interface ReplicaLeaseOptions {
   readonly identity?: string;
   /** Lease duration, renew deadline and retry period; default 15 s, 10 s, 2 s (controller-runtime's). */
   readonly timing?: Partial<LeaseTiming>;
+  /**
+   * Keep the watches of the clusters this replica could take over open while it does not run
+   * them (a standby: every cluster; a shard member: the others' too), so a take-over replays
+   * what is held instead of listing every cluster. Reads only: nothing reconciles or writes
+   * before the replica owns the cluster. `{ maxClusters }` bounds how many clusters are kept
+   * (the first the provider engaged); `false` keeps none. Default `false`.
+   */
+  readonly warmCaches?: WarmCachesOption;
 }
 
 /**
