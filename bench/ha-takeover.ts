@@ -38,8 +38,9 @@ export interface TakeoverSetup {
   readonly timeoutMs: number;
 }
 
-const metric = (text: string, name: string): number | undefined => {
-  const line = text.split('\n').find((l) => l.startsWith(name));
+/** A series of a /metrics text: its name and some of its labels (`state="synced"`), whatever the others (`controller`). */
+const metric = (text: string, name: string, ...labels: readonly string[]): number | undefined => {
+  const line = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && labels.every((x) => l.includes(x)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 };
 
@@ -67,7 +68,7 @@ export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm'): Pro
       `${mode}: the standby ready to take over`,
       async () => {
         if (states(standby).at(-1)?.type !== 'standby') return undefined;
-        const synced = metric(await scrape(standby), 'rxfleet_replica_warm_clusters{state="synced"}') ?? 0;
+        const synced = metric(await scrape(standby), 'rxfleet_replica_warm_clusters', 'state="synced"') ?? 0;
         return mode === 'cold' || synced === n ? { synced } : undefined;
       },
       { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 500 },
