@@ -5,7 +5,7 @@ import { defer, NEVER } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Cluster, ConfigMap, KubeObject, ResourceDescriptor } from '../../src/index.js';
 import { clusterName, configMaps, objectKey } from '../../src/index.js';
-import type { WatchEvent, WatchSource } from '../../src/streams/index.js';
+import type { WatchEvent, ListerWatcher } from '../../src/streams/index.js';
 import { createInformers } from '../../src/streams/index.js';
 import type { Informer, InformerOptions, Informers } from '../../src/streams/informers.js';
 import { createStore } from '../../src/streams/store.js';
@@ -28,14 +28,14 @@ describe('warmCaches', () => {
     ts.run(({ cold, hot, expectSubscriptions }) => {
       const lists: string[] = [];
       const watch = cold('-');
-      const sourceFor = (c: Cluster): WatchSource<ConfigMap> => ({
+      const sourceFor = (c: Cluster): ListerWatcher<ConfigMap> => ({
         list: () => {
           lists.push(`${ts.now()} ${c.name}`);
           return cold('--(p|)', { p: page('1', [cm('a', '1')]) });
         },
         watch: () => watch,
       });
-      const informers = createInformers({ streamingList: false, scheduler: ts, sourceFor: sourceFor as never });
+      const informers = createInformers({ streamingList: false, scheduler: ts, listerWatcherFor: sourceFor as never });
       const changes: string[] = [];
       const warm = warmCaches(informers, [spec], { maxClusters: 1 }, () => changes.push(`${ts.now()} kept ${warm.size()} synced ${warm.synced()}`));
       const seen: string[] = [];

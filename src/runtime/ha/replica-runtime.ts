@@ -117,7 +117,7 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
           .pipe(
             tap((e) => {
               if (e.type === 'engaged') warm?.keep(e.cluster);
-              else if (e.type === 'disengaged') warm?.drop(e.name);
+              else if (e.type === 'disengaged') warm?.drop(e.cluster);
             }),
             ownedFleet(
               co.ownership,
