@@ -8,7 +8,7 @@ import type { ConfigMap } from '../src/index.js';
 import { ownersNow } from '../test/support/replica-audit.js';
 import type { ServerRecord } from '../test/support/replica-audit.js';
 import type { ReplicaProcess, ReplicaSpec } from '../test/support/replica-process.js';
-import { states, stopAll, tails } from '../test/support/replica-process.js';
+import { metricOf, states, stopAll, tails } from '../test/support/replica-process.js';
 import { eventually } from '../test/support/wait.js';
 
 /** What one take-over measured. */
@@ -38,18 +38,6 @@ export interface TakeoverSetup {
   readonly timeoutMs: number;
 }
 
-/** A series of a /metrics text: its name and some of its labels (`state="synced"`), whatever the others (`controller`). */
-const metric = (text: string, name: string, ...labels: readonly string[]): number | undefined => {
-  const line = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && labels.every((x) => l.includes(x)));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-};
-
-async function scrape(r: ReplicaProcess): Promise<string> {
-  const url = r.lines().find((l) => l.msg === 'controller running' && typeof l.url === 'string')?.url;
-  if (typeof url !== 'string') throw new Error(`${r.identity} has not logged its probe server's URL`);
-  return (await fetch(`${url}/metrics`)).text();
-}
-
 /**
  * One take-over, cold or warm.
  *
@@ -68,14 +56,13 @@ export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm'): Pro
       `${mode}: the standby ready to take over`,
       async () => {
         if (states(standby).at(-1)?.type !== 'standby') return undefined;
-        const synced = metric(await scrape(standby), 'rxfleet_replica_warm_clusters', 'state="synced"') ?? 0;
+        const synced = (await metricOf(standby, 'rxfleet_replica_warm_clusters', 'state="synced"')) ?? 0;
         return mode === 'cold' || synced === n ? { synced } : undefined;
       },
       { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 500 },
     );
-    const text = await scrape(standby);
-    const standbyRss = metric(text, 'process_resident_memory_bytes') ?? 0;
-    const standbyHeap = metric(text, 'nodejs_heap_size_used_bytes') ?? 0;
+    const standbyRss = (await metricOf(standby, 'process_resident_memory_bytes')) ?? 0;
+    const standbyHeap = (await metricOf(standby, 'nodejs_heap_size_used_bytes')) ?? 0;
     const killAt = leader.signal('SIGKILL');
     await leader.exited;
     const leading = await eventually(`${mode}: the standby leading`, () => states(standby).find((s) => s.type === 'leading'), { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 100 });

@@ -13,7 +13,7 @@ import { ownersNow, recordOnServer } from '../support/replica-audit.js';
 import type { ReplicaBuild } from '../support/replica-build.js';
 import { buildReplicaExample } from '../support/replica-build.js';
 import type { ReplicaProcess } from '../support/replica-process.js';
-import { startReplica, states, stopAll, tails } from '../support/replica-process.js';
+import { metricOf, startReplica, states, stopAll, tails } from '../support/replica-process.js';
 import type { Tenants } from '../support/replica-tenants.js';
 import { createTenants, putInputs } from '../support/replica-tenants.js';
 import { eventually } from '../support/wait.js';
@@ -35,15 +35,6 @@ function launch(identity: string): ReplicaProcess {
   const r = startReplica(build, { identity, mode: 'leader', kubeconfigPath: sharedKubeApiserver().kubeconfigPath('admin'), leaseNamespace, leaseName: 'ha-warm', tenantSelector: tenants.selector, timing: TIMING, warmCaches: CLUSTERS, logLevel: 'debug' });
   replicas.push(r);
   return r;
-}
-
-/** The value of a series of the replica's /metrics: its name and some of its labels (`state="synced"`), whatever the others (`controller`). */
-async function gauge(r: ReplicaProcess, name: string, ...labels: readonly string[]): Promise<number | undefined> {
-  const url = r.lines().find((l) => l.msg === 'controller running' && typeof l.url === 'string')?.url;
-  if (typeof url !== 'string') return undefined;
-  const lines = (await (await fetch(`${url}/metrics`)).text()).split('\n');
-  const line = lines.find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && labels.every((x) => l.includes(x)));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 /** Per cluster, the writers of its outputs since `since` (test clock). */
@@ -83,8 +74,8 @@ describe('a warm standby (leader election, separate processes)', () => {
     await eventually(
       'warm-b standing by with every cluster warm',
       async () => {
-        warm.kept = (await gauge(standby, 'rxfleet_replica_warm_clusters', 'state="kept"')) ?? -1;
-        warm.synced = (await gauge(standby, 'rxfleet_replica_warm_clusters', 'state="synced"')) ?? -1;
+        warm.kept = (await metricOf(standby, 'rxfleet_replica_warm_clusters', 'state="kept"')) ?? -1;
+        warm.synced = (await metricOf(standby, 'rxfleet_replica_warm_clusters', 'state="synced"')) ?? -1;
         return states(standby).at(-1)?.type === 'standby' && warm.synced === CLUSTERS;
       },
       { timeoutMs: 30_000, context: () => `warm clusters: ${JSON.stringify(warm)}\n${tails([standby], 20)}` },
@@ -96,7 +87,7 @@ describe('a warm standby (leader election, separate processes)', () => {
     await eventually('the leader wrote every changed output', () => tenants.names.every((n) => writersSince(since).get(n)?.has('warm-a')), { timeoutMs: 30_000, context: () => tails([leader], 20) });
     expect([...writersSince(0).values()].flatMap((w) => [...w]).filter((w) => w !== 'warm-a')).toEqual([]);
     expect(standby.lines().filter((l) => l.msg === 'reconciled' || l.msg === 'reconcile failed' || l.msg === 'cluster engaged').map((l) => l.msg)).toEqual([]);
-    expect(await gauge(standby, 'rxfleet_replica_owned_clusters')).toBe(0);
+    expect(await metricOf(standby, 'rxfleet_replica_owned_clusters')).toBe(0);
 
     const killedAt = leader.signal('SIGKILL');
     await leader.exited;

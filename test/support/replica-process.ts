@@ -247,3 +247,19 @@ export function tails(rs: readonly ReplicaProcess[], n = 30): string {
 export async function stopAll(rs: readonly ReplicaProcess[], ms = 5_000): Promise<void> {
   await Promise.all(rs.map((r) => r.stop(ms)));
 }
+
+/**
+ * The value of a series in a replica's /metrics (its probe server's URL comes from its
+ * `controller running` log line), by name and some of its labels (`state="synced"`), whatever the
+ * others (`controller`). Undefined before the server is up or when the series is absent.
+ *
+ * @example
+ * const synced = await metricOf(standby, 'rxfleet_replica_warm_clusters', 'state="synced"');
+ */
+export async function metricOf(r: ReplicaProcess, name: string, ...labels: readonly string[]): Promise<number | undefined> {
+  const url = r.lines().find((l) => l.msg === 'controller running' && typeof l.url === 'string')?.url;
+  if (typeof url !== 'string') return undefined;
+  const lines = (await (await fetch(`${url}/metrics`)).text()).split('\n');
+  const line = lines.find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && labels.every((x) => l.includes(x)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
