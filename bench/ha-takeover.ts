@@ -16,6 +16,8 @@ export interface Takeover {
   readonly mode: 'cold' | 'warm';
   /** Kill -9 of the leader to the standby holding the Lease. */
   readonly leaseMs: number;
+  /** Lease held to every cluster's watch synced (its listing delivered), as the standby's /metrics first showed it (polled every 50 ms). */
+  readonly syncedMs: number;
   /** Lease held to the first reconcile of the last of the clusters. */
   readonly firstOfEveryClusterMs: number;
   /** Lease held to every input reconciled. */
@@ -36,6 +38,14 @@ export interface TakeoverSetup {
   readonly perCluster: number;
   readonly outputs: ServerRecord<ConfigMap>;
   readonly timeoutMs: number;
+}
+
+/** How many clusters' watches the replica's /metrics shows synced (`rxfleet_watch_synced … 1`). */
+async function syncedClusters(r: ReplicaProcess): Promise<number> {
+  const url = r.lines().find((l) => l.msg === 'controller running' && typeof l.url === 'string')?.url;
+  if (typeof url !== 'string') return 0;
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text.split('\n').filter((l) => l.startsWith('rxfleet_watch_synced{') && l.endsWith(' 1')).length;
 }
 
 /**
@@ -65,7 +75,12 @@ export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm'): Pro
     const standbyHeap = (await metricOf(standby, 'nodejs_heap_size_used_bytes')) ?? 0;
     const killAt = leader.signal('SIGKILL');
     await leader.exited;
-    const leading = await eventually(`${mode}: the standby leading`, () => states(standby).find((s) => s.type === 'leading'), { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 100 });
+    const leading = await eventually(`${mode}: the standby leading`, () => states(standby).find((s) => s.type === 'leading'), { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 50 });
+    const syncedAt = await eventually(
+      `${mode}: every cluster's watch synced on the new leader`,
+      async () => ((await syncedClusters(standby)) >= n ? Date.now() : undefined),
+      { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 50 },
+    );
     // Per cluster, per output, the first written-at the new leader stamped after it took over.
     const stamps = (): Map<string, Map<string, number>> => {
       const out = new Map<string, Map<string, number>>();
@@ -90,6 +105,7 @@ export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm'): Pro
     return {
       mode,
       leaseMs: leading.time - killAt,
+      syncedMs: syncedAt - leading.time,
       firstOfEveryClusterMs: Math.max(...firsts) - leading.time,
       everyObjectMs: Math.max(...lasts) - leading.time,
       standbyRss,

@@ -151,6 +151,7 @@ try {
   };
   const ms = (v: number): string => `${Math.round(v)} ms`;
   row('kill -9 → standby holds the Lease', (t) => t.leaseMs, s);
+  row('Lease held → every cluster\'s watch synced (polled every 50 ms)', (t) => t.syncedMs, ms);
   row('Lease held → first reconcile of every cluster', (t) => t.firstOfEveryClusterMs, ms);
   row('Lease held → every object reconciled', (t) => t.everyObjectMs, ms);
   row('standby RSS before the take-over', (t) => t.standbyRss, mib);
