@@ -13,20 +13,20 @@ import { apiResourceSchemas } from '../../src/providers/kcp/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
 import { databasesIn } from '../../examples/sync-agent/api.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
-import { bindExport, getOrUndefined, waitForExport } from '../support/sync-agent-kcp.js';
-import type { SyncAgentProcess } from '../support/sync-agent-process.js';
+import { getOrUndefined, waitForExport } from '../support/sync-agent-kcp.js';
 import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
 import type { ServiceSide } from '../support/sync-agent-service.js';
-import { backRef, startService } from '../support/sync-agent-service.js';
+import { backRef } from '../support/sync-agent-service.js';
 import { must } from '../support/wait.js';
-import { clientFrom } from './runtime-support.js';
+import type { PublishedSetup } from './sync-published-resource-support.js';
+import { startPublishedSetup } from './sync-published-resource-support.js';
 
+let setup: PublishedSetup;
 let svc: ServiceSide;
-let agent: SyncAgentProcess;
 let provider: ClusterClient;
 let consumer: ClusterClient;
 let logical: string;
-const context = (): string => agent.tail(60);
+let context: () => string;
 const dbs = (): ReturnType<typeof databasesIn> => databasesIn(svc.group);
 
 // What an api-syncagent user has today, unchanged but for the group.
@@ -63,23 +63,13 @@ const publishedResources = (group: string): string =>
     .join('---\n');
 
 beforeAll(async () => {
-  const kas = sharedKubeApiserver();
-  svc = await startService(kas.kubeconfigYaml('admin'), { readyAfterMs: 200, deprovisionMs: 200 });
-  const [p, ws] = await Promise.all([sharedKcp().createWorkspace(), sharedKcp().createWorkspace()]);
-  provider = clientFrom(p.path, p.kubeconfigYaml());
-  consumer = clientFrom(ws.path, ws.kubeconfigYaml());
-  logical = ws.logicalCluster;
-  const prs = tempFile('published-resources.yaml', publishedResources(svc.group));
-  const config = { agentName: svc.agentName, apiExport: svc.exportName, publishedResources: [prs], publishedResourceSelector: 'agent=this' };
-  const files = { configFile: tempFile('sync.yaml', JSON.stringify(config)), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) };
-  agent = startSyncAgent(files);
-  const exported = await waitForExport(provider, svc.exportName, (e) => (e.spec?.resources ?? []).length > 0 && (e.spec?.permissionClaims ?? []).length > 0, context);
-  await bindExport(consumer, exported, p.path, dbs());
+  const config = (service: ServiceSide): unknown => ({ agentName: service.agentName, apiExport: service.exportName, publishedResources: [tempFile('published-resources.yaml', publishedResources(service.group))], publishedResourceSelector: 'agent=this' });
+  setup = await startPublishedSetup(config, (service) => databasesIn(service.group), true);
+  ({ svc, provider, consumer, logical, context } = setup);
 });
 
 afterAll(async () => {
-  await agent.stop(10_000);
-  await svc.stop();
+  await setup.stop();
 });
 
 describe('rxfleet-sync-agent configured by api-syncagent PublishedResources', () => {
@@ -112,13 +102,14 @@ describe('rxfleet-sync-agent configured by api-syncagent PublishedResources', ()
     expect(service.status?.endpoint).toMatch(/\.svc:5432$/);
   });
 
-  it('refuses at preflight what needs the CRD to judge (a change of scope), naming the file, the object and the field, and exits 2', async () => {
-    const scoped = dump({ apiVersion: 'syncagent.kcp.io/v1alpha1', kind: 'PublishedResource', metadata: { name: 'scoped' }, spec: { resource: { apiGroup: svc.group, kind: 'Database' }, projection: { scope: 'Cluster' } } });
+  it('refuses at preflight what needs the CRD to judge (related objects across a change of scope), naming the file, the object and the field, and exits 2', async () => {
+    const related = [{ identifier: 'connection', origin: 'service', resource: 'secrets', object: { reference: { path: 'spec.connectionSecretName' } } }];
+    const scoped = dump({ apiVersion: 'syncagent.kcp.io/v1alpha1', kind: 'PublishedResource', metadata: { name: 'scoped' }, spec: { resource: { apiGroup: svc.group, kind: 'Database' }, projection: { scope: 'Cluster' }, related } });
     const prs = tempFile('scoped.yaml', scoped);
     const config = { agentName: `${svc.agentName}-scoped`, apiExport: `scoped.${svc.group}`, publishedResources: [prs] };
     const kas = sharedKubeApiserver();
     const refused = startSyncAgent({ configFile: tempFile('sync.yaml', JSON.stringify(config)), kcpKubeconfig: tempFile('kcp.kubeconfig', (await sharedKcp().createWorkspace()).kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) });
     expect(await refused.exited).toBe(2);
-    expect(refused.output()).toContain(`${prs} document 1 (PublishedResource "scoped"): spec.projection.scope: not supported yet: CRD databases.${svc.group} is Namespaced-scoped`);
+    expect(refused.output()).toContain(`${prs} document 1 (PublishedResource "scoped"): spec.related: not supported yet with projection.scope Cluster in kcp, Namespaced on the service cluster`);
   });
 });

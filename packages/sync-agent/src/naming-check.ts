@@ -18,10 +18,11 @@ import type { PublishedResource } from './types.js';
  * // 'naming: the templates never read .ClusterName, so objects in different workspaces ...'
  * ```
  * @param published - the published resource.
- * @param namespaced - whether its resource is namespaced.
+ * @param namespaced - whether its resource is namespaced on the service cluster.
+ * @param kcpNamespaced - whether it is namespaced in kcp (`projection.scope`; default: the same).
  * @returns the problem in words, or `undefined`.
  */
-export function namingProblem(published: PublishedResource, namespaced: boolean): string | undefined {
+export function namingProblem(published: PublishedResource, namespaced: boolean, kcpNamespaced = namespaced): string | undefined {
   const sources = [...(namespaced ? [published.naming?.namespace ?? defaultNamespaceTemplate] : []), published.naming?.name ?? defaultNameTemplate];
   const fields = new Set<string>();
   for (const s of sources) {
@@ -31,7 +32,7 @@ export function namingProblem(published: PublishedResource, namespaced: boolean)
   }
   const need: readonly (readonly [string, string])[] = [
     ['.ClusterName', 'in different workspaces'],
-    ...(namespaced && published.filter?.namespace === undefined ? [['.Object.metadata.namespace', 'in different namespaces of one workspace'] as const] : []),
+    ...(kcpNamespaced && published.filter?.namespace === undefined ? [['.Object.metadata.namespace', 'in different namespaces of one workspace'] as const] : []),
     ['.Object.metadata.name', 'with different names'],
   ];
   const missing = need.filter(([f]) => !fields.has(f));

@@ -91,7 +91,7 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
       problems.push(...plan.problems.map((m) => `${where}: ${asWritten(p, m)} (service cluster ${service})`));
       return;
     }
-    const naming = namingProblem(p, plan.plan.service.namespaced);
+    const naming = namingProblem(p, plan.plan.service.namespaced, plan.plan.kcp.namespaced);
     if (naming !== undefined) problems.push(`${where}: ${naming}`);
     const k = `${plan.plan.kcp.plural}.${plan.plan.kcp.group}`;
     const other = projected.get(k);
@@ -148,20 +148,33 @@ function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: 
   }
   const namespaced = crd.spec.scope !== 'Cluster';
   const scope = p.projection?.scope;
-  if (scope !== undefined && (scope === 'Cluster') === namespaced) {
-    return { type: 'invalid', problems: [`projection.scope: not supported yet: CRD ${crd.metadata.name ?? ''} is ${namespaced ? 'Namespaced' : 'Cluster'}-scoped, and the agent publishes a resource with its own scope (a change of scope needs a namespace chosen for every object)`] };
-  }
+  const kcpNamespaced = scope === undefined ? namespaced : scope === 'Namespaced';
+  const across = scopeProblems(p, namespaced, kcpNamespaced);
+  if (across.length > 0) return { type: 'invalid', problems: across };
   const mutations = compiledMutations(p);
   if (mutations.type === 'invalid') return mutations;
   const { group, names } = projectedNames(crd, p);
   let kcpResource: ResourceDescriptor;
   try {
-    kcpResource = resource({ group, version: choice.storage, plural: names.plural, kind: names.kind, namespaced });
+    kcpResource = resource({ group, version: choice.storage, plural: names.plural, kind: names.kind, namespaced: kcpNamespaced });
   } catch (e) {
     return { type: 'invalid', problems: [`projection: ${(e as Error).message}`] };
   }
   const serviceResource = resource({ group: crd.spec.group, version: choice.storage, plural: crd.spec.names.plural, kind: crd.spec.names.kind, namespaced });
   return { type: 'plan', plan: Object.freeze({ published: p, agentName, service: serviceResource, kcp: kcpResource, publishedVersions: choice.versions, statusSubresource, mutations: mutations.mutations }) };
+}
+
+// What a change of scope (projection.scope) cannot carry yet: a cluster-scoped CRD made namespaced
+// (not tried on real servers yet), related objects (they live in the primary object's namespace on
+// both sides), and a namespace filter on a resource that is cluster-scoped in kcp.
+function scopeProblems(p: PublishedResource, namespaced: boolean, kcpNamespaced: boolean): string[] {
+  if (namespaced === kcpNamespaced) return [];
+  const change = `${kcpNamespaced ? 'Namespaced' : 'Cluster'} in kcp, ${namespaced ? 'Namespaced' : 'Cluster'} on the service cluster`;
+  return [
+    ...(!namespaced ? [`projection.scope: not supported yet: publishing a cluster-scoped CRD as Namespaced`] : []),
+    ...((p.related ?? []).length > 0 ? [`related: not supported yet with projection.scope ${change}: related objects live in the primary object's namespace on both sides`] : []),
+    ...(!kcpNamespaced && p.filter?.namespace !== undefined ? [`filter.namespace: the resource is cluster-scoped in kcp (projection.scope), so its objects have no namespace to filter on`] : []),
+  ];
 }
 
 // The entry's mutations, compiled once for the agent's run (a config from code was not checked yet).

@@ -118,7 +118,7 @@ export function apiResourceSchemaOf(
   const spec: APIResourceSchema['spec'] = {
     group,
     names,
-    scope: crd.spec.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
+    scope: published.projection?.scope ?? (crd.spec.scope === 'Cluster' ? 'Cluster' : 'Namespaced'),
     versions,
     // kcp requires a conversion for several versions; None (no webhook) is what kcp can run.
     ...(versions.length > 1 ? { conversion: { strategy: 'None' as const } } : {}),
