@@ -2,7 +2,7 @@
 // list again when a workspace's APIBinding moves to another schema of it, read from the binding
 // events the provider's presence watch already receives; other changes of a binding, and other
 // resources, pass through untouched.
-import { Subject, from, lastValueFrom } from 'rxjs';
+import { Subject, VirtualTimeScheduler, from, lastValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
 import { clusterName, configMaps, resource } from '../../src/index.js';
@@ -18,7 +18,7 @@ const binding = (schema: string, extra: Record<string, unknown> = {}): Record<st
 });
 
 describe('schemaFollower', () => {
-  it("ends a published resource's open watch with 410 Gone when a binding moves to another schema, and only then", async () => {
+  it("ends a published resource's open watch with one 410 Gone for the moves of a window, and only for moves", async () => {
     const lines = new Map<string, Subject<string>>();
     const client = {
       list: () => Promise.resolve(E.right({ metadata: {}, items: [binding('v1')] })),
@@ -29,7 +29,8 @@ describe('schemaFollower', () => {
       },
     } as unknown as ClusterClient;
     const cluster: Cluster = { name: clusterName('wildcard'), client };
-    const follow = schemaFollower([dbs]);
+    const scheduler = new VirtualTimeScheduler();
+    const follow = schemaFollower([dbs], { coalesceMs: 2_000, scheduler });
     const seen: string[] = [];
     const other: string[] = [];
     // The presence watch lists (recording v1), then watches; the published watch and another are open.
@@ -41,8 +42,14 @@ describe('schemaFollower', () => {
     // A status change that keeps the schema: nothing.
     b?.next(JSON.stringify({ type: 'MODIFIED', object: binding('v1', { phase: 'Bound' }) }));
     expect(seen).toEqual([]);
-    // The binding moves to schema v2: the published watch gets a 410, the other nothing.
+    scheduler.flush();
+    expect(seen).toEqual([]);
+    // The binding moves to schema v2, then again to v3 within the window: the published watch gets
+    // one 410 at the window's end, the other watch nothing.
     b?.next(JSON.stringify({ type: 'MODIFIED', object: binding('v2') }));
+    b?.next(JSON.stringify({ type: 'MODIFIED', object: binding('v3') }));
+    expect(seen).toEqual([]);
+    scheduler.flush();
     expect(seen.map((l) => (JSON.parse(l) as { object: { code: number } }).object.code)).toEqual([410]);
     expect(other).toEqual([]);
   });

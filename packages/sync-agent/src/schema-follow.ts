@@ -6,9 +6,10 @@
 // passes every call through, reads the APIBinding events the provider's presence watch already
 // receives, and when a binding names another schema for a published resource, ends that resource's
 // open watch with a 410 Gone, so the informer lists it again through the schema now bound. No
-// request is added; a list follows each move of a binding.
+// request is added; one list follows the moves of a coalescing window.
 import type { Observable } from 'rxjs';
-import { Subject, from, map, merge, take, tap } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import { Subject, asyncScheduler, auditTime, from, map, merge, share, take, tap } from 'rxjs';
 import type { KubeObject, ResourceDescriptor } from 'rxfleet';
 import { E } from 'rxfleet/fp';
 import type { Cluster, ListerWatcher } from 'rxfleet/streams';
@@ -74,6 +75,24 @@ export function boundSchemas(binding: unknown, published: ReadonlySet<string>): 
 }
 
 /**
+ * Options of {@link schemaFollower}.
+ *
+ * @example
+ * ```ts
+ * const o: SchemaFollowerOptions = { coalesceMs: 1_000 };
+ * ```
+ */
+export interface SchemaFollowerOptions {
+  /**
+   * Moves within this long after the first are answered by one list: a rollout rebinds every
+   * workspace one by one, and each list reads the published resource of all of them. Default 1,000 ms.
+   */
+  readonly coalesceMs?: number;
+  /** Drives the coalescing. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
  * A {@link SchemaFollower} for the resources consumers see in kcp.
  *
  * @example
@@ -81,12 +100,15 @@ export function boundSchemas(binding: unknown, published: ReadonlySet<string>): 
  * const follow = schemaFollower([plan.kcp]);
  * ```
  * @param published - the resources in kcp (`PublishedPlan.kcp`).
+ * @param options - how moves are coalesced.
  * @returns the follower.
  */
-export function schemaFollower(published: readonly ResourceDescriptor[]): SchemaFollower {
+export function schemaFollower(published: readonly ResourceDescriptor[], options: SchemaFollowerOptions = {}): SchemaFollower {
   const ids = new Set(published.map(groupResource));
   const seen = new Map<string, string>();
   const moved = new Subject<void>();
+  // At most one list per window: the first move opens it, the end of it relists (auditTime).
+  const relist = moved.pipe(auditTime(options.coalesceMs ?? 1_000, options.scheduler ?? asyncScheduler), share());
   // A binding seen for the first time (listed, added) is recorded; one that names other schemas than before moved.
   const record = (binding: unknown, announce: boolean): void => {
     const meta = isMap(binding) && isMap(binding.metadata) ? binding.metadata : {};
@@ -123,7 +145,7 @@ export function schemaFollower(published: readonly ResourceDescriptor[]): Schema
         watch: (opts) =>
           merge(
             base.watch(opts),
-            moved.pipe(
+            relist.pipe(
               take(1),
               map(() => gone),
             ),
