@@ -13,7 +13,7 @@ import { ConfigError } from 'rxfleet';
  *
  * @example
  * ```ts
- * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.3.0', cliRange: '^0.3.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0', nodeRange: '^24.21.0' };
+ * const vars: ScaffoldValues = { name: 'greeter', rxfleetRange: '^0.3.0', cliRange: '^0.3.0', rxjsRange: '^7.8.2', typescriptRange: '~6.0.3', vitestRange: '^5.1.1', typesNodeRange: '^24.0.0', nodeRange: '^24.21.0', rolldownRange: '~1.2.18' };
  * ```
  */
 export interface ScaffoldValues {
@@ -33,6 +33,8 @@ export interface ScaffoldValues {
   readonly typesNodeRange: string;
   /** The `node` dev dependency (the npm package of Node itself): npm runs the project's scripts on it, as rxfleet's own do. */
   readonly nodeRange: string;
+  /** The `rolldown` dev dependency: `npm run bundle` makes one ES module per controller with it. */
+  readonly rolldownRange: string;
 }
 
 /** Template names npm would not ship as is (it drops `.gitignore`), renamed on the way out. */
@@ -75,7 +77,7 @@ function rangeOf(ranges: Readonly<Record<string, string>> | undefined, name: str
 /**
  * The dependency ranges of a new project: rxfleet and @rxfleet/cli at this release, and, from the
  * package.json of rxfleet (this package's peer), the rxjs it takes and the TypeScript, vitest,
- * @types/node and Node (the npm `node` package) it is built and tested with.
+ * @types/node, Node (the npm `node` package) and rolldown (the bundler) it is built and tested with.
  *
  * @example
  * ```ts
@@ -95,6 +97,7 @@ export function defaultScaffoldValues(name: string): ScaffoldValues {
     vitestRange: rangeOf(rxfleet.devDependencies, 'vitest', where),
     typesNodeRange: rangeOf(rxfleet.devDependencies, '@types/node', where),
     nodeRange: rangeOf(rxfleet.devDependencies, 'node', where),
+    rolldownRange: rangeOf(rxfleet.devDependencies, 'rolldown', where),
   };
 }
 
