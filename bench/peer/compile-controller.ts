@@ -2,12 +2,13 @@
 // Running bench/peer/rxfleet-controller.ts itself would charge rxfleet for what no deployment
 // pays: Node's type stripper (amaro, ~17 MiB RSS and ~70 ms at start for a .ts entry point), and,
 // through bench/register.ts, the stripping of every source module (~34 MiB and ~0.4 s more).
-// So the driver strips the controller's types once, points its `src/` imports at `dist/`, and
-// runs the result with no loader hooks. `npm run bench:peer` builds dist/ first.
+// So the driver strips the controller's types once, points its `src/` imports at `dist/` (absolute
+// paths, which Node and the bundler both resolve), and runs the result with no loader hooks.
+// `npm run bench:peer` builds dist/ first.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -22,7 +23,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export function compileController(source: string, dir: string): string {
   const distIndex = join(ROOT, 'dist', 'index.js');
   if (!existsSync(distIndex)) throw new Error(`bench:peer: ${distIndex} is missing; run \`npm run build\``);
-  const dist = pathToFileURL(join(ROOT, 'dist')).href;
+  const dist = join(ROOT, 'dist');
   const ts = readFileSync(source, 'utf8');
   const js = stripTypeScriptTypes(ts).replaceAll(`'../../src/`, `'${dist}/`);
   if (js.includes('../../src/')) throw new Error(`bench:peer: ${source} imports src/ in a form the driver does not rewrite`);

@@ -18,6 +18,9 @@
 //   BENCH_HTTP1        1: also run rxfleet on the file provider over HTTP/1.1 (`client: { http2: false }`:
 //                      keep-alive connections of each cluster's own) as a column beside the default
 //                      (one HTTP/2 session shared by every workspace), with its ratio to it. Default 0.
+//   BENCH_BUNDLE       0: leave out the column of rxfleet run as the scaffold deploys it, one ES module
+//                      bundled by the scaffold's rolldown configuration (bench/peer/bundle-controller.ts).
+//                      Default 1.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
 //   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, ceil(10 / 2) = 5)
 //   BENCH_RXFLEET_NODE_ARGS  Node flags for the rxfleet controllers, space-separated (e.g.
@@ -32,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { startKcp } from '../../test/support/kcp.js';
 import { setupConfigMapExport } from './apiexport-setup.js';
+import { bundleController } from './bundle-controller.js';
 import { compileController } from './compile-controller.js';
 import { setupFleet } from './fleet-setup.js';
 import { openKube } from './kube.js';
@@ -50,6 +54,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MCR_QPS = process.env.BENCH_MCR_QPS ?? '-1';
 const APIEXPORT = process.env.BENCH_APIEXPORT === '1';
 const HTTP1 = process.env.BENCH_HTTP1 === '1';
+const BUNDLE = process.env.BENCH_BUNDLE !== '0';
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
 const RXFLEET_NODE_ARGS = (process.env.BENCH_RXFLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const MEMORY_LIMIT_MIB = process.env.BENCH_MEMORY_LIMIT_MIB === undefined ? undefined : Number(process.env.BENCH_MEMORY_LIMIT_MIB);
@@ -87,17 +92,25 @@ try {
   const mcrLabel = MCR_QPS === '-1' ? 'MCR' : `MCR (qps ${MCR_QPS === '0' ? '5, default' : MCR_QPS})`;
   // rxfleet runs as JavaScript on the built package (dist/), as a deployed controller does;
   // BENCH_RXFLEET_NODE_ARGS adds Node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-  const rxfleet = [...RXFLEET_NODE_ARGS, compileController(join(HERE, 'rxfleet-controller.ts'), dir)];
+  const pairs: RatioPair[] = [];
+  const compiled = compileController(join(HERE, 'rxfleet-controller.ts'), dir);
+  const rxfleet = [...RXFLEET_NODE_ARGS, compiled];
+  // rxfleet's `run()` logs this line once it is set up, before the provider engages a cluster.
+  const readyLine = /"msg":"controller running"/;
   const contenders: Contender[] = [
     { label: mcrLabel, command: mcrBin, args: ['-kubeconfig-dir', fleet.kubeconfigDir, '-local-kubeconfig', fleet.rootKubeconfig, '-qps', MCR_QPS] },
-    { label: 'rxfleet', command: process.execPath, args: [...rxfleet, 'file', fleet.kubeconfigDir] },
+    { label: 'rxfleet', command: process.execPath, args: [...rxfleet, 'file', fleet.kubeconfigDir], readyLine },
   ];
-  const pairs: RatioPair[] = [];
+  if (BUNDLE) {
+    const bundle = await bundleController(compiled, dir);
+    contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], readyLine });
+    pairs.push({ of: 'rxfleet (bundle)', to: 'rxfleet' });
+  }
   if (HTTP1) {
-    contenders.push({ label: 'rxfleet (HTTP/1.1)', command: process.execPath, args: [...rxfleet, 'file-http1', fleet.kubeconfigDir] });
+    contenders.push({ label: 'rxfleet (HTTP/1.1)', command: process.execPath, args: [...rxfleet, 'file-http1', fleet.kubeconfigDir], readyLine });
     pairs.push({ of: 'rxfleet (HTTP/1.1)', to: 'rxfleet' });
   }
-  if (apiExport !== undefined) contenders.push({ label: 'rxfleet (APIExport)', command: process.execPath, args: [...rxfleet, 'apiexport', apiExport.providerKubeconfig, apiExport.exportName] });
+  if (apiExport !== undefined) contenders.push({ label: 'rxfleet (APIExport)', command: process.execPath, args: [...rxfleet, 'apiexport', apiExport.providerKubeconfig, apiExport.exportName], readyLine });
   printTable = (): void => {
     console.log(`\nW = ${W} workspaces × ${N} ConfigMaps, ${rounds.length} rounds (${contenders.map((c) => c.label).join(', ')} alternated), concurrency 10`);
     // The machine may be shared: the figures mean little without it.
@@ -107,9 +120,9 @@ try {
   let runIndex = 0;
   for (let r = 0; r < ROUNDS; r++) {
     const round: RunFigures[] = [];
-    // The two rxfleet transports swap places every other round, so a drift of the server or the
+    // The rxfleet columns run in reverse order every other round, so a drift of the server or the
     // machine over the session does not always favour the same one.
-    const order = HTTP1 && r % 2 === 1 ? [contenders[0], contenders[2], contenders[1], ...contenders.slice(3)] : contenders;
+    const order = r % 2 === 1 ? [contenders[0], ...contenders.slice(1).reverse()] : contenders;
     for (const c of order) {
       if (c === undefined) continue;
       const f = await measureRun(st, limit === undefined ? c : limit.wrap(c), ++runIndex);

@@ -14,12 +14,15 @@ import type { Kube } from './kube.js';
 import { must } from './kube.js';
 import type { OutputTracker } from './outputs.js';
 import { procStats, serverConnections } from './proc-stats.js';
+import { peakAtLine } from './setup-rss.js';
 
 /** A controller under test: how to start it. */
 export interface Contender {
   readonly label: string;
   readonly command: string;
   readonly args: readonly string[];
+  /** A line of its output that marks the end of its import and set-up (for `setupRssMiB`). */
+  readonly readyLine?: RegExp;
 }
 
 /** What one run measured. */
@@ -36,6 +39,8 @@ export interface RunFigures {
   readonly waveLastWorkspaceP50Ms: number;
   readonly waveLastWorkspaceP99Ms: number;
   readonly peakRssMiB: number;
+  /** VmHWM when `readyLine` appeared: import and set-up (NaN without one). */
+  readonly setupRssMiB: number;
   readonly cpuMsPerObject: number;
   readonly idleP50Ms: number;
   /** Established TCP connections to the server when the run ends (the transport in use). */
@@ -108,6 +113,7 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
   child.stderr.pipe(log);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${c.label}: could not start ${c.command}`);
+  const setupRss = peakAtLine(child.stderr, pid, c.readyLine);
   let exitedEarly: string | undefined;
   child.once('exit', (code, signal) => {
     exitedEarly = `${c.label} exited (${signal ?? `code ${code ?? '?'}`}) during its run; see ${st.logDir}`;
@@ -163,6 +169,7 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
       waveLastWorkspaceP50Ms: quantile(lastWs, 0.5),
       waveLastWorkspaceP99Ms: quantile(lastWs, 0.99),
       peakRssMiB: stats.peakRssBytes / 2 ** 20,
+      setupRssMiB: setupRss(),
       cpuMsPerObject: stats.cpuMs / (2 * total + idle.length),
       idleP50Ms: quantile(idle, 0.5),
       connections,

@@ -17,6 +17,7 @@ const MEASURES: readonly { readonly key: Measure; readonly name: string; readonl
   { key: 'waveLastWorkspaceP50Ms', name: 'wave p50 of the workspace updated last (ms)', digits: 0 },
   { key: 'waveLastWorkspaceP99Ms', name: 'wave p99 of the workspace updated last (ms)', digits: 0 },
   { key: 'peakRssMiB', name: 'peak RSS (MiB, VmHWM)', digits: 1 },
+  { key: 'setupRssMiB', name: 'RSS after import and set-up (MiB, VmHWM at "controller running")', digits: 1 },
   { key: 'cpuMsPerObject', name: 'CPU per object (ms, utime+stime)', digits: 2 },
   { key: 'idleP50Ms', name: 'idle single-object latency p50 (ms)', digits: 1 },
   { key: 'connections', name: 'TCP connections to kcp at the end', digits: 0 },
@@ -42,18 +43,24 @@ export function ratioTable(baseline: string, contenders: readonly string[], roun
   const head = ['measure', baseline, ...contenders, ...columns.map((p) => `${p.of} ÷ ${p.to}`)];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
   for (const m of MEASURES) {
-    const cells = [m.name, median(of(baseline).map((f) => f[m.key])).toFixed(m.digits), ...contenders.map((c) => median(of(c).map((f) => f[m.key])).toFixed(m.digits))];
+    const cells = [m.name, ...[baseline, ...contenders].map((c) => figure(median(of(c).map((f) => f[m.key])), m.digits))];
     for (const p of columns) {
       const ratios = rounds.flatMap((r) => {
         const b = r.find((f) => f.label === p.to);
         const x = r.find((f) => f.label === p.of);
-        return b === undefined || x === undefined ? [] : [x[m.key] / b[m.key]];
+        const ratio = b === undefined || x === undefined ? NaN : x[m.key] / b[m.key];
+        return Number.isFinite(ratio) ? [ratio] : [];
       });
       cells.push(ratios.length === 0 ? '–' : `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (${median(ratios).toFixed(2)})`);
     }
     lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/** A figure, or '–' where a contender has none (e.g. no start-up line to read its set-up RSS at). */
+function figure(x: number, digits: number): string {
+  return Number.isFinite(x) ? x.toFixed(digits) : '–';
 }
 
 /**
@@ -63,5 +70,5 @@ export function ratioTable(baseline: string, contenders: readonly string[], roun
  * console.log(runLine(figures));
  */
 export function runLine(f: RunFigures): string {
-  return `${f.label}: ${MEASURES.map((m) => `${m.key}=${f[m.key].toFixed(m.digits)}`).join(' ')}`;
+  return `${f.label}: ${MEASURES.map((m) => `${m.key}=${figure(f[m.key], m.digits)}`).join(' ')}`;
 }

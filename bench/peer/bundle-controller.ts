@@ -1,0 +1,33 @@
+// The rxfleet controller as the scaffold deploys it (issue 26 item 4): one bundled ES module, built
+// with the scaffold's own bundler configuration (packages/cli/templates/init/rolldown.config.mjs.tmpl,
+// which `npm run bundle` of a new project runs), so the column measures what a user's image runs.
+// The compiled controller (compile-controller.ts: JavaScript importing dist/, as a user's program
+// imports node_modules/rxfleet/dist) is the entry; only its input and output folder differ from the
+// template's.
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { RolldownOptions } from 'rolldown';
+import { build } from 'rolldown';
+
+const TEMPLATE = fileURLToPath(new URL('../../packages/cli/templates/init/rolldown.config.mjs.tmpl', import.meta.url));
+
+/**
+ * Bundles `entry` (a compiled controller) into `<dir>/bundle/rxfleet-controller.mjs` with the
+ * scaffold's configuration, and returns that path.
+ *
+ * @example
+ * const bundle = await bundleController(compileController(source, dir), dir);
+ */
+export async function bundleController(entry: string, dir: string): Promise<string> {
+  // The template has no placeholders: it is the file a new project gets. Imported from a copy
+  // with a name Node loads as an ES module.
+  const config = join(dir, 'rolldown.config.mjs');
+  copyFileSync(TEMPLATE, config);
+  const mod = (await import(pathToFileURL(config).href)) as { default: readonly RolldownOptions[] };
+  const [scaffold] = mod.default;
+  if (scaffold === undefined || Array.isArray(scaffold.output)) throw new Error(`bench:peer: ${TEMPLATE} exports no single-output configuration`);
+  const outDir = join(dir, 'bundle');
+  await build({ ...scaffold, input: { 'rxfleet-controller': entry }, output: { ...scaffold.output, dir: outDir }, logLevel: 'warn' });
+  return join(outDir, 'rxfleet-controller.mjs');
+}
