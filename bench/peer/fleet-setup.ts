@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKcpWorkspace, kcpClusterKubeConfig } from '../../test/support/kcp.js';
 import { pool } from '../../test/support/pool.js';
+import { eventually } from '../../test/support/wait.js';
 import type { Kube } from './kube.js';
 import { must } from './kube.js';
 
@@ -71,7 +72,7 @@ export async function setupFleet(kube: Kube, adminKubeconfigPath: string, dir: s
       Array.from({ length: opts.objects }, (_, j) => j),
       8,
       async (j) => {
-        must(await kube.request('POST', cmPath, inputBody(j, 0)), `create ${inputName(j)} in ${ws.name}`, 201);
+        await createInput(kube, cmPath, j, `create ${inputName(j)} in ${ws.name}`);
       },
     );
     writeFileSync(join(kubeconfigDir, `${ws.name}.kubeconfig`), contextNamed(ws.kubeconfigYaml(), ws.name));
@@ -81,6 +82,27 @@ export async function setupFleet(kube: Kube, adminKubeconfigPath: string, dir: s
   const rootKubeconfig = join(dir, 'root.kubeconfig');
   writeFileSync(rootKubeconfig, contextNamed(kcpClusterKubeConfig(adminKubeconfigPath, 'root').exportConfig(), 'root'));
   return { workspaces, objectsPerWorkspace: opts.objects, kubeconfigDir, rootKubeconfig };
+}
+
+/**
+ * Creates one input. On a loaded machine kcp's etcd may answer 500 "request timed out" (or 429/503)
+ * while the create still lands: asked again (bounded), and a 409 after such an answer means it did.
+ */
+async function createInput(kube: Kube, cmPath: string, j: number, what: string): Promise<void> {
+  let retried = false;
+  let last = '';
+  await eventually(
+    what,
+    async () => {
+      const res = await kube.request('POST', cmPath, inputBody(j, 0));
+      if (res.status === 201 || (retried && res.status === 409)) return true;
+      if (![429, 500, 503, 504].includes(res.status)) must(res, what, 201);
+      retried = true;
+      last = `HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
+      return false;
+    },
+    { timeoutMs: 120_000, intervalMs: 500, context: () => `last answer: ${last}` },
+  );
 }
 
 /** Renames the one context of an exported kubeconfig (client-node calls it `loaded-context`). */

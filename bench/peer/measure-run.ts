@@ -81,7 +81,12 @@ function converged(st: FleetState, keys: readonly { key: string }[]): boolean {
 
 async function update(st: FleetState, k: { cmPath: string; i: number; key: string }, gen: number): Promise<number> {
   const sentAt = performance.now();
-  must(await st.kube.request('PUT', `${k.cmPath}/${inputName(k.i)}`, inputBody(k.i, gen)), `update ${k.key}`, 200);
+  // As for the deletes: a 5xx of a loaded kcp is asked again; latency counts from the first send.
+  await eventually(`update ${k.key}`, async () => {
+    const res = await st.kube.request('PUT', `${k.cmPath}/${inputName(k.i)}`, inputBody(k.i, gen));
+    if (![429, 500, 503, 504].includes(res.status)) must(res, `update ${k.key}`, 200);
+    return res.status === 200;
+  }, { timeoutMs: st.timeoutMs, intervalMs: 200 });
   st.gens.set(k.key, gen);
   return sentAt;
 }
@@ -201,7 +206,12 @@ async function cleanUp(st: FleetState, child: ChildProcess, log: { end(): void }
 async function deleteOutputs(st: FleetState): Promise<void> {
   await pool(st.fleet.workspaces, 4, async (ws) => {
     const q = `labelSelector=${encodeURIComponent(`!${INPUT_LABEL}`)}&fieldSelector=${encodeURIComponent('metadata.name!=kube-root-ca.crt')}`;
-    must(await st.kube.request('DELETE', `${ws.cmPath}?${q}`), `delete outputs in ${ws.name}`, 200);
+    // kcp under load may answer 5xx (etcd timed out) while the delete still lands: asked again.
+    await eventually(`delete outputs in ${ws.name}`, async () => {
+      const res = await st.kube.request('DELETE', `${ws.cmPath}?${q}`);
+      if (![429, 500, 503, 504].includes(res.status)) must(res, `delete outputs in ${ws.name}`, 200);
+      return res.status === 200;
+    }, { timeoutMs: st.timeoutMs, intervalMs: 500 });
   });
   await eventually('every output deleted', () => st.outputs.count() === 0, { timeoutMs: st.timeoutMs, intervalMs: 20 });
 }
