@@ -21,6 +21,9 @@
 //   BENCH_BUNDLE       0: leave out the column of rxfleet run as the scaffold deploys it, one ES module
 //                      bundled by the scaffold's rolldown configuration (bench/peer/bundle-controller.ts).
 //                      Default 1.
+//   BENCH_BUNDLE_FLAGS Node flag sets for further bundle columns, `;` between sets (e.g.
+//                      `--max-semi-space-size=4;--single-threaded-gc`): each runs the same bundle with
+//                      those flags, with its ratio to the plain bundle. Default none.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
 //   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, ceil(10 / 2) = 5)
 //   BENCH_RXFLEET_NODE_ARGS  Node flags for the rxfleet controllers, space-separated (e.g.
@@ -55,6 +58,7 @@ const MCR_QPS = process.env.BENCH_MCR_QPS ?? '-1';
 const APIEXPORT = process.env.BENCH_APIEXPORT === '1';
 const HTTP1 = process.env.BENCH_HTTP1 === '1';
 const BUNDLE = process.env.BENCH_BUNDLE !== '0';
+const BUNDLE_FLAGS = (process.env.BENCH_BUNDLE_FLAGS ?? '').split(';').map((f) => f.trim()).filter((f) => f !== '');
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
 const RXFLEET_NODE_ARGS = (process.env.BENCH_RXFLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const MEMORY_LIMIT_MIB = process.env.BENCH_MEMORY_LIMIT_MIB === undefined ? undefined : Number(process.env.BENCH_MEMORY_LIMIT_MIB);
@@ -105,6 +109,11 @@ try {
     const bundle = await bundleController(compiled, dir);
     contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], readyLine });
     pairs.push({ of: 'rxfleet (bundle)', to: 'rxfleet' });
+    for (const flags of BUNDLE_FLAGS) {
+      const label = `rxfleet (bundle ${flags})`;
+      contenders.push({ label, command: process.execPath, args: [...RXFLEET_NODE_ARGS, ...flags.split(' ').filter((a) => a !== ''), bundle, 'file', fleet.kubeconfigDir], readyLine });
+      pairs.push({ of: label, to: 'rxfleet (bundle)' });
+    }
   }
   if (HTTP1) {
     contenders.push({ label: 'rxfleet (HTTP/1.1)', command: process.execPath, args: [...rxfleet, 'file-http1', fleet.kubeconfigDir], readyLine });
