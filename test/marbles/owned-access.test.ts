@@ -83,6 +83,14 @@ describe('ownedClient', () => {
     });
   });
 
+  it('should end a watch as the server ends it, so that the watch loop reconnects', () => {
+    const fence = replica(new Set([east]));
+    testScheduler().run(({ cold, expectObservable }) => {
+      const client = ownedClient(east, { ...fakeCluster('east').client, watch: () => cold('a-b|') }, fence);
+      expectObservable(client.watch(configMaps)).toBe('a-b|');
+    });
+  });
+
   it('should leave the watch of another cluster alone when one is revoked', () => {
     const running = new Set<ClusterName>([east, west]);
     const fence = replica(running);

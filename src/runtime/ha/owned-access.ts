@@ -5,8 +5,7 @@
 // read, a watch, a write, an Event) is refused with `Fenced`, naming the cluster and saying this
 // replica does not own it; a lookup in local state (the fleet view, an informer's store or events)
 // serves nothing. A watch or a view held while the cluster was owned ends when it is revoked here.
-import type { Observable } from 'rxjs';
-import { defer, EMPTY, filter, merge, mergeMap, take, takeUntil, throwError } from 'rxjs';
+import { defer, EMPTY, filter, Observable, take, takeUntil } from 'rxjs';
 import type { ClusterClient } from '../../client/client.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { KubeError } from '../../core/errors.js';
@@ -136,9 +135,21 @@ export function ownedClient(cluster: ClusterName, client: ClusterClient, fence: 
     list: (r, opts) => read(() => client.list(r, opts)),
     listAll: (r, opts) => read(() => client.listAll(r, opts)),
     watch: (r, opts) =>
-      defer(() => {
+      new Observable<string>((subscriber) => {
         const refused = fence.check(cluster, 'read');
-        return refused === undefined ? merge(client.watch(r, opts), revoked(fence, cluster).pipe(mergeMap(() => throwError(() => fence.refusal(cluster, 'read'))))) : throwError(() => refused);
+        if (refused !== undefined) {
+          subscriber.error(refused);
+          return undefined;
+        }
+        // The watch ends as the server ends it (a clean end is a reconnect), or with the refusal when the cluster is revoked here.
+        const cut = revoked(fence, cluster).subscribe(() => {
+          subscriber.error(fence.refusal(cluster, 'read'));
+        });
+        const lines = client.watch(r, opts).subscribe(subscriber);
+        return () => {
+          lines.unsubscribe();
+          cut.unsubscribe();
+        };
       }),
     create: (r, obj, opts) => write(() => client.create(r, obj, { ...opts, fence: gate })),
     update: (r, obj, opts) => write(() => client.update(r, obj, { ...opts, fence: gate })),
