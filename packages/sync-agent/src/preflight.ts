@@ -164,14 +164,13 @@ function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: 
   return { type: 'plan', plan: Object.freeze({ published: p, agentName, service: serviceResource, kcp: kcpResource, publishedVersions: choice.versions, statusSubresource, mutations: mutations.mutations }) };
 }
 
-// What a change of scope (projection.scope) cannot carry yet: a cluster-scoped CRD made namespaced
-// (not tried on real servers yet), related objects (they live in the primary object's namespace on
-// both sides), and a namespace filter on a resource that is cluster-scoped in kcp.
+// What a change of scope (projection.scope) cannot carry yet: related objects (they live in the
+// primary object's namespace on both sides), and a namespace filter on a resource that is
+// cluster-scoped in kcp.
 function scopeProblems(p: PublishedResource, namespaced: boolean, kcpNamespaced: boolean): string[] {
   if (namespaced === kcpNamespaced) return [];
   const change = `${kcpNamespaced ? 'Namespaced' : 'Cluster'} in kcp, ${namespaced ? 'Namespaced' : 'Cluster'} on the service cluster`;
   return [
-    ...(!namespaced ? [`projection.scope: not supported yet: publishing a cluster-scoped CRD as Namespaced`] : []),
     ...((p.related ?? []).length > 0 ? [`related: not supported yet with projection.scope ${change}: related objects live in the primary object's namespace on both sides`] : []),
     ...(!kcpNamespaced && p.filter?.namespace !== undefined ? [`filter.namespace: the resource is cluster-scoped in kcp (projection.scope), so its objects have no namespace to filter on`] : []),
   ];

@@ -40,7 +40,7 @@ export interface PublishedProjection {
   readonly shortNames?: readonly string[];
   /** Categories in kcp (`kubectl get all`); an empty list removes them. Default: the CRD's. */
   readonly categories?: readonly string[];
-  /** The scope in kcp: a namespaced CRD may be published `Cluster` (copies land in `naming.namespace`); without related objects. */
+  /** The scope in kcp (default: the CRD's); across a change of scope, no related objects. */
   readonly scope?: 'Cluster' | 'Namespaced';
 }
 
