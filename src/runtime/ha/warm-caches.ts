@@ -26,7 +26,12 @@ import { selects } from '../cluster-keeper.js';
  * const warm: WarmCachesOption = { maxClusters: 1_000 };
  * ```
  */
-export type WarmCachesOption = false | { readonly maxClusters: number };
+export type WarmCachesOption =
+  | false
+  | {
+      /** The most clusters whose watches stay open (a whole number ≥ 0); the first engaged are kept. */
+      readonly maxClusters: number;
+    };
 
 /**
  * The warm watches of a replica.
