@@ -26,6 +26,8 @@
 //                      those flags, with its ratio to the plain bundle. Default none.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
 //   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, ceil(10 / 2) = 5)
+//   BENCH_RXFLEET_OUTPUTS  0: the rxfleet controller does not watch its outputs (then its restart
+//                      cannot prove its applies needless, and sends them all). Default 1.
 //   BENCH_RXFLEET_NODE_ARGS  Node flags for the rxfleet controllers, space-separated (e.g.
 //                      `--cpu-prof --cpu-prof-dir=/tmp/prof`); rxfleet runs as JavaScript on dist/
 //   RXFLEET_MCR_PEER_BIN  a prebuilt MCR controller (else built once into ~/.cache/rxfleet/bin)
@@ -36,6 +38,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { reservePorts } from '../../src/envtest/ports.js';
 import { startKcp } from '../../test/support/kcp.js';
 import { setupConfigMapExport } from './apiexport-setup.js';
 import { bundleController } from './bundle-controller.js';
@@ -50,6 +53,7 @@ import { measureRun } from './measure-run.js';
 import { trackOutputs } from './outputs.js';
 import type { RatioPair } from './report.js';
 import { ratioTable, runLine } from './report.js';
+import { rxfleetIdle } from './write-count.js';
 
 const W = Number(process.env.BENCH_WORKSPACES ?? 20);
 const N = Number(process.env.BENCH_OBJECTS ?? 100);
@@ -92,7 +96,8 @@ try {
   const apiExport = APIEXPORT ? await setupConfigMapExport(kube, kcp.adminKubeconfigPath, dir, fleet, prefix) : undefined;
   say(`${W} workspaces × ${N} inputs set up in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`);
   const outputs = trackOutputs(kube, fleet.workspaces);
-  const st: FleetState = { fleet, kube, outputs, gens: new Map(), nextGen: 1, timeoutMs: TIMEOUT_MS, logDir: dir, serverPort: kcp.ports.secure };
+  const shardAdmin = await openKube(kcp.adminKubeconfigPath, 'shard-base');
+  const st: FleetState = { fleet, kube, shardAdmin, outputs, gens: new Map(), nextGen: 1, timeoutMs: TIMEOUT_MS, logDir: dir, serverPort: kcp.ports.secure };
   const mcrLabel = MCR_QPS === '-1' ? 'MCR' : `MCR (qps ${MCR_QPS === '0' ? '5, default' : MCR_QPS})`;
   // rxfleet runs as JavaScript on the built package (dist/), as a deployed controller does;
   // BENCH_RXFLEET_NODE_ARGS adds Node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -101,25 +106,30 @@ try {
   const rxfleet = [...RXFLEET_NODE_ARGS, compiled];
   // rxfleet's `run()` logs this line once it is set up, before the provider engages a cluster.
   const readyLine = /"msg":"controller running"/;
+  // rxfleet serves its metrics there: after a restart that sends nothing, they tell when it has gone
+  // through every key.
+  const metricsPort = (await reservePorts(1)).ports[0] ?? 0;
+  const watches = W; // rxfleet_watch_synced is one series per cluster and resource, however many watches share it
+  const observed = { readyLine, env: { BENCH_METRICS_PORT: String(metricsPort) }, idle: (keys: number) => rxfleetIdle(metricsPort, keys, watches) };
   const contenders: Contender[] = [
     { label: mcrLabel, command: mcrBin, args: ['-kubeconfig-dir', fleet.kubeconfigDir, '-local-kubeconfig', fleet.rootKubeconfig, '-qps', MCR_QPS] },
-    { label: 'rxfleet', command: process.execPath, args: [...rxfleet, 'file', fleet.kubeconfigDir], readyLine },
+    { label: 'rxfleet', command: process.execPath, args: [...rxfleet, 'file', fleet.kubeconfigDir], ...observed },
   ];
   if (BUNDLE) {
     const bundle = await bundleController(compiled, dir);
-    contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], readyLine });
+    contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], ...observed });
     pairs.push({ of: 'rxfleet (bundle)', to: 'rxfleet' });
     for (const flags of BUNDLE_FLAGS) {
       const label = `rxfleet (bundle ${flags})`;
-      contenders.push({ label, command: process.execPath, args: [...RXFLEET_NODE_ARGS, ...flags.split(' ').filter((a) => a !== ''), bundle, 'file', fleet.kubeconfigDir], readyLine });
+      contenders.push({ label, command: process.execPath, args: [...RXFLEET_NODE_ARGS, ...flags.split(' ').filter((a) => a !== ''), bundle, 'file', fleet.kubeconfigDir], ...observed });
       pairs.push({ of: label, to: 'rxfleet (bundle)' });
     }
   }
   if (HTTP1) {
-    contenders.push({ label: 'rxfleet (HTTP/1.1)', command: process.execPath, args: [...rxfleet, 'file-http1', fleet.kubeconfigDir], readyLine });
+    contenders.push({ label: 'rxfleet (HTTP/1.1)', command: process.execPath, args: [...rxfleet, 'file-http1', fleet.kubeconfigDir], ...observed });
     pairs.push({ of: 'rxfleet (HTTP/1.1)', to: 'rxfleet' });
   }
-  if (apiExport !== undefined) contenders.push({ label: 'rxfleet (APIExport)', command: process.execPath, args: [...rxfleet, 'apiexport', apiExport.providerKubeconfig, apiExport.exportName], readyLine });
+  if (apiExport !== undefined) contenders.push({ label: 'rxfleet (APIExport)', command: process.execPath, args: [...rxfleet, 'apiexport', apiExport.providerKubeconfig, apiExport.exportName], ...observed });
   printTable = (): void => {
     console.log(`\nW = ${W} workspaces × ${N} ConfigMaps, ${rounds.length} rounds (${contenders.map((c) => c.label).join(', ')} alternated), concurrency 10`);
     // The machine may be shared: the figures mean little without it.
@@ -144,6 +154,7 @@ try {
   }
   outputs.stop();
   kube.close();
+  shardAdmin.close();
   printTable();
 } catch (err) {
   process.stderr.write(`bench:peer: failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

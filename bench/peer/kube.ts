@@ -27,16 +27,16 @@ export interface Kube {
 }
 
 /**
- * Opens a line to the kcp of `adminKubeconfigPath` (context `root`), credentials read once.
+ * Opens a line to the kcp of `adminKubeconfigPath` (context `root`, or the one given), credentials read once.
  *
  * @example
  * const kube = await openKube(kcp.adminKubeconfigPath);
  * const res = await kube.request('GET', '/clusters/root:ws-0/api/v1/namespaces/default/configmaps');
  */
-export async function openKube(adminKubeconfigPath: string): Promise<Kube> {
+export async function openKube(adminKubeconfigPath: string, context = 'root'): Promise<Kube> {
   const kc = new KubeConfig();
   kc.loadFromFile(adminKubeconfigPath);
-  if (kc.getContextObject('root') !== null) kc.setCurrentContext('root');
+  if (kc.getContextObject(context) !== null) kc.setCurrentContext(context);
   const server = kc.getCurrentCluster()?.server;
   if (server === undefined) throw new Error(`${adminKubeconfigPath}: no current cluster`);
   const origin = new URL(server).origin;

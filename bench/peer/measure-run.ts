@@ -1,8 +1,10 @@
 // One measured run of one controller: start it with no outputs present, time the initial
 // convergence and the first write, send an update wave, time single updates on the idle
 // controller, read its peak RSS, CPU and connections to the server, check every output, stop it,
-// delete the outputs.
+// start it again over the converged outputs until it has gone through every key, stop it, delete
+// the outputs. The server counts the applies it sent in each phase.
 import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { pool } from '../../test/support/pool.js';
@@ -15,6 +17,7 @@ import { must } from './kube.js';
 import type { OutputTracker } from './outputs.js';
 import { procStats, serverConnections } from './proc-stats.js';
 import { peakAtLine } from './setup-rss.js';
+import { appliesSoFar } from './write-count.js';
 
 /** A controller under test: how to start it. */
 export interface Contender {
@@ -23,6 +26,13 @@ export interface Contender {
   readonly args: readonly string[];
   /** A line of its output that marks the end of its import and set-up (for `setupRssMiB`). */
   readonly readyLine?: RegExp;
+  /** Environment added to the driver's. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Whether a restarted controller has gone through all `keys` (e.g. read from its metrics).
+   * Without it, the restart is done once the server has counted `keys` applies since.
+   */
+  readonly idle?: (keys: number) => Promise<boolean>;
 }
 
 /** What one run measured. */
@@ -45,6 +55,11 @@ export interface RunFigures {
   readonly idleP50Ms: number;
   /** Established TCP connections to the server when the run ends (the transport in use). */
   readonly connections: number;
+  /** Applies the server counted in each phase: initial convergence, update wave, idle updates, and a restart over the converged outputs. */
+  readonly appliesInitial: number;
+  readonly appliesWave: number;
+  readonly appliesIdle: number;
+  readonly appliesRestart: number;
 }
 
 const IDLE_SAMPLES = 10;
@@ -54,6 +69,8 @@ const WAVE_CONCURRENCY = 16;
 export interface FleetState {
   readonly fleet: BenchFleet;
   readonly kube: Kube;
+  /** kcp's shard admin (system:masters): the one allowed to read the server's /metrics. */
+  readonly shardAdmin: Kube;
   readonly outputs: OutputTracker;
   /** `<workspace>/<input>` → the gen its data carries now. */
   readonly gens: Map<string, number>;
@@ -109,21 +126,26 @@ async function stopChild(child: ChildProcess): Promise<void> {
 export async function measureRun(st: FleetState, c: Contender, runIndex: number): Promise<RunFigures> {
   const keys = allKeys(st);
   const total = keys.length;
-  const wait = (what: string, probe: () => boolean): Promise<true> => eventually(`${c.label}: ${what}`, probe, { timeoutMs: st.timeoutMs, intervalMs: 5 });
+  const wait = (what: string, probe: () => boolean | Promise<boolean>): Promise<true> => eventually(`${c.label}: ${what}`, probe, { timeoutMs: st.timeoutMs, intervalMs: 5 });
   st.outputs.resetFirst();
   const log = createWriteStream(`${st.logDir}/run-${runIndex}-${c.label.replace(/\W+/g, '_')}.log`);
-  const t0 = performance.now();
-  const child = spawn(c.command, c.args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`${c.label}: could not start ${c.command}`);
-  const setupRss = peakAtLine(child.stderr, pid, c.readyLine);
   let exitedEarly: string | undefined;
-  child.once('exit', (code, signal) => {
-    exitedEarly = `${c.label} exited (${signal ?? `code ${code ?? '?'}`}) during its run; see ${st.logDir}`;
-  });
-  const alive = (probe: () => boolean) => (): boolean => {
+  const start = (): { child: ChildProcess; pid: number; stderr: Readable } => {
+    const started = spawn(c.command, c.args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...c.env } });
+    started.stdout.pipe(log, { end: false });
+    started.stderr.pipe(log, { end: false });
+    if (started.pid === undefined) throw new Error(`${c.label}: could not start ${c.command}`);
+    started.once('exit', (code, signal) => {
+      exitedEarly = `${c.label} exited (${signal ?? `code ${code ?? '?'}`}) during its run; see ${st.logDir}`;
+    });
+    return { child: started, pid: started.pid, stderr: started.stderr };
+  };
+  const applies0 = await appliesSoFar(st.shardAdmin);
+  const t0 = performance.now();
+  const first = start();
+  let { child, pid } = first;
+  const setupRss = peakAtLine(first.stderr, pid, c.readyLine);
+  const alive = <R extends boolean | Promise<boolean>>(probe: () => R) => (): R => {
     if (exitedEarly !== undefined) throw new Error(exitedEarly);
     return probe();
   };
@@ -131,6 +153,7 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
     await wait('initial convergence', alive(() => converged(st, keys)));
     const lastArrival = Math.max(...keys.map(({ key }) => st.outputs.get(key)?.at ?? NaN));
     const first = st.outputs.firstCreatedAt() ?? NaN;
+    const applies1 = await appliesSoFar(st.shardAdmin);
 
     // The update wave: every input once, as fast as the driver can send them.
     const gen = st.nextGen++;
@@ -142,6 +165,7 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
     await wait('update wave', alive(() => converged(st, keys)));
     const latencies = keys.map(({ key }) => (st.outputs.get(key)?.at ?? NaN) - (sent.get(key) ?? NaN));
     const waveEnd = Math.max(...keys.map(({ key }) => st.outputs.get(key)?.at ?? NaN));
+    const applies2 = await appliesSoFar(st.shardAdmin);
 
     // Idle latency: one update at a time on a quiet controller.
     await new Promise((r) => setTimeout(r, 1_000));
@@ -159,6 +183,16 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
     const connections = serverConnections(pid, st.serverPort);
     const problems = await checkOutputs(st.kube, st.fleet);
     if (problems.length > 0) throw new Error(`${c.label}: ${problems.length} wrong outputs, e.g. ${problems.slice(0, 3).join('; ')}`);
+    const applies3 = await appliesSoFar(st.shardAdmin);
+
+    // A restart over the converged outputs (a new leader, a redeploy): what does it send?
+    exitedEarly = undefined;
+    await stopChild(child);
+    exitedEarly = undefined;
+    ({ child, pid } = start());
+    const restartDone = c.idle;
+    await wait('the restart to go through every key', alive(async () => (restartDone === undefined ? (await appliesSoFar(st.shardAdmin)) - applies3 >= total : restartDone(total))));
+    const applies4 = await appliesSoFar(st.shardAdmin);
     // The wave is sent workspace after workspace (keys are in that order).
     const firstWs = latencies.filter((_, i) => keys[i]?.ws === keys[0]?.ws);
     const lastWs = latencies.filter((_, i) => keys[i]?.ws === keys[total - 1]?.ws);
@@ -178,6 +212,10 @@ export async function measureRun(st: FleetState, c: Contender, runIndex: number)
       cpuMsPerObject: stats.cpuMs / (2 * total + idle.length),
       idleP50Ms: quantile(idle, 0.5),
       connections,
+      appliesInitial: applies1 - applies0,
+      appliesWave: applies2 - applies1,
+      appliesIdle: applies3 - applies2,
+      appliesRestart: applies4 - applies3,
     };
     try {
       await cleanUp(st, child, log);

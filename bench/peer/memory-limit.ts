@@ -39,7 +39,7 @@ export function memoryLimit(mib: number, name: string): MemoryLimit {
   return {
     mib,
     path,
-    wrap: (c) => ({ label: c.label, command: 'bash', args: ['-c', `echo $$ > ${procs} && exec "$0" "$@"`, c.command, ...c.args] }),
+    wrap: (c) => ({ ...c, command: 'bash', args: ['-c', `echo $$ > ${procs} && exec "$0" "$@"`, c.command, ...c.args] }),
     remove: () => {
       try {
         rmdirSync(path);

@@ -21,6 +21,10 @@ const MEASURES: readonly { readonly key: Measure; readonly name: string; readonl
   { key: 'cpuMsPerObject', name: 'CPU per object (ms, utime+stime)', digits: 2 },
   { key: 'idleP50Ms', name: 'idle single-object latency p50 (ms)', digits: 1 },
   { key: 'connections', name: 'TCP connections to kcp at the end', digits: 0 },
+  { key: 'appliesInitial', name: 'applies sent: initial convergence', digits: 0 },
+  { key: 'appliesWave', name: 'applies sent: update wave', digits: 0 },
+  { key: 'appliesIdle', name: 'applies sent: idle updates', digits: 0 },
+  { key: 'appliesRestart', name: 'applies sent: restart over the converged fleet', digits: 0 },
 ];
 
 /** An extra ratio column: `of` ÷ `to`, from the runs of one round. */

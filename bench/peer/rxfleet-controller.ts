@@ -2,12 +2,16 @@
 // is the same controller on multicluster-runtime). For every ConfigMap `x` labelled
 // bench.rxfleet.io/input=true in every cluster, read from the cache (the request carries it),
 // server-side apply `x-out`: the same data plus the annotation bench.rxfleet.io/source=x.
-// Concurrency 10, no client-side rate limits (rxfleet has none by default).
+// Concurrency 10, no client-side rate limits (rxfleet has none by default). It also watches its
+// outputs, each change mapped to its input (a controller that corrects drift does): the cache that
+// lets a restart over converged outputs send no apply (BENCH_RXFLEET_OUTPUTS=0 turns it off).
+// BENCH_METRICS_PORT serves its metrics there (the driver reads them to know a restart is done).
 //
 //   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts file <kubeconfig dir>
 //   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts file-http1 <kubeconfig dir>
 //   node --import ./bench/register.ts bench/peer/rxfleet-controller.ts apiexport <provider kubeconfig> <export name>
-import { configMaps, controller, done, main, toAction } from '../../src/index.js';
+import { configMaps, controller, done, main, objectKey, toAction } from '../../src/index.js';
+import { mapToKeys } from '../../src/operators/index.js';
 import type { Provider } from '../../src/index.js';
 import { kubeconfigFileProvider } from '../../src/providers/file/index.js';
 import { apiExportProvider } from '../../src/providers/kcp/index.js';
@@ -18,6 +22,8 @@ const SOURCE_ANNOTATION = 'bench.rxfleet.io/source';
 
 const args = process.argv.slice(2);
 const PER_CLUSTER = process.env.BENCH_PER_CLUSTER === undefined ? undefined : Number(process.env.BENCH_PER_CLUSTER);
+const WATCH_OUTPUTS = process.env.BENCH_RXFLEET_OUTPUTS !== '0';
+const METRICS_PORT = process.env.BENCH_METRICS_PORT === undefined ? undefined : Number(process.env.BENCH_METRICS_PORT);
 
 function providerFromArgs(): Provider {
   const [kind, a, b] = args;
@@ -38,6 +44,15 @@ void main(
       resource: configMaps,
       select: { labelSelector: `${INPUT_LABEL}=true` },
       // BENCH_PER_CLUSTER sets the per-cluster cap (default ceil(10 / 2) = 5; MCR's queue has none).
+      ...(WATCH_OUTPUTS
+        ? {
+            inputs: ({ fleetWatch }) => [
+              fleetWatch(configMaps, { labelSelector: `!${INPUT_LABEL}` }).pipe(
+                mapToKeys(configMaps, (ev) => (ev.key.name.endsWith('-out') ? [objectKey(ev.key.cluster, ev.key.namespace, ev.key.name.slice(0, -'-out'.length))] : [])),
+              ),
+            ],
+          }
+        : {}),
       queue: { concurrency: 10, ...(PER_CLUSTER === undefined ? {} : { perClusterConcurrency: PER_CLUSTER }) },
       reconcile: (req, ctx) => {
         const x = req.object;
@@ -50,5 +65,5 @@ void main(
         return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: out }).pipe(toAction());
       },
     }),
-  { http: false },
+  { http: METRICS_PORT === undefined ? false : { port: METRICS_PORT } },
 );

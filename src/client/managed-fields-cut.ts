@@ -79,6 +79,27 @@ function atEventObjectMetadata(s: string, at: number): boolean {
 }
 
 /**
+ * A watch line cut in two: the line without its object's `metadata.managedFields`, and the text of
+ * the array cut out. `undefined` when the line has none, or has them anywhere but in the event
+ * object's own metadata (after its first key, as the API server writes it).
+ *
+ * @example
+ * ```ts
+ * splitManagedFieldsText('{"type":"ADDED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}}');
+ * // { line: '{"type":"ADDED","object":{"metadata":{"name":"a"}}}', managedFields: '[{"manager":"m"}]' }
+ * ```
+ * @param line - one line of a watch response.
+ * @returns the two parts, or undefined.
+ */
+export function splitManagedFieldsText(line: string): { readonly line: string; readonly managedFields: string } | undefined {
+  const at = line.indexOf(MARKER);
+  if (at < 0 || !atEventObjectMetadata(line, at)) return undefined;
+  const open = at + MARKER.length - 1;
+  const end = valueEnd(line, open);
+  return end < 0 ? undefined : { line: line.slice(0, at) + line.slice(end), managedFields: line.slice(open, end) };
+}
+
+/**
  * A watch line without its object's `metadata.managedFields`, cut from the text so the parse never
  * builds it. Returns the line unchanged when it has none, or has them anywhere but in the event
  * object's own metadata (after its first key, as the API server writes it): the caller then strips
@@ -93,8 +114,47 @@ function atEventObjectMetadata(s: string, at: number): boolean {
  * @returns the line, managedFields cut out when found where expected.
  */
 export function withoutManagedFieldsText(line: string): string {
-  const at = line.indexOf(MARKER);
-  if (at < 0 || !atEventObjectMetadata(line, at)) return line;
-  const end = valueEnd(line, at + MARKER.length - 1);
-  return end < 0 ? line : line.slice(0, at) + line.slice(end);
+  return splitManagedFieldsText(line)?.line ?? line;
+}
+
+/**
+ * The server-side apply entries (operation `Apply`) of the given field managers among an object's
+ * `metadata.managedFields`: what a cache keeps so `apply` can prove a write needless, the rest
+ * being cut. `undefined` when none is there.
+ *
+ * @example
+ * ```ts
+ * ownApplyEntries([{ manager: 'ctl', operation: 'Apply' }, { manager: 'kubectl', operation: 'Update' }], ['ctl']);
+ * // [{ manager: 'ctl', operation: 'Apply' }]
+ * ```
+ * @param entries - the object's managedFields.
+ * @param managers - the field managers whose entries are kept.
+ * @returns the kept entries, or undefined.
+ */
+export function ownApplyEntries(entries: unknown, managers: readonly string[]): readonly unknown[] | undefined {
+  if (!Array.isArray(entries) || managers.length === 0) return undefined;
+  const kept = entries.filter((e: unknown) => typeof e === 'object' && e !== null && (e as { operation?: unknown }).operation === 'Apply' && managers.includes((e as { manager?: unknown }).manager as string));
+  return kept.length === 0 ? undefined : kept;
+}
+
+/**
+ * The managedFields text cut from a watch line, filtered to {@link ownApplyEntries}. The text is
+ * parsed only when it names one of the managers, so objects no manager of `managers` ever applied
+ * cost nothing more than the cut.
+ *
+ * @example
+ * ```ts
+ * keptManagedFields('[{"manager":"ctl","operation":"Apply"}]', ['ctl']); // [{ manager: 'ctl', operation: 'Apply' }]
+ * ```
+ * @param text - the JSON array cut out by {@link splitManagedFieldsText}.
+ * @param managers - the field managers whose Apply entries are kept.
+ * @returns the kept entries, or undefined.
+ */
+export function keptManagedFields(text: string, managers: readonly string[]): readonly unknown[] | undefined {
+  if (!managers.some((m) => text.includes(`"manager":${JSON.stringify(m)}`))) return undefined;
+  try {
+    return ownApplyEntries(JSON.parse(text) as unknown, managers);
+  } catch {
+    return undefined;
+  }
 }

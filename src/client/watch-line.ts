@@ -6,7 +6,7 @@ import { fromStatus, kubeError } from '../core/errors.js';
 import type { KubeObject } from '../core/object.js';
 import type { Either } from '../internal/fp.js';
 import { E } from '../internal/fp.js';
-import { withoutManagedFieldsText } from './managed-fields-cut.js';
+import { keptManagedFields, splitManagedFieldsText } from './managed-fields-cut.js';
 
 /**
  * One decoded watch event as the server sent it. ERROR events are not here: they decode to a
@@ -38,6 +38,11 @@ export interface WatchLineOptions {
    * garbage). Default false. Where the cut is not certain the line is parsed whole; strip after.
    */
   readonly dropManagedFields?: boolean;
+  /**
+   * With `dropManagedFields`: keep these field managers' server-side apply entries (operation
+   * `Apply`) of what is cut, so a cache can prove their applies needless. Default none.
+   */
+  readonly keepApplyEntriesOf?: readonly string[];
 }
 
 /**
@@ -55,8 +60,11 @@ export interface WatchLineOptions {
  */
 export function parseWatchLine<T extends KubeObject = KubeObject>(cluster: ClusterName, line: string, options: WatchLineOptions = {}): Either<KubeError, RawWatchEvent<T>> {
   let parsed: unknown;
+  let kept: readonly unknown[] | undefined;
   try {
-    parsed = JSON.parse(options.dropManagedFields === true ? withoutManagedFieldsText(line) : line);
+    const cut = options.dropManagedFields === true ? splitManagedFieldsText(line) : undefined;
+    parsed = JSON.parse(cut?.line ?? line);
+    if (cut !== undefined && options.keepApplyEntriesOf !== undefined) kept = keptManagedFields(cut.managedFields, options.keepApplyEntriesOf);
   } catch {
     return E.left(kubeError('Decode', cluster, `watch line is not JSON (${line.length} bytes)`));
   }
@@ -70,5 +78,6 @@ export function parseWatchLine<T extends KubeObject = KubeObject>(cluster: Clust
   if (typeof object !== 'object' || object === null || typeof (object as { metadata?: unknown }).metadata !== 'object') {
     return E.left(kubeError('Decode', cluster, `watch event ${type} has no object metadata`));
   }
+  if (kept !== undefined) (object as { metadata: Record<string, unknown> }).metadata['managedFields'] = kept;
   return E.right({ type: type as RawWatchEvent['type'], object: object as T });
 }

@@ -69,6 +69,8 @@ export interface ControllerMetricsOptions {
  * - `rxfleet_engaged_clusters`
  * - `rxfleet_write_requests_total{cluster,verb,result}` (`verb`: create, update, apply, patch,
  *   delete; `result`: `ok` or the error's tag)
+ * - `rxfleet_writes_unsent_total{cluster,verb}`: writes not sent because the cache proved they
+ *   would change nothing (an `apply` whose fields this controller already owns with those values)
  * - `rxfleet_reconcile_denied_keys{cluster}`: keys waiting to retry a request the server refused
  *   in that cluster (401/403), on the queue's slow `authBackoff`; the cluster is `unhealthy` on
  *   /readyz meanwhile. Present only while above 0 (one series per such cluster)
@@ -93,7 +95,10 @@ export interface ControllerMetrics {
   watchHealth(h: WatchHealth, previous: WatchHealth | undefined): void;
   /** Sets the engaged-clusters gauge. */
   engaged(count: number): void;
-  /** Counts one write request and its result (`ok` or an error tag). */
+  /**
+   * Counts one write request and its result (`ok` or an error tag); the result
+   * {@link unsentResult} counts a write the cache proved needless, in `rxfleet_writes_unsent_total`.
+   */
   write(cluster: ClusterName, verb: WriteVerb, result: string): void;
   /** Sets how many keys wait to retry a request `cluster` refused (401/403); 0 removes the series. */
   denied(cluster: ClusterName, keys: number): void;
@@ -106,6 +111,17 @@ export interface ControllerMetrics {
   /** Counts a provider report by provider and type. */
   report(r: ProviderReport): void;
 }
+
+/**
+ * The `result` that {@link ControllerMetrics.write} counts as a write left unsent (the cache proved
+ * it needless), in `rxfleet_writes_unsent_total` rather than as a request.
+ *
+ * @example
+ * ```ts
+ * metrics.write(clusterName('east'), 'apply', unsentResult);
+ * ```
+ */
+export const unsentResult = 'unsent';
 
 /**
  * Creates the metrics of one controller on a new registry (or the one given).
@@ -187,6 +203,7 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
   const depth = new Gauge({ name: 'rxfleet_workqueue_depth', help: 'Keys held by the work queue, by state (each key in one state).', labelNames: ['state'], registers });
   const keys = new Gauge({ name: 'rxfleet_workqueue_keys', help: 'Distinct keys held by the work queue.', registers });
   const writes = new Counter({ name: 'rxfleet_write_requests_total', help: 'Write requests by cluster, verb and result.', labelNames: ['cluster', 'verb', 'result'], registers });
+  const unsent = new Counter({ name: 'rxfleet_writes_unsent_total', help: 'Writes not sent because the cache proved they would change nothing, by cluster and verb.', labelNames: ['cluster', 'verb'], registers });
   const denied = new Gauge({ name: 'rxfleet_reconcile_denied_keys', help: 'Keys waiting to retry a request the cluster refused (401/403); the cluster is unhealthy on /readyz meanwhile.', labelNames: ['cluster'], registers });
   const queue = queueMetrics(registers, perCluster, series);
   return {
@@ -225,6 +242,12 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
       depth.set({ state: 'waiting' }, d.waiting);
     },
     write(cluster, verb, result) {
+      if (result === unsentResult) {
+        // Not a request: counted apart, so a sum of the requests stays one.
+        unsent.inc({ cluster, verb });
+        series.note(unsent, 'unsent', { cluster, verb });
+        return;
+      }
       const labels = { cluster, verb, result };
       writes.inc(labels);
       series.note(writes, 'writes', labels);

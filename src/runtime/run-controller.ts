@@ -21,6 +21,8 @@ import type { Controller, ControllerSelection, FleetWatcher } from './controller
 import { deniedKeys } from './denied-keys.js';
 import type { HealthTracker } from './health.js';
 import { instrumentedFleet } from './instrument.js';
+import { unsentResult } from './metrics.js';
+import { watchedCache } from './watched-cache.js';
 import type { ControllerMetrics } from './metrics.js';
 import { controllerReconciler } from './run-parts.js';
 
@@ -92,14 +94,24 @@ export interface ControllerParts {
  */
 export function controllerPipeline<T extends KubeObject>(c: Controller<T>, shared: SharedRunParts, own: ControllerParts): Observable<Outcome> {
   const { fleet, informers, specs, scheduler } = shared;
+  // This controller's own watches: the cache its applies may be proven needless from.
+  const mine: WatchSpec[] = [];
   const watchSelected: FleetWatcher = (resource, opts = {}) => {
     const spec: WatchSpec = { resource, options: opts as ControllerSelection<KubeObject> };
     specs.push(spec);
+    mine.push(spec);
     const { clusterSelector: _c, ...selection } = opts;
     const narrowed = spec.options.clusterSelector === undefined ? fleet : { ...fleet, engagements: fleet.engagements.pipe(filter((e) => selects(spec, e.cluster))) };
     return fleetWatch(narrowed, resource, { ...selection, informers });
   };
-  const sinks = sinkContext({ ...own.sinkOptions, clusters: instrumentedFleet(shared.sinkClusters ?? shared.access?.sinkClusters(fleet) ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }), fieldManager: c.fieldManager, scheduler });
+  const sinks = sinkContext({
+    cache: watchedCache(fleet, informers, mine),
+    ...own.sinkOptions,
+    clusters: instrumentedFleet(shared.sinkClusters ?? shared.access?.sinkClusters(fleet) ?? fleet, (cl, verb, result) => { own.metrics.write(cl, verb, result); }),
+    fieldManager: c.fieldManager,
+    scheduler,
+    onUnsent: (cl, verb) => { own.metrics.write(cl, verb, unsentResult); },
+  });
 
   const selection = c.select ?? {};
   const primarySpec: WatchSpec = { resource: c.resource, options: selection as ControllerSelection<KubeObject> };

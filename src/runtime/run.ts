@@ -103,7 +103,8 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
       health.discovered(n);
     }),
   );
-  const informers = createInformers({ ...watchConfig(controllers), scheduler });
+  // Each controller's own Apply entries stay in the caches, so its sinks can prove an apply needless.
+  const informers = createInformers({ keepManagedFieldsOf: [...new Set(controllers.map((x) => x.fieldManager))], ...watchConfig(controllers), scheduler });
   const specs: WatchSpec[] = [];
   const owned = replica === undefined ? discovered : replica.provider(discovered, { informers, specs });
   const fleet = createFleet(limits === undefined ? owned : limits.provider(owned), { scheduler });

@@ -4,6 +4,7 @@
 import type { Observable, OperatorFunction } from 'rxjs';
 import { concatMap, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
+import type { ObjectKey } from '../core/key.js';
 import type { ApplyConfiguration, KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { E } from '../internal/fp.js';
@@ -14,6 +15,7 @@ import { changeOf, describe, explainStatus404, keyFor, known } from './read.js';
 import type { WriteOutcome } from './result.js';
 import { refusal, writeFailed, written } from './result.js';
 import { send } from './send.js';
+import { rememberApplied, unsentApplyListed } from './apply-cache.js';
 
 /**
  * One server-side apply.
@@ -57,7 +59,10 @@ export interface ApplyWrite<T extends KubeObject = KubeObject> {
  * Server-side applies an object to a cluster of the fleet under the context's field manager,
  * forcing ownership of the fields it states unless `force: false`.
  *
- * It sends one PATCH (429 retries aside), nothing else. `changed` compares the answer with what
+ * When the context's cache proves the apply would change nothing (this field manager owns exactly
+ * the stated fields and each already holds the stated value; see `applyChangesNothing`), it sends
+ * nothing and reports `changed: false`, `sent: false`. Otherwise it sends one PATCH (429 retries
+ * aside), nothing else. `changed` compares the answer with what
  * was there before (the server does not bump the resourceVersion for an apply that changes
  * nothing), so it is known only when the caller says what was there: `current`, e.g. the cached
  * target, or `null` when known absent. Without it `changed` is `'unknown'`, unless `readFirst:
@@ -85,6 +90,20 @@ export function apply<T extends KubeObject>(ctx: SinkContext, write: ApplyWrite<
     return of(writeFailed<T>('apply', key, refusal('Invalid', key, `apply needs metadata.name${w.resource.namespaced ? ' and metadata.namespace' : ''}`), 0, subresource));
   }
   const dryRun = w.dryRun ?? false;
+  // The context's cache may prove the apply needless when it runs: then nothing is sent.
+  if (dryRun || ctx.cache === undefined) return sendApply(ctx, w, key);
+  return unsentApplyListed(ctx, w.resource, key, w.object, subresource).pipe(
+    concatMap((unsent) => {
+      if (!('object' in unsent)) return sendApply(ctx, w, key);
+      ctx.onUnsent?.(key.cluster, 'apply');
+      return of(written('apply', key, { changed: false, object: unsent.object, attempts: 0, dryRun, subresource }));
+    }),
+  );
+}
+
+function sendApply<T extends KubeObject>(ctx: SinkContext, w: ApplyWrite<T>, key: ObjectKey): Observable<WriteOutcome<T>> {
+  const { subresource } = w;
+  const dryRun = w.dryRun ?? false;
   const before = known(ctx, w.resource, key, w.current, w.readFirst);
   return before.pipe(
     concatMap((b) => {
@@ -98,7 +117,10 @@ export function apply<T extends KubeObject>(ctx: SinkContext, write: ApplyWrite<
       const what = `apply ${subresource === undefined ? '' : `${subresource} of `}${describe(w.resource, key)}`;
       return send(ctx, key.cluster, what, (c) => c.apply(w.resource, w.object, opts)).pipe(
         concatMap(({ result, attempts }) => {
-          if (E.isRight(result)) return of(written('apply', key, { changed: changeOf(b.right, result.right, dryRun), object: result.right, attempts, dryRun, subresource }));
+          if (E.isRight(result)) {
+            if (!dryRun) rememberApplied(ctx, w.resource, key, subresource, result.right.metadata.resourceVersion);
+            return of(written('apply', key, { changed: changeOf(b.right, result.right, dryRun), object: result.right, attempts, dryRun, subresource }));
+          }
           if (subresource === 'status' && result.left.type === 'NotFound') return of(writeFailed<T>('apply', key, explainStatus404(w.resource, key, result.left), attempts, subresource));
           return of(writeFailed<T>('apply', key, result.left, attempts, subresource));
         }),

@@ -13,6 +13,7 @@ import type { Backoff } from '../streams/backoff.js';
 import { checkBackoff } from '../streams/backoff.js';
 import type { RateLimit, TokenBucket } from '../core/token-bucket.js';
 import { checkRateLimit, tokenBucket } from '../core/token-bucket.js';
+import type { SinkCache } from './apply-cache.js';
 
 /**
  * The calls sinks make, each returning any `ObservableInput` of an Either. A `ClusterClient` is a
@@ -145,6 +146,13 @@ export interface SinkOptions {
   readonly rateLimit?: RateLimit;
   /** Random source for jitter, in [0, 1). Default `Math.random`; tests pin it. */
   readonly random?: () => number;
+  /**
+   * Where `apply` finds the object it applies to, to send nothing when that object proves the apply
+   * would change nothing (see `SinkCache`). The runtime gives one over the controller's watches.
+   */
+  readonly cache?: SinkCache;
+  /** Told of each write left unsent because the cache proved it needless (the runtime counts them). */
+  readonly onUnsent?: (cluster: ClusterName, verb: string) => void;
 }
 
 /**
@@ -189,6 +197,10 @@ export interface SinkContext {
   readonly random: () => number;
   /** The rate limiter of a cluster, or `undefined` when rate limiting is off. */
   limiter(cluster: ClusterName): TokenBucket | undefined;
+  /** Where `apply` looks for the object before sending, when the config gave a cache. */
+  readonly cache?: SinkCache | undefined;
+  /** Told of each write left unsent because the cache proved it needless. */
+  readonly onUnsent?: ((cluster: ClusterName, verb: string) => void) | undefined;
 }
 
 function retryPolicy(what: string, config: RetryOptions | undefined, attempts: number, backoff: Backoff): RetryPolicy {
@@ -226,6 +238,8 @@ export function sinkContext(config: SinkContextOptions): SinkContext {
     conflictRetry,
     retryAfter,
     random: config.random ?? Math.random,
+    ...(config.cache === undefined ? {} : { cache: config.cache }),
+    ...(config.onUnsent === undefined ? {} : { onUnsent: config.onUnsent }),
     limiter(cluster: ClusterName): TokenBucket | undefined {
       if (rate === undefined) return undefined;
       let b = buckets.get(cluster);

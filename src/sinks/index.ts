@@ -63,3 +63,6 @@ export { releaseSource, deleteTargets } from './release-source.js';
 export type { SweepOrphansWrite } from './sweep-orphans.js';
 export { sweepOrphans } from './sweep-orphans.js';
 export { readOrNull } from './read.js';
+export type { ApplyProof, ApplyProofInput } from './apply-proof.js';
+export { applyChangesNothing } from './apply-proof.js';
+export type { SinkCache } from './apply-cache.js';

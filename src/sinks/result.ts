@@ -90,6 +90,12 @@ export interface WriteResult<T extends KubeObject = KubeObject> {
   readonly object: T | undefined;
   /** How many times the write request was sent; 0 when nothing needed writing. */
   readonly attempts: number;
+  /**
+   * Whether any write request was sent (`attempts > 0`). `false` with `changed: false` is a write
+   * the sink proved needless without asking the server, e.g. an `apply` the cache proved would
+   * change nothing.
+   */
+  readonly sent: boolean;
   /** True when the write was a dry run: nothing was persisted. */
   readonly dryRun: boolean;
 }
@@ -173,5 +179,5 @@ export function written<T extends KubeObject>(
   r: { readonly changed: WriteChange; readonly object: T | undefined; readonly attempts: number; readonly dryRun?: boolean; readonly subresource?: 'status' | undefined },
 ): WriteOutcome<T> {
   const sub = r.subresource === undefined ? {} : { subresource: r.subresource };
-  return E.right(Object.freeze({ cluster: key.cluster, key, verb, ...sub, changed: r.changed, object: r.object, attempts: r.attempts, dryRun: r.dryRun ?? false }));
+  return E.right(Object.freeze({ cluster: key.cluster, key, verb, ...sub, changed: r.changed, object: r.object, attempts: r.attempts, sent: r.attempts > 0, dryRun: r.dryRun ?? false }));
 }

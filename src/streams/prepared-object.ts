@@ -1,6 +1,7 @@
 // What the watch does to every object before anyone sees it: strip managedFields (large, rarely
 // read) and deep-freeze, so a cached object can be shared by every subscriber without copies.
 import type { KubeObject, ObjectMeta } from '../core/object.js';
+import { ownApplyEntries } from '../client/managed-fields-cut.js';
 
 // A for-in walk rather than Object.values: no array per object, and V8's enum cache makes for-in
 // over freshly parsed JSON cheap. Frozen values are skipped: they are someone's finished work.
@@ -19,9 +20,10 @@ function freezeDeep(value: object): void {
 // A new metadata object without managedFields. `delete` would be shorter but turns the object into
 // a slow dictionary (~380 bytes more per cached ConfigMap, measured); rebuilt key by key in the
 // same order, every metadata of one shape shares one hidden class.
-function withoutManagedFields(metadata: ObjectMeta): ObjectMeta {
+function withoutManagedFields(metadata: ObjectMeta, kept: readonly unknown[] | undefined): ObjectMeta {
   const out: Record<string, unknown> = {};
   for (const k in metadata) if (k !== 'managedFields') out[k] = (metadata as Record<string, unknown>)[k];
+  if (kept !== undefined) out['managedFields'] = kept;
   return out;
 }
 
@@ -39,12 +41,16 @@ function withoutManagedFields(metadata: ObjectMeta): ObjectMeta {
  * ```
  * @param obj - the decoded object.
  * @param keepManagedFields - true to keep `managedFields`.
- * @returns the object without managedFields, frozen.
+ * @param keepApplyEntriesOf - field managers whose Apply entries are kept when the rest is cut.
+ * @returns the object without managedFields (but the kept entries), frozen.
  */
-export function preparedObject<T extends KubeObject>(obj: T, keepManagedFields: boolean): T {
+export function preparedObject<T extends KubeObject>(obj: T, keepManagedFields: boolean, keepApplyEntriesOf: readonly string[] = []): T {
   let out = obj;
-  if (!keepManagedFields && obj.metadata.managedFields !== undefined) {
-    const metadata = withoutManagedFields(obj.metadata);
+  const all = obj.metadata.managedFields;
+  const kept = keepManagedFields || all === undefined ? undefined : ownApplyEntries(all, keepApplyEntriesOf);
+  // Nothing to rebuild when every entry is kept (a watch line's cut kept only those already).
+  if (!keepManagedFields && all !== undefined && kept?.length !== all.length) {
+    const metadata = withoutManagedFields(obj.metadata, kept);
     // Someone else's frozen object (tests, a fake transport): copy rather than fail.
     if (Object.isFrozen(obj)) out = { ...obj, metadata };
     else (obj as { metadata: ObjectMeta }).metadata = metadata;

@@ -32,6 +32,12 @@ export interface WatchStreamOptions {
   readonly initialListFromCache?: boolean;
   /** Keep `metadata.managedFields` in delivered objects. Default false. */
   readonly keepManagedFields?: boolean;
+  /**
+   * Keep, of `metadata.managedFields`, the server-side apply entries (operation `Apply`) of these
+   * field managers, and cut the rest: what lets `apply` prove from the cache that a write would
+   * change nothing. `run` sets it to its controllers' field managers. Default none.
+   */
+  readonly keepManagedFieldsOf?: readonly string[];
   /** Page size of lists. Default 500. */
   readonly pageSize?: number;
   /**

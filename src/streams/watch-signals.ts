@@ -62,6 +62,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
   const inactivityMs = config.inactivityTimeoutMs ?? 120_000;
   const serverTimeout = config.serverTimeoutSeconds ?? { min: 300, max: 600 };
   const keep = config.keepManagedFields ?? false;
+  const keepOf = config.keepManagedFieldsOf ?? [];
   const { maxRetryAfterMs, degradedAfterMs } = watchLimits(config);
   const typeMeta = { apiVersion: apiVersionOf(config.resource), kind: config.resource.kind };
   const selectors = {
@@ -102,7 +103,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
     const prepare = (obj: T): T => {
       // List items come without apiVersion/kind; fill them so every delivered object is complete.
       if (obj.apiVersion === undefined && !Object.isFrozen(obj)) Object.assign(obj, typeMeta);
-      return preparedObject(obj, keep);
+      return preparedObject(obj, keep, keepOf);
     };
     const synced = (resumeFrom: string | undefined): void => {
       rv = resumeFrom;
@@ -203,7 +204,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
 
       const onLine = (line: string): WatchSignal<T>[] | KubeError => {
         lines++;
-        const parsed = parseWatchLine<T>(cluster, line, { dropManagedFields: !keep });
+        const parsed = parseWatchLine<T>(cluster, line, { dropManagedFields: !keep, ...(keepOf.length === 0 ? {} : { keepApplyEntriesOf: keepOf }) });
         if (E.isLeft(parsed)) return parsed.left;
         const { type, object } = parsed.right;
         const out: WatchSignal<T>[] = [];
