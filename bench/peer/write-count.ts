@@ -37,7 +37,7 @@ function sum(text: string, name: string, ...labels: string[]): number {
  */
 export async function rxfleetIdle(port: number, keys: number, watches: number): Promise<boolean> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => undefined);
-  if (res === undefined || !res.ok) return false;
+  if (!res?.ok) return false;
   const text = await res.text();
   return sum(text, 'rxfleet_watch_synced') >= watches && sum(text, 'rxfleet_reconcile_total') >= keys && sum(text, 'rxfleet_workqueue_keys') === 0 && text.includes('rxfleet_workqueue_keys{');
 }

@@ -78,6 +78,6 @@ export function parseWatchLine<T extends KubeObject = KubeObject>(cluster: Clust
   if (typeof object !== 'object' || object === null || typeof (object as { metadata?: unknown }).metadata !== 'object') {
     return E.left(kubeError('Decode', cluster, `watch event ${type} has no object metadata`));
   }
-  if (kept !== undefined) (object as { metadata: Record<string, unknown> }).metadata['managedFields'] = kept;
+  if (kept !== undefined) (object as { metadata: Record<string, unknown> }).metadata.managedFields = kept;
   return E.right({ type: type as RawWatchEvent['type'], object: object as T });
 }

@@ -112,7 +112,9 @@ export function rememberApplied(ctx: SinkContext, r: ResourceDescriptor, key: Ob
   // Not a revision: nothing the cache shows can be compared with it, so the cluster proves nothing.
   m.versions.set(k, resourceVersion ?? 'unknown');
   if (m.versions.size <= REMEMBERED) return;
-  const [oldest, version] = m.versions.entries().next().value as [string, string];
+  const first = m.versions.entries().next();
+  if (first.done === true) return;
+  const [oldest, version] = first.value;
   m.versions.delete(oldest);
   const cluster = (JSON.parse(oldest) as [ClusterName])[0];
   const before = m.forgotten.get(cluster);

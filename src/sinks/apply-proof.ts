@@ -72,9 +72,10 @@ function isLeaf(owned: unknown): boolean {
 
 // A list whose items this manager owns as keyed (`k:`) or set (`v:`) items: the cached list must be
 // the applied items in the applied order, and each item proven in turn.
-function proveItems(applied: readonly Json[], owned: Fields, cached: Json | undefined, path: string): ApplyProof {
+function proveItems(applied: readonly Json[], owned: Fields, cachedValue: Json | undefined, path: string): ApplyProof {
   const keys = Object.keys(owned);
-  if (!Array.isArray(cached) || cached.length !== applied.length) return no(`${path}: the cached list does not hold exactly the applied items`);
+  const cached: readonly Json[] | undefined = Array.isArray(cachedValue) ? (cachedValue as readonly Json[]) : undefined;
+  if (cached?.length !== applied.length) return no(`${path}: the cached list does not hold exactly the applied items`);
   if (keys.length !== applied.length) return no(`${path}: this manager owns ${keys.length} items, the apply states ${applied.length}`);
   if (keys.every((k) => k.startsWith('v:'))) {
     const values = keys.map(parseItemKey);
@@ -180,7 +181,7 @@ export function applyChangesNothing(input: ApplyProofInput): ApplyProof {
   if (cached.metadata.deletionTimestamp !== undefined) return no('the object is being deleted');
   if (cached.apiVersion !== undefined && cached.apiVersion !== apiVersion) return no(`the cached object is ${cached.apiVersion}, the apply ${apiVersion}`);
   const applied = input.applied as unknown as Readonly<Record<string, Json>>;
-  if (applied['apiVersion'] !== undefined && applied['apiVersion'] !== apiVersion) return no('the applied object names another apiVersion');
+  if (applied.apiVersion !== undefined && applied.apiVersion !== apiVersion) return no('the applied object names another apiVersion');
   const entries = ((cached.metadata.managedFields ?? []) as readonly ManagedEntry[]).filter(
     (e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === (subresource ?? ''),
   );

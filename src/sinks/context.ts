@@ -14,6 +14,7 @@ import { checkBackoff } from '../streams/backoff.js';
 import type { RateLimit, TokenBucket } from '../core/token-bucket.js';
 import { checkRateLimit, tokenBucket } from '../core/token-bucket.js';
 import type { SinkCache } from './apply-cache.js';
+import type { WriteVerb } from '../core/verb.js';
 
 /**
  * The calls sinks make, each returning any `ObservableInput` of an Either. A `ClusterClient` is a
@@ -152,7 +153,7 @@ export interface SinkOptions {
    */
   readonly cache?: SinkCache;
   /** Told of each write left unsent because the cache proved it needless (the runtime counts them). */
-  readonly onUnsent?: (cluster: ClusterName, verb: string) => void;
+  readonly onUnsent?: (cluster: ClusterName, verb: WriteVerb) => void;
 }
 
 /**
@@ -200,7 +201,7 @@ export interface SinkContext {
   /** Where `apply` looks for the object before sending, when the config gave a cache. */
   readonly cache?: SinkCache | undefined;
   /** Told of each write left unsent because the cache proved it needless. */
-  readonly onUnsent?: ((cluster: ClusterName, verb: string) => void) | undefined;
+  readonly onUnsent?: ((cluster: ClusterName, verb: WriteVerb) => void) | undefined;
 }
 
 function retryPolicy(what: string, config: RetryOptions | undefined, attempts: number, backoff: Backoff): RetryPolicy {

@@ -23,7 +23,7 @@ function freezeDeep(value: object): void {
 function withoutManagedFields(metadata: ObjectMeta, kept: readonly unknown[] | undefined): ObjectMeta {
   const out: Record<string, unknown> = {};
   for (const k in metadata) if (k !== 'managedFields') out[k] = (metadata as Record<string, unknown>)[k];
-  if (kept !== undefined) out['managedFields'] = kept;
+  if (kept !== undefined) out.managedFields = kept;
   return out;
 }
 

@@ -34,7 +34,7 @@ function setup(ts: TestScheduler, cache: SinkCache | undefined, answerRv = '12')
         return of(E.right(cached(answerRv)));
       }),
   });
-  const ctx = sinkContext({ fleet: fakeFleet({ east: client }), fieldManager: FM, scheduler: ts, ...(cache === undefined ? {} : { cache }), onUnsent: (c, verb) => unsent.push(`${c}/${verb}`) });
+  const ctx = sinkContext({ clusters: fakeFleet({ east: client }), fieldManager: FM, scheduler: ts, ...(cache === undefined ? {} : { cache }), onUnsent: (c, verb) => unsent.push(`${c}/${verb}`) });
   return { ctx, calls, unsent };
 }
 const write = { cluster: east, resource: configMaps, object: desired };

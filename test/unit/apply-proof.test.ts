@@ -8,7 +8,7 @@ const FM = 'bench-peer';
 type Entry = Record<string, unknown>;
 const entry = (fieldsV1: object, extra: Entry = {}): Entry => ({ manager: FM, operation: 'Apply', apiVersion: 'v1', time: '2026-11-27T08:00:00Z', fieldsType: 'FieldsV1', fieldsV1, ...extra });
 const obj = (body: object, managedFields: readonly Entry[], meta: object = {}): KubeObject =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x-out', namespace: 'ns', resourceVersion: '42', uid: 'u', annotations: { 'kcp.io/cluster': 'root:a', 'bench.rxfleet.io/source': 'x' }, managedFields, ...meta }, ...body }) as KubeObject;
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x-out', namespace: 'ns', resourceVersion: '42', uid: 'u', annotations: { 'kcp.io/cluster': 'root:a', 'bench.rxfleet.io/source': 'x' }, managedFields, ...meta }, ...body });
 
 // The bench's output, as kube-apiserver records it.
 const applied = { metadata: { name: 'x-out', namespace: 'ns', annotations: { 'bench.rxfleet.io/source': 'x' } }, data: { a: '1', b: '2' } };
@@ -119,7 +119,7 @@ describe('applyChangesNothing', () => {
     expect(reason({ ...applied, metadata: { ...applied.metadata, resourceVersion: '42' } }, obj(data, [entry(owned)]))).toMatch(/server-set metadata/);
     expect(reason(applied, obj(data, [entry(owned)], { deletionTimestamp: '2026-11-27T08:00:00Z' }))).toMatch(/being deleted/);
     expect(reason({ metadata: { name: 'x-out', namespace: 'ns' } }, obj(data, [entry(owned)]))).toMatch(/states no field/);
-    expect(reason(applied, { ...obj(data, [entry(owned)]), apiVersion: 'v2' } as KubeObject)).toMatch(/cached object is v2/);
+    expect(reason(applied, { ...obj(data, [entry(owned)]), apiVersion: 'v2' })).toMatch(/cached object is v2/);
   });
 
   it('should compare numbers and booleans as JSON values', () => {
