@@ -147,13 +147,6 @@ export interface SinkOptions {
   readonly rateLimit?: RateLimit;
   /** Random source for jitter, in [0, 1). Default `Math.random`; tests pin it. */
   readonly random?: () => number;
-  /**
-   * Where `apply` finds the object it applies to, to send nothing when that object proves the apply
-   * would change nothing (see `SinkCache`). The runtime gives one over the controller's watches.
-   */
-  readonly cache?: SinkCache;
-  /** Told of each write left unsent because the cache proved it needless (the runtime counts them). */
-  readonly onUnsent?: (cluster: ClusterName, verb: WriteVerb) => void;
 }
 
 /**
@@ -171,6 +164,13 @@ export interface SinkContextOptions extends SinkOptions {
   readonly fieldManager: string;
   /** Drives every wait (retry spacing, Retry-After, rate limits). Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Where `apply` finds the object it applies to, to send nothing when that object proves the apply
+   * would change nothing (see `SinkCache`). The runtime gives one over the controller's watches.
+   */
+  readonly cache?: SinkCache;
+  /** Told of each write left unsent because the cache proved it needless (the runtime counts them). */
+  readonly onUnsent?: (cluster: ClusterName, verb: WriteVerb) => void;
 }
 
 /**
