@@ -97,7 +97,7 @@ export interface ControllerMetrics {
   engaged(count: number): void;
   /**
    * Counts one write request and its result (`ok` or an error tag); the result
-   * {@link unsentResult} counts a write the cache proved needless, in `rxfleet_writes_unsent_total`.
+   * `unsent` counts a write the cache proved needless, in `rxfleet_writes_unsent_total`.
    */
   write(cluster: ClusterName, verb: WriteVerb, result: string): void;
   /** Sets how many keys wait to retry a request `cluster` refused (401/403); 0 removes the series. */

@@ -23,7 +23,7 @@ import { selects } from './cluster-keeper.js';
  *
  * @example
  * ```ts
- * const sinks = sinkContext({ fleet, fieldManager: 'ctl', cache: watchedCache(fleet, informers, mySpecs) });
+ * const sinks = sinkContext({ clusters: fleet, fieldManager: 'ctl', cache: watchedCache(fleet, informers, mySpecs) });
  * ```
  * @param fleet - the live fleet.
  * @param informers - the run's informers.

@@ -36,7 +36,7 @@ export interface SinkCache {
    * When the cache watches the object's resource there but has not listed yet: a stream that emits
    * once it has (or once its watch fails), so `apply` decides from a listed cache rather than send
    * what a moment later it could have proven needless; `undefined` when there is nothing to wait
-   * for. `apply` waits at most {@link cacheListWaitMs}.
+   * for. `apply` waits at most 10 s (`cacheListWaitMs`).
    */
   listed?(cluster: ClusterName, resource: ResourceDescriptor, key: ObjectKey): Observable<unknown> | undefined;
 }
@@ -172,7 +172,7 @@ export function unsentApply<T extends KubeObject>(
  *
  * @example
  * ```ts
- * unsentApplyListed(ctx, configMaps, key, desired, undefined).subscribe((v) => 'object' in v && console.log('unsent'));
+ * unsentApplyListed(ctx, configMaps, key, desired, undefined).subscribe(console.log);
  * ```
  * @param ctx - the sink context.
  * @param r - the resource.
