@@ -22,7 +22,17 @@ import type { KubeObject } from '../core/object.js';
  * const v: ApplyProof = { proven: false, reason: 'this manager does not own data.b' };
  * ```
  */
-export type ApplyProof = { readonly proven: true } | { readonly proven: false; readonly reason: string };
+export type ApplyProof =
+  | {
+      /** The apply would change nothing: it need not be sent. */
+      readonly proven: true;
+    }
+  | {
+      /** The cache cannot prove it: the apply is sent. */
+      readonly proven: false;
+      /** What the proof could not show, in words (for logs and tests). */
+      readonly reason: string;
+    };
 
 /**
  * What {@link applyChangesNothing} compares against.
@@ -34,7 +44,10 @@ export type ApplyProof = { readonly proven: true } | { readonly proven: false; r
  */
 export interface ApplyProofInput {
   /** The object the apply would send (apiVersion and kind may be left out). */
-  readonly applied: { readonly metadata: object };
+  readonly applied: {
+    /** Its metadata (name, namespace, labels…), compared like every other applied field. */
+    readonly metadata: object;
+  };
   /** The cached object, with this manager's Apply entry kept in `metadata.managedFields`. */
   readonly cached: KubeObject;
   /** The field manager the apply would be sent under. */
