@@ -86,8 +86,11 @@ describe('apply sends nothing when the cache proves nothing would change (kube-a
       const m = await second.metrics();
       return unsent(m) >= N ? m : undefined;
     });
-    expect(unsent(afterRestart)).toBe(N);
+    // No apply sent, and every input decided unsent at least once: an input whose output's list event
+    // arrives after its first reconcile ended is reconciled again (level-triggered), and proves
+    // unsent again, so the count is N or a little more, never fewer.
     expect(applies(afterRestart)).toBe(0);
+    expect(unsent(afterRestart)).toBeGreaterThanOrEqual(N);
     expect(await Promise.all(Array.from({ length: N }, async (_, i) => (await output(i)).metadata.resourceVersion))).toEqual(versions);
 
     // Another manager takes a field, by force: the controller's entry no longer owns it.
