@@ -15,6 +15,7 @@ import { errorClassifier } from './error-class.js';
 import { failingCluster } from './failing-cluster.js';
 import { queueMetrics } from './queue-metrics.js';
 import type { WriteVerb } from '../core/verb.js';
+import { unsentResult } from './unsent-result.js';
 
 /**
  * Options of {@link controllerMetrics} (and `RunOptions.metrics`).
@@ -111,17 +112,6 @@ export interface ControllerMetrics {
   /** Counts a provider report by provider and type. */
   report(r: ProviderReport): void;
 }
-
-/**
- * The `result` that {@link ControllerMetrics.write} counts as a write left unsent (the cache proved
- * it needless), in `rxfleet_writes_unsent_total` rather than as a request.
- *
- * @example
- * ```ts
- * metrics.write(clusterName('east'), 'apply', unsentResult);
- * ```
- */
-export const unsentResult = 'unsent';
 
 /**
  * Creates the metrics of one controller on a new registry (or the one given).

@@ -21,7 +21,7 @@ import type { Controller, ControllerSelection, FleetWatcher } from './controller
 import { deniedKeys } from './denied-keys.js';
 import type { HealthTracker } from './health.js';
 import { instrumentedFleet } from './instrument.js';
-import { unsentResult } from './metrics.js';
+import { unsentResult } from './unsent-result.js';
 import { watchedCache } from './watched-cache.js';
 import type { ControllerMetrics } from './metrics.js';
 import { controllerReconciler } from './run-parts.js';
