@@ -121,8 +121,17 @@ export async function waitForExport(provider: ClusterClient, name: string, ready
 export async function bindExport(consumer: ClusterClient, ex: Export, providerPath: string, served: ResourceDescriptor): Promise<void> {
   const claims = (ex.spec?.permissionClaims ?? []).map((c) => ({ ...c, group: c.group ?? '', selector: { matchAll: true }, state: 'Accepted' }));
   const binding = { metadata: { name: BINDING }, spec: { reference: { export: { path: providerPath, name: ex.metadata.name ?? '' } }, permissionClaims: claims } };
-  const applied = await consumer.apply(bindingsV1alpha2, binding, { fieldManager: 'sync-agent-test', force: true });
-  if (E.isLeft(applied)) throw new Error(`binding ${ex.metadata.name ?? ''} in ${consumer.cluster}: ${applied.left.message}`);
+  // kcp refuses the binding (403 "no permission to bind") until the new export and its bind
+  // permission have reached the consumer's shard (through the cache server on a sharded kcp): retry
+  // that refusal only, bounded; any other failure ends the wait at once.
+  let refused = '';
+  await waitFor(`the binding of ${ex.metadata.name ?? ''} in ${consumer.cluster} to be accepted`, async () => {
+    const applied = await consumer.apply(bindingsV1alpha2, binding, { fieldManager: 'sync-agent-test', force: true });
+    if (E.isRight(applied)) return true;
+    refused = applied.left.message;
+    if (applied.left.type === 'Forbidden' && refused.includes('no permission to bind')) return undefined;
+    throw new Error(`binding ${ex.metadata.name ?? ''} in ${consumer.cluster}: ${refused}`);
+  }, { timeoutMs: 60_000, context: () => refused });
   await waitFor(`the binding in ${consumer.cluster} to be Bound`, async () => ((await getOrUndefined(consumer, bindingsV1alpha2, BINDING))?.status?.phase === 'Bound' ? true : undefined), {
     timeoutMs: 90_000,
   });
