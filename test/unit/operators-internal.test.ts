@@ -20,17 +20,42 @@ describe('the fair queue', () => {
   it('should serve the lane whose oldest item arrived first, across lanes', () => {
     const q = new FairQueue<string>();
     // A wave that reaches the lanes one after another is served in the order it arrived.
-    for (const [lane, item] of [['a', 'a1'], ['b', 'b1'], ['a', 'a2'], ['c', 'c1'], ['b', 'b2'], ['a', 'a3']] as const) q.push(lane, item);
+    let at = 0;
+    for (const [lane, item] of [['a', 'a1'], ['b', 'b1'], ['a', 'a2'], ['c', 'c1'], ['b', 'b2'], ['a', 'a3']] as const) q.push(lane, item, at++);
     const order: (string | undefined)[] = [];
     while (q.size > 0) order.push(q.shift());
     expect(order).toEqual(['a1', 'b1', 'a2', 'c1', 'b2', 'a3']);
     expect(q.laneCount).toBe(0);
   });
 
+  it('should serve items that became ready at one instant round-robin across lanes, and older instants first', () => {
+    const q = new FairQueue<string>();
+    // At 0, a replay readies a's three items, then b's three, then c's one; at 1, a fourth of a.
+    for (const item of ['a1', 'a2', 'a3', 'b1', 'b2', 'b3', 'c1']) q.push(item.slice(0, 1), item, 0);
+    q.push('a', 'a4', 1);
+    const order: (string | undefined)[] = [];
+    while (q.size > 0) order.push(q.shift());
+    expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'b3', 'a4']);
+  });
+
+  it('should still serve a lane whose item waited longer before another lane\'s burst', () => {
+    const q = new FairQueue<string>(1);
+    q.push('a', 'a1', 0);
+    q.push('a', 'a2', 0);
+    for (const item of ['b1', 'b2', 'c1']) q.push(item.slice(0, 1), item, 5);
+    const a = q.next();
+    if (a === undefined) throw new Error('no lane in turn');
+    expect(q.take(a)).toBe('a1');
+    // a sits out at its cap; b's and c's burst goes round-robin; a2 (older) goes first once a may run.
+    expect(q.shift()).toBe('b1');
+    q.finish(a);
+    expect([q.shift(), q.shift(), q.shift()]).toEqual(['a2', 'c1', 'b2']);
+  });
+
   it('should give a quiet lane the next worker once a flooded lane is at its cap, however long the flood', () => {
     const q = new FairQueue<string>(2);
-    for (let i = 0; i < 50_000; i++) q.push('noisy', `n${i}`);
-    q.push('quiet', 'q');
+    for (let i = 0; i < 50_000; i++) q.push('noisy', `n${i}`, i);
+    q.push('quiet', 'q', 50_000);
     const started: string[] = [];
     for (let lane = q.next(); lane !== undefined && started.length < 3; lane = q.next()) started.push(q.take(lane));
     // The flood's first two (older) take its share; the third worker goes to the quiet lane.
@@ -39,9 +64,9 @@ describe('the fair queue', () => {
 
   it('should drop a whole lane and keep the rest in order', () => {
     const q = new FairQueue<string>();
-    q.push('a', 'a1');
-    q.push('b', 'b1');
-    q.push('a', 'a2');
+    q.push('a', 'a1', 0);
+    q.push('b', 'b1', 1);
+    q.push('a', 'a2', 2);
     expect(q.dropLane('a')).toEqual(['a1', 'a2']);
     expect(q.size).toBe(1);
     expect(q.shift()).toBe('b1');
@@ -50,14 +75,14 @@ describe('the fair queue', () => {
 
   it('should sit a lane at its cap out until one of its items finishes, then order it by its oldest item again', () => {
     const q = new FairQueue<string>(2);
-    for (let i = 1; i <= 4; i++) q.push('noisy', `n${i}`);
+    for (let i = 1; i <= 4; i++) q.push('noisy', `n${i}`, i);
     const noisy = q.next();
     if (noisy === undefined) throw new Error('no lane in turn');
     expect([q.take(noisy), q.take(noisy)]).toEqual(['n1', 'n2']);
     // At its cap with items left: it sits out, but its items still count.
     expect(q.next()).toBeUndefined();
     expect(q.size).toBe(2);
-    q.push('quiet', 'q1');
+    q.push('quiet', 'q1', 5);
     expect(q.next()?.name).toBe('quiet');
     q.finish(noisy);
     // It may run again: its n3 arrived before q1, so it goes first.
@@ -69,12 +94,12 @@ describe('the fair queue', () => {
 
   it('should keep a gated lane out of the rotation, still taking pushes, until it is ungated', () => {
     const q = new FairQueue<string>();
-    q.push('a', 'a1');
-    q.push('b', 'b1');
+    q.push('a', 'a1', 0);
+    q.push('b', 'b1', 1);
     const a = q.lane('a');
     if (a === undefined) throw new Error('no lane a');
     q.gate(a);
-    q.push('a', 'a2');
+    q.push('a', 'a2', 2);
     expect(q.shift()).toBe('b1');
     expect(q.shift()).toBeUndefined();
     expect(q.size).toBe(2);
@@ -86,8 +111,8 @@ describe('the fair queue', () => {
 
   it('should forget a dropped lane with its running count and gate', () => {
     const q = new FairQueue<string>(1);
-    q.push('a', 'a1');
-    q.push('a', 'a2');
+    q.push('a', 'a1', 0);
+    q.push('a', 'a2', 1);
     const a = q.next();
     if (a === undefined) throw new Error('no lane in turn');
     q.take(a);
@@ -95,7 +120,7 @@ describe('the fair queue', () => {
     expect(q.dropLane('a')).toEqual(['a2']);
     expect([q.size, q.laneCount]).toEqual([0, 0]);
     // The cluster comes back: a fresh lane, nothing running in it.
-    q.push('a', 'a3');
+    q.push('a', 'a3', 2);
     expect(q.lane('a')?.running).toBe(0);
     expect(q.shift()).toBe('a3');
   });

@@ -16,7 +16,8 @@ export interface Timed {
 }
 
 /**
- * A min-heap of {@link Timed} items ordered by `at`; ties keep no particular order.
+ * A min-heap of {@link Timed} items ordered by `at`; ties keep no particular order, unless a subclass
+ * orders them (`before`).
  *
  * @example
  * ```ts
@@ -84,6 +85,18 @@ export class DeadlineHeap<T extends Timed> {
     this.items.length = 0;
   }
 
+  /**
+   * Whether `a` comes out before `b`: the earlier deadline. A subclass may break ties.
+   *
+   * @example `h.before(a, b)`
+   * @param a - an item.
+   * @param b - another.
+   * @returns true when `a` goes first.
+   */
+  protected before(a: T, b: T): boolean {
+    return a.at < b.at;
+  }
+
   private up(i: number): void {
     const items = this.items;
     const item = items[i];
@@ -91,7 +104,7 @@ export class DeadlineHeap<T extends Timed> {
     while (i > 0) {
       const p = (i - 1) >> 1;
       const parent = items[p];
-      if (parent === undefined || parent.at <= item.at) break;
+      if (parent === undefined || !this.before(item, parent)) break;
       items[i] = parent;
       parent.heapIndex = i;
       i = p;
@@ -111,11 +124,11 @@ export class DeadlineHeap<T extends Timed> {
       if (left === undefined) break;
       let child = left;
       const right = items[c + 1];
-      if (c + 1 < n && right !== undefined && right.at < left.at) {
+      if (c + 1 < n && right !== undefined && this.before(right, left)) {
         c++;
         child = right;
       }
-      if (child.at >= item.at) break;
+      if (!this.before(child, item)) break;
       items[i] = child;
       child.heapIndex = i;
       i = c;

@@ -9,6 +9,7 @@ import type { KubeObject } from '../../core/object.js';
 import { tokenBucket } from '../../core/token-bucket.js';
 import type { Action } from '../actions.js';
 import type { Outcome, OutcomeResult, ReconcileInput, Reconciler } from '../types.js';
+import { Burst } from './burst.js';
 import { extendWindow, moved, openWindow } from './debounce-window.js';
 import type { EngineSettings } from './engine-settings.js';
 import type { Lane } from './fair-queue.js';
@@ -51,6 +52,8 @@ export function runEngine<T extends KubeObject>(
   const probe = runningSet === undefined ? undefined : queueProbe(runningSet, scheduler, concurrency, s.perClusterConcurrency);
   const gate = s.rateLimit === undefined ? undefined : new RateGate(tokenBucket(s.rateLimit, scheduler), scheduler, pump);
   let running = 0;
+  // Keys readied in one burst count as one instant (served round-robin across clusters).
+  const burst = new Burst(scheduler);
   let pumping = false;
   let draining = false;
   let closed = false;
@@ -66,7 +69,7 @@ export function runEngine<T extends KubeObject>(
   function makeReady(e: Entry<T>, now: number): void {
     e.phase = 'ready';
     e.readyAt = now;
-    ready.push(e.key.cluster, e);
+    ready.push(e.key.cluster, e, burst.at(now));
   }
 
   // `counted`: false for the rerun of a key changed while running, already counted when it changed.
@@ -268,6 +271,7 @@ export function runEngine<T extends KubeObject>(
   function teardown(): void {
     closed = true;
     timers.clear();
+    burst.cancel();
     gate?.cancel();
     for (const e of entries.values()) if (e.phase === 'running') stop(e, 'reconcile was unsubscribed');
     entries.clear();

@@ -1,16 +1,30 @@
 // The ready queue of `reconcile`: one FIFO lane per cluster, and a free worker goes to the lane
 // whose oldest ready key has waited longest (first come, first served across clusters), so a wave
-// that reaches the clusters one after another is served in the order it arrived. A lane also counts
-// its cluster's running reconciles: at the per-cluster cap, or while its cluster is gated
+// that reaches the clusters one after another is served in the order it arrived. Keys that became
+// ready at the same instant (a take-over, a list replay) are served round-robin across their
+// clusters: every cluster's first key of that instant before any cluster's second. A lane also
+// counts its cluster's running reconciles: at the per-cluster cap, or while its cluster is gated
 // (rate-limited), it sits out, so one cluster can never hold more than its share of the workers and
 // a throttled cluster never takes a worker only to wait in it.
 import type { Timed } from './deadline-heap.js';
 import { DeadlineHeap } from './deadline-heap.js';
 import { Fifo } from './fifo.js';
 
-/** A lane's place among the lanes that may run, ordered by when its oldest item became ready. */
+// A tie is (rank in its lane at its instant, arrival at its instant), each below SPAN, as one number.
+const SPAN = 2 ** 26;
+const tieOf = (rank: number, seq: number): number => Math.min(rank, SPAN - 1) * SPAN + Math.min(seq, SPAN - 1);
+
+/** A lane's place among the lanes that may run: when its oldest item became ready, then its tie. */
 interface Turn<T> extends Timed {
   readonly lane: Lane<T>;
+  tie: number;
+}
+
+// The lanes that may run, by their heads' instants; at one instant, by rank, then by arrival.
+class TurnHeap<T> extends DeadlineHeap<Turn<T>> {
+  protected override before(a: Turn<T>, b: Turn<T>): boolean {
+    return a.at < b.at || (a.at === b.at && a.tie < b.tie);
+  }
 }
 
 /**
@@ -26,8 +40,12 @@ interface Turn<T> extends Timed {
 export class Lane<T> implements Timed {
   readonly name: string;
   readonly items = new Fifo<T>();
-  /** The arrival number of each item, in the same order: the head's orders the lanes. */
-  readonly arrivals = new Fifo<number>();
+  /** The instant each item became ready, and its tie at that instant, in the same order: the head's order the lanes. */
+  readonly instants = new Fifo<number>();
+  readonly ties = new Fifo<number>();
+  /** The instant of the last push, and how many items were pushed at it (the next one's rank). */
+  lastAt = Number.NaN;
+  rank = 0;
   /** Its place among the lanes that may run. */
   readonly turn: Turn<T>;
   /** Items of this lane taken with `take` and not yet `finish`ed. */
@@ -43,30 +61,33 @@ export class Lane<T> implements Timed {
   /** @example `new Lane<string>('east')` @param name - the lane's name (a cluster name). */
   constructor(name: string) {
     this.name = name;
-    this.turn = { lane: this, at: 0, heapIndex: -1 };
+    this.turn = { lane: this, at: 0, heapIndex: -1, tie: 0 };
   }
 }
 
 /**
- * Lanes of FIFOs served oldest first: the lane that may run and whose head arrived first gives
- * its head. Only lanes that may run are ordered (a heap on their heads' arrival numbers), so every
- * operation is O(log lanes) and none scans the lanes. Fairness comes from the cap: a lane at it
- * sits out, so a flooded lane holds at most `cap` items running and the others are served, in the
- * order their items arrived, by the rest.
+ * Lanes of FIFOs served oldest first: the lane that may run and whose head became ready first gives
+ * its head. Items that became ready at the same instant go round-robin across lanes: by their rank
+ * in their lane at that instant (its first, its second…), then in the order they arrived. Only lanes
+ * that may run are ordered (a heap on their heads), so every operation is O(log lanes) and none
+ * scans the lanes. Fairness comes from the cap: a lane at it sits out, so a flooded lane holds at
+ * most `cap` items running and the others are served, in the order their items arrived, by the rest.
  *
  * @example
  * ```ts
  * const q = new FairQueue<string>();
- * q.push('a', 'a1'); q.push('b', 'b1'); q.push('a', 'a2');
- * [q.shift(), q.shift(), q.shift()]; // ['a1', 'b1', 'a2']
+ * q.push('a', 'a1', 0); q.push('a', 'a2', 0); q.push('b', 'b1', 0); q.push('a', 'a3', 1);
+ * [q.shift(), q.shift(), q.shift(), q.shift()]; // ['a1', 'b1', 'a2', 'a3']
  * ```
  */
 export class FairQueue<T> {
   // Every lane with items, running work or a gate; lanes without any are forgotten.
   private readonly lanes = new Map<string, Lane<T>>();
-  // The lanes that may run, by their head's arrival number.
-  private readonly turns = new DeadlineHeap<Turn<T>>();
+  // The lanes that may run, by their head's instant and tie.
+  private readonly turns = new TurnHeap<T>();
   private count = 0;
+  // The instant of the last push, and how many items were pushed at it.
+  private instant = Number.NaN;
   private arrived = 0;
   private readonly cap: number;
 
@@ -100,32 +121,42 @@ export class FairQueue<T> {
   }
 
   /**
-   * Appends an item to a lane; a lane that now may run takes its place by its head's arrival.
+   * Appends an item to a lane; a lane that now may run takes its place by its head.
    *
-   * @example `q.push('east', entry)`
+   * @example `q.push('east', entry, scheduler.now())`
    * @param name - the lane (a cluster name).
    * @param item - the item.
+   * @param at - the instant it became ready (never earlier than the last push's).
    */
-  push(name: string, item: T): void {
+  push(name: string, item: T, at: number): void {
     let lane = this.lanes.get(name);
     if (lane === undefined) {
       lane = new Lane<T>(name);
       this.lanes.set(name, lane);
     }
+    if (at !== this.instant) {
+      this.instant = at;
+      this.arrived = 0;
+    }
+    if (at !== lane.lastAt) {
+      lane.lastAt = at;
+      lane.rank = 0;
+    }
     lane.items.push(item);
-    lane.arrivals.push(this.arrived++);
+    lane.instants.push(at);
+    lane.ties.push(tieOf(lane.rank++, this.arrived++));
     this.count++;
     if (!lane.inTurn) this.settle(lane);
   }
 
-  /** The lane whose turn it is (its head arrived first), without taking anything. @example `const lane = q.next()` @returns it, or `undefined` when no lane may run. */
+  /** The lane whose turn it is (its head comes first), without taking anything. @example `const lane = q.next()` @returns it, or `undefined` when no lane may run. */
   next(): Lane<T> | undefined {
     return this.turns.peek()?.lane;
   }
 
   /**
    * Takes the oldest item of a lane that may run, to run it: the lane counts one more running item
-   * (until `finish`) and takes its place by its next item's arrival, or sits out at the cap.
+   * (until `finish`) and takes its place by its next item, or sits out at the cap.
    *
    * @example `start(q.take(lane))`
    * @param lane - a lane from `next()`.
@@ -170,7 +201,7 @@ export class FairQueue<T> {
   }
 
   /**
-   * Lets a gated lane run again (by its head's arrival), if it has items and is under its cap.
+   * Lets a gated lane run again (in its head's place), if it has items and is under its cap.
    *
    * @example `q.ungate(lane)`
    * @param lane - the lane.
@@ -194,7 +225,8 @@ export class FairQueue<T> {
     this.turns.remove(lane.turn);
     lane.inTurn = false;
     this.count -= lane.items.size;
-    lane.arrivals.drain();
+    lane.instants.drain();
+    lane.ties.drain();
     return lane.items.drain();
   }
 
@@ -208,7 +240,8 @@ export class FairQueue<T> {
   private takeFrom(lane: Lane<T>): T {
     // Only lanes with items may run.
     const item = lane.items.shift() as T;
-    lane.arrivals.shift();
+    lane.instants.shift();
+    lane.ties.shift();
     this.count--;
     this.turns.remove(lane.turn);
     lane.inTurn = false;
@@ -221,7 +254,10 @@ export class FairQueue<T> {
     const may = lane.items.size > 0 && !lane.gated && lane.running < this.cap;
     if (may !== lane.inTurn) {
       lane.inTurn = may;
-      if (may) this.turns.push(lane.turn, lane.arrivals.peek() ?? 0);
+      if (may) {
+        lane.turn.tie = lane.ties.peek() ?? 0;
+        this.turns.push(lane.turn, lane.instants.peek() ?? 0);
+      }
       else this.turns.remove(lane.turn);
     }
     if (lane.items.size === 0 && lane.running === 0 && !lane.gated) this.lanes.delete(lane.name);

@@ -1,0 +1,75 @@
+// The order `reconcile` serves ready keys in: oldest first across clusters, and keys that became
+// ready at one instant (a take-over, a list replay) round-robin across their clusters, so every
+// cluster's first key runs before any cluster's second.
+import { Subject, VirtualTimeScheduler } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import type { ConfigMap, ReconcileInput } from '../../src/index.js';
+import { configMaps } from '../../src/index.js';
+import { reconcile } from '../../src/operators/index.js';
+import { keyedEvents, outcomeLabel, takes, toLabels } from '../../src/testing/index.js';
+import { testScheduler } from '../support/marbles.js';
+
+const ev = keyedEvents(configMaps);
+
+// A virtual clock that the test moves on in the middle of a synchronous run, as a real clock moves
+// while a replay of thousands of keys runs without yielding.
+class DriftingScheduler extends VirtualTimeScheduler {
+  skew = 0;
+  constructor() {
+    super();
+    // RxJS's schedulers read the clock through the `now` property their constructor sets.
+    this.now = (): number => this.frame + this.skew;
+  }
+}
+
+describe('reconcile: the order of ready keys', () => {
+  it('should serve keys that became ready at one instant round-robin across clusters, and a key ready later after them', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      // At 0 a replay readies east's three keys, then west's two; north's key is ready at 9.
+      const input = hot<ReconcileInput<ConfigMap>>('(abcde) 2ms n', {
+        a: ev.applied('east', 'default/e1'),
+        b: ev.applied('east', 'default/e2'),
+        c: ev.applied('east', 'default/e3'),
+        d: ev.applied('west', 'default/w1'),
+        e: ev.applied('west', 'default/w2'),
+        n: ev.applied('north', 'default/n1'),
+      });
+      const out = input.pipe(reconcile(takes(10), { concurrency: 1 }), toLabels());
+      expectObservable(out).toBe('10ms a 9ms b 9ms c 9ms d 9ms e 9ms n', {
+        a: 'done east/default/e1',
+        b: 'done west/default/w1',
+        c: 'done east/default/e2',
+        d: 'done west/default/w2',
+        e: 'done east/default/e3',
+        n: 'done north/default/n1',
+      });
+    });
+  });
+
+  it('should count keys readied in one synchronous run as one instant, however far the clock moved during it', () => {
+    const scheduler = new DriftingScheduler();
+    const input = new Subject<ReconcileInput<ConfigMap>>();
+    const labels: string[] = [];
+    input.pipe(reconcile(takes(10, undefined, scheduler), { concurrency: 1, scheduler })).subscribe((o) => labels.push(outcomeLabel(o)));
+    // One replay, a millisecond per key: nothing else runs in between.
+    for (const [cluster, name] of [['east', 'e1'], ['east', 'e2'], ['east', 'e3'], ['west', 'w1'], ['west', 'w2']] as const) {
+      input.next(ev.applied(cluster, `default/${name}`));
+      scheduler.skew += 1;
+    }
+    // Keys readied once the scheduler has run in between are a later instant, served after the burst.
+    scheduler.schedule(() => {
+      input.next(ev.applied('east', 'default/e4'));
+      input.next(ev.applied('north', 'default/n1'));
+    }, 15);
+    scheduler.flush();
+    expect(labels).toEqual([
+      'done east/default/e1',
+      'done west/default/w1',
+      'done east/default/e2',
+      'done west/default/w2',
+      'done east/default/e3',
+      'done east/default/e4',
+      'done north/default/n1',
+    ]);
+  });
+});
