@@ -126,7 +126,10 @@ export interface ReconcileOptions<T extends KubeObject = KubeObject> extends Que
  * - **Order and fairness**: ready keys wait in one FIFO lane per cluster, and a free worker goes to
  *   the cluster whose oldest ready key has waited longest: first come, first served across
  *   clusters, so a wave that reaches the clusters one after another is served in the order it
- *   arrived and no cluster's keys wait behind later ones. Fairness is the cap: a cluster at
+ *   arrived and no cluster's keys wait behind later ones. Keys readied in one burst (a take-over,
+ *   a list replay: one synchronous run, until the scheduler next runs anything) count as one
+ *   instant and go round-robin across their clusters: every cluster's first key of the burst
+ *   before any cluster's second. Fairness is the cap: a cluster at
  *   `perClusterConcurrency` sits out until one of its reconciles ends, so with the default cap a
  *   flooded cluster holds at most half the workers and a quiet cluster's key starts on the next
  *   free one, however old the flood's backlog.
