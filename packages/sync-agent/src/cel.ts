@@ -4,10 +4,13 @@
 // Two things the library leaves open are closed here: expressions are bounded in size and depth at
 // parse time, and `matches` is refused, because the library runs it on JavaScript's backtracking
 // RegExp, where a consumer's value can make one pattern run for minutes (use a `regex` mutation:
-// RE2, linear time). Kubernetes integers are int64, so whole numbers go in as CEL ints (BigInt) and
+// RE2, linear time). And the run time is bounded: the library has no cost limit, so each evaluation's
+// cost is estimated first from the AST and the object's sizes (cel-cost.ts); one over the budget
+// does not run. Kubernetes integers are int64, so whole numbers go in as CEL ints (BigInt) and
 // come back as numbers.
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { Environment } from '@marcbachmann/cel-js';
+import { celCost, celCostBudget } from './cel-cost.js';
 
 const environment = new Environment({
   homogeneousAggregateLiterals: false,
@@ -71,10 +74,22 @@ export function compileCel(source: string): { readonly type: 'compiled'; readonl
     if (refused !== undefined) return { type: 'invalid', message: refused };
     const checked = parsed.check();
     if (!checked.valid) return { type: 'invalid', message: `does not type-check: ${firstLine(checked.error)}` };
-    return { type: 'compiled', expression: Object.freeze({ source, run: (ctx: Readonly<Record<string, unknown>>) => parsed(ctx) as unknown }) };
+    // Over budget whatever the object (nested comprehensions over literal lists): refused at start.
+    const least = celCost(parsed.ast, { value: null, self: null, other: null });
+    if (least > celCostBudget) return { type: 'invalid', message: overBudget(least, 'on any object') };
+    const expression: CelExpression = Object.freeze({ source, run: (ctx: Readonly<Record<string, unknown>>) => parsed(ctx) as unknown });
+    asts.set(expression, parsed.ast);
+    return { type: 'compiled', expression };
   } catch (e) {
     return { type: 'invalid', message: `does not parse: ${firstLine(e)}` };
   }
+}
+
+// Each compiled expression's AST, for its cost estimate (kept out of the public CelExpression).
+const asts = new WeakMap<CelExpression, ASTNode>();
+
+function overBudget(cost: number, where: string): string {
+  return `its estimated cost ${cost.toExponential(1)} ${where} is over the budget of ${celCostBudget.toLocaleString('en')} steps (a comprehension costs its list's length times its body; bound the list, e.g. with size(), or use fewer nested comprehensions)`;
 }
 
 function firstLine(e: unknown): string {
@@ -120,6 +135,10 @@ function fromCel(v: unknown, where: string): unknown {
  * @returns the result, or why there is none.
  */
 export function evaluateCel(expression: CelExpression, vars: { readonly value: unknown; readonly self: unknown; readonly other: unknown }): { readonly type: 'value'; readonly value: unknown } | { readonly type: 'failed'; readonly message: string } {
+  const ast = asts.get(expression);
+  if (ast === undefined) return { type: 'failed', message: 'not an expression compileCel made (its cost cannot be bounded)' };
+  const cost = celCost(ast, { value: vars.value ?? null, self: vars.self, other: vars.other ?? null });
+  if (cost > celCostBudget) return { type: 'failed', message: overBudget(cost, 'on this object') };
   try {
     const out = expression.run({ value: toCel(vars.value ?? null), self: toCel(vars.self), other: toCel(vars.other ?? null) });
     return { type: 'value', value: fromCel(out, 'the result') };
