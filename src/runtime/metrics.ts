@@ -190,8 +190,29 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
     registers,
   });
   const errors = new Counter({ name: 'rxfleet_reconcile_errors_total', help: 'Failed reconciles by cluster, result and error tag.', labelNames: ['cluster', 'result', 'reason'], registers });
-  const depth = new Gauge({ name: 'rxfleet_workqueue_depth', help: 'Keys held by the work queue, by state (each key in one state).', labelNames: ['state'], registers });
-  const keys = new Gauge({ name: 'rxfleet_workqueue_keys', help: 'Distinct keys held by the work queue.', registers });
+  // The queue reports its depth after every change (several times per reconciled object): the
+  // latest report is kept, and the gauges read it when /metrics is scraped.
+  let latest: QueueDepth | undefined;
+  new Gauge({
+    name: 'rxfleet_workqueue_depth',
+    help: 'Keys held by the work queue, by state (each key in one state).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      if (latest === undefined) return;
+      this.set({ state: 'ready' }, latest.ready);
+      this.set({ state: 'running' }, latest.running);
+      this.set({ state: 'waiting' }, latest.waiting);
+    },
+  });
+  new Gauge({
+    name: 'rxfleet_workqueue_keys',
+    help: 'Distinct keys held by the work queue.',
+    registers,
+    collect() {
+      if (latest !== undefined) this.set(latest.keys);
+    },
+  });
   const writes = new Counter({ name: 'rxfleet_write_requests_total', help: 'Write requests by cluster, verb and result.', labelNames: ['cluster', 'verb', 'result'], registers });
   const unsent = new Counter({ name: 'rxfleet_writes_unsent_total', help: 'Writes not sent because the cache proved they would change nothing, by cluster and verb.', labelNames: ['cluster', 'verb'], registers });
   const denied = new Gauge({ name: 'rxfleet_reconcile_denied_keys', help: 'Keys waiting to retry a request the cluster refused (401/403); the cluster is unhealthy on /readyz meanwhile.', labelNames: ['cluster'], registers });
@@ -223,13 +244,10 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
       }
     },
     depth(d) {
-      // `keys` is the total of the states below, not a state of its own: under `state` it was
-      // counted twice by any sum over the gauge.
-      keys.set(d.keys);
+      // `keys` is the total of the states, not a state of its own: under `state` it was counted
+      // twice by any sum over the gauge.
+      latest = d;
       queue.workers(d.running);
-      depth.set({ state: 'ready' }, d.ready);
-      depth.set({ state: 'running' }, d.running);
-      depth.set({ state: 'waiting' }, d.waiting);
     },
     write(cluster, verb, result) {
       if (result === unsentResult) {

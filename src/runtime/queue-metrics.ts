@@ -24,7 +24,7 @@ export interface QueueMetrics {
   readonly observer: QueueObserver;
   /** Records a finished reconcile's duration (controller-runtime's work duration). */
   worked(durationMs: number): void;
-  /** Sets the busy-workers gauge. */
+  /** Notes the busy workers (the gauge reads it when scraped). */
   workers(running: number): void;
 }
 
@@ -82,7 +82,16 @@ export function queueMetrics(registers: Registry[], perCluster: boolean, series:
       this.set(Math.max(0, ...[...probes].map((p) => p.running().longestMs)) / 1000);
     },
   });
-  const active = new Gauge({ name: 'rxfleet_active_workers', help: 'Reconciles running now.', registers });
+  // Set at every queue change, read when scraped.
+  let running = 0;
+  new Gauge({
+    name: 'rxfleet_active_workers',
+    help: 'Reconciles running now.',
+    registers,
+    collect() {
+      this.set(running);
+    },
+  });
   new Gauge({
     name: 'rxfleet_max_concurrent_reconciles',
     help: 'Reconciles allowed at once (the queue’s concurrency).',
@@ -91,7 +100,6 @@ export function queueMetrics(registers: Registry[], perCluster: boolean, series:
       this.set(sum((p) => p.concurrency));
     },
   });
-  active.set(0);
 
   return {
     observer: {
@@ -119,8 +127,8 @@ export function queueMetrics(registers: Registry[], perCluster: boolean, series:
     worked(durationMs) {
       work.observe(durationMs / 1000);
     },
-    workers(running) {
-      active.set(running);
+    workers(n) {
+      running = n;
     },
   };
 }

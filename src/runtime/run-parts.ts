@@ -105,10 +105,14 @@ const limiters = new WeakMap<Logger, LogLimiter>();
 export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void {
   // A failure is logged against the cluster that failed (a fan-out's member), with the cluster
   // whose key was reconciled beside it when they differ.
+  const fenced = o.result === 'dropped' && isFenced(o.error);
+  const success = o.result !== 'error' && o.result !== 'terminal' && !fenced;
+  // Every reconcile comes here: the line's fields (the key's string form among them) are built
+  // only when the line is written, not for a debug line the level drops.
+  if (success && !log.isLevelEnabled('debug')) return;
   const failed = failingCluster(o);
   const fields = { cluster: failed, ...(failed === o.cluster ? {} : { reconciledIn: o.cluster }), key: formatKey(o.key), result: o.result, attempt: o.attempt, durationMs: o.durationMs };
-  const fenced = o.result === 'dropped' && isFenced(o.error);
-  if (o.result !== 'error' && o.result !== 'terminal' && !fenced) {
+  if (success) {
     log.debug(fields, 'reconciled');
     return;
   }

@@ -190,8 +190,9 @@ export function unsentApplyListed<T extends KubeObject>(
 ): Observable<{ readonly object: T } | { readonly reason: string }> {
   return defer(() => {
     const listed = ctx.cache?.listed?.(key.cluster, r, key);
-    const ready = listed === undefined ? of(undefined) : race(listed.pipe(take(1), defaultIfEmpty(undefined)), timer(cacheListWaitMs, ctx.scheduler));
-    return ready.pipe(
+    // Listed already (every apply after the first list): decided now, with no wait to set up.
+    if (listed === undefined) return of(unsentApply(ctx, r, key, applied, subresource));
+    return race(listed.pipe(take(1), defaultIfEmpty(undefined)), timer(cacheListWaitMs, ctx.scheduler)).pipe(
       take(1),
       map(() => unsentApply(ctx, r, key, applied, subresource)),
     );

@@ -2,7 +2,7 @@
 // the server merges and tracks ownership. Idempotent. One request per apply: whether it changed
 // anything is told from what the caller knew before, never from a read of its own.
 import type { Observable, OperatorFunction } from 'rxjs';
-import { concatMap, of } from 'rxjs';
+import { concatMap, map, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { ObjectKey } from '../core/key.js';
 import type { ApplyConfiguration, KubeObject } from '../core/object.js';
@@ -116,13 +116,13 @@ function sendApply<T extends KubeObject>(ctx: SinkContext, w: ApplyWrite<T>, key
       };
       const what = `apply ${subresource === undefined ? '' : `${subresource} of `}${describe(w.resource, key)}`;
       return send(ctx, key.cluster, what, (c) => c.apply(w.resource, w.object, opts)).pipe(
-        concatMap(({ result, attempts }) => {
+        map(({ result, attempts }): WriteOutcome<T> => {
           if (E.isRight(result)) {
             if (!dryRun) rememberApplied(ctx, w.resource, key, subresource, result.right.metadata.resourceVersion);
-            return of(written('apply', key, { changed: changeOf(b.right, result.right, dryRun), object: result.right, attempts, dryRun, subresource }));
+            return written('apply', key, { changed: changeOf(b.right, result.right, dryRun), object: result.right, attempts, dryRun, subresource });
           }
-          if (subresource === 'status' && result.left.type === 'NotFound') return of(writeFailed<T>('apply', key, explainStatus404(w.resource, key, result.left), attempts, subresource));
-          return of(writeFailed<T>('apply', key, result.left, attempts, subresource));
+          if (subresource === 'status' && result.left.type === 'NotFound') return writeFailed<T>('apply', key, explainStatus404(w.resource, key, result.left), attempts, subresource);
+          return writeFailed<T>('apply', key, result.left, attempts, subresource);
         }),
       );
     }),

@@ -2,7 +2,7 @@
 // request runs (NotEngaged otherwise), wait for a rate-limit token, send, and honour 429
 // Retry-After with bounded attempts. It never errors: failures come back as Left values.
 import type { Observable, ObservableInput } from 'rxjs';
-import { catchError, concatMap, defaultIfEmpty, defer, of, take, tap, timer } from 'rxjs';
+import { catchError, concatMap, defaultIfEmpty, defer, of, take, timer } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
@@ -49,17 +49,17 @@ export function send<R>(
       if (target === undefined) {
         return of<Sent<R>>({ result: E.left(kubeError('NotEngaged', cluster, `cluster is not engaged in the fleet: cannot ${what}`)), attempts: n - 1 });
       }
-      const gate = ctx.limiter(cluster)?.take() ?? of(undefined);
-      return gate.pipe(
-        concatMap(() => defer(() => call(target.client)).pipe(take(1))),
+      // Every write comes here: without a rate limit (the default) the request is sent at once,
+      // with no gate to wait for, and the chain is as short as the retry logic allows.
+      const request = defer(() => call(target.client)).pipe(take(1));
+      const gate = ctx.limiter(cluster)?.take();
+      return (gate === undefined ? request : gate.pipe(concatMap(() => request))).pipe(
         // Anything the client throws or rejects with is a broken client, but still only this write's failure.
         catchError((err: unknown) => of(E.left(kubeError('Unknown', cluster, `${what} failed: ${err instanceof Error ? err.message : String(err)}`)))),
         defaultIfEmpty(E.left(kubeError('Unknown', cluster, `${what}: the client answered nothing`))),
-        // A 429's Retry-After speaks for the whole cluster: the cluster's other requests wait as long.
-        tap((result) => {
-          if (E.isLeft(result) && result.left.type === 'TooManyRequests' && result.left.retryAfterSeconds !== undefined) ctx.limiter(cluster)?.pause(Math.min(ctx.retryAfter.backoff.maxMs, result.left.retryAfterSeconds * 1000));
-        }),
         concatMap((result) => {
+          // A 429's Retry-After speaks for the whole cluster: the cluster's other requests wait as long.
+          if (E.isLeft(result) && result.left.type === 'TooManyRequests' && result.left.retryAfterSeconds !== undefined) ctx.limiter(cluster)?.pause(Math.min(ctx.retryAfter.backoff.maxMs, result.left.retryAfterSeconds * 1000));
           if (E.isLeft(result) && result.left.type === 'TooManyRequests' && n < ctx.retryAfter.attempts) {
             const asked = result.left.retryAfterSeconds;
             const { backoff } = ctx.retryAfter;
