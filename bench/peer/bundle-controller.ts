@@ -4,7 +4,7 @@
 // The compiled controller (compile-controller.ts: JavaScript importing dist/, as a user's program
 // imports node_modules/rxfleet/dist) is the entry; only its input and output folder differ from the
 // template's.
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { RolldownOptions } from 'rolldown';
@@ -30,4 +30,22 @@ export async function bundleController(entry: string, dir: string): Promise<stri
   const outDir = join(dir, 'bundle');
   await build({ ...scaffold, input: { 'rxfleet-controller': entry }, output: { ...scaffold.output, dir: outDir }, logLevel: 'warn' });
   return join(outDir, 'rxfleet-controller.mjs');
+}
+
+const DOCKERFILE = fileURLToPath(new URL('../../packages/cli/templates/init/Dockerfile.tmpl', import.meta.url));
+
+/**
+ * The environment the scaffold's image sets for its controller (the `ENV` lines of its Dockerfile
+ * template, `MALLOC_ARENA_MAX` among them), so the bundle column runs as the image does.
+ *
+ * @example
+ * const env = imageEnv(); // { NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' }
+ */
+export function imageEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of readFileSync(DOCKERFILE, 'utf8').matchAll(/^ENV ([A-Z_][A-Z0-9_]*)=(\S+)$/gm)) {
+    const [, name, value] = m;
+    if (name !== undefined && value !== undefined) env[name] = value;
+  }
+  return env;
 }

@@ -23,7 +23,10 @@
 //                      Default 1.
 //   BENCH_BUNDLE_FLAGS Node flag sets for further bundle columns, `;` between sets (e.g.
 //                      `--max-semi-space-size=4;--single-threaded-gc`): each runs the same bundle with
-//                      those flags, with its ratio to the plain bundle. Default none.
+//                      those flags, with its ratio to the plain bundle. A `NAME=value` word sets an
+//                      environment variable instead (e.g. `MALLOC_ARENA_MAX=16`, glibc's default on 2
+//                      cores, against the image's 2). Every bundle column has the environment of the
+//                      scaffold's image (its Dockerfile's `ENV` lines). Default none.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
 //   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, ceil(10 / 2) = 5)
 //   BENCH_RXFLEET_OUTPUTS  0: the rxfleet controller does not watch its outputs (then its restart
@@ -41,7 +44,7 @@ import { randomBytes } from 'node:crypto';
 import { reservePorts } from '../../src/envtest/ports.js';
 import { startKcp } from '../../test/support/kcp.js';
 import { setupConfigMapExport } from './apiexport-setup.js';
-import { bundleController } from './bundle-controller.js';
+import { bundleController, imageEnv } from './bundle-controller.js';
 import { compileController } from './compile-controller.js';
 import { setupFleet } from './fleet-setup.js';
 import { openKube } from './kube.js';
@@ -63,6 +66,7 @@ const APIEXPORT = process.env.BENCH_APIEXPORT === '1';
 const HTTP1 = process.env.BENCH_HTTP1 === '1';
 const BUNDLE = process.env.BENCH_BUNDLE !== '0';
 const BUNDLE_FLAGS = (process.env.BENCH_BUNDLE_FLAGS ?? '').split(';').map((f) => f.trim()).filter((f) => f !== '');
+const ENV_WORD = /^[A-Z_][A-Z0-9_]*=/;
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
 const RXFLEET_NODE_ARGS = (process.env.BENCH_RXFLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const MEMORY_LIMIT_MIB = process.env.BENCH_MEMORY_LIMIT_MIB === undefined ? undefined : Number(process.env.BENCH_MEMORY_LIMIT_MIB);
@@ -117,11 +121,17 @@ try {
   ];
   if (BUNDLE) {
     const bundle = await bundleController(compiled, dir);
-    contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], ...observed });
+    // The environment the scaffold's image sets (MALLOC_ARENA_MAX among it).
+    const image = { ...observed.env, ...imageEnv() };
+    contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], ...observed, env: image });
     pairs.push({ of: 'rxfleet (bundle)', to: 'rxfleet' });
     for (const flags of BUNDLE_FLAGS) {
       const label = `rxfleet (bundle ${flags})`;
-      contenders.push({ label, command: process.execPath, args: [...RXFLEET_NODE_ARGS, ...flags.split(' ').filter((a) => a !== ''), bundle, 'file', fleet.kubeconfigDir], ...observed });
+      // `NAME=value` words are environment (over the image's), the others Node flags.
+      const words = flags.split(' ').filter((a) => a !== '');
+      const env = Object.fromEntries(words.filter((w) => ENV_WORD.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+      const nodeFlags = words.filter((w) => !ENV_WORD.test(w));
+      contenders.push({ label, command: process.execPath, args: [...RXFLEET_NODE_ARGS, ...nodeFlags, bundle, 'file', fleet.kubeconfigDir], ...observed, env: { ...image, ...env } });
       pairs.push({ of: label, to: 'rxfleet (bundle)' });
     }
   }

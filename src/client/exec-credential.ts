@@ -3,7 +3,6 @@
 // before that instant can arrive with a dead token), passes no KUBERNETES_EXEC_INFO, and waits on a
 // hung plugin forever. Here a token is refreshed before it expires, the plugin gets the cluster it
 // is asked about, and every run has a timeout. Tokens are never logged nor put into errors.
-import { execFile } from 'node:child_process';
 
 /**
  * A kubeconfig `users[].user.exec` entry, as client-node parses it.
@@ -98,6 +97,9 @@ export function runExecPlugin(exec: ExecPluginConfig, cluster?: ExecClusterInfo,
   const env: NodeJS.ProcessEnv = { ...process.env, KUBERNETES_EXEC_INFO: execInfo(exec, cluster) };
   for (const e of exec.env ?? []) env[e.name] = e.value;
   return new Promise((resolve, reject) => {
+    // node:child_process (and the modules it brings: net sockets, dgram) loads at the first
+    // command, not with the module: most controllers never run one.
+    const { execFile } = process.getBuiltinModule('node:child_process');
     execFile(exec.command, [...(exec.args ?? [])], { env, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
       const tail = stderr.trim().slice(-2000);
       if (err !== null) {

@@ -3,7 +3,6 @@
 // the process for ~0.3 s. Small files parse inline (a worker costs more than they do); big ones in a
 // short-lived worker thread, which only hands back the document.
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs';
 import { load } from 'js-yaml';
@@ -138,6 +137,9 @@ export function parseKubeconfigBytes(bytes: Uint8Array): Observable<unknown> {
     // Transferred, not copied, when the bytes own their buffer (fs.readFile's do for big files).
     const buffer = bytes.buffer;
     const own = buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+    // Taken here, for a big file only, not imported with the module (an ESM import of a built-in
+    // builds its whole namespace at start).
+    const { Worker } = process.getBuiltinModule('node:worker_threads');
     const worker = new Worker(workerSource, { eval: true, workerData: { bytes, yaml: yamlPath }, transferList: own ? [buffer] : [] });
     worker.once('message', (m: { readonly ok: boolean; readonly doc?: unknown; readonly reason?: string; readonly line?: number; readonly column?: number }) => {
       if (m.ok) {

@@ -1,5 +1,4 @@
 // Running the kind CLI: the only source of truth for which kind clusters exist and how to reach them.
-import { execFile } from 'node:child_process';
 import type { ObservableInput } from 'rxjs';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
@@ -28,6 +27,9 @@ export type KindRunner = (args: readonly string[]) => ObservableInput<Either<str
 export function runKind(command: string, timeoutMs: number): KindRunner {
   return (args) =>
     new Promise((resolve) => {
+      // node:child_process (and the modules it brings: net sockets, dgram) loads at the first
+      // command, not with the module: most controllers never run one.
+      const { execFile } = process.getBuiltinModule('node:child_process');
       execFile(command, [...args], { timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
         if (err === null) {
           resolve(E.right(stdout));
