@@ -14,6 +14,7 @@ import type { KcpKubeconfig } from 'rxfleet/providers/kcp';
 import { singleClusterProvider } from 'rxfleet/providers/single';
 import type { Controller } from 'rxfleet';
 import type { Provider } from 'rxfleet/streams';
+import { adoptControllers } from './adopt.js';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
 import { publisherController } from './publisher.js';
@@ -76,7 +77,8 @@ export function syncAgentProvider(options: SyncAgentOptions, published: readonly
  * The sync agent's controllers, ready for `run`/`main`: checks the config against the service
  * cluster and kcp first (`preflight`: one {@link ConfigError} listing every problem), then returns
  * the publisher (CRD → APIResourceSchema + APIExport) and one sync controller per published
- * resource, all on one provider ({@link syncAgentProvider}).
+ * resource, and one adoption controller per `adopt` rule (`adoptControllers`), all on one provider
+ * ({@link syncAgentProvider}).
  *
  * @example
  * ```ts
@@ -99,7 +101,7 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
     const plans = await preflight(options.config, { service: service.right, kcp: provider.right });
     const shared = syncAgentProvider(options, plans.map((p) => p.kcp));
     const publisher = publisherController(plans, { provider: shared, apiExport: options.config.apiExport });
-    return [publisher, ...plans.map((plan) => syncController(plan, { provider: shared }))];
+    return [publisher, ...plans.map((plan) => syncController(plan, { provider: shared })), ...plans.flatMap((plan) => adoptControllers(plan, { provider: shared }))];
   } finally {
     if (E.isRight(service)) service.right.close();
     if (E.isRight(provider)) provider.right.close();

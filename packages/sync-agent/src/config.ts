@@ -7,6 +7,7 @@ import { ConfigError } from 'rxfleet';
 import type { Json } from './config-check.js';
 import { Problems, at, checkProjection, describe, dns1035Problem, identifierProblem, kindProblem, list, mapping, selectorProblem, templateProblem, text } from './config-check.js';
 import { checkMutation } from './mutation-config.js';
+import { checkAdopt } from './adopt-config.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
 import type { PublishedResourceFile } from './published-resource.js';
@@ -63,7 +64,7 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
 }
 
 function checkPublished(v: unknown, path: string, p: Problems, names: Map<string, string>): void {
-  const keys = ['name', 'crd', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related', 'mutation', 'from'];
+  const keys = ['name', 'crd', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related', 'mutation', 'adopt', 'from'];
   const m = mapping(v, path, keys, p);
   if (m === undefined) return;
   const name = text(m, 'name', path, p, identifierProblem, true);
@@ -97,6 +98,7 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
     checkRelated(r, `${path}.related[${i}]`, p, identifiers);
   });
   if (m.mutation !== undefined) checkMutation(m.mutation, `${path}.mutation`, p);
+  if (m.adopt !== undefined) checkAdopt(m, path, p);
   text(m, 'from', path, p, () => undefined);
 }
 

@@ -35,6 +35,7 @@ import { relatedKeys } from './related-keys.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource, syncCaches, syncWatches } from './sync-caches.js';
 import { syncDown } from './sync-down.js';
+import { adoptedPlace } from './adopt-place.js';
 import { cleanup, copyKinds, release, uniqueResources } from './release.js';
 import { parseLabelSelector } from './label-selector.js';
 import { ConfigError } from 'rxfleet';
@@ -144,14 +145,20 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
   // Without the service-side caches, absence cannot be told from "not listed yet": wait for them.
   if (!caches.ready()) return requeueAfter(waitMs);
   const logical = caches.logicalCluster(req.cluster);
-  const at = serviceName(plan.published, logical, obj);
-  if (E.isLeft(at)) return terminal(new Error(at.left.message));
   const source = sourceIdentity(req.cluster, plan.kcp, obj);
+  // An adopted object's copy is the service object it came from, once that proves it (adopt-place.ts).
+  const adopted = adoptedPlace(plan, caches, obj, source);
+  if (adopted.type === 'unproven') {
+    ctx.logger.info({ published: plan.published.name }, `not synced yet: ${adopted.message}`);
+    return done();
+  }
+  const at = adopted.type === 'at' ? E.right(adopted.at) : serviceName(plan.published, logical, obj);
+  if (E.isLeft(at)) return terminal(new Error(at.left.message));
   // A related kind not listed yet on either side (or never: a workspace that refused its permission
   // claim) holds back the related objects only, never the primary's spec and status.
   const relatedReady = kinds.every((r) => caches.relatedReady(serviceCluster, r) && caches.relatedReady(req.cluster, r));
   const now = (): Date => new Date(ctx.sinks.scheduler.now());
-  return syncDown(ctx.sinks, plan, caches, logical, obj, at.right, source).pipe(
+  return syncDown(ctx.sinks, plan, caches, logical, obj, at.right, source, adopted.type === 'at').pipe(
     concatMap((down) => {
       const notMine = down.copy === undefined ? undefined : copyRefusal(req.key, down.copy, source);
       const copy = notMine === undefined ? down.copy : undefined;

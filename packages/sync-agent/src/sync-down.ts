@@ -150,9 +150,10 @@ export interface DownResult {
  * @param obj - the consumer object.
  * @param at - where it lands.
  * @param source - the consumer object's identity.
+ * @param adopted - the copy is an adopted service object, in a namespace the agent did not make and leaves alone. Default false.
  * @returns one result, then completes.
  */
-export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, workspace: string, obj: KubeObject, at: ServiceName, source: SourceIdentity): Observable<DownResult> {
+export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, workspace: string, obj: KubeObject, at: ServiceName, source: SourceIdentity, adopted = false): Observable<DownResult> {
   const key = objectKey(serviceCluster, plan.service.namespaced ? at.namespace : '', at.name);
   const cached = caches.copy(key.namespace, key.name);
   if (cached !== undefined) {
@@ -172,7 +173,7 @@ export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCa
   }
   const desired = desiredCopy(plan, mutated.object, at, source, workspace);
   const ns: Observable<WriteOutcome>[] = [];
-  if (plan.service.namespaced && caches.namespace(at.namespace) === undefined) {
+  if (plan.service.namespaced && !adopted && caches.namespace(at.namespace) === undefined) {
     const namespace: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: at.namespace, labels: { [agentLabel]: plan.agentName }, annotations: { [syncClusterAnnotation]: workspace } } };
     ns.push(apply(sinks, { cluster: serviceCluster, resource: namespaces, object: namespace }));
   }

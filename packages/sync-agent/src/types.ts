@@ -2,6 +2,7 @@
 // cluster, how it appears in kcp, where consumer objects land on the service cluster, what syncs
 // in which direction, and its related resources. The semantics follow kcp's api-syncagent
 // (PublishedResource) where they are sound; docs/sync.md says where rxfleet differs and why.
+import type { AdoptRule } from './adopt-config.js';
 
 /**
  * The CRD on the service cluster that is published.
@@ -226,6 +227,8 @@ export interface PublishedResource {
   readonly related?: readonly RelatedResource[];
   /** Rewrite rules of the spec going down and the status going up. */
   readonly mutation?: PublishedMutation;
+  /** Service objects made without kcp, adopted into a workspace (see `AdoptRule`). Default none. */
+  readonly adopt?: readonly AdoptRule[];
   /** Where the entry was read from, when it was a PublishedResource (its file and name); errors name it. */
   readonly from?: string;
 }

@@ -1,0 +1,115 @@
+// Adoption on the real kcp and kube-apiserver, `rxfleet-sync-agent` as its own process (issue 28 item
+// 5, api-syncagent#129): Databases made on the service cluster without kcp are adopted into a
+// workspace by an `adopt` rule and then sync in place, spec down and status up, and a deletion in the
+// workspace deletes them; a service object that is another workspace's copy is never adopted, and an
+// adoption that would land on an existing consumer object is refused naming both, nothing written.
+import { randomBytes } from 'node:crypto';
+import { load } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterClient } from '../../src/client/index.js';
+import { namespaces } from '../../src/index.js';
+import type { Database } from '../../examples/sync-agent/api.js';
+import { databasesIn } from '../../examples/sync-agent/api.js';
+import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
+import { bindExport, getOrUndefined, waitForExport } from '../support/sync-agent-kcp.js';
+import type { SyncAgentProcess } from '../support/sync-agent-process.js';
+import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
+import type { ServiceSide } from '../support/sync-agent-service.js';
+import { backRef, startService } from '../support/sync-agent-service.js';
+import { must } from '../support/wait.js';
+import { clientFrom } from './runtime-support.js';
+
+let svc: ServiceSide;
+let agent: SyncAgentProcess;
+let a: ClusterClient;
+let b: ClusterClient;
+let logicalA: string;
+let logicalB: string;
+const legacy = `legacy-${randomBytes(3).toString('hex')}`;
+const context = (): string => agent.tail(60);
+const dbs = (): ReturnType<typeof databasesIn> => databasesIn(svc.group);
+const onService = (namespace: string, name: string): Promise<Database | undefined> => getOrUndefined(svc.client, svc.databases, name, namespace);
+const spec = (size: number, secret: string): Database['spec'] => ({ engine: 'postgres', size, connectionSecretName: secret });
+const refusal = (text: string): boolean => agent.lines().some((l) => JSON.stringify(l).includes(text));
+
+beforeAll(async () => {
+  const kas = sharedKubeApiserver();
+  svc = await startService(kas.kubeconfigYaml('admin'), { readyAfterMs: 200, deprovisionMs: 500 });
+  const [p, wa, wb] = await Promise.all([sharedKcp().createWorkspace(), sharedKcp().createWorkspace(), sharedKcp().createWorkspace()]);
+  const provider = clientFrom(p.path, p.kubeconfigYaml());
+  a = clientFrom(wa.path, wa.kubeconfigYaml());
+  b = clientFrom(wb.path, wb.kubeconfigYaml());
+  [logicalA, logicalB] = [wa.logicalCluster, wb.logicalCluster];
+  // Made on the service cluster before the agent runs, as an operator's users did without kcp.
+  must(await svc.client.apply(namespaces, { metadata: { name: legacy } }, { fieldManager: 'admin' }));
+  must(await svc.client.apply(svc.databases, { metadata: { name: 'orders', namespace: legacy, labels: { 'app.kubernetes.io/name': 'orders', internal: 'x' } }, spec: spec(2, 'orders-conn') }, { fieldManager: 'admin' }));
+  // The example's configuration, with two rules into A: the legacy namespace, and B's copies (a rule
+  // that, wrongly written, selects another workspace's objects).
+  const config = load(svc.configYaml) as { published: { adopt?: unknown }[] };
+  config.published[0].adopt = [
+    { from: { namespace: legacy }, into: { workspace: logicalA, namespace: 'default' } },
+    { from: { namespace: logicalB }, into: { workspace: logicalA } },
+  ];
+  const files = { configFile: tempFile('sync.yaml', JSON.stringify(config)), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) };
+  agent = startSyncAgent(files);
+  const exported = await waitForExport(provider, svc.exportName, (e) => (e.spec?.resources ?? []).length > 0 && (e.spec?.permissionClaims ?? []).length > 0, context);
+  await Promise.all([bindExport(a, exported, p.path, dbs()), bindExport(b, exported, p.path, dbs())]);
+});
+
+afterAll(async () => {
+  await agent.stop(10_000);
+  await svc.stop();
+});
+
+describe('rxfleet-sync-agent: adopting service objects into a workspace', () => {
+  it('a service object is adopted into the workspace and then syncs in place: status up, spec down, deleted with its consumer object', async () => {
+    const before = await onService(legacy, 'orders');
+    const adopted = await waitFor('orders adopted into A and Ready there', async () => {
+      const d = await getOrUndefined(a, dbs(), 'orders', 'default');
+      return d?.status?.phase === 'Ready' ? d : undefined;
+    }, { context });
+    expect(adopted.spec).toEqual(spec(2, 'orders-conn'));
+    expect(adopted.metadata.labels).toEqual({ 'app.kubernetes.io/name': 'orders' });
+    expect(adopted.metadata.annotations?.['sync.rxfleet.dev/adopted-from']).toBe(`${legacy}/orders`);
+    // The service object is the copy, in place: the same object, back-referenced to A's.
+    const copy = await onService(legacy, 'orders');
+    expect(copy?.metadata.uid).toBe(before?.metadata.uid);
+    expect(backRef(copy as Database)).toMatchObject({ cluster: logicalA, namespace: 'default', name: 'orders', uid: adopted.metadata.uid });
+    expect(copy?.metadata.labels?.internal).toBe('x');
+    // No second copy where the naming templates would have put a new one.
+    expect((await svc.copiesFrom(logicalA)).map((c) => `${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`)).toEqual([`${legacy}/orders`]);
+
+    must(await a.patch(dbs(), 'orders', { spec: { size: 3 } }, { type: 'merge', namespace: 'default' }));
+    await waitFor('size 3 down to the adopted service object', async () => ((await onService(legacy, 'orders'))?.spec.size === 3 ? true : undefined), { context });
+    await waitFor('observedSize 3 up to A', async () => ((await getOrUndefined(a, dbs(), 'orders', 'default'))?.status?.observedSize === 3 ? true : undefined), { context });
+
+    // Adoption hands the object to the workspace: deleting it there deletes the service object.
+    must(await a.delete(dbs(), 'orders', { namespace: 'default' }));
+    await waitFor('orders gone from A and from the service cluster', async () => {
+      const [inA, svcSide] = await Promise.all([getOrUndefined(a, dbs(), 'orders', 'default'), onService(legacy, 'orders')]);
+      return inA === undefined && svcSide === undefined ? true : undefined;
+    }, { context });
+  });
+
+  it("another workspace's copy is never adopted, even by a rule that selects it", async () => {
+    must(await b.apply(dbs(), { metadata: { name: 'mine', namespace: 'default' }, spec: spec(1, 'mine-conn') }, { fieldManager: 'consumer' }));
+    const copy = await waitFor("B's copy made", async () => (await svc.copiesFrom(logicalB)).find((c) => backRef(c).name === 'mine'), { context });
+    // The refusal, in the agent's log, names the copy and the workspace object it belongs to.
+    await waitFor('the adoption of B\'s copy refused', async () => (refusal(`${copy.metadata.namespace ?? ''}/${copy.metadata.name ?? ''} on the service cluster carries a back-reference to ${logicalB}/default/mine`) ? true : undefined), { context });
+    expect(await getOrUndefined(a, dbs(), copy.metadata.name ?? '', 'default')).toBeUndefined();
+    expect(backRef((await onService(copy.metadata.namespace ?? '', copy.metadata.name ?? '')) as Database)).toMatchObject({ cluster: logicalB, name: 'mine' });
+  });
+
+  it('an adoption that would land on an existing consumer object is refused naming both, and nothing is written', async () => {
+    must(await a.apply(dbs(), { metadata: { name: 'clash', namespace: 'default' }, spec: spec(1, 'clash-a') }, { fieldManager: 'consumer' }));
+    const made = await waitFor("A's clash synced (in the agent's cache)", async () => (await svc.copiesFrom(logicalA)).find((c) => backRef(c).name === 'clash'), { context });
+    must(await svc.client.apply(svc.databases, { metadata: { name: 'clash', namespace: legacy }, spec: spec(5, 'clash-svc') }, { fieldManager: 'admin' }));
+    await waitFor('the adoption of legacy/clash refused', async () => (refusal(`databases ${legacy}/clash on the service cluster would be adopted as ${logicalA}/default/clash, but that object exists already`) ? true : undefined), { context });
+    const [inA, svcSide] = await Promise.all([getOrUndefined(a, dbs(), 'clash', 'default'), onService(legacy, 'clash')]);
+    expect(inA?.spec).toEqual(spec(1, 'clash-a'));
+    expect(inA?.metadata.annotations?.['sync.rxfleet.dev/adopted-from']).toBeUndefined();
+    expect(svcSide?.metadata.annotations ?? {}).toEqual({});
+    expect(svcSide?.spec.size).toBe(5);
+    expect(made.metadata.namespace).not.toBe(legacy);
+  });
+});
