@@ -29,6 +29,11 @@ const legacy = `legacy-${randomBytes(3).toString('hex')}`;
 const context = (): string => agent.tail(60);
 const dbs = (): ReturnType<typeof databasesIn> => databasesIn(svc.group);
 const onService = (namespace: string, name: string): Promise<Database | undefined> => getOrUndefined(svc.client, svc.databases, name, namespace);
+const present = async (namespace: string, name: string): Promise<Database> => {
+  const d = await onService(namespace, name);
+  if (d === undefined) throw new Error(`databases ${namespace}/${name} is not on the service cluster`);
+  return d;
+};
 const spec = (size: number, secret: string): Database['spec'] => ({ engine: 'postgres', size, connectionSecretName: secret });
 const refusal = (text: string): boolean => agent.lines().some((l) => JSON.stringify(l).includes(text));
 
@@ -45,7 +50,7 @@ beforeAll(async () => {
   must(await svc.client.apply(svc.databases, { metadata: { name: 'orders', namespace: legacy, labels: { 'app.kubernetes.io/name': 'orders', internal: 'x' } }, spec: spec(2, 'orders-conn') }, { fieldManager: 'admin' }));
   // The example's configuration, with two rules into A: the legacy namespace, and B's copies (a rule
   // that, wrongly written, selects another workspace's objects).
-  const config = load(svc.configYaml) as { published: { adopt?: unknown }[] };
+  const config = load(svc.configYaml) as { published: [{ adopt?: unknown }] };
   config.published[0].adopt = [
     { from: { namespace: legacy }, into: { workspace: logicalA, namespace: 'default' } },
     { from: { namespace: logicalB }, into: { workspace: logicalA } },
@@ -72,10 +77,10 @@ describe('rxfleet-sync-agent: adopting service objects into a workspace', () => 
     expect(adopted.metadata.labels).toEqual({ 'app.kubernetes.io/name': 'orders' });
     expect(adopted.metadata.annotations?.['sync.rxfleet.dev/adopted-from']).toBe(`${legacy}/orders`);
     // The service object is the copy, in place: the same object, back-referenced to A's.
-    const copy = await onService(legacy, 'orders');
-    expect(copy?.metadata.uid).toBe(before?.metadata.uid);
-    expect(backRef(copy as Database)).toMatchObject({ cluster: logicalA, namespace: 'default', name: 'orders', uid: adopted.metadata.uid });
-    expect(copy?.metadata.labels?.internal).toBe('x');
+    const copy = await present(legacy, 'orders');
+    expect(copy.metadata.uid).toBe(before?.metadata.uid);
+    expect(backRef(copy)).toMatchObject({ cluster: logicalA, namespace: 'default', name: 'orders', uid: adopted.metadata.uid });
+    expect(copy.metadata.labels?.internal).toBe('x');
     // No second copy where the naming templates would have put a new one.
     expect((await svc.copiesFrom(logicalA)).map((c) => `${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`)).toEqual([`${legacy}/orders`]);
 
@@ -95,16 +100,16 @@ describe('rxfleet-sync-agent: adopting service objects into a workspace', () => 
     must(await b.apply(dbs(), { metadata: { name: 'mine', namespace: 'default' }, spec: spec(1, 'mine-conn') }, { fieldManager: 'consumer' }));
     const copy = await waitFor("B's copy made", async () => (await svc.copiesFrom(logicalB)).find((c) => backRef(c).name === 'mine'), { context });
     // The refusal, in the agent's log, names the copy and the workspace object it belongs to.
-    await waitFor('the adoption of B\'s copy refused', async () => (refusal(`${copy.metadata.namespace ?? ''}/${copy.metadata.name ?? ''} on the service cluster carries a back-reference to ${logicalB}/default/mine`) ? true : undefined), { context });
+    await waitFor('the adoption of B\'s copy refused', () => Promise.resolve(refusal(`${copy.metadata.namespace ?? ''}/${copy.metadata.name ?? ''} on the service cluster carries a back-reference to ${logicalB}/default/mine`) ? true : undefined), { context });
     expect(await getOrUndefined(a, dbs(), copy.metadata.name ?? '', 'default')).toBeUndefined();
-    expect(backRef((await onService(copy.metadata.namespace ?? '', copy.metadata.name ?? '')) as Database)).toMatchObject({ cluster: logicalB, name: 'mine' });
+    expect(backRef(await present(copy.metadata.namespace ?? '', copy.metadata.name ?? ''))).toMatchObject({ cluster: logicalB, name: 'mine' });
   });
 
   it('an adoption that would land on an existing consumer object is refused naming both, and nothing is written', async () => {
     must(await a.apply(dbs(), { metadata: { name: 'clash', namespace: 'default' }, spec: spec(1, 'clash-a') }, { fieldManager: 'consumer' }));
     const made = await waitFor("A's clash synced (in the agent's cache)", async () => (await svc.copiesFrom(logicalA)).find((c) => backRef(c).name === 'clash'), { context });
     must(await svc.client.apply(svc.databases, { metadata: { name: 'clash', namespace: legacy }, spec: spec(5, 'clash-svc') }, { fieldManager: 'admin' }));
-    await waitFor('the adoption of legacy/clash refused', async () => (refusal(`databases ${legacy}/clash on the service cluster would be adopted as ${logicalA}/default/clash, but that object exists already`) ? true : undefined), { context });
+    await waitFor('the adoption of legacy/clash refused', () => Promise.resolve(refusal(`databases ${legacy}/clash on the service cluster would be adopted as ${logicalA}/default/clash, but that object exists already`) ? true : undefined), { context });
     const [inA, svcSide] = await Promise.all([getOrUndefined(a, dbs(), 'clash', 'default'), onService(legacy, 'clash')]);
     expect(inA?.spec).toEqual(spec(1, 'clash-a'));
     expect(inA?.metadata.annotations?.['sync.rxfleet.dev/adopted-from']).toBeUndefined();

@@ -92,7 +92,7 @@ function adoptOne(plan: PublishedPlan, rule: AdoptRule, env: Env, waitMs: number
   const ws = env.fleet.clusters().find((c) => isConsumer(c) && logicalOf(c) === rule.into.workspace);
   if (claimsOwner(svc)) {
     const ref = readBackReference(svc);
-    const mine = ref !== undefined && ref.resource === resourceId(plan.kcp) && ref.namespace === namespace && ref.name === name && (ref.cluster === rule.into.workspace || ref.cluster === ws?.name);
+    const mine = ref?.resource === resourceId(plan.kcp) && ref.namespace === namespace && ref.name === name && (ref.cluster === rule.into.workspace || ref.cluster === ws?.name);
     if (mine) return done();
     const owner = ref === undefined ? 'a back-reference that does not verify' : `a back-reference to ${ref.cluster}/${ref.namespace === '' ? '' : `${ref.namespace}/`}${ref.name} (uid ${ref.uid})`;
     return terminal(new Error(`adopt refused: ${here} carries ${owner}: it belongs to another consumer object and is not adopted into ${target}`));
