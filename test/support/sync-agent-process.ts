@@ -44,6 +44,8 @@ export interface SyncAgentSpec {
   readonly serviceKubeconfig: string;
   /** LOG_LEVEL (default info). */
   readonly logLevel?: string;
+  /** More flags, e.g. `--leader-election-namespace`. */
+  readonly args?: readonly string[];
 }
 
 /**
@@ -88,7 +90,7 @@ export function cliArgs(args: readonly string[]): readonly string[] {
  * @returns the process.
  */
 export function startSyncAgent(spec: SyncAgentSpec): SyncAgentProcess {
-  const args = ['--config', spec.configFile, '--kcp-kubeconfig', spec.kcpKubeconfig, '--service-kubeconfig', spec.serviceKubeconfig, '--port', '0'];
+  const args = ['--config', spec.configFile, '--kcp-kubeconfig', spec.kcpKubeconfig, '--service-kubeconfig', spec.serviceKubeconfig, '--port', '0', ...(spec.args ?? [])];
   const child = spawn(process.execPath, [...cliArgs(args)], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: spec.logLevel ?? 'info', LOG_FORMAT: 'json' },

@@ -2,6 +2,8 @@
 // CRDs into kcp and syncs consumers' objects down and their status up, as configured (docs/sync.md).
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from 'rxfleet';
+import type { LeaderElectionFlags } from './leader-election.js';
+import { defaultAgentName } from './labels.js';
 import { syncOptions } from './sync-options.js';
 
 /**
@@ -12,7 +14,7 @@ import { syncOptions } from './sync-options.js';
  * const args: SyncArgs = { config: 'sync.yaml', kcpKubeconfig: 'provider.kubeconfig', serviceKubeconfig: 'service.kubeconfig', port: 8080, host: '0.0.0.0' };
  * ```
  */
-export interface SyncArgs {
+export interface SyncArgs extends LeaderElectionFlags {
   /** The agent's configuration (YAML or JSON; see SyncConfig). */
   readonly config: string;
   /** The provider workspace's kubeconfig (where the APIExport lives). */
@@ -34,18 +36,23 @@ back. Kubeconfigs: the flags, else KCP_KUBECONFIG / SERVICE_KUBECONFIG, else the
 kubeconfigs: { kcp: <path>, service: <path> } (relative to the file).
 
 Probes and metrics on http://<host>:<port>/ (/healthz, /readyz, /metrics). It runs until SIGTERM or
-SIGINT. Exit code 2 on a configuration error (a bad file, an unknown CRD, a version not served, an
-APIExport owned by another agent), 0 after a clean stop. See docs/sync.md.`;
+SIGINT. With --leader-election-namespace, several agents (a Deployment's replicas) elect one
+leader on a Lease of the service cluster; only the leader syncs. Exit code 2 on a configuration
+error (a bad file, an unknown CRD, a version not served, an APIExport owned by another agent), 0
+after a clean stop. See docs/sync.md.`;
 
 async function handler(args: SyncArgs): Promise<void> {
   const options = syncOptions({ config: args.config, kcpKubeconfig: args.kcpKubeconfig, serviceKubeconfig: args.serviceKubeconfig });
   // Loaded here, not at the top: every other command (and --help) starts without the runtime.
-  const [{ defaultLogger }, { main }, { syncAgent }] = await Promise.all([import('rxfleet/runtime'), import('rxfleet'), import('./agent.js')]);
+  const [{ defaultLogger }, { main }, { syncAgent }, { leaderElection }] = await Promise.all([import('rxfleet/runtime'), import('rxfleet'), import('./agent.js'), import('./leader-election.js')]);
   const logger = defaultLogger();
+  const agentName = options.config.agentName ?? defaultAgentName;
+  // Checked (and its client made) before anything starts: a bad flag is a configuration error.
+  const replicas = leaderElection(args, { agentName, apiExport: options.config.apiExport, serviceKubeconfig: options.serviceKubeconfig });
   // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
   const controllers = await syncAgent({ config: options.config, kcp: () => ({ file: options.kcpKubeconfig }), service: { file: options.serviceKubeconfig } });
   // The run's name labels the fleet-wide series; each controller keeps its own `controller` label.
-  await main(controllers, { name: options.config.agentName ?? 'rxfleet-sync', http: { port: args.port, host: args.host }, logger });
+  await main(controllers, { name: agentName, http: { port: args.port, host: args.host }, logger, ...(replicas === undefined ? {} : { replicas }) });
 }
 
 /**
@@ -68,6 +75,11 @@ export const syncAgentCommand: CommandModule<object, SyncArgs> = {
       .option('service-kubeconfig', { type: 'string', describe: "the service cluster's kubeconfig" })
       .option('port', { type: 'number', default: 8080, describe: 'probe and metrics port (0: any free port)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'probe and metrics address (0.0.0.0 in a Pod)' })
+      .option('leader-election-namespace', { type: 'string', describe: 'run as one of several replicas: elect a leader on a Lease in this namespace of the service cluster (it must exist)' })
+      .option('lease-name', { type: 'string', describe: "the leader Lease's name (default <agentName>.<apiExport>)" })
+      .option('lease-duration-ms', { type: 'number', describe: 'how long the Lease holds without renewal (default 15000)' })
+      .option('renew-deadline-ms', { type: 'number', describe: 'how long the leader tries to renew before it stops (default 10000)' })
+      .option('retry-period-ms', { type: 'number', describe: 'how often a standby tries to take the Lease (default 2000)' })
       .check((a) => {
         const p = a.port;
         if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 65_535) throw new ConfigError(`--port must be an integer from 0 to 65535, got ${String(p)}`);
