@@ -1,7 +1,8 @@
 // The panels of deploy/monitoring/dashboard.json, by row: what each shows, as PromQL on the series a
 // controller serves on /metrics (src/runtime/metrics.ts, queue-metrics.ts, process-metrics.ts,
 // ha/replica-runtime.ts). test/integration/monitoring-series.test.ts checks every metric and label
-// named here against a running controller's /metrics. `$controller` and `$cluster` are the
+// named here against a running controller's /metrics, and that every rxfleet metric it serves is named
+// here or by an alert. `$controller` and `$cluster` are the
 // dashboard's variables (regexes, `.*` for All).
 
 /** One query of a panel: PromQL and its legend (`{{ label }}`, with spaces: see dashboard.ts). */
@@ -69,20 +70,24 @@ export const rows: readonly Row[] = [
         { expr: p(0.5, `rxfleet_reconcile_duration_seconds_bucket{${c}}`, 'le, result'), legend: 'p50 {{ result }}' },
         { expr: p(0.99, `rxfleet_reconcile_duration_seconds_bucket{${c}}`, 'le, result'), legend: 'p99 {{ result }}' },
       ]),
-      series('Writes by verb and result', 'Write requests per second; a result other than ok is the error tag (Conflict, Forbidden, ...).', 'reqps', [
+      series('Writes by verb and result, and writes not sent', 'Write requests per second; a result other than ok is the error tag (Conflict, Forbidden, ...). Unsent: applies the cache proved would change nothing, so nothing was sent.', 'reqps', [
         { expr: `sum by (verb, result) (${rate(`rxfleet_write_requests_total{${cc}}`)})`, legend: '{{ verb }} {{ result }}' },
+        { expr: `sum by (verb) (${rate(`rxfleet_writes_unsent_total{${cc}}`)})`, legend: '{{ verb }} unsent' },
       ]),
     ],
   },
   {
     title: 'Work queue',
     panels: [
-      series('Queue depth by state', 'Keys held by the queue: ready (waiting for a worker), running, waiting (debounce, backoff or requeue delay).', 'none', [
+      series('Queue depth by state, and distinct keys', 'Keys held by the queue: ready (waiting for a worker), running, waiting (debounce, backoff or requeue delay); and the distinct keys held.', 'none', [
         { expr: `sum by (state) (rxfleet_workqueue_depth{${c}})`, legend: '{{ state }}' },
+        { expr: `sum(rxfleet_workqueue_keys{${c}})`, legend: 'distinct keys' },
       ]),
-      series('Queue latency', 'Time a ready key waits before its reconcile starts.', 's', [
+      series('Queue latency and work duration', 'Time a ready key waits before its reconcile starts, and how long the reconciles take (work), 50th and 99th percentile.', 's', [
         { expr: p(0.5, `rxfleet_workqueue_queue_duration_seconds_bucket{${c}}`, 'le'), legend: 'p50' },
         { expr: p(0.99, `rxfleet_workqueue_queue_duration_seconds_bucket{${c}}`, 'le'), legend: 'p99' },
+        { expr: p(0.5, `rxfleet_workqueue_work_duration_seconds_bucket{${c}}`, 'le'), legend: 'work p50' },
+        { expr: p(0.99, `rxfleet_workqueue_work_duration_seconds_bucket{${c}}`, 'le'), legend: 'work p99' },
       ]),
       series('Queue adds and retries', 'Keys queued per second, and failed reconciles scheduled again after their backoff.', 'ops', [
         { expr: `sum(${rate(`rxfleet_workqueue_adds_total{${c}}`)})`, legend: 'adds' },
@@ -118,6 +123,14 @@ export const rows: readonly Row[] = [
       series('Watch relists', 'Full lists after a 410 Gone, per hour: each one is a LIST of everything watched.', 'none', [
         { expr: `3600 * sum by (cluster, resource) (${rate(`rxfleet_watch_relists_total{${cc}}`)})`, legend: '{{ cluster }} {{ resource }}' },
       ]),
+      series('Keys denied (401/403) by cluster', 'Keys waiting to retry a request the cluster refused with 401 or 403; the cluster is unhealthy on /readyz while any wait.', 'none', [
+        { expr: `sum by (cluster) (rxfleet_reconcile_denied_keys{${cc}})`, legend: '{{ cluster }}' },
+      ]),
+      series('Client-side rate limiting by cluster', "Requests that waited for their cluster's client-side rate limit by result (sent, or timeout: given up unsent), seconds waited per second, and 429 Retry-After pauses.", 'none', [
+        { expr: `sum by (cluster, result) (${rate(`rxfleet_client_throttled_requests_total{${cc}}`)})`, legend: '{{ cluster }} {{ result }}' },
+        { expr: `sum by (cluster) (${rate(`rxfleet_client_throttled_seconds_total{${cc}}`)})`, legend: '{{ cluster }} seconds waited / s' },
+        { expr: `sum by (cluster) (increase(rxfleet_client_rate_limit_pauses_total{${cc}}[$__rate_interval]))`, legend: '{{ cluster }} 429 pauses' },
+      ]),
     ],
   },
   {
@@ -126,7 +139,10 @@ export const rows: readonly Row[] = [
       series('Leading', '1 while a replica leads (leader election) or holds a confirmed share (sharding).', 'none', [
         { expr: `rxfleet_replica_leading{${c}}`, legend: '{{ instance }}' },
       ], 8),
-      series('Clusters owned', 'Clusters each replica runs.', 'none', [{ expr: `rxfleet_replica_owned_clusters{${c}}`, legend: '{{ instance }}' }], 8),
+      series('Clusters owned, and kept warm', 'Clusters each replica runs; with replicas.warmCaches, the clusters whose watches it keeps open to take them over (kept), and those of them synced.', 'none', [
+        { expr: `rxfleet_replica_owned_clusters{${c}}`, legend: '{{ instance }}' },
+        { expr: `rxfleet_replica_warm_clusters{${c}}`, legend: '{{ instance }} warm {{ state }}' },
+      ], 8),
       series('Members seen', 'Live members of the replica set as each replica sees them (sharding; 0 under leader election). Replicas should agree.', 'none', [
         { expr: `rxfleet_replica_members{${c}}`, legend: '{{ instance }}' },
       ], 8),

@@ -134,6 +134,21 @@ export function scrapedSeries(text: string): Map<string, Set<string>> {
 }
 
 /**
+ * The metric families a scrape declares (its `# TYPE` lines), samples or not: a labelled counter
+ * nothing has counted yet is declared too.
+ *
+ * @example
+ * ```ts
+ * servedFamilies('# TYPE rxfleet_engaged_clusters gauge\nrxfleet_engaged_clusters 2\n'); // ['rxfleet_engaged_clusters']
+ * ```
+ * @param text - a Prometheus text exposition.
+ * @returns the family names, in the order served.
+ */
+export function servedFamilies(text: string): string[] {
+  return text.split('\n').flatMap((line) => /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) /.exec(line)?.[1] ?? []);
+}
+
+/**
  * What is missing from a scrape for an expression: `metric` when no sample of it was served,
  * `metric{label}` for a matcher's label no sample of it carries, `by (label)` for a grouping label
  * none of the expression's series carries. `targetLabels` are added by Prometheus at scrape time.

@@ -2,11 +2,14 @@
 // replica (its Leases on the shared kube-apiserver) over three clusters of that server: one direct,
 // one behind an HTTP fault proxy whose watch is cut and then answered 410 (a reconnect and a relist),
 // one behind a proxy where every list hangs (a cluster unhealthy on /readyz). It copies
-// one input (writes) and fails on another (errors). Its /metrics must then hold every metric, and
+// one input (writes, then unsent applies as its outputs' watch proves them needless) and fails on another
+// (errors); the relisting cluster is rate-limited, then answered 429 and 403 on writes (throttling, a
+// pause, a denied key). Its /metrics must then hold every metric, and
 // every label, that any dashboard panel, dashboard variable or alert rule names. Also: the
 // "unhealthy" series is 0 exactly for the clusters /readyz calls unhealthy, a hanging retry
 // included; V8's heap limit is served; under leader election `rxfleet_replica_members` is 0, which
-// RxfleetSeveralLeaders relies on.
+// RxfleetSeveralLeaders relies on. And the other way round: every rxfleet metric it serves is named by a
+// panel or an alert.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -14,7 +17,8 @@ import { load } from 'js-yaml';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, ConfigMap, RunHandle } from '../../src/index.js';
-import { configMaps, controller, done, error, run, toAction } from '../../src/index.js';
+import { configMaps, controller, done, error, objectKey, run, toAction } from '../../src/index.js';
+import { mapToKeys } from '../../src/operators/index.js';
 import { apply } from '../../src/sinks/index.js';
 import { staticProvider } from '../../src/streams/index.js';
 import { clusterOf, httpProxiedServer } from '../faults/faults-support.js';
@@ -22,7 +26,7 @@ import type { HttpFaultProxy } from '../support/http-fault-proxy.js';
 import { repoRoot } from '../support/binaries.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import { eventually, must } from '../support/wait.js';
-import { missingFrom, sampleValue, scrapedSeries } from './monitoring-promql.js';
+import { missingFrom, sampleValue, scrapedSeries, servedFamilies } from './monitoring-promql.js';
 import { httpGet, randomName } from './runtime-support.js';
 
 const quiet = pino({ level: process.env.RT_LOG ?? 'silent' });
@@ -88,14 +92,24 @@ describe('the series deploy/monitoring queries, on a running controller', () => 
       provider: staticProvider([direct, relisting.via, held.via]),
       resource: configMaps,
       select: { namespace: ns, labelSelector: 'role=input' },
+      // Outputs are watched, each change reconciling its input: the apply that follows is proved needless
+      // (unsent). The three clusters are one server, so each writes outputs of its own name.
+      inputs: ({ fleetWatch }) => [
+        fleetWatch(configMaps, { namespace: ns, labelSelector: 'role=output' }).pipe(
+          mapToKeys(configMaps, (ev) => (ev.key.name.startsWith(`out-${ev.key.cluster}-`) ? [objectKey(ev.key.cluster, ev.key.namespace, ev.key.name.slice(`out-${ev.key.cluster}-`.length))] : [])),
+        ),
+      ],
       reconcile: (req, ctx) => {
         const input = req.object;
         if (input === undefined) return done();
         if (input.metadata.name?.startsWith('fail') === true) return error(new Error('this input fails on purpose'));
-        return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: { metadata: { name: `out-${input.metadata.name ?? ''}`, namespace: ns }, data: { ...input.data } } }).pipe(toAction());
+        const output = { metadata: { name: `out-${req.cluster}-${input.metadata.name ?? ''}`, namespace: ns, labels: { role: 'output' } }, data: { ...input.data } };
+        return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: output }).pipe(toAction());
       },
     });
-    const handle = await run(c, { logger: quiet, signals: false, http: { port: 0 }, replicas: { type: 'sharding', home: direct, namespace: leaseNs, timing } });
+    // relisting's client is rate-limited (one request at a time), so its writes wait: the throttling series.
+    const clusterRateLimit = (cl: Cluster): { qps: number; burst: number } | undefined => (cl.name === 'relisting' ? { qps: 1, burst: 1 } : undefined);
+    const handle = await run(c, { logger: quiet, signals: false, http: { port: 0 }, clusterRateLimit, replicas: { type: 'sharding', home: direct, namespace: leaseNs, timing } });
     handles.push(handle);
     const url = handle.url ?? '';
     const scrape = async (): Promise<string> => (await httpGet(`${url}/metrics`)).body;
@@ -128,11 +142,27 @@ describe('the series deploy/monitoring queries, on a running controller', () => 
         ? true
         : undefined;
     });
+    // relisting's writes are answered 429 with Retry-After once (a pause of its rate limit), then 403
+    // (a denied key, waiting to retry): an input change makes every cluster write again.
+    relisting.proxy.inject({ kinds: ['other'], resource: 'configmaps', injection: { type: 'status', code: 429, reason: 'TooManyRequests', headers: { 'retry-after': '1' } } });
+    relisting.proxy.inject({ kinds: ['other'], resource: 'configmaps', times: Infinity, injection: { type: 'status', code: 403, reason: 'Forbidden' } });
+    must(await direct.client.patch(configMaps, 'in-1', { data: { v: '2' } }, { namespace: ns, type: 'merge' }), 'in-1 changed');
+    const wanted = ['rxfleet_writes_unsent_total{', 'rxfleet_client_throttled_requests_total{', 'rxfleet_client_throttled_seconds_total{', 'rxfleet_client_rate_limit_pauses_total{', 'rxfleet_reconcile_denied_keys{cluster="relisting"'];
+    let lacking = wanted;
+    await eventually('unsent writes, throttled requests, a 429 pause and a denied key in /metrics', async () => {
+      const text = await scrape();
+      lacking = wanted.filter((w) => !text.includes(w));
+      return lacking.length === 0 ? true : undefined;
+    }, { timeoutMs: 60_000, context: () => `still lacking: ${lacking.join(', ')}` });
     globalThis.gc?.(); // nodejs_gc_duration_seconds has samples once a GC ran since the run began
     const served = await scrape();
     const series = scrapedSeries(served);
     const missing = [...dashboardQueries(), ...alertQueries()].flatMap((q) => missingFrom(series, q.expr).map((m) => `${q.where}: ${m}`));
     expect(missing).toEqual([]);
+    // And the other way: every rxfleet metric the controller serves is shown by a panel or watched by an alert.
+    const queries = [...dashboardQueries(), ...alertQueries()].map((q) => q.expr);
+    const shown = (family: string): boolean => queries.some((e) => new RegExp(`\\b${family}(_bucket|_sum|_count)?\\b`).test(e));
+    expect(servedFamilies(served).filter((f) => f.startsWith('rxfleet_') && !shown(f)), 'rxfleet metrics served that no panel or alert names').toEqual([]);
     expect(sampleValue(served, 'rxfleet_heap_size_limit_bytes', {})).toBe(getHeapStatistics().heap_size_limit);
     expect(sampleValue(served, 'rxfleet_replica_members', {})).toBe(1);
   });
