@@ -119,7 +119,7 @@ describe('sync config', () => {
       '  - published[0].syncDown.labels[1]: expected a string, got number 3',
       '  - published[0].syncUp.status: expected true or false, got the string "yes"',
       '  - published[0].related[0].origin: "cloud" is not an origin: expected "service" or "kcp"',
-      '  - published[0].related[0].kind: "Pod" is not supported: expected "Secret" or "ConfigMap"',
+      '  - published[0].related[0].kind: "Pod" is not supported: expected "Secret" or "ConfigMap" (for any other resource, give group, version and resource)',
       '  - published[0].related[0].object.path: ".spec.x" a path has no leading dot: write "spec.x"',
       '  - published[0].related[1].identifier: "conn" is already the identifier of published[0].related[0]',
       '  - published[0].related[1].object: give exactly one of `path` (a dotted field of the primary) or `template`',

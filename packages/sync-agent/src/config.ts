@@ -13,6 +13,7 @@ import { pathProblem } from './object-path.js';
 import type { PublishedResourceFile } from './published-resource.js';
 import { isPublishedResource, publishedResourceEntries } from './published-resource.js';
 import { relatedReferenceProblem } from './related-places.js';
+import { checkRelatedGvr } from './related-gvr-check.js';
 import type { PublishedResource, SyncConfig } from './types.js';
 
 function keyPatternProblem(s: string): string | undefined {
@@ -43,14 +44,14 @@ function checkCrd(v: unknown, path: string, p: Problems): void {
 }
 
 function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<string, string>): void {
-  const m = mapping(v, path, ['identifier', 'origin', 'kind', 'object'], p);
+  const m = mapping(v, path, ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'object'], p);
   if (m === undefined) return;
   const id = text(m, 'identifier', path, p, identifierProblem, true);
   const first = id === undefined ? undefined : identifiers.get(id);
   if (id !== undefined && first !== undefined) p.add(`${path}.identifier`, `"${id}" is already the identifier of ${first}`);
   if (id !== undefined && first === undefined) identifiers.set(id, path);
   text(m, 'origin', path, p, (s) => (s === 'service' || s === 'kcp' ? undefined : 'is not an origin: expected "service" or "kcp"'), true);
-  text(m, 'kind', path, p, (s) => (s === 'Secret' || s === 'ConfigMap' ? undefined : 'is not supported: expected "Secret" or "ConfigMap"'), true);
+  checkRelatedGvr(m, path, p);
   const where = `${path}.object`;
   const o = m.object === undefined ? undefined : mapping(m.object, where, ['path', 'template'], p);
   if (m.object === undefined || (o !== undefined && (o.path === undefined) === (o.template === undefined))) {

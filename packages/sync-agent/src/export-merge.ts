@@ -5,6 +5,7 @@
 import type { APIExport, ExportResource, PermissionClaim } from 'rxfleet/providers/kcp';
 import { agentLabel } from './labels.js';
 import type { PublishedPlan } from './plan.js';
+import { relatedResource } from './related-gvr.js';
 
 /**
  * The agent that keeps an APIExport (its `sync.rxfleet.dev/agent` annotation), if any.
@@ -22,19 +23,24 @@ export function exportOwner(ex: APIExport): string | undefined {
 
 /**
  * The permission claims the plans' related resources need in consumer workspaces: every verb on
- * core `secrets` and/or `configmaps`, the agent reads and writes them on the consumer's side.
+ * each related resource (its group and resource), the agent reads and writes them on the consumer's side.
  *
  * @example
  * ```ts
  * relatedClaims(plans); // [{ group: '', resource: 'secrets', verbs: ['*'] }]
  * ```
  * @param plans - the published plans.
- * @returns one claim per related kind, sorted by resource.
+ * @returns one claim per related resource, sorted by resource, then group.
  */
 export function relatedClaims(plans: readonly PublishedPlan[]): readonly PermissionClaim[] {
-  const resources = new Set<string>();
-  for (const p of plans) for (const r of p.published.related ?? []) resources.add(r.kind === 'Secret' ? 'secrets' : 'configmaps');
-  return [...resources].sort().map((resource) => ({ group: '', resource, verbs: ['*'] }));
+  const claims = new Map<string, PermissionClaim>();
+  for (const p of plans) {
+    for (const related of p.published.related ?? []) {
+      const r = relatedResource(p, related);
+      claims.set(`${r.plural}.${r.group}`, { group: r.group, resource: r.plural, verbs: ['*'] });
+    }
+  }
+  return [...claims.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }
 
 /**

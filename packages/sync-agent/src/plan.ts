@@ -37,4 +37,6 @@ export interface PublishedPlan {
   readonly statusSubresource: boolean;
   /** The entry's mutations, compiled: `spec` going down, `status` going up (none: copied as they are). */
   readonly mutations?: { readonly spec?: CompiledMutations; readonly status?: CompiledMutations };
+  /** The related entries' resources as preflight resolved them by discovery, by identifier. */
+  readonly related?: Readonly<Record<string, ResourceDescriptor>>;
 }

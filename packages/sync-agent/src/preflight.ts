@@ -16,6 +16,7 @@ import { parseLabelSelector } from './label-selector.js';
 import { namingProblem, sharedSourceProblem } from './naming-check.js';
 import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
+import { resolveRelated } from './related-preflight.js';
 import type { CompiledMutations } from './mutation.js';
 import { compileMutations } from './mutation.js';
 import type { PublishedPlan } from './plan.js';
@@ -50,7 +51,8 @@ export interface PreflightClients {
  * or that kcp cannot name; `syncUp.status` without a status subresource; a template or path that
  * does not parse; naming templates that could give two consumer objects one place on the service
  * cluster (`namingProblem`); one CRD published twice; a related reference a consumer could point at
- * another consumer object's related object (`relatedReferenceProblem`); a related identifier used twice; an APIExport annotated for another agent, or
+ * another consumer object's related object (`relatedReferenceProblem`); a related identifier used twice; a
+ * related resource either side does not serve (`resolveRelated`, by discovery); an APIExport annotated for another agent, or
  * listing one of the published resources with a schema this agent did not make.
  *
  * @example
@@ -99,9 +101,11 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
     else projected.set(k, where);
     plans.push(plan.plan);
   });
+  const resolved = await resolveRelated(plans, clients, (plan) => plan.published.from ?? `published[${config.published.indexOf(plan.published)}] "${plan.published.name}"`);
+  problems.push(...resolved.problems);
   problems.push(...(await exportProblems(clients.kcp, config.apiExport, agentName, projected)).map((m) => `${m} (kcp workspace ${kcp})`));
   if (problems.length > 0) throw new ConfigError(`sync config: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n- ${problems.join('\n- ')}`);
-  return plans;
+  return resolved.plans;
 }
 
 // A problem's field as the user wrote it: in a PublishedResource, under `spec`.

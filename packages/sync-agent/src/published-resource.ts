@@ -12,6 +12,7 @@ import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
 import { checkPublishedProjection, legacyNaming, selectorString } from './published-resource-fields.js';
 import { relatedReferenceProblem } from './related-places.js';
+import { checkRelatedGvr } from './related-gvr-check.js';
 
 /** The API version of the PublishedResources the agent reads. */
 export const publishedResourceApiVersion = 'syncagent.kcp.io/v1alpha1';
@@ -52,11 +53,11 @@ const notYet = (what: string): string => `not supported yet: ${what}`;
 function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): Json | undefined {
   const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'cleanup', 'object'];
   const m = mapping(v, path, keys, p, {
-    identityHash: notYet('related objects of kinds an APIExport provides; Secrets and ConfigMaps only'),
+    identityHash: notYet('related objects of resources another APIExport provides (an identity hash); core and built-in resources only'),
     projection: notYet('related objects keep their kind'),
     mutation: notYet('mutations of related objects (the primary object has them)'),
-    watch: notYet('related objects other than Secrets and ConfigMaps (whose watch is built in)'),
-    syncStatus: notYet('the status of related objects (Secrets and ConfigMaps have none)'),
+    watch: notYet('a watch rule; the agent watches every related resource on both sides and maps each change back to its primary object'),
+    syncStatus: notYet('the status of related objects'),
   });
   if (m === undefined) return undefined;
   const before = p.list.length;
@@ -64,13 +65,7 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
   if (id !== undefined && ids.has(id)) p.add(at(path, 'identifier'), `"${id}" is used twice`);
   if (id !== undefined) ids.add(id);
   const origin = text(m, 'origin', path, p, (s) => (s === 'service' || s === 'kcp' ? undefined : 'is not an origin: expected "service" or "kcp"'), true);
-  let kind = text(m, 'kind', path, p, (s) => (s === 'Secret' || s === 'ConfigMap' ? undefined : 'is not supported: expected "Secret" or "ConfigMap"'));
-  const resource = text(m, 'resource', path, p, (s) => (s === 'secrets' || s === 'configmaps' ? undefined : notYet('related objects of any resource; secrets and configmaps only')));
-  text(m, 'group', path, p, (s) => (s === '' ? undefined : notYet(`related objects of group ${JSON.stringify(s)}; the core group ("") only`)));
-  text(m, 'version', path, p, (s) => (s === '' || s === 'v1' ? undefined : 'is not a version of secrets or configmaps (v1)'));
-  if (kind !== undefined && resource !== undefined) p.add(path, 'give kind (deprecated) or resource, not both');
-  if (kind === undefined && resource !== undefined) kind = resource === 'secrets' ? 'Secret' : 'ConfigMap';
-  if (kind === undefined && m.kind === undefined && m.resource === undefined) p.add(path, 'give resource (secrets or configmaps), with group "" and version v1');
+  const gvr = checkRelatedGvr(m, path, p);
   if (m.cleanup !== undefined && typeof m.cleanup !== 'boolean') p.add(at(path, 'cleanup'), `expected true or false, got ${describe(m.cleanup)}`);
   const where = at(path, 'object');
   const o = m.object === undefined ? undefined : mapping(m.object, where, ['reference', 'template'], p, {
@@ -89,7 +84,7 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
     const unsafe = object === undefined ? undefined : relatedReferenceProblem(object as { path: string });
     if (unsafe !== undefined) p.add(where, unsafe);
   }
-  return p.list.length === before && id !== undefined && origin !== undefined && kind !== undefined && object !== undefined ? { identifier: id, origin, kind, object } : undefined;
+  return p.list.length === before && id !== undefined && origin !== undefined && gvr !== undefined && object !== undefined ? { identifier: id, origin, ...gvr, object } : undefined;
 }
 
 function convert(doc: Json, where: string, name: string, p: Problems): Json | undefined {

@@ -1,4 +1,4 @@
-// Which consumer objects a change of a related-kind object (a Secret or ConfigMap, on either side)
+// Which consumer objects a change of a related-kind object (of any related resource, on either side)
 // concerns, so its reconcile runs: a copy the agent made names its consumer object by
 // back-reference; an origin object is matched against the primaries of its namespace on its side,
 // by the name each of them gives it there (the copy carries the service-side name; related-places.ts).
@@ -13,7 +13,7 @@ import { serviceCluster } from './clusters.js';
 import { relatedName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
 import type { SyncCaches } from './sync-caches.js';
-import { relatedResource } from './sync-caches.js';
+import { relatedResource } from './related-gvr.js';
 
 /**
  * The consumer keys a related-kind object concerns, on either side: a copy made by the agent (or
@@ -28,7 +28,7 @@ import { relatedResource } from './sync-caches.js';
  * @param plan - the published resource's plan.
  * @param caches - the controller's cached reads.
  * @param cluster - where the object is.
- * @param r - its resource (Secrets or ConfigMaps).
+ * @param r - its resource (one of the related resources).
  * @param obj - the object.
  * @returns the consumer objects' keys.
  */
@@ -40,7 +40,7 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
   const onService = cluster === serviceCluster;
   const keys: ObjectKey[] = [];
   for (const related of plan.published.related ?? []) {
-    if (resourceId(relatedResource(related)) !== resourceId(r)) continue;
+    if (resourceId(relatedResource(plan, related)) !== resourceId(r)) continue;
     if (onService) {
       // Read from the copies (a derived name is in the copy's field): only a wake-up, the reconcile
       // proves ownership; a copy edited on the service side wakes the wrong object at worst.

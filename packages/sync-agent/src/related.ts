@@ -1,4 +1,4 @@
-// Related objects (a Secret or ConfigMap that travels with a primary object): read on their origin
+// Related objects (an object of any namespaced resource that travels with a primary object): read on their origin
 // side, copied to the other side in the primary's namespace there. In the workspace they are where
 // the consumer names them; on the service cluster where the agent places them (related-places.ts).
 // Nothing is read, written or copied before it is proven to be this consumer object's
@@ -9,6 +9,7 @@ import { EMPTY, concat, from, map, mergeMap, of } from 'rxjs';
 import type { ClusterName } from 'rxfleet';
 import type { ObjectKey } from 'rxfleet';
 import { objectKey } from 'rxfleet';
+import { apiVersionOf } from 'rxfleet/client';
 import type { KubeObject } from 'rxfleet';
 import type { SourceIdentity } from 'rxfleet/sinks';
 import { readBackReference, withBackReference } from 'rxfleet/sinks';
@@ -26,15 +27,16 @@ import { originProblem, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
 import { referenceKind, relatedPlaces } from './related-places.js';
 import type { SyncCaches } from './sync-caches.js';
-import { relatedResource } from './sync-caches.js';
+import { relatedResource } from './related-gvr.js';
 import type { RelatedResource } from './types.js';
 
 type Fields = Readonly<Record<string, unknown>>;
 
-// What of a Secret or ConfigMap is copied: its contents, never its metadata.
-const contentKeys = ['type', 'data', 'binaryData', 'immutable'] as const;
+// What of a related object is copied: its contents (every top-level field: a Secret's data and
+// type, a Lease's spec), never its metadata, nor its status (the destination's own).
+const notContent = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
-const contentOf = (o: KubeObject): Fields => Object.fromEntries(contentKeys.flatMap((k) => ((o as unknown as Fields)[k] === undefined ? [] : [[k, (o as unknown as Fields)[k]]])));
+const contentOf = (o: KubeObject): Fields => Object.fromEntries(Object.entries(o as unknown as Fields).filter(([k, v]) => !notContent.has(k) && v !== undefined));
 
 /**
  * The two primaries of one synced object: the consumer's in its workspace, and its copy on the
@@ -82,22 +84,22 @@ export type RelatedResult = { readonly type: 'write'; readonly outcome: WriteOut
  */
 export function desiredRelated(plan: PublishedPlan, related: RelatedResource, origin: KubeObject, at: ObjectKey, source: SourceIdentity): KubeObject {
   const copy: KubeObject = {
-    apiVersion: 'v1',
-    kind: related.kind,
+    apiVersion: apiVersionOf(relatedResource(plan, related)),
+    kind: relatedResource(plan, related).kind,
     metadata: { name: at.name, namespace: at.namespace, labels: { ...agentLabels(plan.agentName, plan.published.name), [relatedLabel]: related.identifier } },
     ...contentOf(origin),
   };
   return withBackReference(copy, source);
 }
 
-const refused = (related: RelatedResource, key: ObjectKey, side: string, p: OwnershipProblem): RelatedResult => ({
+const refused = (kind: string, related: RelatedResource, key: ObjectKey, side: string, p: OwnershipProblem): RelatedResult => ({
   type: 'refused',
-  refusal: { key, detail: `sync refused: related "${related.identifier}" (${related.kind}): ${p.detail}`, reason: `related "${related.identifier}" (${related.kind} ${key.name} ${side}): ${p.reason}` },
+  refusal: { key, detail: `sync refused: related "${related.identifier}" (${kind}): ${p.detail}`, reason: `related "${related.identifier}" (${kind} ${key.name} ${side}): ${p.reason}` },
 });
 
 // On the service side, a name read from the copies (not derived) that another copy of the namespace
 // also names: neither may have the object.
-function sharedName(caches: SyncCaches, related: RelatedResource, pair: PrimaryPair, at: ObjectKey): OwnershipProblem | undefined {
+function sharedName(caches: SyncCaches, kind: string, related: RelatedResource, pair: PrimaryPair, at: ObjectKey): OwnershipProblem | undefined {
   if (referenceKind(related.object) === 'derived') return undefined;
   const byPath = related.object.path !== undefined;
   for (const other of caches.copiesIn(at.namespace)) {
@@ -108,7 +110,7 @@ function sharedName(caches: SyncCaches, related: RelatedResource, pair: PrimaryP
     if (n.type !== 'named' || n.name !== at.name) continue;
     const owner = ref ?? readBackReference(other);
     const whose = owner === undefined ? `${other.metadata.name ?? ''} (no valid back-reference)` : `${owner.cluster}/${owner.namespace}/${owner.name}`;
-    return { detail: `${related.kind} ${at.namespace}/${at.name} is named by the copy of ${pair.workspace}/${pair.consumer.metadata.namespace ?? ''}/${pair.consumer.metadata.name ?? ''} and by the copy of ${whose}`, reason: 'is also named by another object on the service cluster' };
+    return { detail: `${kind} ${at.namespace}/${at.name} is named by the copy of ${pair.workspace}/${pair.consumer.metadata.namespace ?? ''}/${pair.consumer.metadata.name ?? ''} and by the copy of ${whose}`, reason: 'is also named by another object on the service cluster' };
   }
   return undefined;
 }
@@ -116,11 +118,11 @@ function sharedName(caches: SyncCaches, related: RelatedResource, pair: PrimaryP
 // Copies this agent made for this consumer object and this related resource, on the destination
 // side, that are not at the current name: left behind by a rename. Deleted (uid precondition).
 function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, related: RelatedResource, cluster: ClusterName, namespace: string, keep: string, source: SourceIdentity): Observable<RelatedResult> {
-  const r = relatedResource(related);
+  const r = relatedResource(plan, related);
   const stale = caches.relatedIn(cluster, r, namespace).filter((o) => {
     const l = o.metadata.labels ?? {};
     if (o.metadata.name === keep || l[agentLabel] !== plan.agentName || l[publishedLabel] !== plan.published.name || l[relatedLabel] !== related.identifier) return false;
-    return ownershipProblem(related.kind, o, source, 'refuse') === undefined;
+    return ownershipProblem(r.kind, o, source, 'refuse') === undefined;
   });
   return from(stale).pipe(
     mergeMap((o) => deleteObject(sinks, { key: objectKey(cluster, namespace, o.metadata.name ?? ''), resource: r, preconditions: { uid: o.metadata.uid ?? '' }, notFoundIsSuccess: true }), 2),
@@ -153,7 +155,7 @@ function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches
  * @returns the outcomes of the writes, or refusals, or nothing.
  */
 export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, related: RelatedResource, source: SourceIdentity): Observable<RelatedResult> {
-  const r = relatedResource(related);
+  const r = relatedResource(plan, related);
   const fromService = related.origin === 'service';
   const at = relatedPlaces(plan, related, pair.logicalCluster, pair.consumer, pair.copy);
   const onKcp = { cluster: pair.workspace, namespace: pair.consumer.metadata.namespace ?? '', name: at.kcp };
@@ -168,17 +170,17 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
   if (!caches.relatedReady(origin.cluster, r) || !caches.relatedReady(dest.cluster, r)) return EMPTY;
   const originKey = objectKey(origin.cluster, origin.namespace, origin.name.name);
   const serviceKey = fromService ? originKey : destKey;
-  const shared = sharedName(caches, related, pair, serviceKey);
-  if (shared !== undefined) return of(refused(related, serviceKey, 'on the service cluster', shared));
+  const shared = sharedName(caches, r.kind, related, pair, serviceKey);
+  if (shared !== undefined) return of(refused(r.kind, related, serviceKey, 'on the service cluster', shared));
   const stale = staleCopies(sinks, plan, caches, related, dest.cluster, dest.namespace, destKey.name, source);
   const found = caches.related(origin.cluster, r, origin.namespace, origin.name.name);
   if (found === undefined) return stale;
   const side = (k: ObjectKey): string => (k.cluster === serviceCluster ? 'on the service cluster' : 'in this workspace');
-  const notOrigin = originProblem(related.kind, found, source, originPrimary);
-  if (notOrigin !== undefined) return of(refused(related, originKey, side(originKey), notOrigin));
+  const notOrigin = originProblem(r.kind, found, source, originPrimary);
+  if (notOrigin !== undefined) return of(refused(r.kind, related, originKey, side(originKey), notOrigin));
   const current = caches.related(dest.cluster, r, destKey.namespace, destKey.name);
-  const notDest = current === undefined ? undefined : ownershipProblem(related.kind, current, source, 'refuse');
-  if (notDest !== undefined) return of(refused(related, destKey, side(destKey), notDest));
+  const notDest = current === undefined ? undefined : ownershipProblem(r.kind, current, source, 'refuse');
+  if (notDest !== undefined) return of(refused(r.kind, related, destKey, side(destKey), notDest));
   const desired = desiredRelated(plan, related, found, destKey, source);
   const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
   // Over what the cache saw only: another consumer object may be writing the same name right now.

@@ -18,7 +18,7 @@ import { toAction } from 'rxfleet';
 import { serviceCluster } from './clusters.js';
 import { syncFinalizer } from './labels.js';
 import type { PublishedPlan } from './plan.js';
-import { relatedResource } from './sync-caches.js';
+import { relatedResource } from './related-gvr.js';
 
 /**
  * Resources, each once (by `resourceId`), in first-seen order.
@@ -48,8 +48,8 @@ export function uniqueResources(rs: readonly ResourceDescriptor[]): ResourceDesc
 export function copyKinds(plan: PublishedPlan): { readonly onService: ResourceDescriptor[]; readonly inWorkspaces: ResourceDescriptor[] } {
   const related = plan.published.related ?? [];
   return {
-    onService: uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map(relatedResource)]),
-    inWorkspaces: uniqueResources(related.filter((r) => r.origin === 'service').map(relatedResource)),
+    onService: uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map((r) => relatedResource(plan, r))]),
+    inWorkspaces: uniqueResources(related.filter((r) => r.origin === 'service').map((r) => relatedResource(plan, r))),
   };
 }
 

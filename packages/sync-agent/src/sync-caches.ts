@@ -5,14 +5,13 @@ import type { ClusterName } from 'rxfleet';
 import { objectKey } from 'rxfleet';
 import type { KubeObject, Namespace } from 'rxfleet';
 import type { ResourceDescriptor } from 'rxfleet';
-import { configMaps, namespaces, secrets } from 'rxfleet';
+import { namespaces } from 'rxfleet';
 import type { FleetView } from 'rxfleet/streams';
 import type { Informers } from 'rxfleet/streams';
 import type { Selection } from 'rxfleet/streams';
 import { agentLabel, agentSelector } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { serviceCluster } from './clusters.js';
-import type { RelatedResource } from './types.js';
 
 /**
  * The selections of a sync controller's watches: the same objects are used to open the watches
@@ -56,20 +55,6 @@ export function syncWatches(plan: PublishedPlan): SyncWatches {
 }
 
 /**
- * The resource of a related object's kind.
- *
- * @example
- * ```ts
- * relatedResource({ identifier: 'connection', origin: 'service', kind: 'Secret', object: { path: 'spec.secretName' } }); // secrets
- * ```
- * @param r - the related resource.
- * @returns Secrets or ConfigMaps.
- */
-export function relatedResource(r: RelatedResource): ResourceDescriptor {
-  return r.kind === 'Secret' ? secrets : configMaps;
-}
-
-/**
  * Cached reads for one sync controller. `undefined` means "not in the cache"; {@link SyncCaches.ready}
  * says whether "not in the cache" can be trusted as "absent".
  *
@@ -89,7 +74,7 @@ export interface SyncCaches {
   copiesIn(namespace: string): readonly KubeObject[];
   /** A service-side namespace the agent made. */
   namespace(name: string): Namespace | undefined;
-  /** A related object (Secret or ConfigMap) in a cluster. */
+  /** A related object in a cluster. */
   related(cluster: ClusterName, r: ResourceDescriptor, namespace: string, name: string): KubeObject | undefined;
   /** The related-kind objects of one namespace of a cluster. */
   relatedIn(cluster: ClusterName, r: ResourceDescriptor, namespace: string): readonly KubeObject[];

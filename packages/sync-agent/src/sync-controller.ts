@@ -33,7 +33,8 @@ import type { RelatedResult } from './related.js';
 import { syncAllRelated } from './related.js';
 import { relatedKeys } from './related-keys.js';
 import type { SyncCaches } from './sync-caches.js';
-import { relatedResource, syncCaches, syncWatches } from './sync-caches.js';
+import { syncCaches, syncWatches } from './sync-caches.js';
+import { relatedResource } from './related-gvr.js';
 import { syncDown } from './sync-down.js';
 import { adoptedPlace } from './adopt-place.js';
 import { cleanup, copyKinds, release, uniqueResources } from './release.js';
@@ -191,7 +192,7 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
  *
  * - down: its copy is applied to the service cluster (namespace and name from the published naming,
  *   the namespace made when missing), unless the cached copy already matches;
- * - related: Secrets/ConfigMaps are copied in their direction, each only once proven to be this
+ * - related: related objects (of any namespaced resource) are copied in their direction, each only once proven to be this
  *   consumer object's (service-side names derived by the agent, back-references checked);
  * - up: the copy's status replaces the consumer's (status subresource), after the tenant check,
  *   with the agent's `sync.rxfleet.dev/Synced` condition once anything was refused;
@@ -221,7 +222,7 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
 export function syncController(plan: PublishedPlan, options: SyncControllerOptions): Controller<KubeObject> {
   const waitMs = options.cacheWaitMs ?? 1_000;
   const terminatingWaitMs = options.terminatingWaitMs ?? 5_000;
-  const kinds = uniqueResources((plan.published.related ?? []).map(relatedResource));
+  const kinds = uniqueResources((plan.published.related ?? []).map((r) => relatedResource(plan, r)));
   const finalizer = syncFinalizer(plan.agentName);
   const selector = plan.published.filter?.labelSelector === undefined ? undefined : parseLabelSelector(plan.published.filter.labelSelector);
   if (selector?.type === 'invalid') throw new ConfigError(`sync controller "${plan.published.name}": filter.labelSelector ${selector.message}`);

@@ -139,12 +139,16 @@ export type RelatedReference =
     };
 
 /**
- * A Secret or ConfigMap that travels with each primary object, in the primary's namespace on each
- * side. Typically the connection Secret a service's operator creates (`origin: 'service'`).
+ * An object of any namespaced resource that travels with each primary object, in the primary's
+ * namespace on each side. Typically the connection Secret a service's operator creates
+ * (`origin: 'service'`). The resource is given by `group`, `version` and `resource` (as
+ * api-syncagent's), or by the older `kind` shorthand (`Secret` or `ConfigMap`); preflight resolves
+ * it through discovery on both sides and refuses one that either side does not serve.
  *
  * @example
  * ```ts
- * const related: RelatedResource = { identifier: 'connection', origin: 'service', kind: 'Secret', object: { path: 'spec.connectionSecretName' } };
+ * const related: RelatedResource = { identifier: 'connection', origin: 'service', resource: 'secrets', object: { path: 'spec.connectionSecretName' } };
+ * const lease: RelatedResource = { identifier: 'lock', origin: 'kcp', group: 'coordination.k8s.io', version: 'v1', resource: 'leases', object: { path: 'spec.lockName' } };
  * ```
  */
 export interface RelatedResource {
@@ -152,8 +156,14 @@ export interface RelatedResource {
   readonly identifier: string;
   /** The side that owns the object: `service` copies it to the workspace, `kcp` to the service cluster. */
   readonly origin: 'service' | 'kcp';
-  /** What it is: a Secret or a ConfigMap (core/v1). */
-  readonly kind: 'Secret' | 'ConfigMap';
+  /** The resource's API group (`''`, the default, for the core group). Not with `kind`. */
+  readonly group?: string;
+  /** The version; default: the one the origin side prefers (discovery). Not with `kind`. */
+  readonly version?: string;
+  /** The resource (plural name): `secrets`, `leases`, a CRD's plural. Give this or `kind`. */
+  readonly resource?: string;
+  /** Shorthand for core/v1 `secrets` or `configmaps` (api-syncagent's deprecated `kind`). Give this or `resource`. */
+  readonly kind?: 'Secret' | 'ConfigMap';
   /** Where its name is found on each side. */
   readonly object: RelatedReference;
 }
@@ -223,7 +233,7 @@ export interface PublishedResource {
   readonly syncDown?: SyncDown;
   /** What syncs up. */
   readonly syncUp?: SyncUp;
-  /** Secrets and ConfigMaps that travel with each object. */
+  /** Objects of other resources (Secrets, ConfigMaps, any namespaced resource) that travel with each object. */
   readonly related?: readonly RelatedResource[];
   /** Rewrite rules of the spec going down and the status going up. */
   readonly mutation?: PublishedMutation;

@@ -1,0 +1,96 @@
+// The related entries' resources, resolved at start on the side each object lives on: the origin
+// side first (its preferred version when none is given), then the destination side at that version,
+// since the copy is written there. On the service cluster by its discovery; in kcp by the provider
+// workspace's discovery (what every workspace serves: core and built-in resources). Every problem
+// names the published resource, the related identifier and the cluster.
+import type { ResourceDescriptor } from 'rxfleet';
+import { resourceId } from 'rxfleet/client';
+import type { ClusterClient } from 'rxfleet/client';
+import type { PublishedPlan } from './plan.js';
+import type { Discovered } from './related-discovery.js';
+import { discoverResource } from './related-discovery.js';
+import type { RelatedGvr } from './related-gvr.js';
+import { gvrText, relatedGvr } from './related-gvr.js';
+
+/**
+ * The plans with `related` filled in, and the problems found (each a full sentence).
+ *
+ * @example
+ * ```ts
+ * const { plans, problems } = await resolveRelated(plans, clients, (p) => `published "${p.published.name}"`);
+ * ```
+ */
+export interface ResolvedRelated {
+  /** The plans, each with its related resources resolved. */
+  readonly plans: readonly PublishedPlan[];
+  /** What could not be resolved. */
+  readonly problems: readonly string[];
+}
+
+/**
+ * Resolves every related entry of every plan on both sides (see the file's header). A resource one
+ * side does not serve, serves with another kind or scope, serves cluster-scoped (related objects
+ * live in the primary object's namespace), or that a published resource syncs on its own (it would
+ * be synced twice) is a problem.
+ *
+ * @example
+ * ```ts
+ * const resolved = await resolveRelated(plans, { service: serviceClient, kcp: providerClient }, (p) => p.published.name);
+ * ```
+ * @param plans - the plans preflight decided.
+ * @param clients - the service cluster's and the provider workspace's clients.
+ * @param where - how a problem names a plan's published resource.
+ * @returns the plans with `related`, and the problems.
+ * @throws Error naming the cluster when a discovery document cannot be read.
+ */
+export async function resolveRelated(plans: readonly PublishedPlan[], clients: { readonly service: ClusterClient; readonly kcp: ClusterClient }, where: (p: PublishedPlan) => string): Promise<ResolvedRelated> {
+  const synced = new Map<string, string>();
+  for (const p of plans) {
+    synced.set(`service ${resourceId(p.service)}`, p.published.name);
+    synced.set(`kcp ${resourceId(p.kcp)}`, p.published.name);
+  }
+  const cache = new Map<string, Promise<Discovered>>();
+  const discover = (side: 'service' | 'kcp', gvr: RelatedGvr): Promise<Discovered> => {
+    const k = `${side} ${gvrText(gvr)} ${gvr.group}`;
+    let got = cache.get(k);
+    if (got === undefined) {
+      got = discoverResource(side === 'service' ? clients.service : clients.kcp, gvr);
+      cache.set(k, got);
+    }
+    return got;
+  };
+  const named = (side: 'service' | 'kcp'): string => (side === 'service' ? `on the service cluster ${clients.service.cluster}` : `in kcp workspace ${clients.kcp.cluster}`);
+  const problems: string[] = [];
+  const out: PublishedPlan[] = [];
+  for (const plan of plans) {
+    const related: Record<string, ResourceDescriptor> = {};
+    for (const [j, r] of (plan.published.related ?? []).entries()) {
+      const at = `${where(plan)}: related[${j}] "${r.identifier}"`;
+      const gvr = relatedGvr(r);
+      const [origin, dest] = r.origin === 'service' ? (['service', 'kcp'] as const) : (['kcp', 'service'] as const);
+      const o = await discover(origin, gvr);
+      if (o.type === 'missing') {
+        problems.push(`${at}: ${o.message} ${named(origin)} (its origin side)`);
+        continue;
+      }
+      const d = await discover(dest, { ...gvr, version: o.resource.version });
+      if (d.type === 'missing') {
+        problems.push(`${at}: ${d.message} ${named(dest)}, where its copies go`);
+        continue;
+      }
+      const problem = mismatch(o.resource, d.resource) ?? (o.resource.namespaced ? undefined : `${gvrText(gvr)} is cluster-scoped ${named(origin)}; related objects live in the primary object's namespace`);
+      const twice = synced.get(`${origin} ${resourceId(o.resource)}`) ?? synced.get(`${dest} ${resourceId(d.resource)}`);
+      if (problem !== undefined) problems.push(`${at}: ${problem}`);
+      else if (twice !== undefined) problems.push(`${at}: ${gvrText(gvr)} is published by "${twice}", which syncs its objects on their own; a related object would be synced twice`);
+      else related[r.identifier] = o.resource;
+    }
+    out.push(Object.keys(related).length === 0 ? plan : Object.freeze({ ...plan, related }));
+  }
+  return { plans: out, problems };
+}
+
+function mismatch(a: ResourceDescriptor, b: ResourceDescriptor): string | undefined {
+  if (a.kind !== b.kind) return `${b.plural} has kind ${a.kind} on its origin side and ${b.kind} where its copies go`;
+  if (a.namespaced !== b.namespaced) return `${b.plural} is namespaced on one side and cluster-scoped on the other`;
+  return undefined;
+}
