@@ -17,7 +17,7 @@ import { gvrText, relatedGvr } from './related-gvr.js';
  *
  * @example
  * ```ts
- * const { plans, problems } = await resolveRelated(plans, clients, (p) => `published "${p.published.name}"`);
+ * const resolved: ResolvedRelated = await resolveRelated(plans, clients, (p: PublishedPlan) => `published "${p.published.name}"`);
  * ```
  */
 export interface ResolvedRelated {
@@ -35,7 +35,7 @@ export interface ResolvedRelated {
  *
  * @example
  * ```ts
- * const resolved = await resolveRelated(plans, { service: serviceClient, kcp: providerClient }, (p) => p.published.name);
+ * const resolved = await resolveRelated(plans, { service: serviceClient, kcp: providerClient }, (p: PublishedPlan) => p.published.name);
  * ```
  * @param plans - the plans preflight decided.
  * @param clients - the service cluster's and the provider workspace's clients.
