@@ -150,7 +150,7 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     const forged = withBackReference({ metadata: { name: at, namespace: svc.sharedNamespace } }, { ...backRef(target), uid: 'forged-uid' });
     must(await svc.client.patch(leases, at, { metadata: forged.metadata, spec: { holderIdentity: 'granted-to-a' } }, { type: 'merge', namespace: svc.sharedNamespace }));
     const refused = await waitFor('the refusal in target\'s status', async () => {
-      const c = synced((await getOrUndefined(b.client, dbs(), 'target', 'default')) as Db | undefined);
+      const c = synced((await getOrUndefined(b.client, dbs(), 'target', 'default')));
       return c?.status === 'False' ? c : undefined;
     }, { context });
     expect(refused.reason).toBe('Refused');
