@@ -6,6 +6,7 @@
 // Leases, and preflight refuses a resource no server serves. Every check reads the data that arrived.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
+import type { ResourceDescriptor } from '../../src/index.js';
 import { ConfigError } from '../../src/index.js';
 import type { Lease } from '../../src/resources/index.js';
 import { leases } from '../../src/resources/index.js';
@@ -35,7 +36,7 @@ let provider: Workspace;
 let a: Workspace;
 let b: Workspace;
 const context = (): string => agent.tail(60);
-const dbs = (): ReturnType<typeof databasesIn> => databasesIn(svc.group);
+const dbs = (): ResourceDescriptor<Db> => databasesIn(svc.group);
 const holder = (l: Lease | undefined): string | undefined => l?.spec?.holderIdentity;
 const synced = (d: Db | undefined): Condition | undefined => d?.status?.conditions?.find((c) => c.type === 'sync.rxfleet.dev/Synced');
 
@@ -136,7 +137,7 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     // B's own grant, once the operator makes it, is what B gets.
     must(await svc.client.create(leases, lease(thief.spec.connectionSecretName ?? '', svc.sharedNamespace, 'granted-to-b')));
     await workspaceLease(b, aGrant, 'granted-to-b');
-    expect(synced((await getOrUndefined(b.client, dbs(), 'thief', 'default')) as Db | undefined)).toBeUndefined();
+    expect(synced(await getOrUndefined(b.client, dbs(), 'thief', 'default'))).toBeUndefined();
   });
 
   it('a forged back-reference on a service-side Lease is never delivered, and the refusal is in the consumer object\'s status', async () => {
