@@ -1,6 +1,7 @@
 // Where the kcp providers' credentials come from: the provider workspace's kubeconfig, read again
-// after every 401 because kcp issues a new admin token at each restart. Each client gets its own
-// copy of the kubeconfig (and so its own token caches and HTTP agent): nothing is shared.
+// after every 401 because kcp issues a new admin token at each restart. Each endpoint loads it once
+// and its workspaces' clients share that load (one token cache, one re-read after a 401); other
+// clients load their own.
 import type { ClusterClient, ClusterClientOptions } from '../../client/client.js';
 import { clientOver } from '../../client/client.js';
 import type { AuthSource } from '../../client/auth.js';
@@ -99,9 +100,28 @@ export function rereadingAuth(name: ClusterName, source: KcpKubeconfig): Either<
  */
 export function kcpClient(name: ClusterName, server: string, source: KcpKubeconfig, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
   const auth = rereadingAuth(name, source);
-  if (E.isLeft(auth)) return auth;
+  return E.isLeft(auth) ? auth : kcpClientWith(name, server, auth.right, options);
+}
+
+/**
+ * A client of `server` over credentials already loaded ({@link rereadingAuth}): what an endpoint
+ * gives each of its workspaces, so that ten thousand workspaces share one kubeconfig load, one
+ * token cache and one re-read after a 401, instead of a copy each.
+ *
+ * @example
+ * ```ts
+ * const auth = rereadingAuth(clusterName('vw'), { file: 'provider.kubeconfig' });
+ * if (E.isRight(auth)) kcpClientWith(clusterName('2x9k'), `${endpoint}/clusters/2x9k`, auth.right);
+ * ```
+ * @param name - the client's cluster name (in errors and health).
+ * @param server - the URL every request path is appended to.
+ * @param auth - the provider workspace's credentials, shared.
+ * @param options - user agent and timeout.
+ * @returns the client, or an `InvalidConfig` error.
+ */
+export function kcpClientWith(name: ClusterName, server: string, auth: AuthSource, options: ClusterClientOptions = {}): Either<KubeError, ClusterClient> {
   try {
-    return E.right(clientOver(createTransport(name, server, auth.right, options)));
+    return E.right(clientOver(createTransport(name, server, auth, options)));
   } catch {
     return E.left(kubeError('InvalidConfig', name, `invalid server URL ${JSON.stringify(server)}`));
   }

@@ -14,7 +14,10 @@ import type { Indexer } from '../../streams/store.js';
 import { managementWatch } from '../internal/management.js';
 import type { Reporter } from '../internal/report.js';
 import type { KcpProviderOptions } from './config.js';
-import { kcpClient } from './credentials.js';
+import type { ClusterClient } from '../../client/client.js';
+import type { KubeError } from '../../core/errors.js';
+import type { Either } from '../../internal/fp.js';
+import { kcpClientWith, rereadingAuth } from './credentials.js';
 import type { PresenceTransition } from './presence.js';
 import { presenceTracker } from './presence.js';
 import type { ShardNamer } from './shards.js';
@@ -74,6 +77,12 @@ export interface Endpoint<P extends KubeObject> {
    * know it by its path, or by a prefixed name under `multiProvider`.
    */
   cacheOf(logical: ClusterName): ClusterCache | undefined;
+  /**
+   * A client of `server` (one of its workspaces' URLs) named `name`, over the endpoint's own
+   * credentials: its workspaces share one kubeconfig load and one token cache. An endpoint whose
+   * kubeconfig could not be loaded says why.
+   */
+  clientOf(name: ClusterName, server: string): Either<KubeError, ClusterClient>;
   /** Starts its presence watch: `onChange` gets the presence transitions of each of its events. */
   start(onChange: (transitions: readonly PresenceTransition<P>[]) => void): void;
   /** Forgets every workspace it served: each one's `absent` transition. */
@@ -119,10 +128,13 @@ export function logicalScope(object: KubeObject): ClusterName | undefined {
 export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSpec<P>, say: Reporter, shards: ShardNamer): Endpoint<P> {
   const tracker = presenceTracker<P>(spec.counts);
   const name = clusterName(wildcardUrl(url));
-  const client = kcpClient(name, wildcardUrl(url), spec.config.management, spec.config.client);
+  // One load of the kubeconfig for the endpoint and every client of its workspaces.
+  const auth = rereadingAuth(name, spec.config.management);
+  const clientOf = (clientName: ClusterName, server: string): Either<KubeError, ClusterClient> => (E.isLeft(auth) ? auth : kcpClientWith(clientName, server, auth.right, spec.config.client));
+  const client = clientOf(name, wildcardUrl(url));
   if (E.isLeft(client)) {
     say({ type: 'error', reason: `virtual-workspace endpoint ${url} cannot be watched: ${client.left.message}` });
-    return { cacheOf: () => undefined, start: () => undefined, drop: () => tracker.drop(), close: () => undefined };
+    return { cacheOf: () => undefined, clientOf, start: () => undefined, drop: () => tracker.drop(), close: () => undefined };
   }
   const parent: Cluster = { name, client: client.right };
   const watch = { scheduler: spec.config.scheduler ?? asyncScheduler, ...spec.config.managementWatch };
@@ -137,6 +149,7 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
             view: <T extends KubeObject>(r: ResourceDescriptor<T>, selection: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, as: ClusterName): CacheView<T> | undefined =>
               wildcardServes(selection) ? shared.view(r, selection, logical, as) : undefined,
           },
+    clientOf,
     start: (onChange) => {
       sub.add(
         managementWatch(parent, spec.presence, watch, endpointSay).subscribe((ev) => {
