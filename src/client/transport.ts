@@ -50,6 +50,22 @@ function parseBody(text: string, contentType: string | undefined): unknown {
 }
 
 /**
+ * What a client says its server is: the URL's scheme, host and path prefix (no credentials, query
+ * or trailing slash). Throws a `TypeError` for a URL that cannot be parsed.
+ *
+ * @example
+ * ```ts
+ * serverOf('https://kcp:6443/clusters/root/'); // 'https://kcp:6443/clusters/root'
+ * ```
+ * @param server - the server URL.
+ * @returns its shown form.
+ */
+export function serverOf(server: string): string {
+  const base = new URL(server);
+  return `${base.protocol}//${base.host}${base.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
  * Creates the transport of one cluster. Over https it speaks HTTP/2 on sessions shared with every
  * other transport of the same server origin and TLS identity (see `TransportOptions.http2`), and
  * falls back to HTTP/1.1 where the server does not offer HTTP/2; over http, and with `http2: false`,
@@ -156,7 +172,7 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
 
   return {
     cluster,
-    server: `${base.protocol}//${base.host}${prefix}`,
+    server: serverOf(server),
     async request(req) {
       const first = await once(req);
       // A 401 with rotating credentials (exec plugin, token file) earns one retry with fresh ones.

@@ -219,6 +219,27 @@ describe('apiExportProvider on a fake kcp', () => {
     }
   });
 
+  it("reads the provider's kubeconfig once per endpoint, not once per workspace", async () => {
+    // The kubeconfig reads (one per load) of a provider that engaged `n` bound workspaces.
+    const loadsFor = async (n: number): Promise<number> => {
+      const logicals = Array.from({ length: n }, (_, i) => `ws-${i}`);
+      const kcp = new FakeKcp().has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])]).has(WILDCARD, 'apibindings', logicals.map((l) => bound(l)));
+      let loads = 0;
+      const management = (): typeof kubeconfig => {
+        loads++;
+        return kubeconfig;
+      };
+      const fleet = createFleet(apiExportProvider({ management, managementWatch: kcp.watchConfig(), exportName: 'widgets' }));
+      const sub = fleet.engagements.subscribe();
+      await vi.waitFor(() => {
+        expect(fleet.clusters().length).toBe(n);
+      });
+      sub.unsubscribe();
+      return loads;
+    };
+    expect(await loadsFor(40)).toBe(await loadsFor(1));
+  });
+
   it('refuses an empty export name and a backoff that can never work', () => {
     expect(() => apiExportProvider({ management: kubeconfig, exportName: '' })).toThrow(/APIExport name is empty/);
     expect(() => apiExportProvider({ management: kubeconfig, managementWatch: { backoff: { initialMs: 0 } }, exportName: 'widgets' })).toThrow(/managementWatch\.backoff\.initialMs/);

@@ -9,7 +9,12 @@ import type { ClusterName } from '../../core/cluster.js';
 import { clusterName } from '../../core/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
+import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
+import type { ClusterClient } from '../../client/client.js';
+import { lazyClient } from '../../client/lazy-client.js';
+import { serverOf } from '../../client/transport.js';
+import type { KubeError } from '../../core/errors.js';
 import { checkBackoff, defaultAuthBackoff, defaultBackoff } from '../../streams/backoff.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
 import type { Candidate, DesiredChange } from '../internal/candidates.js';
@@ -76,12 +81,23 @@ function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical
     // Its server: a workspace that moves to another shard gets a new client there.
     fingerprint: `${url}\n${logical}`,
     build: () => {
-      // Over the endpoint's credentials: one kubeconfig load per endpoint, not one per workspace.
-      const client = ep === undefined ? kcpClient(display, clusterUrl(url, logical), spec.config.management, spec.config.client) : ep.clientOf(display, clusterUrl(url, logical));
-      if (E.isLeft(client)) return E.left(`workspace ${name}: ${client.left.message}`);
+      const server = clusterUrl(url, logical);
+      let client: ClusterClient;
+      if (ep === undefined || !URL.canParse(server)) {
+        const made = kcpClient(display, server, spec.config.management, spec.config.client);
+        if (E.isLeft(made)) return E.left(`workspace ${name}: ${made.left.message}`);
+        client = tenantGuard(made.right, logical);
+      } else {
+        // Made on its first request, over the endpoint's credentials: a workspace whose reads are
+        // served by the endpoint's shared watches and that never writes costs no client.
+        client = lazyClient(display, serverOf(server), (): Either<KubeError, ClusterClient> => {
+          const made = ep.clientOf(display, server);
+          return E.isLeft(made) ? made : E.right(tenantGuard(made.right, logical));
+        });
+      }
       const cache = ep?.cacheOf(logical);
       const unservedResourceHint = spec.unservedResourceHint(name);
-      const cluster: Cluster = { name: display, client: tenantGuard(client.right, logical), labels, identity, unservedResourceHint, ...(cache === undefined ? {} : { cache }) };
+      const cluster: Cluster = { name: display, client, labels, identity, unservedResourceHint, ...(cache === undefined ? {} : { cache }) };
       return E.right(Object.freeze(cluster));
     },
   };
