@@ -16,6 +16,7 @@ import type { ControllerSelection } from './controller.js';
 import type { HealthTracker } from './health.js';
 import { failingReason, unservedMessage } from './health.js';
 import type { ControllerMetrics } from './metrics.js';
+import { failing, newEpisode, sharedWatchLog } from './shared-watch-log.js';
 
 /**
  * One watch a controller declared: a resource, its selection, and the clusters it applies to.
@@ -58,13 +59,6 @@ export interface KeeperParts {
   readonly logger: Logger;
 }
 
-// A failure episode runs from the first failure to the next list or line from the server
-// (`failingSinceAt`); a retry that merely opens a request is still inside it. `backingOff` without
-// `failingSinceAt` counts too, for snapshots that do not carry it.
-function failing(h: WatchHealth | undefined): boolean {
-  return h !== undefined && (h.failingSinceAt !== undefined || h.state === 'backingOff');
-}
-
 /**
  * Logs a watch's health change: one line per real change of its state, never one per retry. A
  * watch is "failing" once per failure episode, and "recovered" only once data flows again (a list
@@ -83,9 +77,7 @@ function failing(h: WatchHealth | undefined): boolean {
  */
 export function logTransition(clog: Logger, h: WatchHealth, before: WatchHealth | undefined, now: () => number = Date.now, unservedResourceHint?: string): void {
   if (h.synced && before?.synced !== true) clog.info({ resource: h.resource }, 'cache synced');
-  // A new episode also when failingSinceAt changed: a recovery in between was not seen.
-  const newEpisode = failing(h) && (!failing(before) || (h.failingSinceAt !== undefined && before?.failingSinceAt !== undefined && h.failingSinceAt !== before.failingSinceAt));
-  if (newEpisode) {
+  if (newEpisode(h, before)) {
     const err = h.lastError;
     if (err?.type === 'NotFound' && !h.synced) clog.error({ resource: h.resource }, `cluster unhealthy: ${unservedMessage(h.resource, unservedResourceHint)}`);
     else clog.warn({ resource: h.resource, error: err?.type, reason: err?.message }, 'watch failing, retrying with backoff');
@@ -118,6 +110,8 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
   return defer(() => {
     // Counted here, O(1) per change: reading fleet.clusters() per engagement rebuilds its list under churn.
     let kept = 0;
+    // A watch shared by many clusters (a kcp endpoint's wildcard) is logged once, not per cluster.
+    const sharedLog = sharedWatchLog(logger);
     return fleet.engagements.pipe(
       mergeMap(({ cluster, lifetime }) => {
         const mine = specs.filter((s) => selects(s, cluster));
@@ -135,7 +129,8 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
               tap((h) => {
                 const before = health.watchHealth(h);
                 metrics.watchHealth(h, before);
-                logTransition(clog, h, before, Date.now, cluster.unservedResourceHint);
+                if (h.shared === undefined) logTransition(clog, h, before, Date.now, cluster.unservedResourceHint);
+                else sharedLog.transition(clog, h, before, Date.now, cluster.unservedResourceHint);
               }),
               ignoreElements(),
             ),

@@ -33,7 +33,7 @@ export type { ManagementWatchOptions, WatchesOptions } from './watched.js';
 export type { ListerWatcher } from './watch-source.js';
 export { clusterListerWatcher } from './watch-source.js';
 export { defaultPageSize, listPages } from './list-pages.js';
-export type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
+export type { SharedWatch, WatchHealth, WatchSignal, WatchState } from './watch-health.js';
 export type { WatchSignalsOptions } from './watch-signals.js';
 export { watchSignals } from './watch-signals.js';
 export { signalEvents } from './signal-events.js';

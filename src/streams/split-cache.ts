@@ -187,7 +187,8 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
       });
       return {
         events,
-        health: config.health.pipe(map((h) => ({ ...h, cluster: as }))),
+        // Marked shared: its failures are the one shared watch's, logged once for all its clusters.
+        health: config.health.pipe(map((h) => ({ ...h, cluster: as, shared: { watch: h.shared?.watch ?? h.cluster, clusters: routes.size } }))),
         store: scopedStore(store, scope, as, config.scopeOf),
       };
     },

@@ -62,6 +62,27 @@ export interface WatchHealth {
   readonly relists: number;
   /** Watch requests opened again after the first one of each listing (timeouts, failures). */
   readonly reconnects: number;
+  /**
+   * Set when this cluster's watch is a view of a watch shared by many clusters (a kcp endpoint's
+   * wildcard watch, split by workspace): its failures are that one watch's, and the runtime logs
+   * them once for the shared watch, not once per cluster.
+   */
+  readonly shared?: SharedWatch;
+}
+
+/**
+ * The watch a cluster's view reads, shared with other clusters.
+ *
+ * @example
+ * ```ts
+ * const s: SharedWatch = { watch: clusterName('https://kcp/services/apiexport/x/e/clusters/*'), clusters: 10_000 };
+ * ```
+ */
+export interface SharedWatch {
+  /** The shared watch's own cluster name (a kcp endpoint's wildcard URL). */
+  readonly watch: ClusterName;
+  /** How many clusters read it now. */
+  readonly clusters: number;
 }
 
 /**

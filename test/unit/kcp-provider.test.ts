@@ -240,6 +240,42 @@ describe('apiExportProvider on a fake kcp', () => {
     expect(await loadsFor(40)).toBe(await loadsFor(1));
   });
 
+  it('logs a failing shared wildcard watch once, naming its URL and how many workspaces read it, not once per workspace', async () => {
+    const n = 30;
+    const logicals = Array.from({ length: n }, (_, i) => `ws-${i}`);
+    const kcp = new FakeKcp()
+      .has('root:prov', 'apiexportendpointslices', [slice([ENDPOINT])])
+      .has(WILDCARD, 'apibindings', logicals.map((l) => bound(l)))
+      .has(WILDCARD, 'widgets', logicals.map((l) => inWs(l, 'w', '1')));
+    // The wildcard watch of widgets: works, then its stream breaks and every relist is refused.
+    let down = false;
+    const widgetLines = new Subject<string>();
+    const source: FakeKcp['sourceFor'] = (cluster, r) => {
+      const inner = kcp.sourceFor(cluster, r);
+      if (cluster.name !== WILDCARD || r.plural !== 'widgets') return inner;
+      return { list: (o) => (down ? of(E.left(kubeError('ClusterUnreachable', cluster.name, 'connection refused'))) : inner.list(o)), watch: () => widgetLines };
+    };
+    const lines: { readonly msg: string; readonly watch?: string; readonly clusters?: number; readonly resource?: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    const c = controller({ name: 'widgets', provider: apiExportProvider({ management: kubeconfig, managementWatch: { streamingList: false, listerWatcherFor: source }, exportName: 'widgets' }), resource: widgets, reconcile: () => done() });
+    const handle = await run(c, { logger, signals: false, http: false });
+    try {
+      await vi.waitFor(() => {
+        expect(lines.filter((l) => l.msg === 'cache synced' && l.resource === 'widgets.example.com')).toHaveLength(n);
+      });
+      down = true;
+      widgetLines.error(kubeError('ClusterUnreachable', clusterName(WILDCARD), 'connection reset'));
+      await vi.waitFor(() => {
+        expect(lines.some((l) => l.msg.startsWith('shared watch failing'))).toBe(true);
+      });
+      // Every view got the failure in the same step as the first: one line for all of them.
+      expect(lines.filter((l) => l.msg.startsWith('shared watch failing'))).toEqual([expect.objectContaining({ watch: WILDCARD, clusters: n, resource: 'widgets.example.com' })]);
+      expect(lines.filter((l) => l.msg === 'watch failing, retrying with backoff')).toEqual([]);
+    } finally {
+      await handle.stop();
+    }
+  });
+
   it('refuses an empty export name and a backoff that can never work', () => {
     expect(() => apiExportProvider({ management: kubeconfig, exportName: '' })).toThrow(/APIExport name is empty/);
     expect(() => apiExportProvider({ management: kubeconfig, managementWatch: { backoff: { initialMs: 0 } }, exportName: 'widgets' })).toThrow(/managementWatch\.backoff\.initialMs/);
