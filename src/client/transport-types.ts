@@ -23,6 +23,11 @@ export interface HttpRequest {
   /** Content-Type of `body`; default `application/json`, unused without a body. */
   readonly contentType?: string;
   /**
+   * The Accept header; default `application/json`. Content negotiation that still answers JSON, e.g.
+   * aggregated discovery: `'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'`.
+   */
+  readonly accept?: string;
+  /**
    * This request's bound on the wait for the response headers (connect and TLS handshake included,
    * those also within the transport's `headersTimeoutMs`) and, for a buffered request, the socket
    * idle timeout of its body. Default: see {@link TransportOptions}. A stream's body has no idle

@@ -114,7 +114,7 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
       const text = err instanceof Error ? err.message : String(err);
       return E.left(kubeError('Unauthorized', cluster, `could not obtain credentials: ${text}`, { request: describe(req) }));
     }
-    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': options.userAgent ?? 'rxfleet', ...creds.headers };
+    const headers: Record<string, string> = { Accept: req.accept ?? 'application/json', 'User-Agent': options.userAgent ?? 'rxfleet', ...creds.headers };
     if (req.body !== undefined) {
       headers['Content-Type'] = req.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(req.body));

@@ -1,13 +1,16 @@
 // `rxfleet get` (the built bin) against two real kube-apiservers (the run's shared one and one
 // started here) and a kcp workspace of the shared kcp, found by the file provider: one table with a
 // CLUSTER column, Lists whose items name their cluster, a failed cluster on stderr while the others
-// still print, and no cluster at all as an error; and the workspaces bound to a kcp APIExport.
+// still print, and no cluster at all as an error; and the workspaces bound to a kcp APIExport. A
+// cluster's discovery costs two requests (aggregated discovery), counted through an HTTP proxy.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
 import { configMaps } from '../../src/index.js';
+import { plainHttpKubeconfig, serverCaPem } from '../faults/faults-support.js';
+import { startHttpFaultProxy } from '../support/http-fault-proxy.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { createIn, setupApiExport } from '../support/kcp-apiexport.js';
 import type { KubeApiserverHandle } from '../support/kube-apiserver.js';
@@ -67,6 +70,22 @@ describe('rxfleet get', () => {
       ['ws', 'default', 'cm-ws'],
     ]);
     for (const l of lines.slice(1)) expect(l).toMatch(/\s\d+[smhd]\S*$/);
+  });
+
+  it('discovers a kube-apiserver in two requests (aggregated discovery) and lists it in one', async () => {
+    const proxy = await startHttpFaultProxy(sharedKubeApiserver().baseUrl, serverCaPem());
+    try {
+      const one = mkdtempSync(join(tmpdir(), 'rxfleet-get-requests-'));
+      writeKubeconfig(one, 'kas-a', plainHttpKubeconfig(proxy.url));
+      const ns = namespaces['kas-a'] ?? '';
+      const r = await runCli(cli, ['get', 'configmaps', '-p', `file:${one}`, '-n', ns, '-l', selector]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('cm-kas-a');
+      expect(proxy.seen.map((s) => `${s.method} ${s.path.split('?')[0] ?? ''}`).sort()).toEqual(['GET /api', `GET /api/v1/namespaces/${ns}/configmaps`, 'GET /apis']);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('prints a List whose items name their cluster, as JSON and as YAML, and honours --namespace', async () => {

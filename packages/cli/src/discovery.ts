@@ -1,8 +1,11 @@
-// What a cluster serves, from its discovery documents, as kubectl reads them: /api/v1, /apis, then
-// every version of every group. `rxfleet get` resolves a resource name against it per cluster.
+// What a cluster serves, from its discovery documents, as kubectl reads them: aggregated discovery
+// where the server serves it (two requests), else /api/v1, /apis, then every version of every group.
+// `rxfleet get` resolves a resource name against it per cluster.
 import type { Either, KubeError } from 'rxfleet';
 import type { ClusterClient } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
+import type { GroupDiscoveryList } from './aggregated-discovery.js';
+import { aggregatedAccept, fromAggregated, isAggregated } from './aggregated-discovery.js';
 
 /**
  * One resource a cluster serves, as its discovery document lists it.
@@ -56,8 +59,8 @@ interface GroupListDoc {
 /** Group versions asked at once per cluster: the h2 connection carries them together, bounded. */
 const concurrency = 8;
 
-async function getDoc<T>(client: ClusterClient, path: string, timeoutMs: number): Promise<Either<KubeError, T | undefined>> {
-  const got = await client.raw({ method: 'GET', path, timeoutMs });
+async function getDoc<T>(client: ClusterClient, path: string, timeoutMs: number, accept?: string): Promise<Either<KubeError, T | undefined>> {
+  const got = await client.raw({ method: 'GET', path, timeoutMs, ...(accept === undefined ? {} : { accept }) });
   // A server that serves no such document (a kcp virtual workspace has no /api) serves nothing there.
   if (E.isLeft(got)) return got.left.type === 'NotFound' ? E.right(undefined) : got;
   return E.right(got.right as T);
@@ -78,9 +81,10 @@ function resourcesOf(group: string, version: string, doc: ResourceListDoc | unde
 }
 
 /**
- * Reads a cluster's discovery: `/api/v1`, `/apis`, and every version of every group (8 at a
- * time), each request bounded by `timeoutMs`. A group version that fails is listed in `failed`
- * and left out, as kubectl does; a failure of `/api/v1` or `/apis` fails the whole.
+ * Reads a cluster's discovery, each request bounded by `timeoutMs`: `/api` and `/apis` as aggregated
+ * discovery (two requests in all, aggregated-discovery.ts); from a server that does not serve it,
+ * `/api/v1` and every version of every group (8 at a time) besides. A group version that fails is
+ * listed in `failed` and left out, as kubectl does; a failure of a root document fails the whole.
  *
  * @example
  * ```ts
@@ -92,7 +96,16 @@ function resourcesOf(group: string, version: string, doc: ResourceListDoc | unde
  * @returns the served resources, or the error of the root documents (it names the cluster).
  */
 export async function servedResources(client: ClusterClient, timeoutMs: number): Promise<Either<KubeError, ServedResources>> {
-  const [core, groups] = await Promise.all([getDoc<ResourceListDoc>(client, '/api/v1', timeoutMs), getDoc<GroupListDoc>(client, '/apis', timeoutMs)]);
+  const [root, apis] = await Promise.all([getDoc<GroupDiscoveryList>(client, '/api', timeoutMs, aggregatedAccept), getDoc<GroupDiscoveryList>(client, '/apis', timeoutMs, aggregatedAccept)]);
+  if (E.isLeft(root)) return root;
+  if (E.isLeft(apis)) return apis;
+  if (isAggregated(apis.right) && (root.right === undefined || isAggregated(root.right))) return E.right(fromAggregated(root.right, apis.right));
+  // The legacy documents: /apis answered its APIGroupList, /api its APIVersions (the core group's
+  // resources are in /api/v1; a server with no /api has none).
+  const [core, groups] = await Promise.all([
+    root.right === undefined ? E.right(undefined) : getDoc<ResourceListDoc>(client, '/api/v1', timeoutMs),
+    isAggregated(apis.right) ? getDoc<GroupListDoc>(client, '/apis', timeoutMs) : E.right(apis.right as GroupListDoc | undefined),
+  ]);
   if (E.isLeft(core)) return core;
   if (E.isLeft(groups)) return groups;
   const versions = (groups.right?.groups ?? []).flatMap((g) => {
