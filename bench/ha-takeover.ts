@@ -1,9 +1,11 @@
 // The take-over part of bench:ha: leader election, two replicas of examples/ha, kill -9 of the
 // leader, measured from the moment the standby holds the Lease (its `replica leading` log line) to
-// the first reconcile of every cluster it took over (the earliest `written-at` it stamped on an
-// output of that cluster: the reconcile sends its write at once) and to every input reconciled.
-// Run once with the standby cold (WARM_CACHES=0) and once warm (WARM_CACHES=N), in the same run;
-// the standby's RSS and heap are read from its /metrics just before the kill.
+// the first reconcile of every cluster it took over and to every input reconciled. Stamped outputs
+// (the example's default): each reconcile writes, and its start is the `written-at` it stamped (the
+// reconcile sends its write at once). Unstamped (STAMP_OUTPUTS=0, outputs watched): a take-over over
+// converged outputs writes nothing, and the new leader's debug `reconciled` lines tell when each
+// reconcile started (log time minus durationMs). Run cold (WARM_CACHES=0) and warm (WARM_CACHES=N)
+// in the same run; the standby's RSS and heap are read from its /metrics just before the kill.
 import type { ConfigMap } from '../src/index.js';
 import { ownersNow } from '../test/support/replica-audit.js';
 import type { ServerRecord } from '../test/support/replica-audit.js';
@@ -14,6 +16,9 @@ import { eventually } from '../test/support/wait.js';
 /** What one take-over measured. */
 export interface Takeover {
   readonly mode: 'cold' | 'warm';
+  readonly stamped: boolean;
+  /** Output writes the server saw after the Lease was held (none when every apply was proven needless). */
+  readonly writes: number;
   /** Kill -9 of the leader to the standby holding the Lease. */
   readonly leaseMs: number;
   /** Lease held to every cluster's watch synced (its listing delivered), as the standby's /metrics first showed it (polled every 50 ms). */
@@ -48,18 +53,48 @@ async function syncedClusters(r: ReplicaProcess): Promise<number> {
   return text.split('\n').filter((l) => l.startsWith('rxfleet_watch_synced{') && l.endsWith(' 1')).length;
 }
 
+/** Per cluster, per input, when the new leader first started reconciling it (ms), from its log lines. */
+function reconcileStarts(r: ReplicaProcess, since: number): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const l of r.lines()) {
+    if (l.msg !== 'reconciled' || typeof l.cluster !== 'string' || typeof l.key !== 'string' || typeof l.durationMs !== 'number') continue;
+    const at = l.time - l.durationMs;
+    if (at < since) continue;
+    const per = out.get(l.cluster) ?? new Map<string, number>();
+    out.set(l.cluster, per.set(l.key, Math.min(per.get(l.key) ?? at, at)));
+  }
+  return out;
+}
+
 /**
- * One take-over, cold or warm.
+ * One take-over, cold or warm, with stamped outputs (every reconcile writes) or unstamped ones.
  *
  * @example
- * const cold = await takeover(setup, 'cold');
+ * const cold = await takeover(setup, 'cold', true);
  */
-export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm'): Promise<Takeover> {
+export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm', stamped: boolean): Promise<Takeover> {
   const n = setup.names.length;
-  const lead = { mode: 'leader', leaseNamespace: await setup.leaseNamespace(`bench-${mode}`), leaseName: 'ha-copy', warmCaches: mode === 'warm' ? n : 0 } as const;
-  const leader = setup.launch({ ...lead, identity: `${mode}-leader` });
+  const tag = `${mode}-${stamped ? 'stamped' : 'unstamped'}`;
+  const lead = {
+    mode: 'leader',
+    leaseNamespace: await setup.leaseNamespace(`bench-${tag}`),
+    leaseName: 'ha-copy',
+    warmCaches: mode === 'warm' ? n : 0,
+    stampOutputs: stamped,
+    ...(stamped ? {} : { logLevel: 'debug' }),
+  } as const;
+  const leader = setup.launch({ ...lead, identity: `${tag}-leader` });
   await eventually(`${mode}: the first replica leading every cluster`, () => states(leader).some((s) => s.type === 'leading') && ownersNow([leader]).size === n, { timeoutMs: setup.timeoutMs, context: () => tails([leader], 10), intervalMs: 200 });
-  const standby = setup.launch({ ...lead, identity: `${mode}-standby` });
+  if (!stamped) {
+    // Every output as the unstamped leader writes it (no written-by), so a take-over has nothing to write.
+    await eventually(`${tag}: every output unstamped`, () => {
+      const latest = new Map<string, ConfigMap>();
+      for (const e of setup.outputs.events()) latest.set(`${e.object.metadata.namespace ?? ''}/${e.object.metadata.name ?? ''}`, e.object);
+      const unstamped = [...latest.values()].filter((o) => o.metadata.annotations?.['rxfleet.io/written-by'] === undefined).length;
+      return unstamped >= n * setup.perCluster ? true : undefined;
+    }, { timeoutMs: setup.timeoutMs, context: () => tails([leader], 10), intervalMs: 200 });
+  }
+  const standby = setup.launch({ ...lead, identity: `${tag}-standby` });
   try {
     // Warm: every cluster's watches listed on the standby. Cold: the standby up and waiting.
     const warmSynced = await eventually(
@@ -96,14 +131,17 @@ export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm'): Pro
       return out;
     };
     const all = await eventually(`${mode}: every input reconciled by the new leader`, () => {
-      const s = stamps();
+      const s = stamped ? stamps() : reconcileStarts(standby, leading.time);
       return setup.names.every((c) => (s.get(c)?.size ?? 0) >= setup.perCluster) ? s : undefined;
     }, { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 200 });
+    const writes = setup.outputs.events().filter((e) => e.type !== 'LISTED' && e.seenAt >= leading.time).length;
     const times = (c: string): number[] => [...(all.get(c)?.values() ?? [])];
     const firsts = setup.names.map((c) => Math.min(...times(c)));
     const lasts = setup.names.map((c) => Math.max(...times(c)));
     return {
       mode,
+      stamped,
+      writes,
       leaseMs: leading.time - killAt,
       syncedMs: syncedAt - leading.time,
       firstOfEveryClusterMs: Math.max(...firsts) - leading.time,

@@ -8,7 +8,8 @@
 // after kill -9, then the warm take-over: BENCH_OBJECTS (default 10) inputs per cluster, the
 // standby cold and then warm (replicas.warmCaches), from Lease acquired to the first reconcile of
 // every cluster, and the standby's memory (bench/ha-takeover.ts). BENCH_HA_PARTS=takeover runs
-// only that. Ownership is read from the replicas' engage/disengage logs (same clock).
+// only that; BENCH_HA_UNSTAMPED=0 leaves out its unstamped runs (outputs watched, converged ones not
+// written again: examples/ha STAMP_OUTPUTS=0). Ownership is read from the replicas' engage/disengage logs (same clock).
 // Run: npm run bench:ha  (node --import ./bench/register.ts bench/ha.ts)
 import { loadavg } from 'node:os';
 import { configMaps } from '../src/index.js';
@@ -137,26 +138,31 @@ try {
   }
 
   // Warm take-over: OBJECTS inputs per cluster, leader election, the standby cold then warm.
-  const loadBefore = load();
   for (let i = 1; i < OBJECTS; i++) await putInputs(client, tenants.names, `in-${i}`, 0);
   const setup = { launch, leaseNamespace: (name: string) => kas.createNamespace(name), names: tenants.names, perCluster: OBJECTS, outputs, timeoutMs: TIMEOUT_MS };
-  const runs: Takeover[] = [await takeover(setup, 'cold'), await takeover(setup, 'warm')];
-  const [cold, warm] = runs as [Takeover, Takeover];
+  // Stamped outputs (every take-over reconcile writes), then unstamped ones (BENCH_HA_UNSTAMPED=0 skips them).
+  const stampings = process.env.BENCH_HA_UNSTAMPED === '0' ? [true] : [true, false];
   const mib = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
-  console.log(`\nWarm take-over, leader election, ${N} namespace-clusters × ${OBJECTS} objects, kill -9 of the leader; load average ${loadBefore} before, ${load()} after\n`);
-  console.log('| measure | cold standby | warm standby | warm ÷ cold |');
-  console.log('| --- | ---: | ---: | ---: |');
-  const row = (what: string, f: (t: Takeover) => number, show: (v: number) => string): void => {
-    console.log(`| ${what} | ${show(f(cold))} | ${show(f(warm))} | ${(f(warm) / f(cold)).toFixed(2)}× |`);
-  };
   const ms = (v: number): string => `${Math.round(v)} ms`;
-  row('kill -9 → standby holds the Lease', (t) => t.leaseMs, s);
-  row('Lease held → every cluster\'s watch synced (polled every 50 ms)', (t) => t.syncedMs, ms);
-  row('Lease held → first reconcile of every cluster', (t) => t.firstOfEveryClusterMs, ms);
-  row('Lease held → every object reconciled', (t) => t.everyObjectMs, ms);
-  row('standby RSS before the take-over', (t) => t.standbyRss, mib);
-  row('standby heap used before the take-over', (t) => t.standbyHeap, mib);
-  console.log(`\nwarm clusters synced on the standby: ${warm.warmSynced}/${N}; memory price of warmth per cluster: RSS ${((warm.standbyRss - cold.standbyRss) / N / 1024).toFixed(1)} KiB, heap ${((warm.standbyHeap - cold.standbyHeap) / N / 1024).toFixed(1)} KiB`);
+  for (const stamped of stampings) {
+    const loadAt = load();
+    const cold = await takeover(setup, 'cold', stamped);
+    const warm = await takeover(setup, 'warm', stamped);
+    console.log(`\nWarm take-over, leader election, ${N} namespace-clusters × ${OBJECTS} objects, ${stamped ? 'stamped outputs (every reconcile writes)' : 'unstamped outputs, watched (a converged output is not written)'}, kill -9 of the leader; load average ${loadAt} before, ${load()} after\n`);
+    console.log('| measure | cold standby | warm standby | warm ÷ cold |');
+    console.log('| --- | ---: | ---: | ---: |');
+    const row = (what: string, f: (t: Takeover) => number, show: (v: number) => string): void => {
+      console.log(`| ${what} | ${show(f(cold))} | ${show(f(warm))} | ${(f(warm) / f(cold)).toFixed(2)}× |`);
+    };
+    row('kill -9 → standby holds the Lease', (t) => t.leaseMs, s);
+    row('Lease held → every cluster\'s watch synced (polled every 50 ms)', (t) => t.syncedMs, ms);
+    row('Lease held → first reconcile of every cluster', (t) => t.firstOfEveryClusterMs, ms);
+    row('Lease held → every object reconciled', (t) => t.everyObjectMs, ms);
+    row('output writes after the Lease was held', (t) => t.writes, String);
+    row('standby RSS before the take-over', (t) => t.standbyRss, mib);
+    row('standby heap used before the take-over', (t) => t.standbyHeap, mib);
+    console.log(`\nwarm clusters synced on the standby: ${warm.warmSynced}/${N}; memory price of warmth per cluster: RSS ${((warm.standbyRss - cold.standbyRss) / N / 1024).toFixed(1)} KiB, heap ${((warm.standbyHeap - cold.standbyHeap) / N / 1024).toFixed(1)} KiB`);
+  }
   outputs.stop();
 } finally {
   await stopAll(started);

@@ -20,6 +20,8 @@ export interface HaSetup {
   readonly replicas: Replicas;
   readonly tenantSelector: string;
   readonly reconcileDelayMs: number;
+  /** STAMP_OUTPUTS=0: outputs carry no `written-by`/`written-at`, and a converged output is not written again. */
+  readonly stampOutputs: boolean;
 }
 
 const usage =
@@ -34,7 +36,7 @@ function whole(flag: string, text: string | undefined, min: number): number | un
 }
 
 /**
- * Parses examples/ha's flags and environment (`TENANT_SELECTOR`, `RECONCILE_DELAY_MS`, `WARM_CACHES`,
+ * Parses examples/ha's flags and environment (`TENANT_SELECTOR`, `RECONCILE_DELAY_MS`, `WARM_CACHES`, `STAMP_OUTPUTS`,
  * `POD_NAME`, `POD_NAMESPACE`).
  *
  * @example
@@ -109,5 +111,6 @@ export function parseHaArgs(argv: readonly string[], env: NodeJS.ProcessEnv): Ha
     replicas,
     tenantSelector: env.TENANT_SELECTOR ?? TENANT_SELECTOR,
     reconcileDelayMs: whole('RECONCILE_DELAY_MS', env.RECONCILE_DELAY_MS, 0) ?? 0,
+    stampOutputs: (whole('STAMP_OUTPUTS', env.STAMP_OUTPUTS, 0) ?? 1) !== 0,
   };
 }

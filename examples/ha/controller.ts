@@ -5,7 +5,8 @@
 // `kubectl get cm -A -l rxfleet.io/ha-role=output -o custom-columns=...` shows who writes where.
 import { concatMap, timer } from 'rxjs';
 import type { Cluster, ConfigMap, Controller } from 'rxfleet';
-import { configMaps, controller, done, namespaces, toAction } from 'rxfleet';
+import { configMaps, controller, done, namespaces, objectKey, toAction } from 'rxfleet';
+import { mapToKeys } from 'rxfleet/operators';
 import { namespaceProvider } from 'rxfleet/providers/namespaces';
 import { apply } from 'rxfleet/sinks';
 
@@ -36,6 +37,13 @@ export interface CopyOptions {
    * and, when continued, tries to finish a write its Lease no longer covers (and is fenced).
    */
   readonly reconcileDelayMs?: number;
+  /**
+   * Stamp every output with `written-by` and `written-at` (default true). `false`: an output holds
+   * its input's data only, and the controller watches its outputs (each mapped to its input), so a
+   * reconcile whose output already is as it should be sends nothing: its cache proves the apply
+   * needless (a take-over or a restart over converged outputs writes nothing).
+   */
+  readonly stampOutputs?: boolean;
 }
 
 /**
@@ -46,11 +54,11 @@ export interface CopyOptions {
  * const out = outputOf(input, 'replica-a-1f2e3d', Date.now());
  * ```
  * @param input - the input ConfigMap (with name and namespace).
- * @param identity - the replica writing.
+ * @param identity - the replica writing; `undefined` leaves the output unstamped (no `written-by`, no `written-at`).
  * @param now - the time of writing, in ms.
  * @returns the ConfigMap to apply.
  */
-export function outputOf(input: ConfigMap, identity: string, now: number): ConfigMap {
+export function outputOf(input: ConfigMap, identity: string | undefined, now: number): ConfigMap {
   return {
     metadata: {
       name: `${input.metadata.name ?? ''}${OUT_SUFFIX}`,
@@ -58,7 +66,7 @@ export function outputOf(input: ConfigMap, identity: string, now: number): Confi
       labels: { [ROLE]: 'output' },
       // written-at changes on every write, so every write is a new resourceVersion on the server
       // (a no-op apply would not be, and an audit of writes would miss it).
-      annotations: { [WRITTEN_BY]: identity, [WRITTEN_AT]: String(now) },
+      ...(identity === undefined ? {} : { annotations: { [WRITTEN_BY]: identity, [WRITTEN_AT]: String(now) } }),
     },
     data: { ...input.data },
   };
@@ -78,6 +86,7 @@ export function outputOf(input: ConfigMap, identity: string, now: number): Confi
  */
 export function copyController(opts: CopyOptions): Controller<ConfigMap> {
   const delayMs = opts.reconcileDelayMs ?? 0;
+  const stamp = opts.stampOutputs ?? true;
   return controller({
     name: CONTROLLER,
     provider: namespaceProvider({ management: opts.server, labelSelector: opts.tenantSelector ?? TENANT_SELECTOR }),
@@ -87,13 +96,24 @@ export function copyController(opts: CopyOptions): Controller<ConfigMap> {
     // For `rxfleet rbac`: it applies the outputs, and its provider watches the server's namespaces.
     writes: [{ resource: configMaps }],
     watches: [{ resource: namespaces }],
+    // Unstamped outputs are watched, each change mapped to its input: the cache that proves an
+    // apply needless, and what corrects an output changed by hand.
+    ...(stamp
+      ? {}
+      : {
+          inputs: ({ fleetWatch }) => [
+            fleetWatch(configMaps, { labelSelector: `${ROLE}=output` }).pipe(
+              mapToKeys(configMaps, (ev) => (ev.key.name.endsWith(OUT_SUFFIX) ? [objectKey(ev.key.cluster, ev.key.namespace, ev.key.name.slice(0, -OUT_SUFFIX.length))] : [])),
+            ),
+          ],
+        }),
     reconcile: (req, ctx) => {
       // A deleted input leaves its output in place: this example is about who writes, not cleanup.
       if (req.object === undefined) return done();
       const input = req.object;
       // The write is built after the delay, so written-at is the time the write was sent.
       return timer(delayMs).pipe(
-        concatMap(() => apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: outputOf(input, opts.identity, Date.now()) })),
+        concatMap(() => apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: outputOf(input, stamp ? opts.identity : undefined, Date.now()) })),
         toAction(),
       );
     },

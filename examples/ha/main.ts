@@ -23,7 +23,7 @@ try {
 
 if (setup !== undefined) {
   const s = setup;
-  void main(() => copyController({ server: s.server, identity: s.identity, tenantSelector: s.tenantSelector, reconcileDelayMs: s.reconcileDelayMs }), {
+  void main(() => copyController({ server: s.server, identity: s.identity, tenantSelector: s.tenantSelector, reconcileDelayMs: s.reconcileDelayMs, stampOutputs: s.stampOutputs }), {
     // PROBE_HOST=0.0.0.0 in a Pod (deploy/ha), so that the kubelet reaches /healthz and /readyz.
     http: { host: process.env.PROBE_HOST ?? '127.0.0.1', port: probePort() },
     // Leader election: one replica engages every cluster, the others wait on the Lease.

@@ -46,6 +46,8 @@ export interface ReplicaSpec {
   readonly logLevel?: string;
   /** WARM_CACHES: keep the watches of up to this many clusters open while not running them (0: none). */
   readonly warmCaches?: number;
+  /** STAMP_OUTPUTS=0 when false: unstamped outputs, watched, so a converged output is not written again. */
+  readonly stampOutputs?: boolean;
 }
 
 /** A running replica. */
@@ -132,6 +134,7 @@ export function startReplica(build: ReplicaBuild, spec: ReplicaSpec): ReplicaPro
     LOG_LEVEL: spec.logLevel ?? 'info',
     ...(spec.reconcileDelayMs === undefined ? {} : { RECONCILE_DELAY_MS: String(spec.reconcileDelayMs) }),
     ...(spec.warmCaches === undefined ? {} : { WARM_CACHES: String(spec.warmCaches) }),
+    ...(spec.stampOutputs === false ? { STAMP_OUTPUTS: '0' } : {}),
   });
   const lines = lineReader(running);
   let exitedAt: number | undefined;
