@@ -152,7 +152,7 @@ try {
     console.log('| measure | cold standby | warm standby | warm ÷ cold |');
     console.log('| --- | ---: | ---: | ---: |');
     const row = (what: string, f: (t: Takeover) => number, show: (v: number) => string): void => {
-      console.log(`| ${what} | ${show(f(cold))} | ${show(f(warm))} | ${(f(warm) / f(cold)).toFixed(2)}× |`);
+      console.log(`| ${what} | ${show(f(cold))} | ${show(f(warm))} | ${f(cold) === 0 ? '—' : `${(f(warm) / f(cold)).toFixed(2)}×`} |`);
     };
     row('kill -9 → standby holds the Lease', (t) => t.leaseMs, s);
     row('Lease held → every cluster\'s watch synced (polled every 50 ms)', (t) => t.syncedMs, ms);
