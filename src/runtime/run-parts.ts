@@ -103,6 +103,8 @@ const limiters = new WeakMap<Logger, LogLimiter>();
  * @param limiter - the rate limit for failures (default: one per logger, 30 s window, 1,000 keys).
  */
 export function logOutcome(log: Logger, o: Outcome, limiter?: LogLimiter): void {
+  // A success is a debug line: its fields are not even built unless debug is on (one per reconcile).
+  if ((o.result === 'done' || o.result === 'requeue') && !log.isLevelEnabled('debug')) return;
   // A failure is logged against the cluster that failed (a fan-out's member), with the cluster
   // whose key was reconciled beside it when they differ.
   const fenced = o.result === 'dropped' && isFenced(o.error);
