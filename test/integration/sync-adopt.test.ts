@@ -8,6 +8,7 @@ import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
 import { namespaces } from '../../src/index.js';
+import { readBackReference } from '../../src/sinks/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
 import { databasesIn } from '../../examples/sync-agent/api.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
@@ -18,6 +19,8 @@ import type { ServiceSide } from '../support/sync-agent-service.js';
 import { backRef, startService } from '../support/sync-agent-service.js';
 import { must } from '../support/wait.js';
 import { clientFrom } from './runtime-support.js';
+
+interface Condition { readonly type: string; readonly status: string; readonly message: string }
 
 let svc: ServiceSide;
 let agent: SyncAgentProcess;
@@ -116,5 +119,24 @@ describe('rxfleet-sync-agent: adopting service objects into a workspace', () => 
     expect(svcSide?.metadata.annotations ?? {}).toEqual({});
     expect(svcSide?.spec.size).toBe(5);
     expect(made.metadata.namespace).not.toBe(legacy);
+  });
+  it("a consumer object whose annotations name another workspace's adopted copy is told so in its status, and the copy is untouched", async () => {
+    must(await svc.client.apply(svc.databases, { metadata: { name: 'shared', namespace: legacy }, spec: spec(4, 'shared-conn') }, { fieldManager: 'admin' }));
+    const inA = await waitFor('shared adopted into A', async () => {
+      const [d, copy] = await Promise.all([getOrUndefined(a, dbs(), 'shared', 'default'), onService(legacy, 'shared')]);
+      return d !== undefined && copy !== undefined && readBackReference(copy)?.uid === d.metadata.uid ? d : undefined;
+    }, { context });
+    const annotations = { 'sync.rxfleet.dev/adopted-from': `${legacy}/shared`, 'sync.rxfleet.dev/adopted-uid': inA.metadata.annotations?.['sync.rxfleet.dev/adopted-uid'] ?? '' };
+    must(await b.apply(dbs(), { metadata: { name: 'forged', namespace: 'default', annotations }, spec: spec(9, 'forged-conn') }, { fieldManager: 'consumer' }));
+    const condition = await waitFor('B told in its status', async () => {
+      const d = (await getOrUndefined(b, dbs(), 'forged', 'default')) as (Database & { readonly status?: { readonly conditions?: readonly Condition[] } }) | undefined;
+      return d?.status?.conditions?.find((c) => c.type === 'sync.rxfleet.dev/Synced' && c.status === 'False');
+    }, { context });
+    expect(condition.message).toContain('names a service object that is not this object');
+    expect(condition.message).not.toContain(logicalA);
+    const copy = await present(legacy, 'shared');
+    expect(copy.spec.size).toBe(4);
+    expect(backRef(copy)).toMatchObject({ cluster: logicalA, name: 'shared', uid: inA.metadata.uid });
+    expect((await svc.copiesFrom(logicalB)).filter((c) => backRef(c).name === 'forged')).toEqual([]);
   });
 });

@@ -2,11 +2,12 @@
 // namespace and name (not where the naming templates would put a new copy). The consumer object
 // says where (annotations the adopter writes), the service object proves it (its back-reference
 // names this consumer object, uid included), so a tenant that writes the annotations itself can
-// point its object at nothing but a place that already belongs to it.
+// point its object at nothing but a place that already belongs to it; pointed anywhere else, its
+// object is told so in its status and nothing is written.
 import type { KubeObject } from 'rxfleet';
 import type { SourceIdentity } from 'rxfleet/sinks';
 import type { ServiceName } from './naming.js';
-import { ownershipProblem } from './ownership.js';
+import { claimsOwner, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
 import type { SyncCaches } from './sync-caches.js';
 
@@ -34,8 +35,10 @@ export const adoptedUidAnnotation = 'sync.rxfleet.dev/adopted-uid';
 
 /**
  * A consumer object's copy as adoption placed it: not adopted (the naming templates place it), at
- * the adopted service object, or not proven yet (the adopter has not written the back-reference, or
- * the annotations name a place that is not this object's: nothing is written until it is).
+ * the adopted service object, pending (the adopter has not written the back-reference yet: nothing
+ * is written until it has), or refused (the annotations name a service object that belongs to
+ * another consumer object, or is another object than the one adopted: nothing is written, and the
+ * consumer object is told why).
  *
  * @example
  * ```ts
@@ -54,10 +57,20 @@ export type AdoptedPlace =
       readonly at: ServiceName;
     }
   | {
-      /** Not (yet) proven. */
-      readonly type: 'unproven';
+      /** Not proven yet: the adoption has not finished. */
+      readonly type: 'pending';
       /** Why, naming the place. */
       readonly message: string;
+    }
+  | {
+      /** The annotations name a service object that is not this consumer object's. */
+      readonly type: 'refused';
+      /** The place they name. */
+      readonly at: ServiceName;
+      /** For the agent's log: both objects named. */
+      readonly detail: string;
+      /** For the consumer object's status: nothing of another object. */
+      readonly reason: string;
     };
 
 /**
@@ -71,15 +84,20 @@ export type AdoptedPlace =
  * @param caches - the sync controller's caches (ready).
  * @param obj - the consumer object.
  * @param source - its identity.
- * @returns the place, or why there is none yet.
+ * @returns the place, or why there is none.
  */
 export function adoptedPlace(plan: PublishedPlan, caches: SyncCaches, obj: KubeObject, source: SourceIdentity): AdoptedPlace {
-  const from = obj.metadata.annotations?.[adoptedFromAnnotation];
+  const a = obj.metadata.annotations ?? {};
+  const from = a[adoptedFromAnnotation];
   if (from === undefined) return { type: 'not-adopted' };
   const slash = from.indexOf('/');
   const at = plan.service.namespaced ? { namespace: slash < 0 ? '' : from.slice(0, slash), name: from.slice(slash + 1) } : { namespace: '', name: from };
+  // Only what carries the agent's labels is in this cache: what the adopter has not marked yet is not.
   const copy = caches.copy(at.namespace, at.name);
-  if (copy === undefined) return { type: 'unproven', message: `adopted from ${from}, which carries no back-reference of the agent yet` };
+  if (copy === undefined) return { type: 'pending', message: `adopted from ${from}, which the agent has not marked as its copy yet` };
+  if (!claimsOwner(copy) && copy.metadata.uid === a[adoptedUidAnnotation]) return { type: 'pending', message: `adopted from ${from}, whose back-reference is not written yet` };
   const problem = ownershipProblem('service object', copy, source, 'refuse');
-  return problem === undefined ? { type: 'at', at } : { type: 'unproven', message: `adopted from ${from}, but ${problem.detail}` };
+  if (problem === undefined) return { type: 'at', at };
+  const self = `${source.cluster}/${source.namespace === '' ? '' : `${source.namespace}/`}${source.name}`;
+  return { type: 'refused', at, detail: `${self} names ${from} as its adopted service object (${adoptedFromAnnotation}), but ${problem.detail}`, reason: `${adoptedFromAnnotation} names a service object that is not this object's copy` };
 }

@@ -148,17 +148,21 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
   const logical = caches.logicalCluster(req.cluster);
   const source = sourceIdentity(req.cluster, plan.kcp, obj);
   // An adopted object's copy is the service object it came from, once that proves it (adopt-place.ts).
+  const now = (): Date => new Date(ctx.sinks.scheduler.now());
   const adopted = adoptedPlace(plan, caches, obj, source);
-  if (adopted.type === 'unproven') {
+  if (adopted.type === 'pending') {
     ctx.logger.info({ published: plan.published.name }, `not synced yet: ${adopted.message}`);
     return done();
+  }
+  if (adopted.type === 'refused') {
+    const refusal = { key: objectKey(serviceCluster, adopted.at.namespace, adopted.at.name), detail: `sync refused: ${adopted.detail}`, reason: adopted.reason };
+    return syncStatus(ctx.sinks, plan, req.key, obj, undefined, [refusal], now()).pipe(toArray(), concatMap((up) => outcomeAction(up, [refusal])));
   }
   const at = adopted.type === 'at' ? E.right(adopted.at) : serviceName(plan.published, logical, obj);
   if (E.isLeft(at)) return terminal(new Error(at.left.message));
   // A related kind not listed yet on either side (or never: a workspace that refused its permission
   // claim) holds back the related objects only, never the primary's spec and status.
   const relatedReady = kinds.every((r) => caches.relatedReady(serviceCluster, r) && caches.relatedReady(req.cluster, r));
-  const now = (): Date => new Date(ctx.sinks.scheduler.now());
   return syncDown(ctx.sinks, plan, caches, logical, obj, at.right, source, adopted.type === 'at').pipe(
     concatMap((down) => {
       const notMine = down.copy === undefined ? undefined : copyRefusal(req.key, down.copy, source);
