@@ -20,6 +20,7 @@ import { preflight } from './preflight.js';
 import { publisherController } from './publisher.js';
 import { schemaFollower } from './schema-follow.js';
 import { syncController } from './sync-controller.js';
+import type { PublishedPlan } from './plan.js';
 import type { SyncConfig } from './types.js';
 
 /**
@@ -98,12 +99,28 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
   try {
     if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
     if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
-    const plans = await preflight(options.config, { service: service.right, kcp: provider.right });
-    const shared = syncAgentProvider(options, plans.map((p) => p.kcp));
-    const publisher = publisherController(plans, { provider: shared, apiExport: options.config.apiExport });
-    return [publisher, ...plans.map((plan) => syncController(plan, { provider: shared })), ...plans.flatMap((plan) => adoptControllers(plan, { provider: shared }))];
+    return agentControllers(options, await preflight(options.config, { service: service.right, kcp: provider.right }));
   } finally {
     if (E.isRight(service)) service.right.close();
     if (E.isRight(provider)) provider.right.close();
   }
+}
+
+/**
+ * The agent's controllers for plans already checked: the publisher, then each plan's sync (and
+ * adoption) controllers, on one provider. {@link syncAgent} after its preflight; the live agent
+ * (`watchPublishedResources`) each time the PublishedResources change.
+ *
+ * @example
+ * ```ts
+ * const controllers = agentControllers(options, await preflight(options.config, clients));
+ * ```
+ * @param options - the config and both kubeconfigs.
+ * @param plans - what preflight returned.
+ * @returns the controllers.
+ */
+export function agentControllers(options: SyncAgentOptions, plans: readonly PublishedPlan[]): readonly Controller<KubeObject>[] {
+  const shared = syncAgentProvider(options, plans.map((p) => p.kcp));
+  const publisher = publisherController(plans, { provider: shared, apiExport: options.config.apiExport });
+  return [publisher, ...plans.map((plan) => syncController(plan, { provider: shared })), ...plans.flatMap((plan) => adoptControllers(plan, { provider: shared }))];
 }

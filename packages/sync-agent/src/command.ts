@@ -49,10 +49,19 @@ async function handler(args: SyncArgs): Promise<void> {
   const agentName = options.config.agentName ?? defaultAgentName;
   // Checked (and its client made) before anything starts: a bad flag is a configuration error.
   const replicas = leaderElection(args, { agentName, apiExport: options.config.apiExport, serviceKubeconfig: options.serviceKubeconfig });
+  const runOptions = { name: agentName, http: { port: args.port, host: args.host }, logger, ...(replicas === undefined ? {} : { replicas }) };
+  if (options.config.watchPublishedResources === true) {
+    // The PublishedResources of the service cluster, followed while the agent runs (live-agent.ts).
+    const { runLiveAgent } = await import('./live-agent.js');
+    const result = await runLiveAgent({ config: options.config, kcp: () => ({ file: options.kcpKubeconfig }), service: { file: options.serviceKubeconfig }, logger, run: runOptions });
+    process.exitCode = result.code;
+    setTimeout(() => process.exit(result.code), 5_000).unref();
+    return;
+  }
   // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
   const controllers = await syncAgent({ config: options.config, kcp: () => ({ file: options.kcpKubeconfig }), service: { file: options.serviceKubeconfig } });
   // The run's name labels the fleet-wide series; each controller keeps its own `controller` label.
-  await main(controllers, { name: agentName, http: { port: args.port, host: args.host }, logger, ...(replicas === undefined ? {} : { replicas }) });
+  await main(controllers, runOptions);
 }
 
 /**

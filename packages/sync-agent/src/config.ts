@@ -125,7 +125,7 @@ export function syncConfigProblems(input: unknown, files: readonly PublishedReso
 // every problem of both: the one way either form becomes the published list.
 function resolve(input: unknown, files: readonly PublishedResourceFile[]): { readonly problems: readonly string[]; readonly config?: SyncConfig } {
   const p = new Problems();
-  const m = mapping(input, '', ['agentName', 'apiExport', 'published', 'publishedResources', 'publishedResourceSelector'], p);
+  const m = mapping(input, '', ['agentName', 'apiExport', 'published', 'publishedResources', 'publishedResourceSelector', 'watchPublishedResources'], p);
   if (m === undefined) return { problems: p.list.map((s) => `the configuration: ${s}`) };
   text(m, 'agentName', '', p, identifierProblem);
   text(m, 'apiExport', '', p, dnsSubdomainProblem, true);
@@ -133,7 +133,8 @@ function resolve(input: unknown, files: readonly PublishedResourceFile[]): { rea
   list(m, 'publishedResources', '', p)?.forEach((f, i) => {
     if (typeof f !== 'string' || f === '') p.add(`publishedResources[${i}]`, `expected a file path, got ${describe(f)}`);
   });
-  const elsewhere = files.length > 0 || m.publishedResources !== undefined;
+  if (m.watchPublishedResources !== undefined && typeof m.watchPublishedResources !== 'boolean') p.add('watchPublishedResources', `expected true or false, got ${describe(m.watchPublishedResources)}`);
+  const elsewhere = files.length > 0 || m.publishedResources !== undefined || m.watchPublishedResources === true;
   const written = list(m, 'published', '', p, elsewhere ? undefined : 'must list at least one resource to publish') ?? [];
   const published: unknown[] = [];
   written.forEach((e, i) => {
@@ -143,7 +144,7 @@ function resolve(input: unknown, files: readonly PublishedResourceFile[]): { rea
   for (const f of files) published.push(...publishedResourceEntries(f, selector, p, true));
   const names = new Map<string, string>();
   if (m.published === undefined && !elsewhere) p.add('published', 'required: the list of resources to publish');
-  else if (published.length === 0 && p.list.length === 0) p.add('published', 'no published resource is left (check publishedResourceSelector)');
+  else if (published.length === 0 && p.list.length === 0 && m.watchPublishedResources !== true) p.add('published', 'no published resource is left (check publishedResourceSelector)');
   published.forEach((e, i) => {
     const from = (e as { from?: unknown }).from;
     checkPublished(e, typeof from === 'string' ? from : `published[${i}]`, p, names);

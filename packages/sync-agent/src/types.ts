@@ -273,4 +273,11 @@ export interface SyncConfig {
    * agent's own form have no labels and are always served.
    */
   readonly publishedResourceSelector?: string;
+  /**
+   * Also take PublishedResource objects from the service cluster (`syncagent.kcp.io/v1alpha1`,
+   * the CRD in the package's `crd/`), as api-syncagent does: one created, changed or deleted there
+   * takes effect while the agent runs, and one that cannot be served is refused on its own status
+   * (condition `Ready`), leaving the others running. Default false.
+   */
+  readonly watchPublishedResources?: boolean;
 }

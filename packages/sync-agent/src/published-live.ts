@@ -1,0 +1,130 @@
+// PublishedResource objects on the service cluster (`watchPublishedResources: true`), as api-syncagent
+// reads them: their current set, listed again after every change the watch reports, and each
+// object's verdict. An object is accepted on its own (converted, then checked against the servers
+// together with those accepted before it), so one that cannot be served is refused on its own
+// status, with the reason, and the others run.
+import type { Observable } from 'rxjs';
+import { concatMap, debounceTime, defer, distinctUntilChanged, from, repeat, retry, startWith, timer } from 'rxjs';
+import type { ClusterClient } from 'rxfleet/client';
+import { ConfigError, resource } from 'rxfleet';
+import type { KubeObject, RunOptions } from 'rxfleet';
+import { E } from 'rxfleet/fp';
+import { parseSyncConfig } from './config.js';
+import type { PublishedPlan } from './plan.js';
+import type { PreflightClients } from './preflight.js';
+import { preflight } from './preflight.js';
+import { publishedResourceApiVersion } from './published-resource.js';
+import type { PublishedResource, SyncConfig } from './types.js';
+
+type Logger = NonNullable<RunOptions['logger']>;
+
+/** A PublishedResource as the agent reads it from the service cluster. */
+interface PublishedResourceObject extends KubeObject {
+  readonly spec?: unknown;
+  readonly status?: { readonly conditions?: readonly Condition[] };
+}
+
+interface Condition {
+  readonly type: string;
+  readonly status: 'True' | 'False';
+  readonly reason: string;
+  readonly message: string;
+  readonly observedGeneration?: number;
+  readonly lastTransitionTime?: string;
+}
+
+/** api-syncagent's PublishedResources (`crd/publishedresources.yaml` installs the CRD). */
+const publishedResources = resource<PublishedResourceObject>({ group: 'syncagent.kcp.io', version: 'v1alpha1', plural: 'publishedresources', kind: 'PublishedResource', namespaced: false });
+
+/** What changes a PublishedResource's meaning: its spec (generation) and its labels; not its status. */
+const fingerprint = (items: readonly PublishedResourceObject[]): string =>
+  JSON.stringify(items.map((o) => [o.metadata.name, o.metadata.uid, o.metadata.generation, o.metadata.labels ?? {}]).sort());
+
+/**
+ * The PublishedResources on the service cluster that `selector` matches, each time their set or a
+ * spec changes (listed again `debounceMs` after the watch's last event; a failing watch is opened
+ * again after 1 to 30 s; a failing list is logged and waits for the next event).
+ */
+export function publishedResourceSnapshots(client: ClusterClient, selector: string | undefined, logger: Logger, debounceMs = 300): Observable<readonly PublishedResourceObject[]> {
+  const opts = selector === undefined ? {} : { labelSelector: selector };
+  const events = defer(() => client.watch(publishedResources, opts)).pipe(
+    retry({ delay: (_e: unknown, n: number) => timer(Math.min(30_000, 1_000 * 2 ** Math.min(n, 5))), resetOnSuccess: true }),
+    repeat({ delay: 1_000 }),
+  );
+  return events.pipe(
+    startWith(''),
+    debounceTime(debounceMs),
+    concatMap(() => from(client.listAll(publishedResources, opts))),
+    concatMap((r) => {
+      if (E.isRight(r)) return [r.right.items];
+      logger.warn({ cluster: client.cluster, resource: 'publishedresources.syncagent.kcp.io', cause: r.left.message }, 'cannot list PublishedResources on the service cluster (is crd/publishedresources.yaml applied?)');
+      return [];
+    }),
+    distinctUntilChanged((a, b) => fingerprint(a) === fingerprint(b)),
+  );
+}
+
+/** What the agent decided about one PublishedResource. */
+export interface Verdict {
+  readonly name: string;
+  readonly generation: number | undefined;
+  readonly accepted: boolean;
+  readonly message: string;
+}
+
+/**
+ * The plans of `base` (the config's own entries, already checked) and of every PublishedResource that
+ * can be served, with a verdict per object. Objects are tried in name order, each with those accepted
+ * before it, so a conflict between two refuses the later one.
+ */
+export async function acceptPublished(config: SyncConfig, objects: readonly PublishedResourceObject[], clients: PreflightClients): Promise<{ readonly plans: readonly PublishedPlan[]; readonly verdicts: readonly Verdict[] }> {
+  let accepted: readonly PublishedResource[] = config.published;
+  let plans = await preflight(config, clients);
+  const verdicts: Verdict[] = [];
+  const sorted = [...objects].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  for (const o of sorted) {
+    const name = o.metadata.name ?? '';
+    const where = `PublishedResource "${name}" on the service cluster`;
+    const verdict = (ok: boolean, message: string): void => {
+      verdicts.push({ name, generation: o.metadata.generation, accepted: ok, message });
+    };
+    try {
+      const doc = { apiVersion: publishedResourceApiVersion, kind: 'PublishedResource', metadata: { name, labels: o.metadata.labels ?? {} }, spec: o.spec };
+      const one = parseSyncConfig({ apiExport: config.apiExport, ...(config.agentName === undefined ? {} : { agentName: config.agentName }), published: [doc] }, where);
+      const entries = one.published.map((e) => ({ ...e, from: where }));
+      const taken = entries.find((e) => accepted.some((a) => a.name === e.name));
+      if (taken !== undefined) throw new ConfigError(`${where}: the name "${taken.name}" is already published (${accepted.find((a) => a.name === taken.name)?.from ?? 'the config file'})`);
+      const next = [...accepted, ...entries];
+      plans = await preflight({ ...config, published: next }, clients);
+      accepted = next;
+      verdict(true, `served as ${plans.filter((p) => entries.some((e) => e.name === p.published.name)).map((p) => `${p.kcp.plural}.${p.kcp.group}`).join(', ')}`);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      verdict(false, err.message);
+    }
+  }
+  return { plans, verdicts };
+}
+
+/**
+ * Writes each verdict as the `Ready` condition of its PublishedResource (only when it changed); where
+ * that cannot be written (no status subresource, forbidden), the verdict is logged with the name.
+ */
+export async function reportVerdicts(client: ClusterClient, objects: readonly PublishedResourceObject[], verdicts: readonly Verdict[], logger: Logger, now: () => Date): Promise<void> {
+  for (const v of verdicts) {
+    const log = { publishedResource: v.name, accepted: v.accepted, reason: v.message };
+    if (v.accepted) logger.info(log, 'PublishedResource served');
+    else logger.error(log, 'PublishedResource refused');
+    const current = objects.find((o) => o.metadata.name === v.name)?.status?.conditions?.find((c) => c.type === 'Ready');
+    const status = v.accepted ? 'True' : 'False';
+    const reason = v.accepted ? 'Served' : 'Refused';
+    const message = v.message.slice(0, 4_000);
+    if (current?.status === status && current.reason === reason && current.message === message && current.observedGeneration === v.generation) continue;
+    const condition: Condition = { type: 'Ready', status, reason, message, ...(v.generation === undefined ? {} : { observedGeneration: v.generation }), lastTransitionTime: now().toISOString().replace(/\.\d+Z$/, 'Z') };
+    const r = await client.patch(publishedResources, v.name, { status: { conditions: [condition] } }, { type: 'merge', subresource: 'status' });
+    if (E.isLeft(r)) logger.warn({ ...log, cause: r.left.message }, 'cannot write the Ready condition of a PublishedResource; its verdict is only in this log');
+  }
+}
+
+/** Plans' names, for the log. */
+export const planNames = (plans: readonly PublishedPlan[]): readonly string[] => plans.map((p) => p.published.name);

@@ -1,0 +1,149 @@
+// PublishedResources watched live on the service cluster (issue 28 item 4): `rxfleet-sync-agent` as
+// its own OS process with `watchPublishedResources: true` and no published entry of its own, between
+// the shared kcp and kube-apiserver. The package's CRD is applied; then a PublishedResource created
+// there is published and synced, one that cannot be served is refused on its own status while the
+// other keeps syncing, a change reaches the APIExport's schema, and a deleted one stops syncing until
+// it is created again: all without restarting the agent.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterClient } from '../../src/client/index.js';
+import { E } from '../../src/fp/index.js';
+import type { KubeObject } from '../../src/index.js';
+import { customResourceDefinitions, resource } from '../../src/index.js';
+import type { Database } from '../../examples/sync-agent/api.js';
+import { databasesIn } from '../../examples/sync-agent/api.js';
+import { repoRoot } from '../support/binaries.js';
+import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
+import type { Export } from '../support/sync-agent-kcp.js';
+import { bindExport, getOrUndefined, schemasV1alpha1, waitForExport } from '../support/sync-agent-kcp.js';
+import type { SyncAgentProcess } from '../support/sync-agent-process.js';
+import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
+import type { ServiceSide } from '../support/sync-agent-service.js';
+import { startService } from '../support/sync-agent-service.js';
+import { must } from '../support/wait.js';
+import { clientFrom } from './runtime-support.js';
+
+interface Condition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
+interface PublishedResourceObject extends KubeObject {
+  readonly spec?: unknown;
+  readonly status?: { readonly conditions?: readonly Condition[] };
+}
+const publishedResources = resource<PublishedResourceObject>({ group: 'syncagent.kcp.io', version: 'v1alpha1', plural: 'publishedresources', kind: 'PublishedResource', namespaced: false });
+
+let svc: ServiceSide;
+let agent: SyncAgentProcess;
+let consumer: ClusterClient;
+let provider: ClusterClient;
+let providerPath: string;
+const tag = randomBytes(3).toString('hex');
+const good = `dbs-${tag}`;
+const bad = `nothing-${tag}`;
+const context = (): string => agent.tail(50);
+const kcpDatabases = (): ReturnType<typeof databasesIn> => databasesIn(svc.group);
+const schemaOf = (ex: Export): string | undefined => ex.spec?.resources?.find((r) => r.name === 'databases')?.schema;
+
+const publishedResource = (name: string, kind: string, extra: Record<string, unknown> = {}): PublishedResourceObject => ({
+  apiVersion: 'syncagent.kcp.io/v1alpha1',
+  kind: 'PublishedResource',
+  metadata: { name, labels: { 'rxfleet-test': tag } },
+  spec: { resource: { apiGroup: svc.group, kind, versions: ['v1'] }, ...extra },
+});
+
+const readyCondition = (name: string, status: string): Promise<Condition> =>
+  waitFor(`PublishedResource ${name} Ready=${status}`, async () => {
+    const o = await getOrUndefined(svc.client, publishedResources, name);
+    const c = o?.status?.conditions?.find((x) => x.type === 'Ready');
+    return c?.status === status ? c : undefined;
+  }, { context });
+
+const createDatabase = async (name: string): Promise<void> => {
+  must(await consumer.apply(kcpDatabases(), { metadata: { name, namespace: 'default' }, spec: { engine: 'postgres', size: 1, connectionSecretName: `${name}-db` } }, { fieldManager: 'consumer' }));
+};
+const ready = (name: string): Promise<Database> =>
+  waitFor(`default/${name} Ready in the consumer workspace`, async () => {
+    const d = await getOrUndefined(consumer, kcpDatabases(), name, 'default');
+    return d?.status?.phase === 'Ready' ? d : undefined;
+  }, { context });
+
+/** The `published` list of the agent's last "running the published resources" line, once it has logged one after `from` lines. */
+const runningSince = (from: number): (readonly string[])[] =>
+  agent
+    .lines()
+    .slice(from)
+    .filter((l) => l.msg === 'running the published resources')
+    .map((l) => l.published as readonly string[]);
+
+beforeAll(async () => {
+  const kas = sharedKubeApiserver();
+  svc = await startService(kas.kubeconfigYaml('admin'));
+  // The package's CRD, applied as a user would (another test may have applied it already).
+  const crd = load(readFileSync(join(repoRoot, 'packages', 'sync-agent', 'crd', 'publishedresources.yaml'), 'utf8')) as KubeObject;
+  const made = await svc.client.create(customResourceDefinitions, crd);
+  if (E.isLeft(made) && made.left.type !== 'AlreadyExists') throw new Error(made.left.message);
+  await waitFor('the PublishedResource CRD served', async () => (E.isRight(await svc.client.list(publishedResources, { limit: 1 })) ? true : undefined));
+  const kcp = sharedKcp();
+  const [p, ws] = await Promise.all([kcp.createWorkspace(), kcp.createWorkspace()]);
+  provider = clientFrom(p.path, p.kubeconfigYaml());
+  providerPath = p.path;
+  consumer = clientFrom(ws.path, ws.kubeconfigYaml());
+  const config = [`apiExport: ${svc.exportName}`, `agentName: ${svc.agentName}`, 'watchPublishedResources: true', `publishedResourceSelector: rxfleet-test=${tag}`].join('\n');
+  agent = startSyncAgent({ configFile: tempFile('sync.yaml', config), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) });
+  await waitFor('the agent running with no published resource', () => (runningSince(0).length > 0 ? true : undefined), { context });
+});
+
+afterAll(async () => {
+  await agent.stop(10_000);
+  await Promise.all([svc.client.delete(publishedResources, good), svc.client.delete(publishedResources, bad)]);
+  await svc.stop();
+});
+
+describe('rxfleet-sync-agent with watchPublishedResources: PublishedResources on the service cluster, live', () => {
+  it('a PublishedResource created while the agent runs is published and synced, and marked Ready', async () => {
+    must(await svc.client.create(publishedResources, publishedResource(good, 'Database')));
+    const ex = await waitForExport(provider, svc.exportName, (e) => schemaOf(e) !== undefined, context);
+    await bindExport(consumer, ex, providerPath, kcpDatabases());
+    await createDatabase('first');
+    await ready('first');
+    expect((await readyCondition(good, 'True')).reason).toBe('Served');
+  });
+
+  it('one that fails preflight is refused on its own status; the other keeps syncing', async () => {
+    must(await svc.client.create(publishedResources, publishedResource(bad, 'Nothing')));
+    const refused = await readyCondition(bad, 'False');
+    expect(refused.reason).toBe('Refused');
+    expect(refused.message).toContain(`PublishedResource "${bad}" on the service cluster`);
+    expect(refused.message).toContain(`Nothing`);
+    await createDatabase('second');
+    await ready('second');
+    expect((await readyCondition(good, 'True')).reason).toBe('Served');
+  });
+
+  it('a change of its spec reaches the APIExport: a new schema with the projected short name', async () => {
+    const before = schemaOf(must(await provider.get<Export>(resource<Export>({ group: 'apis.kcp.io', version: 'v1alpha2', plural: 'apiexports', kind: 'APIExport', namespaced: false }), svc.exportName)));
+    must(await svc.client.patch(publishedResources, good, { spec: { projection: { shortNames: [`db${tag}`] } } }, { type: 'merge' }));
+    const ex = await waitForExport(provider, svc.exportName, (e) => schemaOf(e) !== undefined && schemaOf(e) !== before, context);
+    const ars = must(await provider.get(schemasV1alpha1, schemaOf(ex) ?? '')) as KubeObject & { spec?: { names?: { shortNames?: readonly string[] } } };
+    expect(ars.spec?.names?.shortNames).toEqual([`db${tag}`]);
+    await createDatabase('third');
+    await ready('third');
+  });
+
+  it('deleted, its sync stops (the agent runs without it); created again, what was made meanwhile syncs', async () => {
+    const from = agent.lines().length;
+    must(await svc.client.delete(publishedResources, good));
+    await waitFor('the agent running without it', () => (runningSince(from).some((names) => !names.includes(good)) ? true : undefined), { context });
+    await createDatabase('meanwhile');
+    const meanwhile = must(await consumer.get(kcpDatabases(), 'meanwhile', { namespace: 'default' }));
+    expect(meanwhile.metadata.finalizers ?? []).toEqual([]);
+    must(await svc.client.create(publishedResources, publishedResource(good, 'Database')));
+    await ready('meanwhile');
+  });
+});
