@@ -32,6 +32,34 @@ describe('slices', () => {
     });
   });
 
+  it('ends a turn once its time budget is used, whatever its count allows: costly items spread over more turns', () => {
+    const ts = testScheduler();
+    ts.run(() => {
+      // Each delivery costs 4 ms of the clock the queue reads (virtual time stands still in a turn).
+      let spent = 0;
+      // Numbers the scheduled turns as they run.
+      let turn = 0;
+      const clock = {
+        now: () => ts.now() + spent,
+        schedule: (work: () => void, delay?: number) =>
+          ts.schedule(() => {
+            turn++;
+            work();
+          }, delay),
+      } as unknown as typeof ts;
+      const seen: string[] = [];
+      const q = slices<string>(100, clock, (item) => {
+        seen.push(`${turn} ${item}`);
+        spent += 4;
+      }, 10);
+      for (const item of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) q.push(item);
+      // 0, 4 and 8 ms into the turn: three items, then the budget of 10 ms is used.
+      expect(seen).toEqual(['0 a', '0 b', '0 c']);
+      ts.flush();
+      expect(seen).toEqual(['0 a', '0 b', '0 c', '1 d', '1 e', '1 f', '2 g']);
+    });
+  });
+
   it('gives a turn its full count again once the queue is empty, and flush() empties it at once', () => {
     const ts = testScheduler();
     ts.run(() => {
