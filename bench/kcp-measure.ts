@@ -45,6 +45,8 @@ export type ToParent =
   | { readonly type: 'disengaged'; readonly cluster: string; readonly at: number }
   | { readonly type: 'first'; readonly cluster: string; readonly at: number }
   | Progress
+  /** Per-workspace messages gathered and sent together (one IPC message per 200 ms, not one per workspace). */
+  | { readonly type: 'batch'; readonly messages: readonly ToParent[] }
   | ({ readonly type: 'done' } & Snapshot);
 
 /** Parent → controller: the number of workspaces to wait for, or a request for the final snapshot (then it exits). */
@@ -113,14 +115,16 @@ export function startController(env: NodeJS.ProcessEnv, extraArgs: readonly stri
   let onReady = (_: number): void => undefined;
   const ready = new Promise<number>((r) => (onReady = r));
   const finished = new Promise<Snapshot>((resolve, reject) => {
-    p.on('message', (m: ToParent) => {
+    const onMessage = (m: ToParent): void => {
       if (m.type === 'ready') onReady(m.startedAt);
       else if (m.type === 'engaged') engagedAt.set(m.cluster, m.at);
       else if (m.type === 'disengaged') engagedAt.delete(m.cluster);
       else if (m.type === 'first') firstAt.set(m.cluster, m.at);
       else if (m.type === 'progress') latest = m;
+      else if (m.type === 'batch') m.messages.forEach(onMessage);
       else resolve(m);
-    });
+    };
+    p.on('message', onMessage);
     p.on('exit', (code) => {
       reject(new Error(`controller exited ${String(code)} before it was done`));
     });
