@@ -44,7 +44,7 @@ import { randomBytes } from 'node:crypto';
 import { reservePorts } from '../../src/envtest/ports.js';
 import { startKcp } from '../../test/support/kcp.js';
 import { setupConfigMapExport } from './apiexport-setup.js';
-import { bundleController, imageEnv } from './bundle-controller.js';
+import { bundleController, imageEnv, warmCompileCache } from './bundle-controller.js';
 import { compileController } from './compile-controller.js';
 import { setupFleet } from './fleet-setup.js';
 import { openKube } from './kube.js';
@@ -121,8 +121,9 @@ try {
   ];
   if (BUNDLE) {
     const bundle = await bundleController(compiled, dir);
-    // The environment the scaffold's image sets (MALLOC_ARENA_MAX among it).
-    const image = { ...observed.env, ...imageEnv() };
+    // The environment the scaffold's image sets (MALLOC_ARENA_MAX among it), and V8's compile cache
+    // of the bundle made as its build makes it.
+    const image = { ...observed.env, ...imageEnv(), ...warmCompileCache(bundle, dir) };
     contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], ...observed, env: image });
     pairs.push({ of: 'rxfleet (bundle)', to: 'rxfleet' });
     for (const flags of BUNDLE_FLAGS) {
