@@ -26,6 +26,7 @@ export type {
   PublishedCrd,
   RelatedReference,
   RelatedResource,
+  RelatedSelector,
   SyncConfig,
   SyncDown,
   SyncUp,

@@ -237,6 +237,7 @@ export function relatedName(
   primary: KubeObject,
 ): RelatedNameResult {
   let value: string;
+  if (ref.selector !== undefined) return { type: 'invalid', message: 'a selector names no single object' };
   if (ref.path !== undefined) {
     const v = getPath(primary, ref.path);
     if (v === undefined || v === null || v === '') return { type: 'missing', field: ref.path };

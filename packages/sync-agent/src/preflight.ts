@@ -17,6 +17,7 @@ import { namingProblem, sharedSourceProblem } from './naming-check.js';
 import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
 import { resolveRelated } from './related-preflight.js';
+import { compileSelector } from './related-selector.js';
 import type { CompiledMutations } from './mutation.js';
 import { compileMutations } from './mutation.js';
 import type { PublishedPlan } from './plan.js';
@@ -132,9 +133,13 @@ function configProblems(p: PublishedResource): string[] {
     if (r.object.path !== undefined) {
       const bad = pathProblem(r.object.path);
       if (bad !== undefined) out.push(`related[${j}].object.path: ${bad}`);
-    } else {
+    } else if (r.object.template !== undefined) {
       const t = parseTemplate(r.object.template);
       if (t.type === 'invalid') out.push(`related[${j}].object.template: ${t.message}`);
+    } else {
+      const c = compileSelector(r.object.selector);
+      if (c.type === 'invalid') out.push(...c.problems.map((m) => `related[${j}].object.selector.${m}`));
+      if (r.origin !== 'service') out.push(`related[${j}].object.selector: not supported yet with origin kcp (a selector finds objects on the service cluster)`);
     }
     const unsafe = relatedReferenceProblem(r.object);
     if (unsafe !== undefined) out.push(`related[${j}].object: ${unsafe}`);

@@ -14,6 +14,24 @@ import { relatedName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource } from './related-gvr.js';
+import type { CompiledSelector } from './related-selector.js';
+import { matchesLabels, selectorLabels, selectorOf } from './related-selector.js';
+
+// The consumer objects whose copies, in the object's namespace, select it (by owner reference to a
+// copy, or by the selector rendered for each copy and its consumer object): only a wake-up, the
+// reconcile proves ownership. Bounded by the copies of the namespace.
+function selectedKeys(caches: SyncCaches, c: CompiledSelector, obj: KubeObject): ObjectKey[] {
+  const owners = new Set((obj.metadata.ownerReferences ?? []).map((o) => o.uid));
+  const keys: ObjectKey[] = [];
+  for (const copy of caches.copiesIn(obj.metadata.namespace ?? '')) {
+    const src = readBackReference(copy);
+    if (src === undefined) continue;
+    const consumer = caches.primariesIn(src.cluster, src.namespace).find((p) => p.metadata.name === src.name);
+    const wanted = consumer === undefined ? undefined : selectorLabels(c, { cluster: caches.logicalCluster(src.cluster), copy, consumer });
+    if (owners.has(copy.metadata.uid ?? '') || (typeof wanted === 'object' && matchesLabels(wanted, obj))) keys.push(objectKey(src.cluster, src.namespace, src.name));
+  }
+  return keys;
+}
 
 /**
  * The consumer keys a related-kind object concerns, on either side: a copy made by the agent (or
@@ -41,6 +59,11 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
   const keys: ObjectKey[] = [];
   for (const related of plan.published.related ?? []) {
     if (resourceId(relatedResource(plan, related)) !== resourceId(r)) continue;
+    const selector = related.object.selector;
+    if (selector !== undefined) {
+      if (onService) keys.push(...selectedKeys(caches, selectorOf(selector), obj));
+      continue;
+    }
     if (onService) {
       // Read from the copies (a derived name is in the copy's field): only a wake-up, the reconcile
       // proves ownership; a copy edited on the service side wakes the wrong object at worst.

@@ -65,6 +65,7 @@ const perObject = (f: string): boolean => f === '.Object.metadata.name' || f.sta
  * @returns the problem in words, or `undefined`.
  */
 export function relatedReferenceProblem(ref: RelatedReference): string | undefined {
+  if (ref.selector !== undefined) return undefined; // its own check: compileSelector
   if (ref.path !== undefined) {
     const [head, ...rest] = splitPath(ref.path);
     if (head === 'metadata' && ref.path !== 'metadata.name') return `path ${ref.path}: under metadata only metadata.name can name a related object (the agent sets the copy's metadata; a label or annotation a consumer writes could name another consumer object's related object)`;

@@ -92,7 +92,21 @@ export function desiredRelated(plan: PublishedPlan, related: RelatedResource, or
   return withBackReference(copy, source);
 }
 
-const refused = (kind: string, related: RelatedResource, key: ObjectKey, side: string, p: OwnershipProblem): RelatedResult => ({
+/**
+ * A refusal of a related object (nothing written), its detail for the log and its reason for the status.
+ *
+ * @example
+ * ```ts
+ * const r = refused('Lease', related, key, 'on the service cluster', { detail: '...', reason: '...' });
+ * ```
+ * @param kind - the related object's kind.
+ * @param related - the related entry.
+ * @param key - the object refused.
+ * @param side - where it is, in words.
+ * @param p - the problem.
+ * @returns the result.
+ */
+export const refused = (kind: string, related: RelatedResource, key: ObjectKey, side: string, p: OwnershipProblem): RelatedResult => ({
   type: 'refused',
   refusal: { key, detail: `sync refused: related "${related.identifier}" (${kind}): ${p.detail}`, reason: `related "${related.identifier}" (${kind} ${key.name} ${side}): ${p.reason}` },
 });
@@ -115,13 +129,29 @@ function sharedName(caches: SyncCaches, kind: string, related: RelatedResource, 
   return undefined;
 }
 
-// Copies this agent made for this consumer object and this related resource, on the destination
-// side, that are not at the current name: left behind by a rename. Deleted (uid precondition).
-function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, related: RelatedResource, cluster: ClusterName, namespace: string, keep: string, source: SourceIdentity): Observable<RelatedResult> {
+/**
+ * Deletes the copies this agent made for a consumer object and a related entry, on the destination
+ * side, whose names are not in `keep` (left behind by a rename), each with a uid precondition.
+ *
+ * @example
+ * ```ts
+ * staleCopies(sinks, plan, caches, related, req.cluster, 'default', new Set(['orders-conn']), source).subscribe();
+ * ```
+ * @param sinks - the controller's sinks.
+ * @param plan - the published resource's plan.
+ * @param caches - the controller's cached reads.
+ * @param related - the related entry.
+ * @param cluster - the destination cluster.
+ * @param namespace - the destination namespace.
+ * @param keep - the names the copies should have now.
+ * @param source - the consumer object's identity.
+ * @returns the deletes' outcomes.
+ */
+export function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, related: RelatedResource, cluster: ClusterName, namespace: string, keep: ReadonlySet<string>, source: SourceIdentity): Observable<RelatedResult> {
   const r = relatedResource(plan, related);
   const stale = caches.relatedIn(cluster, r, namespace).filter((o) => {
     const l = o.metadata.labels ?? {};
-    if (o.metadata.name === keep || l[agentLabel] !== plan.agentName || l[publishedLabel] !== plan.published.name || l[relatedLabel] !== related.identifier) return false;
+    if (keep.has(o.metadata.name ?? '') || l[agentLabel] !== plan.agentName || l[publishedLabel] !== plan.published.name || l[relatedLabel] !== related.identifier) return false;
     return ownershipProblem(r.kind, o, source, 'refuse') === undefined;
   });
   return from(stale).pipe(
@@ -172,7 +202,7 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
   const serviceKey = fromService ? originKey : destKey;
   const shared = sharedName(caches, r.kind, related, pair, serviceKey);
   if (shared !== undefined) return of(refused(r.kind, related, serviceKey, 'on the service cluster', shared));
-  const stale = staleCopies(sinks, plan, caches, related, dest.cluster, dest.namespace, destKey.name, source);
+  const stale = staleCopies(sinks, plan, caches, related, dest.cluster, dest.namespace, new Set([destKey.name]), source);
   const found = caches.related(origin.cluster, r, origin.namespace, origin.name.name);
   if (found === undefined) return stale;
   const side = (k: ObjectKey): string => (k.cluster === serviceCluster ? 'on the service cluster' : 'in this workspace');
@@ -181,27 +211,31 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
   const current = caches.related(dest.cluster, r, destKey.namespace, destKey.name);
   const notDest = current === undefined ? undefined : ownershipProblem(r.kind, current, source, 'refuse');
   if (notDest !== undefined) return of(refused(r.kind, related, destKey, side(destKey), notDest));
-  const desired = desiredRelated(plan, related, found, destKey, source);
-  const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
-  // Over what the cache saw only: another consumer object may be writing the same name right now.
-  const write = upToDate ? EMPTY : guardedWrite(sinks, { cluster: dest.cluster, resource: r, object: desired, current }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
-  return concat(write, stale);
+  return concat(writeCopy(sinks, plan, related, found, destKey, current, source), stale);
 }
 
 /**
- * Syncs every related resource of a primary pair (see {@link syncRelated}).
+ * Writes the copy of an origin object at `at` (proven this consumer object's, as its destination)
+ * unless the cached copy already holds the same contents and labels; only over what the cache saw
+ * (`guardedWrite`: another consumer object may be writing the same name right now).
  *
  * @example
  * ```ts
- * syncAllRelated(ctx.sinks, plan, caches, pair, source).subscribe((r: RelatedResult) => console.log(r.type));
+ * writeCopy(sinks, plan, related, found, destKey, caches.related(destKey.cluster, r, destKey.namespace, destKey.name), source).subscribe();
  * ```
  * @param sinks - the controller's sinks.
  * @param plan - the published resource's plan.
- * @param caches - the controller's cached reads.
- * @param pair - the two primaries.
- * @param source - the consumer primary's identity.
- * @returns the outcomes and refusals.
+ * @param related - the related entry.
+ * @param found - the origin object.
+ * @param at - where the copy goes.
+ * @param current - the copy as cached, if any.
+ * @param source - the consumer object's identity.
+ * @returns the write's outcome, or nothing when up to date.
  */
-export function syncAllRelated(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, source: SourceIdentity): Observable<RelatedResult> {
-  return from(plan.published.related ?? []).pipe(mergeMap((related) => syncRelated(sinks, plan, caches, pair, related, source), 2));
+export function writeCopy(sinks: SinkContext, plan: PublishedPlan, related: RelatedResource, found: KubeObject, at: ObjectKey, current: KubeObject | undefined, source: SourceIdentity): Observable<RelatedResult> {
+  const desired = desiredRelated(plan, related, found, at, source);
+  const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
+  if (upToDate) return EMPTY;
+  return guardedWrite(sinks, { cluster: at.cluster, resource: relatedResource(plan, related), object: desired, current }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
 }
+

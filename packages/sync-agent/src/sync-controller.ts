@@ -30,7 +30,7 @@ import { serviceName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
 import type { Refusal } from './condition.js';
 import type { RelatedResult } from './related.js';
-import { syncAllRelated } from './related.js';
+import { syncAllRelated } from './related-sync.js';
 import { relatedKeys } from './related-keys.js';
 import type { SyncCaches } from './sync-caches.js';
 import { syncCaches, syncWatches } from './sync-caches.js';

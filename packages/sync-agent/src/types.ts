@@ -115,9 +115,35 @@ export interface SyncUp {
 }
 
 /**
+ * Labels that find related objects on their origin side (the service cluster; api-syncagent's
+ * `object.selector`), and how each found object is named in the workspace. Label values are
+ * templates with `.ClusterName`, `.LocalObject` (the service copy) and `.RemoteObject` (the
+ * consumer's object). A found object is used only once it is proven to be this consumer object's:
+ * an owner reference to the copy (its uid), a back-reference to the consumer object, or a selector
+ * that names the copy itself (a label value that reads `.LocalObject.metadata.name` or
+ * `.LocalObject.metadata.uid`); anything else it matches is refused, never copied.
+ *
+ * @example
+ * ```ts
+ * const selector: RelatedSelector = { matchLabels: { 'db.example.dev/owner': '{{ .LocalObject.metadata.name }}' }, rewrite: { template: '{{ .RemoteObject.metadata.name }}-{{ .Value }}' } };
+ * ```
+ */
+export interface RelatedSelector {
+  /** Label key → value (a template); every one must match. */
+  readonly matchLabels: Readonly<Record<string, string>>;
+  /**
+   * The found object's name in the workspace: a template with `.Value` (its name on the service
+   * cluster) and the selector's roots, or a regular expression (RE2, `$1` in the replacement) over
+   * the name.
+   */
+  readonly rewrite: { readonly template: string; readonly regex?: undefined } | { readonly regex: { readonly pattern?: string; readonly replacement?: string }; readonly template?: undefined };
+}
+
+/**
  * Where a related object's name is found, evaluated on each side's primary object (the consumer's
  * object in kcp, its copy on the service cluster): a dotted path (`spec.connectionSecret`) or a
- * template (see {@link PublishedNaming}). A missing field means "not yet": no error, nothing synced.
+ * template (see {@link PublishedNaming}); or, for objects that originate on the service cluster, a
+ * label selector ({@link RelatedSelector}). A missing field means "not yet": no error, nothing synced.
  *
  * @example
  * ```ts
@@ -130,12 +156,24 @@ export type RelatedReference =
       readonly path: string;
       /** Not with `path`. */
       readonly template?: undefined;
+      /** Not with `path`. */
+      readonly selector?: undefined;
     }
   | {
       /** A template rendered against the primary object; its output is the name. */
       readonly template: string;
       /** Not with `template`. */
       readonly path?: undefined;
+      /** Not with `template`. */
+      readonly selector?: undefined;
+    }
+  | {
+      /** Labels that find the objects (origin `service` only). */
+      readonly selector: RelatedSelector;
+      /** Not with `selector`. */
+      readonly path?: undefined;
+      /** Not with `selector`. */
+      readonly template?: undefined;
     };
 
 /**

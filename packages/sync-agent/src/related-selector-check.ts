@@ -1,0 +1,41 @@
+// A related selector as written, checked the same way in both forms (the agent's own `object.selector`
+// and a PublishedResource's, whose label selector is inline): `matchLabels` (templates), the
+// `rewrite` (template or regex); `matchExpressions` is refused (not supported yet). Templates and
+// patterns compile in preflight (compileSelector), which names the same paths.
+import type { Json, Problems } from './config-check.js';
+import { at, describe, mapping } from './config-check.js';
+
+/**
+ * The selector in the agent's form, or `undefined` when it is not usable (each problem in `p`).
+ *
+ * @example
+ * ```ts
+ * checkSelector({ matchLabels: { app: 'db' }, rewrite: { template: { template: '{{ .Value }}' } } }, 'spec.related[0].object.selector', problems, 'PublishedResource');
+ * // { matchLabels: { app: 'db' }, rewrite: { template: '{{ .Value }}' } }
+ * ```
+ * @param v - the selector as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ * @param form - `PublishedResource` (rewrite.template is `{ template: ... }`) or `agent` (a string).
+ * @returns the selector.
+ */
+export function checkSelector(v: unknown, path: string, p: Problems, form: 'agent' | 'PublishedResource'): Json | undefined {
+  const m = mapping(v, path, ['matchLabels', 'rewrite'], p, { matchExpressions: 'not supported yet: matchExpressions in a related selector; use matchLabels' });
+  if (m === undefined) return undefined;
+  const before = p.list.length;
+  const labels = m.matchLabels === undefined ? undefined : mapping(m.matchLabels, at(path, 'matchLabels'), Object.keys(m.matchLabels as object), p);
+  if (m.matchLabels === undefined) p.add(at(path, 'matchLabels'), 'required (an empty selector matches every object)');
+  for (const [k, val] of Object.entries(labels ?? {})) if (typeof val !== 'string') p.add(at(at(path, 'matchLabels'), k), `expected a string, got ${describe(val)}`);
+  const rw = m.rewrite === undefined ? undefined : mapping(m.rewrite, at(path, 'rewrite'), ['template', 'regex'], p);
+  if (m.rewrite === undefined) p.add(at(path, 'rewrite'), 'required: how a found object is named in the workspace (template or regex)');
+  let rewrite: Json | undefined;
+  if (rw !== undefined) {
+    if ((rw.template === undefined) === (rw.regex === undefined)) p.add(at(path, 'rewrite'), 'give exactly one of template or regex');
+    const tpl = form === 'agent' ? rw.template : rw.template === undefined ? undefined : mapping(rw.template, at(at(path, 'rewrite'), 'template'), ['template'], p)?.template;
+    if (rw.template !== undefined && typeof tpl !== 'string') p.add(at(at(path, 'rewrite'), 'template'), `expected a template string, got ${describe(tpl)}`);
+    const re = rw.regex === undefined ? undefined : mapping(rw.regex, at(at(path, 'rewrite'), 'regex'), ['pattern', 'replacement'], p);
+    for (const k of ['pattern', 'replacement']) if (re?.[k] !== undefined && typeof re[k] !== 'string') p.add(at(at(at(path, 'rewrite'), 'regex'), k), `expected a string, got ${describe(re[k])}`);
+    rewrite = typeof tpl === 'string' ? { template: tpl } : re !== undefined ? { regex: re } : undefined;
+  }
+  return p.list.length === before && labels !== undefined && rewrite !== undefined ? { matchLabels: labels, rewrite } : undefined;
+}
