@@ -37,10 +37,10 @@ const DOCKERFILE = fileURLToPath(new URL('../../packages/cli/templates/init/Dock
 
 /**
  * The environment the scaffold's image sets for its controller (the `ENV` lines of its Dockerfile
- * template, `MALLOC_ARENA_MAX` among them), so the bundle column runs as the image does.
+ * template: `NODE_ENV`, `NODE_COMPILE_CACHE`), so the bundle column runs as the image does.
  *
  * @example
- * const env = imageEnv(); // { NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' }
+ * const env = imageEnv(); // { NODE_ENV: 'production', NODE_COMPILE_CACHE: '/app/.node-compile-cache' }
  */
 export function imageEnv(): Record<string, string> {
   const env: Record<string, string> = {};

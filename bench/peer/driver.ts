@@ -24,9 +24,9 @@
 //   BENCH_BUNDLE_FLAGS Node flag sets for further bundle columns, `;` between sets (e.g.
 //                      `--max-semi-space-size=4;--single-threaded-gc`): each runs the same bundle with
 //                      those flags, with its ratio to the plain bundle. A `NAME=value` word sets an
-//                      environment variable instead (e.g. `MALLOC_ARENA_MAX=16`, glibc's default on 2
-//                      cores, against the image's 2). Every bundle column has the environment of the
-//                      scaffold's image (its Dockerfile's `ENV` lines). Default none.
+//                      environment variable instead (e.g. `MALLOC_ARENA_MAX=2`: glibc's malloc arenas,
+//                      8 per core by default). Every bundle column has the environment of the scaffold's
+//                      image (its Dockerfile's `ENV` lines). Default none.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
 //   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, ceil(10 / 2) = 5)
 //   BENCH_RXFLEET_OUTPUTS  0: the rxfleet controller does not watch its outputs (then its restart
@@ -121,7 +121,7 @@ try {
   ];
   if (BUNDLE) {
     const bundle = await bundleController(compiled, dir);
-    // The environment the scaffold's image sets (MALLOC_ARENA_MAX among it), and V8's compile cache
+    // The environment the scaffold's image sets (NODE_ENV, NODE_COMPILE_CACHE), and V8's compile cache
     // of the bundle made as its build makes it.
     const image = { ...observed.env, ...imageEnv(), ...warmCompileCache(bundle, dir) };
     contenders.push({ label: 'rxfleet (bundle)', command: process.execPath, args: [...RXFLEET_NODE_ARGS, bundle, 'file', fleet.kubeconfigDir], ...observed, env: image });
