@@ -21,12 +21,18 @@ import { writeFailed } from './result.js';
  *
  * @example
  * ```ts
- * const w: SweepOrphansWrite = { sourceResource: configMaps, targets: [configMaps] };
+ * const w: SweepOrphansWrite = { sourceResource: configMaps, targets: [configMaps], labelSelector: 'app.kubernetes.io/managed-by=copier' };
  * ```
  */
 export interface SweepOrphansWrite extends TargetSearch {
   /** The resource of the sources; targets referring to another resource are left alone. */
   readonly sourceResource: ResourceDescriptor;
+  /**
+   * Only targets that also match this label selector (e.g. the label this controller puts on what it
+   * makes), so controllers that make targets of the same source resource in one cluster, each with
+   * its own fleet of sources, never condemn each other's. Default: every target with a back-reference.
+   */
+  readonly labelSelector?: string;
 }
 
 /**
@@ -47,7 +53,8 @@ export interface SweepOrphansWrite extends TargetSearch {
  */
 export function sweepOrphans(ctx: SinkContext, write: SweepOrphansWrite): Observable<WriteOutcome> {
   const sourceId = resourceId(write.sourceResource);
-  return eachTarget(ctx, write, (r) => `list ${resourceId(r)} targets`, sourceLabel, (t, cluster, r) => {
+  const selector = write.labelSelector === undefined || write.labelSelector === '' ? sourceLabel : `${sourceLabel},${write.labelSelector}`;
+  return eachTarget(ctx, write, (r) => `list ${resourceId(r)} targets`, selector, (t, cluster, r) => {
     const ref = readBackReference(t);
     if (ref?.resource !== sourceId) return EMPTY;
     const targetKey = objectKey(cluster, t.metadata.namespace ?? '', t.metadata.name ?? '');

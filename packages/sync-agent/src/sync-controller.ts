@@ -25,7 +25,7 @@ import type { Provider } from 'rxfleet/streams';
 import type { ReconcileRequest } from 'rxfleet';
 import type { WriteOutcome } from 'rxfleet/sinks';
 import { isConsumer, isService, serviceCluster } from './clusters.js';
-import { syncFinalizer } from './labels.js';
+import { agentLabel, syncFinalizer } from './labels.js';
 import { serviceName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
 import type { Refusal } from './condition.js';
@@ -91,14 +91,17 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
   );
   const { onService, inWorkspaces } = copyKinds(plan);
   const where = { published: plan.published.name };
+  // Only this agent's copies: another agent on the same service cluster (another kcp installation,
+  // whose workspaces may have the same logical cluster names) sweeps its own.
+  const mine = `${agentLabel}=${plan.agentName}`;
   return combineLatest([pass, serviceUp]).pipe(
     take(1),
     concatMap(() => {
       // The workspaces engaged once the first pass is over: a copy in one that is not (unbound) is kept.
       const workspaces = ic.fleet.clusters().filter(isConsumer).map((c) => c.name);
       return concat(
-        sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: onService, clusters: [serviceCluster] }),
-        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: inWorkspaces, clusters: workspaces }),
+        sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: onService, clusters: [serviceCluster], labelSelector: mine }),
+        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: inWorkspaces, clusters: workspaces, labelSelector: mine }),
       );
     }),
     tap((o) => {
