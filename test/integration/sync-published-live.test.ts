@@ -43,6 +43,7 @@ let agent: SyncAgentProcess;
 let consumer: ClusterClient;
 let provider: ClusterClient;
 let providerPath: string;
+let logicalCluster: string;
 const tag = randomBytes(3).toString('hex');
 const good = `dbs-${tag}`;
 const bad = `nothing-${tag}`;
@@ -64,8 +65,8 @@ const readyCondition = (name: string, status: string): Promise<Condition> =>
     return c?.status === status ? c : undefined;
   }, { context });
 
-const createDatabase = async (name: string): Promise<void> => {
-  must(await consumer.apply(kcpDatabases(), { metadata: { name, namespace: 'default' }, spec: { engine: 'postgres', size: 1, connectionSecretName: `${name}-db` } }, { fieldManager: 'consumer' }));
+const createDatabase = async (name: string, metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } = {}): Promise<void> => {
+  must(await consumer.apply(kcpDatabases(), { metadata: { name, namespace: 'default', ...metadata }, spec: { engine: 'postgres', size: 1, connectionSecretName: `${name}-db` } }, { fieldManager: 'consumer' }));
 };
 const ready = (name: string): Promise<Database> =>
   waitFor(`default/${name} Ready in the consumer workspace`, async () => {
@@ -94,6 +95,7 @@ beforeAll(async () => {
   provider = clientFrom(p.path, p.kubeconfigYaml());
   providerPath = p.path;
   consumer = clientFrom(ws.path, ws.kubeconfigYaml());
+  logicalCluster = ws.logicalCluster;
   const config = [`apiExport: ${svc.exportName}`, `agentName: ${svc.agentName}`, 'watchPublishedResources: true', `publishedResourceSelector: rxfleet-test=${tag}`].join('\n');
   agent = startSyncAgent({ configFile: tempFile('sync.yaml', config), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) });
   await waitFor('the agent running with no published resource', () => (runningSince(0).length > 0 ? true : undefined), { context });
@@ -110,9 +112,14 @@ describe('rxfleet-sync-agent with watchPublishedResources: PublishedResources on
     must(await svc.client.create(publishedResources, publishedResource(good, 'Database')));
     const ex = await waitForExport(provider, svc.exportName, (e) => schemaOf(e) !== undefined, context);
     await bindExport(consumer, ex, providerPath, kcpDatabases());
-    await createDatabase('first');
+    await createDatabase('first', { labels: { team: 'payments' }, annotations: { 'example.dev/owner': 'ops' } });
     await ready('first');
     expect((await readyCondition(good, 'True')).reason).toBe('Served');
+    // api-syncagent's default: the consumer's labels and annotations go down; kcp's do not.
+    const copy = (await svc.copiesFrom(logicalCluster)).find((c) => c.metadata.annotations?.['rxfleet.dev/source-name'] === 'first');
+    expect(copy?.metadata.labels?.team).toBe('payments');
+    expect(copy?.metadata.annotations?.['example.dev/owner']).toBe('ops');
+    expect(copy?.metadata.annotations?.['kcp.io/cluster']).toBeUndefined();
   });
 
   it('one that fails preflight is refused on its own status; the other keeps syncing', async () => {

@@ -33,6 +33,8 @@ const converted = {
   projection: { kind: 'ManagedDatabase', plural: 'manageddatabases', shortNames: ['mdb'], categories: [] },
   mutation: pasted.spec.mutation,
   related: [{ identifier: 'connection', origin: 'service', version: 'v1', resource: 'secrets', object: { path: 'spec.connectionSecretName' } }],
+  // api-syncagent's default: every label and annotation goes down but its own and kcp's.
+  syncDown: { labels: ['*'], annotations: ['*'] },
 };
 
 const problemsOf = (f: () => unknown): string => {

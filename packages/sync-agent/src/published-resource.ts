@@ -93,7 +93,8 @@ function convert(doc: Json, where: string, name: string, p: Problems): Json | un
   const spec = mapping(doc.spec, `${where}: spec`, ['resource', 'filter', 'naming', 'enableWorkspacePaths', 'projection', 'mutation', 'related', 'synchronization'], p);
   if (spec === undefined) return undefined;
   const s = `${where}: spec`;
-  const entry: Record<string, unknown> = { name, from: where };
+  // api-syncagent copies every label and annotation down but its own and kcp's (keyMatches leaves those out).
+  const entry: Record<string, unknown> = { name, from: where, syncDown: { labels: ['*'], annotations: ['*'] } };
   const resource = spec.resource === undefined ? undefined : mapping(spec.resource, at(s, 'resource'), ['apiGroup', 'kind', 'version', 'versions'], p);
   if (spec.resource === undefined) p.add(at(s, 'resource'), 'required: apiGroup, kind and versions of the CRD to publish');
   if (resource !== undefined) {

@@ -31,23 +31,51 @@ type Strings = Readonly<Record<string, string>>;
 // The top-level fields that never sync down: the rest is api-syncagent's "spec".
 const notSpec = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
+// Keys that never sync down, whatever the patterns (`*` included), as api-syncagent leaves them out:
+// kcp's (the workspace annotation, permission-claim labels), kubectl's last applied configuration,
+// api-syncagent's own and rxfleet's (the agent's labels, back-references): the agent sets these
+// itself, and a consumer's value must never stand in for them.
+const reservedKeys = new Set(['kcp.io/cluster', 'kubectl.kubernetes.io/last-applied-configuration']);
+const reservedDomains = ['rxfleet.dev', 'syncagent.kcp.io', 'apis.kcp.io'];
+
+function reserved(key: string): boolean {
+  if (reservedKeys.has(key)) return true;
+  const slash = key.indexOf('/');
+  const domain = slash < 0 ? '' : key.slice(0, slash);
+  return reservedDomains.some((d) => domain === d || domain.endsWith(`.${d}`));
+}
+
 /**
- * True when `key` is selected by a SyncDown key list (exact keys, or a prefix ending in `*`).
+ * True when `key` is selected by a SyncDown key list (exact keys, or a prefix ending in `*`; `*`
+ * alone is every key) and is not one the agent, kcp or api-syncagent keep for themselves
+ * (`kcp.io/cluster`, `*.apis.kcp.io/*`, `syncagent.kcp.io/*`, `rxfleet.dev/*`, `sync.rxfleet.dev/*`,
+ * kubectl's last applied configuration).
  *
  * @example
  * ```ts
  * keyMatches(['app.kubernetes.io/*'], 'app.kubernetes.io/name'); // true
+ * keyMatches(['*'], 'kcp.io/cluster'); // false
  * ```
  * @param patterns - the configured keys.
  * @param key - a label or annotation key.
  * @returns whether it syncs.
  */
 export function keyMatches(patterns: readonly string[] | undefined, key: string): boolean {
-  return (patterns ?? []).some((p) => (p.endsWith('*') ? key.startsWith(p.slice(0, -1)) : key === p));
+  return !reserved(key) && (patterns ?? []).some((p) => (p.endsWith('*') ? key.startsWith(p.slice(0, -1)) : key === p));
 }
 
 const pick = (from: Strings | undefined, patterns: readonly string[] | undefined): Record<string, string> =>
   Object.fromEntries(Object.entries(from ?? {}).filter(([k]) => keyMatches(patterns, k)));
+
+/**
+ * The annotation on a copy listing the label and annotation keys synced down by a prefix pattern
+ * (`app/*`, `*`): the service side adds keys of its own under the same patterns, so only this
+ * record tells a key the consumer dropped (to remove) from one the operator set (to leave).
+ */
+const syncedKeysAnnotation = 'sync.rxfleet.dev/synced-keys';
+const prefixes = (patterns: readonly string[] | undefined): boolean => (patterns ?? []).some((p) => p.endsWith('*'));
+const exact = (patterns: readonly string[] | undefined): readonly string[] => (patterns ?? []).filter((p) => !p.endsWith('*'));
+const syncedKeys = (labels: Strings, annotations: Strings): string => `labels=${Object.keys(labels).sort().join(',')};annotations=${Object.keys(annotations).sort().join(',')}`;
 
 /**
  * The service copy the agent applies for a consumer object: every top-level field but
@@ -69,7 +97,9 @@ const pick = (from: Strings | undefined, patterns: readonly string[] | undefined
 export function desiredCopy(plan: PublishedPlan, obj: KubeObject, at: ServiceName, source: SourceIdentity, logicalCluster: string): KubeObject {
   const down = plan.published.syncDown ?? {};
   const spec = withDerivedReferences(plan, logicalCluster, obj, Object.fromEntries(Object.entries(obj as unknown as Fields).filter(([k]) => !notSpec.has(k))));
-  const annotations = pick(obj.metadata.annotations, down.annotations);
+  const picked = pick(obj.metadata.annotations, down.annotations);
+  const labels = pick(obj.metadata.labels, down.labels);
+  const annotations = prefixes(down.labels) || prefixes(down.annotations) ? { ...picked, [syncedKeysAnnotation]: syncedKeys(labels, picked) } : picked;
   const copy: KubeObject = {
     ...spec,
     apiVersion: apiVersionOf(plan.service),
@@ -77,7 +107,7 @@ export function desiredCopy(plan: PublishedPlan, obj: KubeObject, at: ServiceNam
     metadata: {
       name: at.name,
       ...(plan.service.namespaced ? { namespace: at.namespace } : {}),
-      labels: { ...pick(obj.metadata.labels, down.labels), ...agentLabels(plan.agentName, plan.published.name) },
+      labels: { ...labels, ...agentLabels(plan.agentName, plan.published.name) },
       ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
     },
   };
@@ -106,8 +136,10 @@ export function copyUpToDate(plan: PublishedPlan, copy: KubeObject, desired: Kub
   if (!isDeepStrictEqual(specOf(copy), specOf(desired))) return false;
   const [have, want] = [copy.metadata, desired.metadata];
   if (!sameEntries(want.labels, have.labels) || !sameEntries(want.annotations, have.annotations)) return false;
+  // A key a prefix synced and the consumer dropped changes the synced-keys record (compared above);
+  // under exact keys, a synced key on the copy that is no longer wanted is the change.
   const stale = (mine: Strings | undefined, theirs: Strings | undefined, patterns: readonly string[] | undefined): boolean =>
-    Object.keys(theirs ?? {}).some((k) => keyMatches(patterns, k) && mine?.[k] === undefined);
+    Object.keys(theirs ?? {}).some((k) => keyMatches(exact(patterns), k) && mine?.[k] === undefined);
   return !stale(want.labels, have.labels, down.labels) && !stale(want.annotations, have.annotations, down.annotations);
 }
 
