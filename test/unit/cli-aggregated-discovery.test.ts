@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { GroupDiscoveryList } from '../../packages/cli/src/aggregated-discovery.js';
 import { fromAggregated, isAggregated } from '../../packages/cli/src/aggregated-discovery.js';
 
-const list = (items: GroupDiscoveryList['items']): GroupDiscoveryList => ({ kind: 'APIGroupDiscoveryList', items });
+const list = (items: NonNullable<GroupDiscoveryList['items']>): GroupDiscoveryList => ({ kind: 'APIGroupDiscoveryList', items });
 const res = (resource: string, kind: string, verbs = ['get', 'list', 'watch']) => ({ resource, responseKind: { kind }, scope: 'Namespaced', singularResource: resource.replace(/s$/, ''), verbs });
 
 describe('fromAggregated', () => {
