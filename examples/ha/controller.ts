@@ -3,7 +3,7 @@
 // `rxfleet.io/ha-role=input` is copied to `<name>-out`, stamped with the identity of the replica
 // that wrote it and when. Those two annotations are what makes a hand-over visible on the server:
 // `kubectl get cm -A -l rxfleet.io/ha-role=output -o custom-columns=...` shows who writes where.
-import { concatMap, timer } from 'rxjs';
+import { concatMap, defer, timer } from 'rxjs';
 import type { Cluster, ConfigMap, Controller } from 'rxfleet';
 import { configMaps, controller, done, namespaces, objectKey, toAction } from 'rxfleet';
 import { mapToKeys } from 'rxfleet/operators';
@@ -111,11 +111,10 @@ export function copyController(opts: CopyOptions): Controller<ConfigMap> {
       // A deleted input leaves its output in place: this example is about who writes, not cleanup.
       if (req.object === undefined) return done();
       const input = req.object;
-      // The write is built after the delay, so written-at is the time the write was sent.
-      return timer(delayMs).pipe(
-        concatMap(() => apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: outputOf(input, stamp ? opts.identity : undefined, Date.now()) })),
-        toAction(),
-      );
+      // The write is built when it is sent (after the delay, if any), so written-at is the time it
+      // was sent. No delay, no timer: a reconcile whose apply is proven needless ends at once.
+      const write = defer(() => apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: outputOf(input, stamp ? opts.identity : undefined, Date.now()) }));
+      return (delayMs === 0 ? write : timer(delayMs).pipe(concatMap(() => write))).pipe(toAction());
     },
   });
 }
