@@ -1,7 +1,7 @@
 // Related objects of any resource (issue 28 item 4): Leases (coordination.k8s.io/v1, a group other
 // than core) travel with each Database, one from the workspace down (`origin: kcp`, named by
 // `spec.configName`) and one from the service cluster up (`origin: service`, named by
-// `spec.connectionSecretName`), on the real kcp and kube-apiserver with `rxfleet-sync-agent` as its own
+// `spec.connectionSecretName`, its holder rewritten by a mutation), on the real kcp and kube-apiserver with `rxfleet-sync-agent` as its own
 // process, every workspace's copies in ONE service namespace. Then tenants try to reach each other's
 // Leases, and preflight refuses a resource no server serves. Every check reads the data that arrived.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +52,8 @@ const config = (namespace: string, lockGroup = 'coordination.k8s.io'): SyncConfi
       syncUp: { status: true },
       related: [
         { identifier: 'lock', origin: 'kcp', group: lockGroup, version: 'v1', resource: 'leases', object: { path: 'spec.configName' } },
-        { identifier: 'grant', origin: 'service', group: 'coordination.k8s.io', resource: 'leases', object: { path: 'spec.connectionSecretName' } },
+        // The holder is rewritten on the way up (the primary's mutation engine): granted-to-x → for-x.
+        { identifier: 'grant', origin: 'service', group: 'coordination.k8s.io', resource: 'leases', object: { path: 'spec.connectionSecretName' }, mutation: { spec: [{ regex: { path: 'spec.holderIdentity', pattern: '^granted-to-(.*)$', replacement: 'for-$1' } }] } },
       ],
     },
   ],
@@ -113,7 +114,7 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     expect(backRef(down)).toMatchObject({ cluster: a.ws.logicalCluster, namespace: 'default', name: 'orders' });
     // Up: the service's operator (here, the test) makes the Lease where the copy's spec says.
     must(await svc.client.create(leases, lease(victim.spec.connectionSecretName ?? '', svc.sharedNamespace, 'granted-to-a')));
-    const up = await workspaceLease(a, 'a-grant', 'granted-to-a');
+    const up = await workspaceLease(a, 'a-grant', 'for-a');
     expect(backRef(up)).toMatchObject({ cluster: a.ws.logicalCluster, namespace: 'default', name: 'orders' });
     // A change on the origin side travels (the Lease watch wakes the consumer object).
     must(await a.client.patch(leases, 'a-lock', { spec: { holderIdentity: 'tenant-a-2' } }, { type: 'merge', namespace: 'default' }));
@@ -136,7 +137,7 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     expect(holder(await getOrUndefined<Lease>(svc.client, leases, aGrant, svc.sharedNamespace))).toBe('granted-to-a');
     // B's own grant, once the operator makes it, is what B gets.
     must(await svc.client.create(leases, lease(thief.spec.connectionSecretName ?? '', svc.sharedNamespace, 'granted-to-b')));
-    await workspaceLease(b, aGrant, 'granted-to-b');
+    await workspaceLease(b, aGrant, 'for-b');
     expect(synced(await getOrUndefined(b.client, dbs(), 'thief', 'default'))).toBeUndefined();
   });
 
@@ -145,7 +146,7 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     const target = await copyOf(b, 'target');
     const at = target.spec.connectionSecretName ?? '';
     must(await svc.client.create(leases, lease(at, svc.sharedNamespace, 'granted-to-target')));
-    await workspaceLease(b, 'target-grant', 'granted-to-target');
+    await workspaceLease(b, 'target-grant', 'for-target');
     // Someone on the service side puts A's holder in B's Lease, with a back-reference claiming B's
     // object (well-formed: the hash matches, only the uid is not B's).
     const forged = withBackReference({ metadata: { name: at, namespace: svc.sharedNamespace } }, { ...backRef(target), uid: 'forged-uid' });
@@ -157,7 +158,7 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     expect(refused.reason).toBe('Refused');
     expect(refused.message).toContain('related "grant" (Lease');
     expect(refused.message).toContain('belongs to another object');
-    expect(holder(must(await b.client.get<Lease>(leases, 'target-grant', { namespace: 'default' })))).toBe('granted-to-target');
+    expect(holder(must(await b.client.get<Lease>(leases, 'target-grant', { namespace: 'default' })))).toBe('for-target');
   });
 
   it('preflight refuses a related resource no server serves, naming the published resource, the identifier and the cluster', async () => {

@@ -6,7 +6,7 @@ import { JSON_SCHEMA, load } from 'js-yaml';
 import { ConfigError } from 'rxfleet';
 import type { Json } from './config-check.js';
 import { Problems, at, checkProjection, describe, dns1035Problem, identifierProblem, kindProblem, list, mapping, selectorProblem, templateProblem, text } from './config-check.js';
-import { checkMutation } from './mutation-config.js';
+import { checkMutation, checkRelatedMutation } from './mutation-config.js';
 import { checkAdopt } from './adopt-config.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
@@ -45,7 +45,8 @@ function checkCrd(v: unknown, path: string, p: Problems): void {
 }
 
 function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<string, string>): void {
-  const m = mapping(v, path, ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'object'], p);
+  const m = mapping(v, path, ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'object', 'mutation'], p);
+  if (m?.mutation !== undefined) checkRelatedMutation(m.mutation, `${path}.mutation`, p);
   if (m === undefined) return;
   const id = text(m, 'identifier', path, p, identifierProblem, true);
   const first = id === undefined ? undefined : identifiers.get(id);

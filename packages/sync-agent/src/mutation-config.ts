@@ -65,3 +65,20 @@ export function checkMutation(v: unknown, path: string, p: Problems): void {
     });
   }
 }
+
+/**
+ * Checks a related entry's `mutation`: `spec` as a primary's; `status` refused (not supported yet:
+ * the agent does not sync related objects' status).
+ *
+ * @example
+ * ```ts
+ * checkRelatedMutation({ spec: [{ delete: { path: 'data.debug' } }] }, 'published[0].related[0].mutation', problems);
+ * ```
+ * @param v - the mutation as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ */
+export function checkRelatedMutation(v: unknown, path: string, p: Problems): void {
+  const m = mapping(v, path, ['spec'], p, { status: 'not supported yet: mutations of a related object\'s status (the agent does not sync it)' });
+  if (m !== undefined) checkMutation({ spec: m.spec }, path, p);
+}

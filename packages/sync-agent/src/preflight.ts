@@ -18,6 +18,7 @@ import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
 import { resolveRelated } from './related-preflight.js';
 import { compileSelector } from './related-selector.js';
+import { relatedMutationProblems } from './related-mutation.js';
 import type { CompiledMutations } from './mutation.js';
 import { compileMutations } from './mutation.js';
 import type { PublishedPlan } from './plan.js';
@@ -141,6 +142,7 @@ function configProblems(p: PublishedResource): string[] {
       if (c.type === 'invalid') out.push(...c.problems.map((m) => `related[${j}].object.selector.${m}`));
       if (r.origin !== 'service') out.push(`related[${j}].object.selector: not supported yet with origin kcp (a selector finds objects on the service cluster)`);
     }
+    out.push(...relatedMutationProblems(r).map((m) => `related[${j}].${m}`));
     const unsafe = relatedReferenceProblem(r.object);
     if (unsafe !== undefined) out.push(`related[${j}].object: ${unsafe}`);
   });

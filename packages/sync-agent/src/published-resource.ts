@@ -7,7 +7,7 @@
 import type { Json, Problems } from './config-check.js';
 import { at, describe, identifierProblem, kindProblem, list, mapping, templateProblem, text } from './config-check.js';
 import { parseLabelSelector } from './label-selector.js';
-import { checkMutation } from './mutation-config.js';
+import { checkMutation, checkRelatedMutation } from './mutation-config.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
 import { checkPublishedProjection, legacyNaming, selectorString } from './published-resource-fields.js';
@@ -52,11 +52,10 @@ export function isPublishedResource(v: unknown): boolean {
 const notYet = (what: string): string => `not supported yet: ${what}`;
 
 function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): Json | undefined {
-  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'cleanup', 'object'];
+  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'cleanup', 'object', 'mutation'];
   const m = mapping(v, path, keys, p, {
     identityHash: notYet('related objects of resources another APIExport provides (an identity hash); core and built-in resources only'),
     projection: notYet('related objects keep their kind'),
-    mutation: notYet('mutations of related objects (the primary object has them)'),
     watch: notYet('a watch rule; the agent watches every related resource on both sides and maps each change back to its primary object'),
     syncStatus: notYet('the status of related objects'),
   });
@@ -67,6 +66,7 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
   if (id !== undefined) ids.add(id);
   const origin = text(m, 'origin', path, p, (s) => (s === 'service' || s === 'kcp' ? undefined : 'is not an origin: expected "service" or "kcp"'), true);
   const gvr = checkRelatedGvr(m, path, p);
+  if (m.mutation !== undefined) checkRelatedMutation(m.mutation, at(path, 'mutation'), p);
   if (m.cleanup !== undefined && typeof m.cleanup !== 'boolean') p.add(at(path, 'cleanup'), `expected true or false, got ${describe(m.cleanup)}`);
   const where = at(path, 'object');
   const o = m.object === undefined ? undefined : mapping(m.object, where, ['reference', 'template', 'selector'], p, {
@@ -85,7 +85,7 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
     const unsafe = object === undefined ? undefined : relatedReferenceProblem(object as { path: string });
     if (unsafe !== undefined) p.add(where, unsafe);
   }
-  return p.list.length === before && id !== undefined && origin !== undefined && gvr !== undefined && object !== undefined ? { identifier: id, origin, ...gvr, object } : undefined;
+  return p.list.length === before && id !== undefined && origin !== undefined && gvr !== undefined && object !== undefined ? { identifier: id, origin, ...gvr, object, ...(m.mutation === undefined ? {} : { mutation: m.mutation }) } : undefined;
 }
 
 function convert(doc: Json, where: string, name: string, p: Problems): Json | undefined {

@@ -22,6 +22,7 @@ import type { Refusal } from './condition.js';
 import { agentLabel, agentLabels, publishedLabel, relatedLabel } from './labels.js';
 import { relatedName } from './naming.js';
 import { guardedWrite } from './related-write.js';
+import { mutateRelated } from './related-mutation.js';
 import type { OwnershipProblem, Primary } from './ownership.js';
 import { originProblem, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
@@ -215,8 +216,8 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
 }
 
 /**
- * Writes the copy of an origin object at `at` (proven this consumer object's, as its destination)
- * unless the cached copy already holds the same contents and labels; only over what the cache saw
+ * Writes the copy of an origin object at `at` (proven this consumer object's, as its destination),
+ * after the entry's `mutation.spec` (a failing step is an Invalid outcome, nothing written), unless the cached copy already holds the same contents and labels; only over what the cache saw
  * (`guardedWrite`: another consumer object may be writing the same name right now).
  *
  * @example
@@ -233,7 +234,9 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
  * @returns the write's outcome, or nothing when up to date.
  */
 export function writeCopy(sinks: SinkContext, plan: PublishedPlan, related: RelatedResource, found: KubeObject, at: ObjectKey, current: KubeObject | undefined, source: SourceIdentity): Observable<RelatedResult> {
-  const desired = desiredRelated(plan, related, found, at, source);
+  const mutated = mutateRelated(related, found, current);
+  if (mutated.type === 'failed') return of({ type: 'write', outcome: writeFailed('apply', at, refusal('Invalid', at, `related "${related.identifier}" of published "${plan.published.name}": ${mutated.message}`), 0) });
+  const desired = desiredRelated(plan, related, mutated.object, at, source);
   const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
   if (upToDate) return EMPTY;
   return guardedWrite(sinks, { cluster: at.cluster, resource: relatedResource(plan, related), object: desired, current }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));

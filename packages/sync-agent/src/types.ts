@@ -204,6 +204,12 @@ export interface RelatedResource {
   readonly kind?: 'Secret' | 'ConfigMap';
   /** Where its name is found on each side. */
   readonly object: RelatedReference;
+  /**
+   * Rewrite rules of the copy (`spec` only: `self` is the origin object, `other` the copy as the
+   * destination holds it, absent on the first sync); only its contents are copied, so a rule on
+   * `metadata` or `status` has no effect. The primary's engine and syntax ({@link MutationStep}).
+   */
+  readonly mutation?: { readonly spec?: readonly MutationStep[] };
 }
 
 /**
