@@ -93,7 +93,7 @@ describe('a PublishedResource as configuration', () => {
         projection: { versions: { v1: 'v1beta1' }, scope: 'Global' },
         related: [
           { identifier: 'cert', origin: 'kcp', group: 'cert-manager.io', version: 'v1', resource: 'certificates', identityHash: 'abc', watch: { byOwner: {} }, syncStatus: true, object: { selector: { matchLabels: { a: 'b' } } } },
-          { identifier: 'conn', origin: 'service', kind: 'Secret', mutation: { spec: [] }, projection: {}, object: { reference: { path: 'spec.conn', regex: { pattern: 'x' } } } },
+          { identifier: 'conn', origin: 'service', kind: 'Secret', mutation: { status: [] }, projection: {}, object: { reference: { path: 'spec.conn', regex: { pattern: 'x' } } } },
         ],
         synchronization: { enabled: false },
         surprise: 1,
@@ -112,7 +112,7 @@ describe('a PublishedResource as configuration', () => {
       `${at}.related[0].watch: not supported yet`,
       `${at}.related[0].syncStatus: not supported yet`,
       `${at}.related[0].object.selector.rewrite: required: how a found object is named in the workspace`,
-      `${at}.related[1].mutation: not supported yet`,
+      `${at}.related[1].mutation.status: not supported yet: mutations of a related object's status`,
       `${at}.related[1].projection: not supported yet`,
       `${at}.related[1].object.reference.regex: not supported yet`,
       `${at}.synchronization.enabled: not supported yet: publishing without syncing`,
