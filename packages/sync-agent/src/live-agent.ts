@@ -5,7 +5,7 @@
 // (reconciles in flight finish) and the new set is run: the publisher brings the APIExport and its
 // schemas to the new set, and the sync controllers of a removed resource are gone. One process, one
 // probe server address at a time, until SIGTERM or SIGINT.
-import { Subscription, concatMap } from 'rxjs';
+import { Subscription, concatMap, filter, from, take } from 'rxjs';
 import { ConfigError, run } from 'rxfleet';
 import type { RunHandle, RunOptions, RunResult } from 'rxfleet';
 
@@ -17,7 +17,7 @@ import type { SyncAgentOptions } from './agent.js';
 import { agentControllers } from './agent.js';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
-import { acceptPublished, planNames, publishedResourceSnapshots, reportVerdicts } from './published-live.js';
+import { acceptPublished, logVerdicts, planNames, publishedResourceSnapshots, writeVerdicts } from './published-live.js';
 
 /**
  * What {@link runLiveAgent} takes: the agent's options, and the options of each run (its probe
@@ -65,6 +65,11 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
       // Read after each await: a signal may have come meanwhile.
       const over = (): boolean => ended;
       const sub = new Subscription();
+      // The current set's wait to lead before it writes its verdicts.
+      let generation = new Subscription();
+      sub.add(() => {
+        generation.unsubscribe();
+      });
       const end = (result: RunResult | undefined): void => {
         if (ended) return;
         ended = true;
@@ -91,7 +96,8 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
               log.error({ cause: err instanceof Error ? err.message : String(err) }, 'cannot check the PublishedResources against the servers; the running set is kept');
               return;
             }
-            await reportVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
+            logVerdicts(next.verdicts, log);
+            generation.unsubscribe();
             const previous = current;
             current = undefined;
             if (previous !== undefined) await previous.stop();
@@ -103,6 +109,12 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
               return;
             }
             current = handle;
+            // The conditions are written by the replica that runs the set: at once without replicas,
+            // under leader election once this one leads (a standby writes nothing).
+            const write = (): Promise<void> => writeVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
+            const states = handle.replica?.states;
+            if (states === undefined) await write();
+            else generation = states.pipe(filter((s) => s.type === 'leading'), take(1), concatMap(() => from(write()))).subscribe();
             void handle.done.then((r) => {
               if (current === handle) end(r);
             });

@@ -106,15 +106,24 @@ export async function acceptPublished(config: SyncConfig, objects: readonly Publ
   return { plans, verdicts };
 }
 
+const fields = (v: Verdict): Record<string, unknown> => ({ publishedResource: v.name, accepted: v.accepted, reason: v.message });
+
+/** Logs each verdict with the object's name (every replica: a standby says what it would serve). */
+export function logVerdicts(verdicts: readonly Verdict[], logger: Logger): void {
+  for (const v of verdicts) {
+    if (v.accepted) logger.info(fields(v), 'PublishedResource served');
+    else logger.error(fields(v), 'PublishedResource refused');
+  }
+}
+
 /**
  * Writes each verdict as the `Ready` condition of its PublishedResource (only when it changed); where
- * that cannot be written (no status subresource, forbidden), the verdict is logged with the name.
+ * that cannot be written (no status subresource, forbidden), that is logged with the name. Only the
+ * replica that runs the controllers writes (one writer).
  */
-export async function reportVerdicts(client: ClusterClient, objects: readonly PublishedResourceObject[], verdicts: readonly Verdict[], logger: Logger, now: () => Date): Promise<void> {
+export async function writeVerdicts(client: ClusterClient, objects: readonly PublishedResourceObject[], verdicts: readonly Verdict[], logger: Logger, now: () => Date): Promise<void> {
   for (const v of verdicts) {
-    const log = { publishedResource: v.name, accepted: v.accepted, reason: v.message };
-    if (v.accepted) logger.info(log, 'PublishedResource served');
-    else logger.error(log, 'PublishedResource refused');
+    const log = fields(v);
     const current = objects.find((o) => o.metadata.name === v.name)?.status?.conditions?.find((c) => c.type === 'Ready');
     const status = v.accepted ? 'True' : 'False';
     const reason = v.accepted ? 'Served' : 'Refused';
@@ -123,6 +132,7 @@ export async function reportVerdicts(client: ClusterClient, objects: readonly Pu
     const condition: Condition = { type: 'Ready', status, reason, message, ...(v.generation === undefined ? {} : { observedGeneration: v.generation }), lastTransitionTime: now().toISOString().replace(/\.\d+Z$/, 'Z') };
     const r = await client.patch(publishedResources, v.name, { status: { conditions: [condition] } }, { type: 'merge', subresource: 'status' });
     if (E.isLeft(r)) logger.warn({ ...log, cause: r.left.message }, 'cannot write the Ready condition of a PublishedResource; its verdict is only in this log');
+    else logger.info({ publishedResource: v.name, status }, 'wrote the Ready condition of a PublishedResource');
   }
 }
 
