@@ -52,11 +52,10 @@ export function isPublishedResource(v: unknown): boolean {
 const notYet = (what: string): string => `not supported yet: ${what}`;
 
 function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): Json | undefined {
-  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'cleanup', 'object', 'mutation'];
+  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'cleanup', 'object', 'mutation', 'watch'];
   const m = mapping(v, path, keys, p, {
     identityHash: notYet('related objects of resources another APIExport provides (an identity hash); core and built-in resources only'),
     projection: notYet('related objects keep their kind'),
-    watch: notYet('a watch rule; the agent watches every related resource on both sides and maps each change back to its primary object'),
     syncStatus: notYet('the status of related objects'),
   });
   if (m === undefined) return undefined;
@@ -66,6 +65,10 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
   if (id !== undefined) ids.add(id);
   const origin = text(m, 'origin', path, p, (s) => (s === 'service' || s === 'kcp' ? undefined : 'is not an origin: expected "service" or "kcp"'), true);
   const gvr = checkRelatedGvr(m, path, p);
+  // Accepted, nothing to convert: the agent watches every related resource on both sides and maps
+  // each change back to its primary object (by name, back-reference or selector) with or without it.
+  const watch = m.watch === undefined ? undefined : mapping(m.watch, at(path, 'watch'), ['byOwner', 'bySelector'], p);
+  if (watch !== undefined && (watch.byOwner === undefined) === (watch.bySelector === undefined)) p.add(at(path, 'watch'), 'give exactly one of byOwner or bySelector');
   if (m.mutation !== undefined) checkRelatedMutation(m.mutation, at(path, 'mutation'), p);
   if (m.cleanup !== undefined && typeof m.cleanup !== 'boolean') p.add(at(path, 'cleanup'), `expected true or false, got ${describe(m.cleanup)}`);
   const where = at(path, 'object');
