@@ -11,6 +11,7 @@ import { resourceId } from '../core/resource.js';
 import type { Outcome } from '../operators/types.js';
 import { createFleet } from '../streams/fleet.js';
 import { createInformers } from '../streams/informers.js';
+import { narrowProvider } from '../streams/fleet-scope.js';
 import type { WatchSpec } from './cluster-keeper.js';
 import { keepClusters } from './cluster-keeper.js';
 import type { Controller } from './controller.js';
@@ -98,11 +99,16 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   const life = lifecycle({ logger: log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? defaultShutdownDeadlineMs, release });
 
   // Counted before leader election or sharding narrows the events: readiness and the empty-fleet check read what the provider found.
-  const discovered = provider(controllers).pipe(
-    countClusters((n) => {
-      health.discovered(n);
-    }),
-  );
+  // A sharding replica asks a provider that can be narrowed for its own clusters only; that provider counts what it found itself.
+  const unnarrowed = provider(controllers);
+  const narrowed = replica?.scope === undefined ? undefined : narrowProvider(unnarrowed, replica.scope);
+  const discovered =
+    narrowed ??
+    unnarrowed.pipe(
+      countClusters((n) => {
+        health.discovered(n);
+      }),
+    );
   // Each controller's own Apply entries stay in the caches, so its sinks can prove an apply needless.
   const informers = createInformers({ keepManagedFieldsOf: [...new Set(controllers.map((x) => x.fieldManager))], ...watchConfig(controllers), scheduler });
   const specs: WatchSpec[] = [];

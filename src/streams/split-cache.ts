@@ -4,7 +4,7 @@
 // without a watch of its own. Routing is a map lookup per event: no per-event work grows with the
 // number of clusters; the end of a listing reaches the clusters a slice per turn.
 import type { Observable, SchedulerLike } from 'rxjs';
-import { asyncScheduler, concat, defer, finalize, from, ignoreElements, map, merge, share, Subject, tap } from 'rxjs';
+import { asyncScheduler, concat, defer, finalize, from, ignoreElements, map, merge, share, startWith, Subject, switchMap, tap } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { CacheView } from './cluster.js';
@@ -31,6 +31,12 @@ export interface SplitCacheOptions<T extends KubeObject> {
   readonly health: Observable<WatchHealth>;
   /** The cluster an object belongs to; objects for which this is `undefined` are ignored. */
   readonly scopeOf: (object: T) => ClusterName | undefined;
+  /**
+   * Whether the objects of a cluster are kept, asked as each one arrives (default: all): the
+   * others are dropped before they are stored (a sharding replica keeps only the clusters it
+   * owns). When the answer may have changed, call {@link SplitCache.rescope}.
+   */
+  readonly accepts?: (scope: ClusterName) => boolean;
   /** Custom indexes of the shared store. */
   readonly indexers?: Readonly<Record<string, Indexer<T>>>;
   /**
@@ -59,6 +65,12 @@ export interface SplitCache<T extends KubeObject> {
    * renamed by `withPrefix`).
    */
   view(scope: ClusterName, as: ClusterName): CacheView<T>;
+  /**
+   * Applies a change of `accepts`: the objects of clusters no longer accepted (and not viewed)
+   * are released; if a cluster accepted now had objects dropped, the shared watch relists, and
+   * that cluster's listing ends only with the relist (never empty before its objects came).
+   */
+  rescope(): void;
 }
 
 interface Route<T extends KubeObject> {
@@ -92,6 +104,18 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
   const known = new Set<ClusterName>();
   let listed = false;
   let listing: Set<ClusterName> | undefined;
+  const accepts = config.accepts ?? (() => true);
+  // Scopes whose objects were dropped since the listing began; and those a relist must fill first.
+  const refused = new Set<ClusterName>();
+  const awaiting = new Set<ClusterName>();
+  const relists = new Subject<void>();
+  let running = false;
+  const scoped = (object: T): ClusterName | undefined => {
+    const scope = config.scopeOf(object);
+    if (scope === undefined || accepts(scope)) return scope;
+    refused.add(scope);
+    return undefined;
+  };
 
   const apply = (scope: ClusterName, ev: WatchEvent<T>): void => {
     known.add(scope);
@@ -113,7 +137,7 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
     apply(scope, { type: 'initDone' });
   };
   const forget = (scope: ClusterName): void => {
-    if (routes.has(scope) || store.byIndex('cluster', scope).length > 0) return;
+    if (routes.has(scope) || (accepts(scope) && store.byIndex('cluster', scope).length > 0)) return;
     known.delete(scope);
     store.dropCluster(scope);
   };
@@ -123,19 +147,25 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
         // A relist: every listing of the previous one ends first.
         endings.flush();
         listing = new Set();
+        refused.clear();
         return;
       case 'initDone': {
         const done = listing ?? new Set<ClusterName>();
         listing = undefined;
         listed = true;
+        // A scope accepted during the listing after some of its objects were dropped waits for a relist.
+        awaiting.clear();
+        for (const scope of refused) if (accepts(scope)) awaiting.add(scope);
         for (const scope of new Set([...known, ...done, ...routes.keys()])) {
+          if (awaiting.has(scope)) continue;
           ending.set(scope, done.has(scope));
           endings.push(scope);
         }
+        if (awaiting.size > 0) relists.next();
         return;
       }
       case 'initApply': {
-        const scope = config.scopeOf(ev.object);
+        const scope = scoped(ev.object);
         if (scope === undefined) return;
         listing ??= new Set();
         if (!listing.has(scope)) {
@@ -147,7 +177,7 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
       }
       case 'applied':
       case 'deleted': {
-        const scope = config.scopeOf(ev.object);
+        const scope = scoped(ev.object);
         if (scope === undefined) return;
         endings.take(scope);
         if (listed && !store.synced(scope)) emptyListing(scope);
@@ -161,10 +191,16 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
     ending.clear();
     for (const scope of known) store.dropCluster(scope);
     known.clear();
+    refused.clear();
+    awaiting.clear();
     listed = false;
     listing = undefined;
+    running = false;
   };
-  const shared = config.events.pipe(tap(onEvent), ignoreElements(), finalize(reset), share());
+  const shared = defer(() => {
+    running = true;
+    return relists.pipe(startWith(undefined), switchMap(() => config.events));
+  }).pipe(tap(onEvent), ignoreElements(), finalize(reset), share());
 
   return {
     view(scope, as) {
@@ -174,7 +210,7 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
         route.subscribers++;
         const mine = route;
         endings.take(scope);
-        if (listed && !store.synced(scope)) emptyListing(scope);
+        if (listed && !store.synced(scope) && !awaiting.has(scope)) emptyListing(scope);
         // The route is subscribed before the shared watch may start, and the replay is taken in
         // the same synchronous step: no event falls between them.
         return merge(concat(from(store.replay(scope)), mine.out), shared).pipe(
@@ -191,6 +227,13 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
         health: config.health.pipe(map((h) => ({ ...h, cluster: as, shared: { watch: h.shared?.watch ?? h.cluster, clusters: routes.size } }))),
         store: scopedStore(store, scope, as, config.scopeOf),
       };
+    },
+    rescope() {
+      for (const scope of [...known]) if (!accepts(scope)) forget(scope);
+      // While listing, its end decides (a relist now would restart the listing).
+      if (!running || listing !== undefined || !listed) return;
+      for (const scope of refused) if (accepts(scope)) awaiting.add(scope);
+      if (awaiting.size > 0) relists.next();
     },
   };
 }

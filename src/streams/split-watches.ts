@@ -25,6 +25,8 @@ import { watched } from './watched.js';
 export interface SplitWatchesOptions extends WatchesOptions {
   /** The cluster an object belongs to; `undefined` ignores it. */
   readonly scopeOf: (object: KubeObject) => ClusterName | undefined;
+  /** Whether a cluster's objects are kept (default all); see `SplitCacheOptions.accepts` and {@link SplitWatches.rescope}. */
+  readonly accepts?: (scope: ClusterName) => boolean;
   /** Drives every timer and timestamp of the parent's watches and of the split caches. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
@@ -51,6 +53,8 @@ export interface SplitWatches {
     scope: ClusterName,
     as: ClusterName,
   ): CacheView<T>;
+  /** Applies a change of `accepts` to every shared watch (`SplitCache.rescope`): releases the clusters no longer kept, relists for those kept now. */
+  rescope(): void;
 }
 
 /**
@@ -90,7 +94,7 @@ export interface SplitWatches {
  * @returns the shared watches, made on first use.
  */
 export function splitWatches(parent: Cluster, config: SplitWatchesOptions): SplitWatches {
-  const { scopeOf, listsPerServer, ...rest } = config;
+  const { scopeOf, accepts, listsPerServer, ...rest } = config;
   const how = { ...rest, listPacer: config.listPacer ?? listPacer(listsPerServer) };
   const caches = new Map<string, SplitCache<KubeObject>>();
   return {
@@ -105,10 +109,13 @@ export function splitWatches(parent: Cluster, config: SplitWatchesOptions): Spli
       let cache = caches.get(key) as SplitCache<T> | undefined;
       if (cache === undefined) {
         const { events, health } = watched(parent, resource, selection, how);
-        cache = splitCache<T>({ events, health, scopeOf, ...(how.scheduler === undefined ? {} : { scheduler: how.scheduler }), ...(indexers === undefined ? {} : { indexers }) });
+        cache = splitCache<T>({ events, health, scopeOf, ...(accepts === undefined ? {} : { accepts }), ...(how.scheduler === undefined ? {} : { scheduler: how.scheduler }), ...(indexers === undefined ? {} : { indexers }) });
         caches.set(key, cache);
       }
       return cache.view(scope, as);
+    },
+    rescope() {
+      for (const cache of caches.values()) cache.rescope();
     },
   };
 }

@@ -44,8 +44,8 @@ export interface EngageConfig extends ReportScope {
   readonly probeTimeoutMs: number;
   /** Delay before a failed probe is tried again (a fixed interval: contact either works or it does not). */
   readonly retryIntervalMs: number;
-  /** The reason given when a candidate disappears from the desired set. */
-  readonly removedReason: string;
+  /** The reason given when a candidate disappears from the desired set (or, as a function, of the one named). */
+  readonly removedReason: string | ((name: ClusterName) => string);
   /** The provider's client options, for the clients its candidates build (`ContactOptions.client`). */
   readonly client?: ClusterClientOptions;
 }
@@ -126,6 +126,7 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
   return (source) =>
     new RxObservable<FleetEvent>((subscriber) => {
       const slots = new Map<ClusterName, Slot>();
+      const removedReason = (name: ClusterName): string => (typeof cfg.removedReason === 'string' ? cfg.removedReason : cfg.removedReason(name));
       const limited = concurrencyLimit<Either<string, unknown>>(probesInFlight);
       // The engine's own copy of what is desired now: `all` replaces it, `some` edits it in place.
       let current = new Map<ClusterName, Candidate>();
@@ -207,7 +208,7 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
             const before = current;
             current = new Map(step.desired);
             if (first) pass = { pending: new Set(current.keys()), candidates: current.size };
-            for (const name of diff.removed) remove(name, cfg.removedReason);
+            for (const name of diff.removed) remove(name, removedReason(name));
             for (const c of diff.changed) {
               const old = before.get(c.name);
               if (!builds.take(c.name)) start(c, old === undefined ? undefined : changeReason(old, c));
@@ -216,7 +217,7 @@ export function engageChanges(cfg: EngageConfig, say: Reporter): OperatorFunctio
           } else {
             if (first) pass = { pending: new Set(step.set.map((c) => c.name)), candidates: step.set.length };
             for (const name of step.removed) {
-              if (current.delete(name)) remove(name, cfg.removedReason);
+              if (current.delete(name)) remove(name, removedReason(name));
             }
             for (const c of step.set) {
               const old = current.get(c.name);

@@ -87,6 +87,8 @@ export interface Endpoint<P extends KubeObject> {
   start(onChange: (transitions: readonly PresenceTransition<P>[]) => void): void;
   /** Forgets every workspace it served: each one's `absent` transition. */
   drop(): readonly PresenceTransition<P>[];
+  /** Applies a change of what its shared watches keep (`accepts`): see `SplitWatches.rescope`. */
+  rescope(): void;
   /** Stops its watches and closes its client. */
   close(): void;
 }
@@ -123,9 +125,10 @@ export function logicalScope(object: KubeObject): ClusterName | undefined {
  * @param spec - credentials, presence and serving.
  * @param say - the subscription's reporter.
  * @param shards - names the shard of a failing endpoint's URL.
+ * @param accepts - which logical clusters' objects its shared watches keep (default all): the others are dropped as they arrive.
  * @returns the endpoint.
  */
-export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSpec<P>, say: Reporter, shards: ShardNamer): Endpoint<P> {
+export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSpec<P>, say: Reporter, shards: ShardNamer, accepts?: (logical: ClusterName) => boolean): Endpoint<P> {
   const tracker = presenceTracker<P>(spec.counts);
   const name = clusterName(wildcardUrl(url));
   // One load of the kubeconfig for the endpoint and every client of its workspaces.
@@ -134,11 +137,11 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
   const client = clientOf(name, wildcardUrl(url));
   if (E.isLeft(client)) {
     say({ type: 'error', reason: `virtual-workspace endpoint ${url} cannot be watched: ${client.left.message}` });
-    return { cacheOf: () => undefined, clientOf, start: () => undefined, drop: () => tracker.drop(), close: () => undefined };
+    return { cacheOf: () => undefined, clientOf, start: () => undefined, drop: () => tracker.drop(), rescope: () => undefined, close: () => undefined };
   }
   const parent: Cluster = { name, client: client.right };
   const watch = { scheduler: spec.config.scheduler ?? asyncScheduler, ...spec.config.managementWatch };
-  const shared = spec.serveWatches ? splitWatches(parent, { ...watch, scopeOf: logicalScope }) : undefined;
+  const shared = spec.serveWatches ? splitWatches(parent, { ...watch, scopeOf: logicalScope, ...(accepts === undefined ? {} : { accepts }) }) : undefined;
   const sub = new Subscription();
   const endpointSay = endpointReporter(url, say, shards, () => sub.closed);
   return {
@@ -158,6 +161,9 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
       );
     },
     drop: () => tracker.drop(),
+    rescope: () => {
+      shared?.rescope();
+    },
     close: () => {
       sub.unsubscribe();
       client.right.close();

@@ -17,6 +17,8 @@ import { serverOf } from '../../client/transport.js';
 import type { KubeError } from '../../core/errors.js';
 import { checkBackoff, defaultAuthBackoff, defaultBackoff } from '../../streams/backoff.js';
 import type { Cluster, Provider } from '../../streams/cluster.js';
+import type { FleetScope } from '../../streams/fleet-scope.js';
+import { scopable } from '../../streams/fleet-scope.js';
 import type { Candidate, DesiredChange } from '../internal/candidates.js';
 import { engageChanges } from '../internal/engage.js';
 import { engineConfig } from '../internal/options.js';
@@ -104,30 +106,54 @@ function candidate<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, logical
 }
 
 /**
- * The changes of the desired set: every present and named workspace of every endpoint. Each change
- * names only the candidates it touches (O(changes), not O(workspaces): a set of all 10,000 per
- * binding event, diffed by the engine, held the event loop for ~0.5 s per listing).
+ * The changes of the desired set: every present and named workspace of every endpoint (with a
+ * scope, those it wants). Each change names only the candidates it touches (O(changes), not
+ * O(workspaces): a set of all 10,000 per binding event, diffed by the engine, held the event loop
+ * for ~0.5 s per listing); a change of the scope, the workspaces it moves. With a scope, the
+ * endpoints' shared watches keep only the objects of the workspaces it wants (one whose path is
+ * not known yet is kept until it is).
  */
-function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, say: Reporter, name: (logical: ClusterName, hint: P) => Observable<string>, shards: ShardNamer): Observable<DesiredChange> {
+function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>, say: Reporter, name: (logical: ClusterName, hint: P) => Observable<string>, shards: ShardNamer, scope: FleetScope | undefined): Observable<DesiredChange> {
   return new RxObservable<DesiredChange>((out) => {
     const endpoints = new Map<string, Endpoint<P>>();
     const workspaces = new Map<ClusterName, Workspace>();
+    const wants = (n: ClusterName): boolean => scope === undefined || scope.wants(n);
+    const pathAware = spec.config.pathAware !== undefined && spec.config.pathAware !== false;
+    const accepts =
+      scope === undefined
+        ? undefined
+        : (logical: ClusterName): boolean => {
+            const named = workspaces.get(logical)?.candidate?.name ?? (pathAware ? undefined : logical);
+            return named === undefined || scope.wants(named);
+          };
     // The candidates touched since the last change: the new one, or undefined when it left.
     const changes = new Map<ClusterName, Candidate | undefined>();
+    // The names in the engine's desired set now, and how many workspaces are named (wanted or not).
+    const shown = new Set<ClusterName>();
+    let named = 0;
     const leave = (w: Workspace | undefined): void => {
       if (w?.candidate !== undefined) changes.set(w.candidate.name, undefined);
     };
+    const forget = (w: Workspace | undefined): void => {
+      leave(w);
+      if (w?.candidate !== undefined) named -= 1;
+    };
     // A listing moves many workspaces at once: one change for all of them.
     let batching = 0;
+    let published = false;
     const publish = (): void => {
       if (batching > 0) return;
+      published = true;
       const set: Candidate[] = [];
       const removed: ClusterName[] = [];
       for (const [n, c] of changes) {
-        if (c === undefined) removed.push(n);
-        else set.push(c);
+        if (c !== undefined && wants(n)) {
+          shown.add(n);
+          set.push(c);
+        } else if (shown.delete(n)) removed.push(n);
       }
       changes.clear();
+      scope?.found(named);
       out.next({ type: 'some', set, removed });
     };
     const batch = (f: () => void): void => {
@@ -143,13 +169,14 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
       const before = workspaces.get(logical);
       if (before?.endpoint === url) return;
       before?.naming.unsubscribe();
-      leave(before);
+      forget(before);
       const w: Workspace = { endpoint: url, naming: new Subscription() };
       workspaces.set(logical, w);
       w.naming.add(
         name(logical, hint).subscribe((named) => {
           if (workspaces.get(logical) !== w) return;
           leave(w);
+          if (w.candidate === undefined) named += 1;
           w.candidate = candidate(spec, logical, url, named, endpoints.get(url));
           changes.set(w.candidate.name, w.candidate);
           publish();
@@ -160,7 +187,7 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
       const w = workspaces.get(logical);
       if (w?.endpoint !== url) return;
       w.naming.unsubscribe();
-      leave(w);
+      forget(w);
       workspaces.delete(logical);
     };
     const apply = (url: string, transitions: readonly PresenceTransition<P>[]): void => {
@@ -182,7 +209,7 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
       }
       for (const url of urls) {
         if (endpoints.has(url)) continue;
-        const ep = openEndpoint(url, spec, say, shards);
+        const ep = openEndpoint(url, spec, say, shards, accepts);
         endpoints.set(url, ep);
         ep.start((transitions) => {
           apply(url, transitions);
@@ -196,7 +223,14 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
         out.error(err);
       },
     });
+    // The scope changed: the workspaces it gave up leave (their clients closed, their objects released), the ones it took are built and filled.
+    const scopeSub = scope?.changes.subscribe(() => {
+      for (const w of workspaces.values()) if (w.candidate !== undefined && wants(w.candidate.name) !== shown.has(w.candidate.name)) changes.set(w.candidate.name, w.candidate);
+      if (published) publish();
+      for (const ep of endpoints.values()) ep.rescope();
+    });
     return () => {
+      scopeSub?.unsubscribe();
       urlSub.unsubscribe();
       for (const w of workspaces.values()) w.naming.unsubscribe();
       for (const ep of endpoints.values()) ep.close();
@@ -225,17 +259,22 @@ export function workspaceProvider<P extends KubeObject>(spec: WorkspaceProviderS
   checkBackoff({ ...defaultBackoff, ...spec.config.managementWatch?.backoff }, `${spec.provider}: managementWatch.backoff`);
   checkBackoff({ ...defaultAuthBackoff, ...spec.config.managementWatch?.authBackoff }, `${spec.provider}: managementWatch.authBackoff`);
   const cfg = engineConfig(spec.provider, { ...(spec.config.scheduler === undefined ? {} : { scheduler: spec.config.scheduler }), probe: false }, spec.removedReason, false);
-  return reporting(cfg, (say) =>
-    defer(() => {
-      const namer = workspaceNamer(spec.config, say);
-      const shards = shardNamer(spec.config);
-      return desiredWorkspaces(spec, say, namer.name, shards).pipe(
-        engageChanges(cfg, say),
-        finalize(() => {
-          namer.close();
-          shards.close();
-        }),
-      );
-    }),
-  );
+  const make = (scope: FleetScope | undefined): Provider => {
+    // A workspace the scope gave up leaves for that reason, not as if its binding went.
+    const scoped = scope === undefined ? cfg : { ...cfg, removedReason: (c: ClusterName) => (scope.wants(c) ? spec.removedReason : "outside this subscriber's scope (owned by another replica)") };
+    return reporting(scoped, (say) =>
+      defer(() => {
+        const namer = workspaceNamer(spec.config, say);
+        const shards = shardNamer(spec.config);
+        return desiredWorkspaces(spec, say, namer.name, shards, scope).pipe(
+          engageChanges(scoped, say),
+          finalize(() => {
+            namer.close();
+            shards.close();
+          }),
+        );
+      }),
+    );
+  };
+  return scopable(make(undefined), make);
 }

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { SchedulerLike } from 'rxjs';
-import { asyncScheduler, map, Observable, tap } from 'rxjs';
+import { asyncScheduler, map, Observable, Subject, tap } from 'rxjs';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Cluster, FleetEvent, Provider } from '../../streams/cluster.js';
 import { engaged } from '../../streams/cluster.js';
@@ -15,7 +15,9 @@ import type { WriteFence } from './fence.js';
 import { checkLeaseAccess } from './lease-access.js';
 import type { OwnedAccess } from './owned-access.js';
 import { ownedAccess } from './owned-access.js';
+import type { Ownership } from './owned-fleet.js';
 import { ownedFleet } from './owned-fleet.js';
+import type { FleetScope } from '../../streams/fleet-scope.js';
 import type { WarmCaches } from './warm-caches.js';
 import { warmCaches } from './warm-caches.js';
 import type { Informers } from '../../streams/informers.js';
@@ -35,6 +37,12 @@ import { memberLeaseName } from './shard-view.js';
 export interface ReplicaRuntime {
   /** The provider's events narrowed to the clusters this replica runs; with `warm`, the others' watches kept open (replicas.warmCaches). */
   provider(p: Provider, warm?: WarmParts): Provider;
+  /**
+   * Sharding without warm caches: the clusters this replica owns under the ownership it applied
+   * last, for a provider that can be narrowed before `provider` (`narrowProvider`), so the others
+   * cost nothing here. Its `found` feeds the run's discovery count.
+   */
+  readonly scope: FleetScope | undefined;
   /** The gate every engaged cluster's client asks. */
   readonly fence: WriteFence;
   /** The access paths a reconcile has (ctx.fleet, sinks, informers), narrowed to the clusters this replica owns. */
@@ -88,6 +96,19 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
   const warmOption = replicas.warmCaches ?? false;
   const present = new Map<ClusterName, Cluster>();
   const access = ownedAccess(co.fence, present);
+  // The ownership last applied (its given-up clusters already disengaged): what the provider is asked for.
+  let applied: Ownership = { type: 'none', reason: 'starting' };
+  const scopeChanges = new Subject<void>();
+  const scope: FleetScope | undefined =
+    replicas.type === 'sharding' && warmOption === false
+      ? {
+          wants: (c) => applied.type === 'all' || (applied.type === 'shard' && applied.owns(c)),
+          changes: scopeChanges,
+          found: (n) => {
+            parts.health.discovered(n);
+          },
+        }
+      : undefined;
   let previous: ReplicaState | undefined;
   const states = co.states.pipe(
     tap((s) => {
@@ -125,6 +146,8 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
               (o, moves) => {
                 co.applied(o);
                 metrics.moved(moves.taken, moves.given);
+                applied = o;
+                scopeChanges.next();
               },
               present,
             ),
@@ -150,6 +173,7 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
           watching.unsubscribe();
         };
       }),
+    scope,
     fence: co.fence,
     access,
     view: { identity: co.identity, states: co.states },
