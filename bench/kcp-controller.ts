@@ -60,6 +60,7 @@ const startedAt = now();
 delay.enable();
 
 let state = '';
+let fencings = 0;
 const snapshot = (): Snapshot => {
   const cpu = process.cpuUsage(cpu0);
   return {
@@ -72,6 +73,7 @@ const snapshot = (): Snapshot => {
     engaged: engaged.size,
     reconciled,
     eventLoopDelayMs: { max: delay.max / 1e6, p99: delay.percentile(99) / 1e6, mean: delay.mean / 1e6 },
+    ...(replica === '' ? {} : { fencings }),
   };
 };
 let finished = false;
@@ -181,6 +183,7 @@ if (replica === '') {
     });
   });
   h.replica?.states.subscribe((s) => {
+    if (s.type === 'fenced' && state !== 'fenced') fencings += 1;
     state = s.type === 'sharing' ? `sharing ${s.members.length} ${s.confirmed ? 'confirmed' : 'unconfirmed'}` : s.type;
   });
 }

@@ -26,6 +26,8 @@ export interface Snapshot {
   readonly reconciled: number;
   /** monitorEventLoopDelay (10 ms resolution) from start to this snapshot, ms. */
   readonly eventLoopDelayMs: { readonly max: number; readonly p99: number; readonly mean: number };
+  /** Sharding: how many times the replica was fenced (its Lease not renewed in time). */
+  readonly fencings?: number;
 }
 
 /** Counts sent while running (at most every 200 ms, when they changed). */

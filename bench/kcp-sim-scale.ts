@@ -84,7 +84,7 @@ try {
       startToAllSharedAndReconciledS: s1(settled - startedAt),
       replicas: ds.map((d, i) => {
         const c = cs[i] ?? cs[0];
-        return { ...(c === undefined ? {} : timings(c, d)), ...memOf(d, d.engaged), rssPerWorkspaceOfFleetKiB: Number((((d.after.rss - d.before.rss) * 1024) / N).toFixed(1)) };
+        return { ...(c === undefined ? {} : timings(c, d)), ...memOf(d, d.engaged), fencings: d.fencings ?? 0, rssPerWorkspaceOfFleetKiB: Number((((d.after.rss - d.before.rss) * 1024) / N).toFixed(1)) };
       }),
     };
   }
