@@ -14,6 +14,7 @@ import type { H2Pool } from './h2-pool.js';
 import type { H2Lease, H2Slot } from './h2-types.js';
 import { noHttp2Code } from './h2-types.js';
 import { headersTimeout } from './headers-deadline.js';
+import { afterPendingIo, ioTimeout } from './io-timeout.js';
 import { tlsFingerprint } from './http1-carrier.js';
 
 const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
@@ -75,32 +76,40 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
       if (!s.closed) s.close(NGHTTP2_CANCEL);
     };
     const left = Math.max(0, p.bounds.headersMs - (Date.now() - startedAt));
-    const deadline = setTimeout(() => {
+    // Decided once the headers that came while the loop was busy have been read (io-timeout.ts).
+    const deadline = ioTimeout(() => {
       cancel(headersTimeout(cluster, p.describe, p.bounds.headersMs, 'headers'));
       // A server that never even sent its SETTINGS is not speaking to anyone on this session; one
       // that did is asked with a PING whether the connection still lives.
       if (!slot.heard()) slot.session.destroy();
       else slot.suspect();
     }, left);
-    deadline.unref();
     const onAbort = (): void => {
       cancel(abortedRequest(cluster, p.describe));
     };
     p.signal?.addEventListener('abort', onAbort, { once: true });
+    // Any sign of life: an idle timeout that fires after a busy loop first reads what came meanwhile.
+    // Before the response headers, their deadline decides (it is armed from the start, with its own words).
+    let heard = 0;
     if (p.idleMs !== undefined) {
       s.setTimeout(p.idleMs, () => {
-        cancel(fromTransport(cluster, Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }), p.describe));
+        const before = heard;
+        afterPendingIo(() => {
+          if (responded && heard === before && !s.closed) cancel(fromTransport(cluster, Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }), p.describe));
+        });
       });
     }
     let responded = false;
     s.on('response', (h) => {
       responded = true;
-      clearTimeout(deadline);
+      heard += 1;
+      deadline.clear();
       const retryAfter = h['retry-after'];
       const contentType = h['content-type'];
       events.response(h[':status'] ?? 0, { contentType: typeof contentType === 'string' ? contentType : undefined, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
     });
     s.on('data', (c: Buffer) => {
+      heard += 1;
       events.data(c);
     });
     s.on('end', () => {
@@ -116,7 +125,7 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
       events.fail(ended ?? fromTransport(cluster, err, p.describe));
     });
     s.on('close', () => {
-      clearTimeout(deadline);
+      deadline.clear();
       p.signal?.removeEventListener('abort', onAbort);
       slot.done();
       // Every stream closes, most after their end: the error is built only for one that did not

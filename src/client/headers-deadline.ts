@@ -8,6 +8,8 @@ import { TLSSocket } from 'node:tls';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
+import type { IoTimeout } from './io-timeout.js';
+import { ioTimeout } from './io-timeout.js';
 
 /**
  * How far a request had got when its deadline passed: no TCP connection yet, a connection whose
@@ -80,9 +82,9 @@ export function headersTimeout(cluster: ClusterName, request: string, ms: number
  */
 export function armHeadersDeadline(r: ClientRequest, bounds: HeadersBounds, onExpire: (stage: HeadersStage, ms: number) => void): void {
   let stage: HeadersStage = 'connect';
-  const timers: NodeJS.Timeout[] = [];
+  const timers: IoTimeout[] = [];
   const disarm = (): void => {
-    for (const t of timers) clearTimeout(t);
+    for (const t of timers) t.clear();
     timers.length = 0;
   };
   const expire = (ms: number): void => {
@@ -108,18 +110,17 @@ export function armHeadersDeadline(r: ClientRequest, bounds: HeadersBounds, onEx
   const connectMs = Math.min(bounds.connectMs, bounds.headersMs);
   if (connectMs < bounds.headersMs) {
     timers.push(
-      setTimeout(() => {
+      ioTimeout(() => {
         if (stage !== 'headers') expire(connectMs);
       }, connectMs),
     );
   }
+  // Decided once what came while the loop was busy has been read (io-timeout.ts); never keeping the process alive on their own.
   timers.push(
-    setTimeout(() => {
+    ioTimeout(() => {
       expire(bounds.headersMs);
     }, bounds.headersMs),
   );
-  // The timers never keep a process alive on their own: the request's socket does while it lives.
-  for (const t of timers) t.unref();
   if (r.socket === null) r.once('socket', watchSocket);
   else watchSocket(r.socket);
   r.once('response', disarm);

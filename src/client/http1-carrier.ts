@@ -10,6 +10,7 @@ import type { Credentials } from './auth.js';
 import type { Carrier, ExchangeEvents, PreparedRequest } from './exchange.js';
 import { abortedRequest, settleOnce } from './exchange.js';
 import { armHeadersDeadline, headersTimeout } from './headers-deadline.js';
+import { afterPendingIo } from './io-timeout.js';
 
 // Taken with getBuiltinModule, not `import`: an ESM import of node:http builds its module
 // namespace by reading every export, and three of them (WebSocket, MessageEvent, CloseEvent) are
@@ -130,19 +131,26 @@ export function http1Carrier(cluster: ClusterName, base: URL): Carrier {
           signal.removeEventListener('abort', onAbort);
         });
       }
+      // Signs of life. Before the headers their deadline decides; after a busy loop, what came meanwhile is read first (io-timeout.ts).
+      let heard = 0;
       if (p.idleMs !== undefined) {
         // After the headers, the body: a server that stops sending mid-body is cut after this long idle.
         r.setTimeout(p.idleMs, () => {
-          r.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }));
+          const before = heard;
+          afterPendingIo(() => {
+            if (heard > 0 && heard === before && !r.destroyed) r.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' }));
+          });
         });
       }
       r.on('error', (err) => {
         events.fail(ended ?? fromTransport(cluster, err, p.describe));
       });
       r.on('response', (res) => {
+        heard += 1;
         const retryAfter = res.headers['retry-after'];
         events.response(res.statusCode ?? 0, { contentType: res.headers['content-type'], retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
         res.on('data', (c: Buffer) => {
+          heard += 1;
           events.data(c);
         });
         res.on('error', (err) => {

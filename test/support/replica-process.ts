@@ -48,6 +48,8 @@ export interface ReplicaSpec {
   readonly warmCaches?: number;
   /** STAMP_OUTPUTS=0 when false: unstamped outputs, watched, so a converged output is not written again. */
   readonly stampOutputs?: boolean;
+  /** BURN_MS (test/fixtures/busy only): once leading, block the event loop this long at a time, back to back. */
+  readonly burnMs?: number;
 }
 
 /** A running replica. */
@@ -135,6 +137,7 @@ export function startReplica(build: ReplicaBuild, spec: ReplicaSpec): ReplicaPro
     ...(spec.reconcileDelayMs === undefined ? {} : { RECONCILE_DELAY_MS: String(spec.reconcileDelayMs) }),
     ...(spec.warmCaches === undefined ? {} : { WARM_CACHES: String(spec.warmCaches) }),
     ...(spec.stampOutputs === false ? { STAMP_OUTPUTS: '0' } : {}),
+    ...(spec.burnMs === undefined ? {} : { BURN_MS: String(spec.burnMs) }),
   });
   const lines = lineReader(running);
   let exitedAt: number | undefined;

@@ -58,6 +58,8 @@ export interface CoordinationParts {
   readonly leaseApi?: LeaseApi;
   /** Sharding's calls on its peers' Leases; default `peerLeaseApi(home.client, leases)`. */
   readonly peerApi?: PeerLeaseApi;
+  /** Told how long each successful write of this replica's Lease took, from sending to reading its answer (ms). */
+  readonly onRenewed?: (sentToReadMs: number) => void;
 }
 
 // The longest a hand-over waits for writes still on the wire to a cluster given away: past the
@@ -87,7 +89,7 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
   const states = new BehaviorSubject<ReplicaState>({ type: 'standby', identity });
   const scheduler = parts.scheduler === undefined ? {} : { scheduler: parts.scheduler };
   const where = parts.leaseApi === undefined ? { client: replicas.home.client } : { api: parts.leaseApi };
-  const common = { ...where, namespace: replicas.namespace, identity, timing, clock, ...scheduler };
+  const common = { ...where, namespace: replicas.namespace, identity, timing, clock, ...scheduler, ...(parts.onRenewed === undefined ? {} : { onRenewed: parts.onRenewed }) };
   let keeper: LeaseKeeper | undefined;
   const fence = writeFence({ leaseValid: () => keeper?.valid() ?? false, runs: (c) => running.has(c), identity });
   let members: readonly string[] = [];

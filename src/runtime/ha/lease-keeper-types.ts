@@ -76,4 +76,6 @@ export interface LeaseKeeperCommon {
   readonly scheduler?: SchedulerLike;
   /** Timeout of each Lease request; default the retry period. */
   readonly requestTimeoutMs?: number;
+  /** Told, after each successful write of the Lease, how long it took from sending to reading its answer (event-loop lag included), ms. */
+  readonly onRenewed?: (sentToReadMs: number) => void;
 }

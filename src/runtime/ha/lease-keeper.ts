@@ -5,14 +5,14 @@
 // Whether someone else holds the Lease is lease-observation.ts's rule, the one sharding uses too:
 // a deleted Lease stays its last holder's for a lease duration, and a holder that finds its Lease
 // deleted (a renew answered 404, or a renew the server turned into a create) stops at once.
-import { asyncScheduler, catchError, concat, defer, EMPTY, exhaustMap, finalize, from, ignoreElements, merge, mergeMap, Observable, of, ReplaySubject, share, Subject, take, tap, timeout, timer } from 'rxjs';
+import { asyncScheduler, concat, defer, EMPTY, exhaustMap, finalize, ignoreElements, merge, mergeMap, Observable, of, ReplaySubject, share, Subject, tap, timer } from 'rxjs';
 import type { ObservableInput, Subscriber, Subscription } from 'rxjs';
 import type { KubeError } from '../../core/errors.js';
-import { kubeError } from '../../core/errors.js';
 import type { Lease } from '../../core/object.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
 import { leaseApi } from './lease-api.js';
+import { afterPendingIo, leaseCall } from './lease-call.js';
 import type { LeaseObservation } from './lease-observation.js';
 import { heldNow, heldUntil, observeLease } from './lease-observation.js';
 import { claimedLease, leaseSighting, readLease, recreatedLease, releasedLease } from './lease-record.js';
@@ -53,7 +53,8 @@ interface Run {
 export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
   const { namespace, name, identity, timing, mode } = opts;
   const requestTimeoutMs = opts.requestTimeoutMs ?? timing.retryPeriodMs;
-  const api = opts.api ?? leaseApi(opts.client, { timeoutMs: requestTimeoutMs });
+  // The socket timeout is a backstop well behind the keeper's own, which reads what already arrived before it gives up.
+  const api = opts.api ?? leaseApi(opts.client, { timeoutMs: 2 * requestTimeoutMs });
   const clock = opts.clock ?? (() => performance.now());
   const wall = opts.wallClock ?? Date.now;
   const scheduler = opts.scheduler ?? asyncScheduler;
@@ -64,6 +65,7 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
   let held = false;
   let epoch = 0;
   let renewSentAt = 0;
+  let pendingSentAt: number | undefined; // when the renew in flight was sent
   let ours: Lease | undefined; // the Lease as we last wrote it: renewed directly while held
   let claimed = false; // we wrote it at least once, so release has something to give up
   let observed: LeaseObservation | undefined; // the last record seen, by our clock (lease-observation.ts)
@@ -91,6 +93,8 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
   const deadlinePassed = (): boolean => renewSentAt + timing.renewDeadlineMs <= clock();
   const checkDeadline = (): void => {
     if (!held || !deadlinePassed()) return;
+    // A renew in flight sent recently enough to prove the Lease ours decides when it answers (bounded by its timeout); valid() is false meanwhile.
+    if (pendingSentAt !== undefined && clock() - pendingSentAt < timing.renewDeadlineMs) return;
     const ago = Math.round(clock() - renewSentAt);
     lose(`not renewed within the renew deadline of ${timing.renewDeadlineMs} ms (last successful renew sent ${ago} ms ago)${lastError === undefined ? '' : `; last error: ${lastError.message}`}`);
   };
@@ -98,10 +102,12 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
     const r = run;
     r?.deadline?.unsubscribe();
     if (r === undefined || !held) return;
-    // A timer may fire a little early by the monotonic clock: check, and re-arm if not yet due.
+    // A timer may fire a little early by the monotonic clock: check, and re-arm if not yet due. A late one reads the answers that came meanwhile first (lease-call.ts).
     r.deadline = scheduler.schedule(() => {
-      checkDeadline();
-      armDeadline();
+      r.deadline = afterPendingIo(scheduler).subscribe(() => {
+        checkDeadline();
+        if (held && !deadlinePassed()) armDeadline();
+      });
     }, Math.max(0, renewSentAt + timing.renewDeadlineMs - clock()));
   };
   const soon = (delay: number): void => {
@@ -119,13 +125,7 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
     else soon(0);
   };
 
-  const call = <T>(input: ObservableInput<Result<T>>): Observable<Result<T>> =>
-    from(input).pipe(
-      take(1),
-      timeout({ first: requestTimeoutMs, scheduler, with: () => of(E.left(kubeError('Timeout', api.cluster, `${where}: no answer within ${requestTimeoutMs} ms`))) }),
-      // The API promises Eithers; a thrown error must still not end the loop.
-      catchError((err: unknown) => of(E.left(kubeError('Unknown', api.cluster, `${where}: ${err instanceof Error ? err.message : String(err)}`)))),
-    );
+  const call = <T>(input: ObservableInput<Result<T>>): Observable<Result<T>> => leaseCall(input, { timeoutMs: requestTimeoutMs, scheduler, cluster: api.cluster, where });
 
   // The Lease is not as we last wrote it (deleted, taken, or deleted and created anew by our own
   // renew): we can no longer prove we hold it. Stop writing now, and claim it again only through a
@@ -139,8 +139,9 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
   };
 
   const onWrite = (current: Lease | undefined, res: Result<Lease>, sentAt: number, published: number): void => {
-    checkDeadline();
+    pendingSentAt = undefined;
     if (E.isLeft(res)) {
+      checkDeadline();
       lastError = res.left;
       // A renew answered 404 (a create's 404 is the namespace's, not the Lease's).
       if (res.left.type === 'NotFound' && current !== undefined) {
@@ -155,6 +156,7 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
     }
     claimed = true;
     observed = observeLease(observed, leaseSighting(res.right), clock());
+    opts.onRenewed?.(clock() - sentAt);
     if (recreatedLease(current, res.right)) {
       refused('the Lease was deleted (a renew created it anew)');
       return;
@@ -162,7 +164,10 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
     ours = res.right;
     lastError = undefined;
     // An answer that took longer than the deadline proves nothing about now: the next renew will.
-    if (clock() - sentAt >= timing.renewDeadlineMs) return;
+    if (clock() - sentAt >= timing.renewDeadlineMs) {
+      checkDeadline();
+      return;
+    }
     renewSentAt = sentAt;
     if (!held) {
       held = true;
@@ -178,7 +183,9 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
       const published = annotationsVersion;
       const next = claimedLease(current, { namespace, name, identity, leaseDurationMs: timing.leaseDurationMs, nowMs: wall(), ...(opts.labels === undefined ? {} : { labels: opts.labels }), annotations });
       const sentAt = clock();
-      return call(current === undefined ? api.create(next) : api.replace(next)).pipe(tap((res) => { onWrite(current, res, sentAt, published); }));
+      pendingSentAt = sentAt;
+      const done = (): void => void (pendingSentAt === sentAt && (pendingSentAt = undefined));
+      return call(current === undefined ? api.create(next) : api.replace(next)).pipe(tap((res) => { onWrite(current, res, sentAt, published); }), finalize(done));
     });
 
   // Waits out the observed holder's claim: come back exactly when it ends rather than up to a retry period later.

@@ -2,7 +2,7 @@
 // and rights, the provider filtered to this replica's clusters, the write fence, one log line per
 // replica state change, the replica's gauges and counters, and its state in /readyz.
 import type { Logger } from 'pino';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler, map, Observable, Subject, tap } from 'rxjs';
@@ -88,11 +88,13 @@ export interface ReplicaRuntimeParts {
  */
 export async function replicaRuntime(replicas: Replicas, controller: string, parts: ReplicaRuntimeParts): Promise<ReplicaRuntime> {
   const virtual = parts.scheduler !== asyncScheduler;
-  const co = coordination(replicas, controller, { scheduler: parts.scheduler, ...(virtual ? { clock: () => parts.scheduler.now() } : {}) });
+  let renewed = (_ms: number): void => undefined;
+  const co = coordination(replicas, controller, { scheduler: parts.scheduler, ...(virtual ? { clock: () => parts.scheduler.now() } : {}), onRenewed: (ms) => renewed(ms) });
   const leaseName = replicas.type === 'leader-election' ? (replicas.name ?? controller) : memberLeaseName(replicas.name ?? controller, co.identity);
   // Sharding also lists its peers' Leases and deletes long-expired ones.
   await checkLeaseAccess(replicas.home, replicas.namespace, leaseName, replicas.type === 'sharding' ? { verbs: ['get', 'list', 'create', 'update', 'delete'] } : {});
   const metrics = replicaMetrics(parts.registry, () => co.running.size);
+  renewed = metrics.renewed;
   const warmOption = replicas.warmCaches ?? false;
   const present = new Map<ClusterName, Cluster>();
   const access = ownedAccess(co.fence, present);
@@ -146,8 +148,11 @@ export async function replicaRuntime(replicas: Replicas, controller: string, par
               (o, moves) => {
                 co.applied(o);
                 metrics.moved(moves.taken, moves.given);
-                applied = o;
-                scopeChanges.next();
+                // A replica fenced or stopping keeps what it held (a bounded margin): most often its lease comes back with the same share.
+                if (o.type !== 'none') {
+                  applied = o;
+                  scopeChanges.next();
+                }
               },
               present,
             ),
@@ -193,6 +198,7 @@ interface ReplicaMetrics {
   observe(s: ReplicaState): void;
   moved(taken: number, given: number): void;
   warm(kept: number, synced: number): void;
+  renewed(ms: number): void;
 }
 
 function replicaMetrics(registry: Registry, running: () => number): ReplicaMetrics {
@@ -203,6 +209,12 @@ function replicaMetrics(registry: Registry, running: () => number): ReplicaMetri
   const transitions = new Counter({ name: 'rxfleet_replica_transitions_total', help: 'Replica state changes by new state (standby, leading, sharing, fenced).', labelNames: ['state'], registers });
   const handovers = new Counter({ name: 'rxfleet_replica_handovers_total', help: 'Clusters this replica took over (in) or gave up (out) on ownership changes.', labelNames: ['direction'], registers });
   const warm = new Gauge({ name: 'rxfleet_replica_warm_clusters', help: 'Clusters whose watches this replica keeps open to take them over (replicas.warmCaches), run here or not: kept, and synced (every warm watch listed).', labelNames: ['state'], registers });
+  const renews = new Histogram({
+    name: 'rxfleet_replica_lease_renew_seconds',
+    help: "Time from sending a write of this replica's Lease (each renew) to reading its successful answer, event-loop lag included; near the renew deadline, the replica is about to be fenced.",
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
   leading.set(0);
   owned.set(0);
   warm.set({ state: 'kept' }, 0);
@@ -220,6 +232,9 @@ function replicaMetrics(registry: Registry, running: () => number): ReplicaMetri
       owned.set(running());
       if (taken > 0) handovers.inc({ direction: 'in' }, taken);
       if (given > 0) handovers.inc({ direction: 'out' }, given);
+    },
+    renewed(ms) {
+      renews.observe(ms / 1000);
     },
     warm(kept, synced) {
       warm.set({ state: 'kept' }, kept);
