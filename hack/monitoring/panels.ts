@@ -152,6 +152,10 @@ export const rows: readonly Row[] = [
       series('Handovers', 'Clusters taken over (in) or given up (out) on ownership changes.', 'none', [
         { expr: `sum by (instance, direction) (increase(rxfleet_replica_handovers_total{${c}}[$__rate_interval]))`, legend: '{{ instance }} {{ direction }}' },
       ]),
+      series('Lease renew latency', "From sending each renew of a replica's Lease to reading its answer, event-loop lag included (p99, p50). Near the renew deadline (default 10 s) the replica is about to be fenced.", 's', [
+        { expr: p(0.99, `rxfleet_replica_lease_renew_seconds_bucket{${c}}`, 'instance, le'), legend: '{{ instance }} p99' },
+        { expr: p(0.5, `rxfleet_replica_lease_renew_seconds_bucket{${c}}`, 'instance, le'), legend: '{{ instance }} p50' },
+      ]),
     ],
   },
   {

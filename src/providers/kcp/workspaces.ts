@@ -130,13 +130,13 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
     const changes = new Map<ClusterName, Candidate | undefined>();
     // The names in the engine's desired set now, and how many workspaces are named (wanted or not).
     const shown = new Set<ClusterName>();
-    let named = 0;
+    let namedCount = 0;
     const leave = (w: Workspace | undefined): void => {
       if (w?.candidate !== undefined) changes.set(w.candidate.name, undefined);
     };
     const forget = (w: Workspace | undefined): void => {
       leave(w);
-      if (w?.candidate !== undefined) named -= 1;
+      if (w?.candidate !== undefined) namedCount -= 1;
     };
     // A listing moves many workspaces at once: one change for all of them.
     let batching = 0;
@@ -153,7 +153,7 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
         } else if (shown.delete(n)) removed.push(n);
       }
       changes.clear();
-      scope?.found(named);
+      scope?.found(namedCount);
       out.next({ type: 'some', set, removed });
     };
     const batch = (f: () => void): void => {
@@ -176,7 +176,7 @@ function desiredWorkspaces<P extends KubeObject>(spec: WorkspaceProviderSpec<P>,
         name(logical, hint).subscribe((named) => {
           if (workspaces.get(logical) !== w) return;
           leave(w);
-          if (w.candidate === undefined) named += 1;
+          if (w.candidate === undefined) namedCount += 1;
           w.candidate = candidate(spec, logical, url, named, endpoints.get(url));
           changes.set(w.candidate.name, w.candidate);
           publish();

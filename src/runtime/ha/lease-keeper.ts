@@ -184,7 +184,7 @@ export function leaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
       const next = claimedLease(current, { namespace, name, identity, leaseDurationMs: timing.leaseDurationMs, nowMs: wall(), ...(opts.labels === undefined ? {} : { labels: opts.labels }), annotations });
       const sentAt = clock();
       pendingSentAt = sentAt;
-      const done = (): void => void (pendingSentAt === sentAt && (pendingSentAt = undefined));
+      const done = (): void => { if (pendingSentAt === sentAt) pendingSentAt = undefined; };
       return call(current === undefined ? api.create(next) : api.replace(next)).pipe(tap((res) => { onWrite(current, res, sentAt, published); }), finalize(done));
     });
 

@@ -89,12 +89,16 @@ export interface ReplicaRuntimeParts {
 export async function replicaRuntime(replicas: Replicas, controller: string, parts: ReplicaRuntimeParts): Promise<ReplicaRuntime> {
   const virtual = parts.scheduler !== asyncScheduler;
   let renewed = (_ms: number): void => undefined;
-  const co = coordination(replicas, controller, { scheduler: parts.scheduler, ...(virtual ? { clock: () => parts.scheduler.now() } : {}), onRenewed: (ms) => renewed(ms) });
+  const co = coordination(replicas, controller, { scheduler: parts.scheduler, ...(virtual ? { clock: () => parts.scheduler.now() } : {}), onRenewed: (ms) => {
+    renewed(ms);
+  } });
   const leaseName = replicas.type === 'leader-election' ? (replicas.name ?? controller) : memberLeaseName(replicas.name ?? controller, co.identity);
   // Sharding also lists its peers' Leases and deletes long-expired ones.
   await checkLeaseAccess(replicas.home, replicas.namespace, leaseName, replicas.type === 'sharding' ? { verbs: ['get', 'list', 'create', 'update', 'delete'] } : {});
   const metrics = replicaMetrics(parts.registry, () => co.running.size);
-  renewed = metrics.renewed;
+  renewed = (ms) => {
+    metrics.renewed(ms);
+  };
   const warmOption = replicas.warmCaches ?? false;
   const present = new Map<ClusterName, Cluster>();
   const access = ownedAccess(co.fence, present);
