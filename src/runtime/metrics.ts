@@ -6,13 +6,13 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClusterName } from '../core/cluster.js';
 import type { QueueObserver } from '../operators/queue-observer.js';
-import type { Outcome, QueueDepth } from '../operators/types.js';
 import type { ProviderReport } from '../streams/provider-report.js';
 import type { WatchHealth } from '../streams/watch-health.js';
-import { watchFailing } from '../streams/watch-failing.js';
+import type { Outcome, QueueDepth } from '../operators/types.js';
 import { ClusterSeries } from './cluster-series.js';
 import { errorClassifier } from './error-class.js';
 import { failingCluster } from './failing-cluster.js';
+import { fleetSeries, idleFleetSeries } from './fleet-series.js';
 import { queueMetrics } from './queue-metrics.js';
 import type { WriteVerb } from '../core/verb.js';
 import { unsentResult } from './unsent-result.js';
@@ -174,10 +174,8 @@ export function scopedMetrics(controller: string, registry: Registry, options: C
 }
 
 type ReconcileSeries = Pick<ControllerMetrics, 'outcome' | 'depth' | 'queue' | 'write' | 'denied'>;
-type FleetSeries = Pick<ControllerMetrics, 'watchHealth' | 'engaged' | 'report'>;
 const nothing = (): void => undefined;
 const idleReconcileSeries: ReconcileSeries = { outcome: nothing, depth: nothing, write: nothing, denied: nothing, queue: {} };
-const idleFleetSeries: FleetSeries = { watchHealth: nothing, engaged: nothing, report: nothing };
 
 function reconcileSeries(registers: Registry[], perCluster: boolean, series: ClusterSeries): ReconcileSeries {
   const reasonOf = errorClassifier();
@@ -267,43 +265,6 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
       }
       denied.set({ cluster }, count);
       series.note(denied, 'denied', { cluster });
-    },
-  };
-}
-
-function fleetSeries(registers: Registry[], series: ClusterSeries): FleetSeries {
-  const relists = new Counter({ name: 'rxfleet_watch_relists_total', help: 'Lists made after the first one (410 Gone).', labelNames: ['cluster', 'resource'], registers });
-  const reconnects = new Counter({ name: 'rxfleet_watch_reconnects_total', help: 'Watch requests opened again.', labelNames: ['cluster', 'resource'], registers });
-  const synced = new Gauge({ name: 'rxfleet_watch_synced', help: '1 once the watch delivered a full list.', labelNames: ['cluster', 'resource'], registers });
-  const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch fails: since a failure, until a list or event comes through (its cluster is unhealthy on /readyz).', labelNames: ['cluster', 'resource'], registers });
-  const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
-  const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
-  engaged.set(0);
-  return {
-    watchHealth(h, previous) {
-      const labels = { cluster: h.cluster, resource: h.resource };
-      // A new engagement starts counting from 0 again: count the growth, never a negative step.
-      const grow = (now: number, before: number | undefined): number => Math.max(0, now - (before === undefined || before > now ? 0 : before));
-      const r = grow(h.relists, previous?.relists);
-      const c = grow(h.reconnects, previous?.reconnects);
-      if (r > 0) {
-        relists.inc(labels, r);
-        series.note(relists, 'relists', labels);
-      }
-      if (c > 0) {
-        reconnects.inc(labels, c);
-        series.note(reconnects, 'reconnects', labels);
-      }
-      synced.set(labels, h.synced ? 1 : 0);
-      series.note(synced, 'synced', labels);
-      healthy.set(labels, watchFailing(h) ? 0 : 1);
-      series.note(healthy, 'healthy', labels);
-    },
-    engaged(count) {
-      engaged.set(count);
-    },
-    report(r) {
-      reports.inc({ provider: r.provider, type: r.type === 'source' ? `source_${r.state}` : r.type });
     },
   };
 }

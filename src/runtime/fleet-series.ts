@@ -1,0 +1,66 @@
+// The series of a run's shared fleet (src/runtime/metrics.ts keeps a controller's queue, reconciles
+// and writes): watch relists, reconnects, synced and healthy per cluster and resource, the engaged
+// clusters, and provider reports. Per-cluster series are noted in the run's ClusterSeries, so they
+// go when their cluster leaves.
+import { Counter, Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { watchFailing } from '../streams/watch-failing.js';
+import type { ClusterSeries } from './cluster-series.js';
+import type { ControllerMetrics } from './metrics.js';
+
+/** The fleet's part of {@link ControllerMetrics}. */
+export type FleetSeries = Pick<ControllerMetrics, 'watchHealth' | 'engaged' | 'report'>;
+
+const nothing = (): void => undefined;
+
+/** A fleet part that records nothing: a metrics object of the `reconcile` scope. */
+export const idleFleetSeries: FleetSeries = { watchHealth: nothing, engaged: nothing, report: nothing };
+
+/**
+ * Registers the fleet's series and returns what records into them.
+ *
+ * @example
+ * ```ts
+ * const fleet = fleetSeries([new Registry()], new ClusterSeries());
+ * fleet.engaged(3);
+ * ```
+ * @param registers - where the series go.
+ * @param series - the run's per-cluster series, for removal when a cluster leaves.
+ * @returns the recorder.
+ */
+export function fleetSeries(registers: Registry[], series: ClusterSeries): FleetSeries {
+  const relists = new Counter({ name: 'rxfleet_watch_relists_total', help: 'Lists made after the first one (410 Gone).', labelNames: ['cluster', 'resource'], registers });
+  const reconnects = new Counter({ name: 'rxfleet_watch_reconnects_total', help: 'Watch requests opened again.', labelNames: ['cluster', 'resource'], registers });
+  const synced = new Gauge({ name: 'rxfleet_watch_synced', help: '1 once the watch delivered a full list.', labelNames: ['cluster', 'resource'], registers });
+  const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch fails: since a failure, until a list or event comes through (its cluster is unhealthy on /readyz).', labelNames: ['cluster', 'resource'], registers });
+  const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
+  const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
+  engaged.set(0);
+  return {
+    watchHealth(h, previous) {
+      const labels = { cluster: h.cluster, resource: h.resource };
+      // A new engagement starts counting from 0 again: count the growth, never a negative step.
+      const grow = (now: number, before: number | undefined): number => Math.max(0, now - (before === undefined || before > now ? 0 : before));
+      const r = grow(h.relists, previous?.relists);
+      const c = grow(h.reconnects, previous?.reconnects);
+      if (r > 0) {
+        relists.inc(labels, r);
+        series.note(relists, 'relists', labels);
+      }
+      if (c > 0) {
+        reconnects.inc(labels, c);
+        series.note(reconnects, 'reconnects', labels);
+      }
+      synced.set(labels, h.synced ? 1 : 0);
+      series.note(synced, 'synced', labels);
+      healthy.set(labels, watchFailing(h) ? 0 : 1);
+      series.note(healthy, 'healthy', labels);
+    },
+    engaged(count) {
+      engaged.set(count);
+    },
+    report(r) {
+      reports.inc({ provider: r.provider, type: r.type === 'source' ? `source_${r.state}` : r.type });
+    },
+  };
+}
