@@ -17,8 +17,11 @@ import { eventually } from '../test/support/wait.js';
 export interface Takeover {
   readonly mode: 'cold' | 'warm';
   readonly stamped: boolean;
-  /** Output writes the server saw after the Lease was held (none when every apply was proven needless). */
+  /** Outputs the server saw change after the Lease was held (a no-op apply changes none). */
   readonly writes: number;
+  /** Write requests the new leader sent, and applies it left unsent (its /metrics, after every input was reconciled). */
+  readonly sent: number;
+  readonly unsent: number;
   /** Kill -9 of the leader to the standby holding the Lease. */
   readonly leaseMs: number;
   /** Lease held to every cluster's watch synced (its listing delivered), as the standby's /metrics first showed it (polled every 50 ms). */
@@ -51,6 +54,14 @@ async function syncedClusters(r: ReplicaProcess): Promise<number> {
   if (typeof url !== 'string') return 0;
   const text = await (await fetch(`${url}/metrics`)).text();
   return text.split('\n').filter((l) => l.startsWith('rxfleet_watch_synced{') && l.endsWith(' 1')).length;
+}
+
+/** The sum of every series of a counter in the replica's /metrics. */
+async function metricSum(r: ReplicaProcess, name: string): Promise<number> {
+  const url = r.lines().find((l) => l.msg === 'controller running' && typeof l.url === 'string')?.url;
+  if (typeof url !== 'string') return Number.NaN;
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
 /** Per cluster, per input, when the new leader first started reconciling it (ms), from its log lines. */
@@ -135,6 +146,8 @@ export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm', stam
       return setup.names.every((c) => (s.get(c)?.size ?? 0) >= setup.perCluster) ? s : undefined;
     }, { timeoutMs: setup.timeoutMs, context: () => tails([standby], 10), intervalMs: 200 });
     const writes = setup.outputs.events().filter((e) => e.type !== 'LISTED' && e.seenAt >= leading.time).length;
+    const sent = await metricSum(standby, 'rxfleet_write_requests_total');
+    const unsent = await metricSum(standby, 'rxfleet_writes_unsent_total');
     const times = (c: string): number[] => [...(all.get(c)?.values() ?? [])];
     const firsts = setup.names.map((c) => Math.min(...times(c)));
     const lasts = setup.names.map((c) => Math.max(...times(c)));
@@ -142,6 +155,8 @@ export async function takeover(setup: TakeoverSetup, mode: 'cold' | 'warm', stam
       mode,
       stamped,
       writes,
+      sent,
+      unsent,
       leaseMs: leading.time - killAt,
       syncedMs: syncedAt - leading.time,
       firstOfEveryClusterMs: Math.max(...firsts) - leading.time,

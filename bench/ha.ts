@@ -158,7 +158,9 @@ try {
     row('Lease held → every cluster\'s watch synced (polled every 50 ms)', (t) => t.syncedMs, ms);
     row('Lease held → first reconcile of every cluster', (t) => t.firstOfEveryClusterMs, ms);
     row('Lease held → every object reconciled', (t) => t.everyObjectMs, ms);
-    row('output writes after the Lease was held', (t) => t.writes, String);
+    row('outputs changed on the server after the Lease was held', (t) => t.writes, String);
+    row('write requests the new leader sent (its metrics)', (t) => t.sent, String);
+    row('applies it left unsent (its metrics)', (t) => t.unsent, String);
     row('standby RSS before the take-over', (t) => t.standbyRss, mib);
     row('standby heap used before the take-over', (t) => t.standbyHeap, mib);
     console.log(`\nwarm clusters synced on the standby: ${warm.warmSynced}/${N}; memory price of warmth per cluster: RSS ${((warm.standbyRss - cold.standbyRss) / N / 1024).toFixed(1)} KiB, heap ${((warm.standbyHeap - cold.standbyHeap) / N / 1024).toFixed(1)} KiB`);
