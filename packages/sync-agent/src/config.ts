@@ -14,7 +14,7 @@ import type { PublishedResourceFile } from './published-resource.js';
 import { isPublishedResource, publishedResourceEntries } from './published-resource.js';
 import { relatedReferenceProblem } from './related-places.js';
 import { checkRelatedGvr } from './related-gvr-check.js';
-import { checkSelector } from './related-selector-check.js';
+import { checkRegex, checkSelector } from './related-selector-check.js';
 import type { PublishedResource, SyncConfig } from './types.js';
 
 function keyPatternProblem(s: string): string | undefined {
@@ -55,13 +55,14 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
   text(m, 'origin', path, p, (s) => (s === 'service' || s === 'kcp' ? undefined : 'is not an origin: expected "service" or "kcp"'), true);
   checkRelatedGvr(m, path, p);
   const where = `${path}.object`;
-  const o = m.object === undefined ? undefined : mapping(m.object, where, ['path', 'template', 'selector'], p);
+  const o = m.object === undefined ? undefined : mapping(m.object, where, ['path', 'regex', 'template', 'selector'], p);
   if (m.object === undefined || (o !== undefined && [o.path, o.template, o.selector].filter((x) => x !== undefined).length !== 1)) {
     p.add(where, `${m.object === undefined ? 'required: ' : ''}give exactly one of \`path\` (a dotted field of the primary), \`template\` or \`selector\``);
   } else if (o?.selector !== undefined) {
     checkSelector(o.selector, `${where}.selector`, p, 'agent');
   } else if (o !== undefined) {
     const path = text(o, 'path', where, p, pathProblem);
+    if (o.regex !== undefined) checkRegex(o.regex, `${where}.regex`, p, path !== undefined);
     const template = text(o, 'template', where, p, templateProblem(dnsSubdomainProblem));
     const unsafe = path !== undefined ? relatedReferenceProblem({ path }) : template !== undefined ? relatedReferenceProblem({ template }) : undefined;
     if (unsafe !== undefined) p.add(where, unsafe);

@@ -6,6 +6,7 @@ import type { KubeObject } from 'rxfleet';
 import type { Either } from 'rxfleet/fp';
 import { E } from 'rxfleet/fp';
 import { getPath } from './object-path.js';
+import { rewriteReference } from './related-regex.js';
 import type { SyncTemplate } from './template.js';
 import { parseTemplate, renderTemplate } from './template.js';
 import type { PublishedResource, RelatedReference } from './types.js';
@@ -242,7 +243,10 @@ export function relatedName(
     const v = getPath(primary, ref.path);
     if (v === undefined || v === null || v === '') return { type: 'missing', field: ref.path };
     if (typeof v !== 'string') return { type: 'invalid', message: `${ref.path} is not a string` };
-    value = v;
+    const rewritten = ref.regex === undefined ? { type: 'value' as const, value: v } : rewriteReference(ref.regex, v);
+    if (rewritten.type === 'invalid') return rewritten;
+    if (rewritten.value === '') return { type: 'missing', field: ref.path };
+    value = rewritten.value;
   } else {
     const t = refTemplate(ref);
     if (typeof t === 'string') return { type: 'invalid', message: t };

@@ -18,6 +18,7 @@ import { pathProblem } from './object-path.js';
 import { relatedReferenceProblem } from './related-places.js';
 import { resolveRelated } from './related-preflight.js';
 import { compileSelector } from './related-selector.js';
+import { referenceRegexProblem } from './related-regex.js';
 import { relatedMutationProblems } from './related-mutation.js';
 import type { CompiledMutations } from './mutation.js';
 import { compileMutations } from './mutation.js';
@@ -134,6 +135,8 @@ function configProblems(p: PublishedResource): string[] {
     if (r.object.path !== undefined) {
       const bad = pathProblem(r.object.path);
       if (bad !== undefined) out.push(`related[${j}].object.path: ${bad}`);
+      const re = r.object.regex === undefined ? undefined : referenceRegexProblem(r.object.regex);
+      if (re !== undefined) out.push(`related[${j}].object.regex.${re}`);
     } else if (r.object.template !== undefined) {
       const t = parseTemplate(r.object.template);
       if (t.type === 'invalid') out.push(`related[${j}].object.template: ${t.message}`);

@@ -13,7 +13,7 @@ import { pathProblem } from './object-path.js';
 import { checkPublishedProjection, legacyNaming, selectorString } from './published-resource-fields.js';
 import { relatedReferenceProblem } from './related-places.js';
 import { checkRelatedGvr } from './related-gvr-check.js';
-import { checkSelector } from './related-selector-check.js';
+import { checkRegex, checkSelector } from './related-selector-check.js';
 
 /** The API version of the PublishedResources the agent reads. */
 export const publishedResourceApiVersion = 'syncagent.kcp.io/v1alpha1';
@@ -79,12 +79,13 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
   let object: Json | undefined;
   if (o !== undefined) {
     if ([o.reference, o.template, o.selector].filter((x) => x !== undefined).length !== 1) p.add(where, 'give exactly one of reference, template or selector');
-    const ref = o.reference === undefined ? undefined : mapping(o.reference, at(where, 'reference'), ['path'], p, { regex: notYet('rewriting a reference with a regular expression') });
+    const ref = o.reference === undefined ? undefined : mapping(o.reference, at(where, 'reference'), ['path', 'regex'], p);
+    const regex = ref?.regex === undefined ? undefined : checkRegex(ref.regex, at(at(where, 'reference'), 'regex'), p, true);
     const refPath = ref === undefined ? undefined : text(ref, 'path', at(where, 'reference'), p, (s) => pathProblem(s), true);
     const tpl = o.template === undefined ? undefined : mapping(o.template, at(where, 'template'), ['template'], p);
     const template = tpl === undefined ? undefined : text(tpl, 'template', at(where, 'template'), p, templateProblem(dnsSubdomainProblem), true);
     const selector = o.selector === undefined ? undefined : checkSelector(o.selector, at(where, 'selector'), p, 'PublishedResource');
-    object = refPath !== undefined ? { path: refPath } : template !== undefined ? { template } : selector !== undefined ? { selector } : undefined;
+    object = refPath !== undefined ? { path: refPath, ...(regex === undefined ? {} : { regex }) } : template !== undefined ? { template } : selector !== undefined ? { selector } : undefined;
     const unsafe = object === undefined ? undefined : relatedReferenceProblem(object as { path: string });
     if (unsafe !== undefined) p.add(where, unsafe);
   }

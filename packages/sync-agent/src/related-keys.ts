@@ -11,6 +11,7 @@ import { resourceId } from 'rxfleet/client';
 import { readBackReference } from 'rxfleet/sinks';
 import { serviceCluster } from './clusters.js';
 import { relatedName } from './naming.js';
+import { referenceKind } from './related-places.js';
 import type { PublishedPlan } from './plan.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource } from './related-gvr.js';
@@ -72,7 +73,9 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
       const byPath = related.object.path !== undefined;
       for (const copy of caches.copiesIn(namespace)) {
         const early = byPath ? undefined : readBackReference(copy);
-        const n = relatedName(related.object, early === undefined ? '' : caches.logicalCluster(early.cluster), copy);
+        // A derived name is in the copy's field as it is (no regex): the agent wrote it there.
+        const ref = byPath && referenceKind(related.object) === 'derived' ? { path: related.object.path } : related.object;
+        const n = relatedName(ref, early === undefined ? '' : caches.logicalCluster(early.cluster), copy);
         if (n.type !== 'named' || n.name !== name) continue;
         const src = early ?? readBackReference(copy);
         if (src !== undefined) keys.push(objectKey(src.cluster, src.namespace, src.name));

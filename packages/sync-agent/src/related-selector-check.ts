@@ -33,9 +33,33 @@ export function checkSelector(v: unknown, path: string, p: Problems, form: 'agen
     if ((rw.template === undefined) === (rw.regex === undefined)) p.add(at(path, 'rewrite'), 'give exactly one of template or regex');
     const tpl = form === 'agent' ? rw.template : rw.template === undefined ? undefined : mapping(rw.template, at(at(path, 'rewrite'), 'template'), ['template'], p)?.template;
     if (rw.template !== undefined && typeof tpl !== 'string') p.add(at(at(path, 'rewrite'), 'template'), `expected a template string, got ${describe(tpl)}`);
-    const re = rw.regex === undefined ? undefined : mapping(rw.regex, at(at(path, 'rewrite'), 'regex'), ['pattern', 'replacement'], p);
-    for (const k of ['pattern', 'replacement']) if (re?.[k] !== undefined && typeof re[k] !== 'string') p.add(at(at(at(path, 'rewrite'), 'regex'), k), `expected a string, got ${describe(re[k])}`);
+    const re = rw.regex === undefined ? undefined : checkRegex(rw.regex, at(at(path, 'rewrite'), 'regex'), p, true);
     rewrite = typeof tpl === 'string' ? { template: tpl } : re !== undefined ? { regex: re } : undefined;
   }
   return p.list.length === before && labels !== undefined && rewrite !== undefined ? { matchLabels: labels, rewrite } : undefined;
+}
+
+/**
+ * A `{ pattern, replacement }` regex as written (strings), or `undefined` when it is not usable;
+ * the pattern compiles in preflight. `allowed` false: the regex is refused (it needs a path).
+ *
+ * @example
+ * ```ts
+ * checkRegex({ pattern: '^x-(.*)$', replacement: '$1' }, 'published[0].related[0].object.regex', problems, true);
+ * ```
+ * @param v - the regex as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ * @param allowed - whether a regex may be here.
+ * @returns the regex.
+ */
+export function checkRegex(v: unknown, path: string, p: Problems, allowed: boolean): Json | undefined {
+  if (!allowed) {
+    p.add(path, 'only with path (a regex rewrites the value read at the path)');
+    return undefined;
+  }
+  const re = mapping(v, path, ['pattern', 'replacement'], p);
+  const before = p.list.length;
+  for (const k of ['pattern', 'replacement']) if (re?.[k] !== undefined && typeof re[k] !== 'string') p.add(at(path, k), `expected a string, got ${describe(re[k])}`);
+  return p.list.length === before ? re : undefined;
 }

@@ -154,6 +154,12 @@ export type RelatedReference =
   | {
       /** A dotted path in the primary object whose value is the related object's name. */
       readonly path: string;
+      /**
+       * An RE2 rewrite of the value read (api-syncagent's `reference.regex`): `pattern` (absent: the
+       * whole value replaced) and `replacement` (`$1`). Applied on each side, except where the agent
+       * derives the service-side name (a path the consumer writes): there the name is the derived one.
+       */
+      readonly regex?: { readonly pattern?: string; readonly replacement?: string };
       /** Not with `path`. */
       readonly template?: undefined;
       /** Not with `path`. */
