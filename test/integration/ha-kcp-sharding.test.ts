@@ -78,6 +78,10 @@ describe('sharding the workspaces of a kcp APIExport', () => {
 
       await a.stop();
       await eventually('the remaining replica runs every workspace', () => (names(b).length === fx.consumers.length ? true : undefined), { timeoutMs: 30_000 });
+      // The workspaces it took over bring their objects (its shared watch had dropped them as another replica's): it reconciles their widgets.
+      const moved = all.filter((n) => expected.get(n) === 'kcp-replica-a');
+      const byB = (name: string): Set<ClusterName> => new Set(reconciled.filter((r) => r.by === 'kcp-replica-b' && r.name === name).map((r) => r.cluster));
+      await eventually('the remaining replica reconciles the widgets of the workspaces it took over', () => (moved.every((n) => byB('w').has(n) && byB('w2').has(n)) ? true : undefined), { timeoutMs: 30_000 });
       await b.stop();
       // Both deleted their membership Leases on the way out: nothing is left behind.
       const left = await made.right.list(leases, { namespace: 'default', labelSelector: 'rxfleet.io/replicas=widgets-sharded' });
