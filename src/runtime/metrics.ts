@@ -16,6 +16,7 @@ import { fleetSeries, idleFleetSeries } from './fleet-series.js';
 import { queueMetrics } from './queue-metrics.js';
 import type { WriteVerb } from '../core/verb.js';
 import { unsentResult } from './unsent-result.js';
+import { writeRequestsCounter } from './write-requests.js';
 
 /**
  * Options of {@link controllerMetrics} (and `RunOptions.metrics`).
@@ -211,7 +212,7 @@ function reconcileSeries(registers: Registry[], perCluster: boolean, series: Clu
       if (latest !== undefined) this.set(latest.keys);
     },
   });
-  const writes = new Counter({ name: 'rxfleet_write_requests_total', help: 'Write requests by cluster, verb and result.', labelNames: ['cluster', 'verb', 'result'], registers });
+  const writes = writeRequestsCounter(registers);
   const unsent = new Counter({ name: 'rxfleet_writes_unsent_total', help: 'Writes not sent because the cache proved they would change nothing, by cluster and verb.', labelNames: ['cluster', 'verb'], registers });
   const denied = new Gauge({ name: 'rxfleet_reconcile_denied_keys', help: 'Keys waiting to retry a request the cluster refused (401/403); the cluster is unhealthy on /readyz meanwhile.', labelNames: ['cluster'], registers });
   const queue = queueMetrics(registers, perCluster, series);

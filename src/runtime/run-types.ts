@@ -72,6 +72,12 @@ export interface RunOptions {
   readonly registry?: Registry;
   /** Cardinality of the metrics, e.g. `{ perClusterHistograms: true }` (default: none per cluster). */
   readonly metrics?: ControllerMetricsOptions;
+  /**
+   * More registries /metrics serves, merged family by family with the run's: the series of requests
+   * the program sends outside its controllers (`requestMetrics` in rxfleet/runtime), which outlive
+   * one run. Their series must differ from the run's by their `controller` label. Default none.
+   */
+  readonly metricsFrom?: readonly Registry[];
   /** Called with every finished reconcile from the very first (before `run` resolves). Must not throw. */
   readonly onOutcome?: (outcome: Outcome) => void;
   /**

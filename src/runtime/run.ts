@@ -90,7 +90,8 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler, requiredClusters: controllers.flatMap((x) => x.requiredClusters ?? []) });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
   const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, name, { logger: log, health, registry: metrics.registry, scheduler });
-  const exposition = single ? metrics.registry : combinedMetrics(metrics.registry, own.map((m) => m.registry));
+  const others = [...(single ? [] : own.map((m) => m.registry)), ...(options.metricsFrom ?? [])];
+  const exposition = others.length === 0 ? metrics.registry : combinedMetrics(metrics.registry, others);
   const server = await probeServer(name, options.http, health, exposition);
   const release = async (): Promise<void> => {
     await replica?.release();

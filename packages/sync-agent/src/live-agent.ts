@@ -12,7 +12,7 @@ import type { RunHandle, RunOptions, RunResult } from 'rxfleet';
 type Logger = NonNullable<RunOptions['logger']>;
 import { createClusterClient } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
-import { exitCodes } from 'rxfleet/runtime';
+import { exitCodes, instrumentedClient, requestMetrics } from 'rxfleet/runtime';
 import type { SyncAgentOptions } from './agent.js';
 import { agentControllers } from './agent.js';
 import { exportCluster, serviceCluster } from './clusters.js';
@@ -54,7 +54,11 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
   const provider = createClusterClient(exportCluster, kcp, options.client);
   if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
   if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
-  const clients = { service: service.right, kcp: provider.right };
+  // The agent's own requests (preflight, the PublishedResources' list, watch and status patches)
+  // are served on every run's /metrics beside the controllers': writes in rxfleet_write_requests_total.
+  const requests = requestMetrics(agentSeries);
+  const clients = { service: instrumentedClient(service.right, requests.record), kcp: instrumentedClient(provider.right, requests.record) };
+  const runOptions: RunOptions = { ...options.run, signals: false, metricsFrom: [...(options.run.metricsFrom ?? []), requests.registry] };
   const log = options.logger;
   try {
     // The config's own entries must fit, as without watching: a mistake there stops the agent at once.
@@ -103,7 +107,7 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
             if (previous !== undefined) await previous.stop();
             if (over()) return;
             log.info({ published: planNames(next.plans) }, 'running the published resources');
-            const handle = await run(agentControllers(options, next.plans), { ...options.run, signals: false });
+            const handle = await run(agentControllers(options, next.plans), runOptions);
             if (over()) {
               await handle.stop();
               return;
@@ -132,5 +136,8 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
     clients.kcp.close();
   }
 }
+
+/** The `controller` label of the agent's own requests (no controller of its runs has it). */
+const agentSeries = 'rxfleet-sync-agent';
 
 const clean: RunResult = { reason: 'clean', code: exitCodes.clean, message: 'stopped before anything ran', aborted: 0 };
