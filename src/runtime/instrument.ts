@@ -70,7 +70,7 @@ export function instrumentedFleet(fleet: FleetView | SinkClusters, record: Write
 
 /**
  * A {@link ClusterClient} whose write requests report their result to `record` (reads, watches and
- * `raw` pass through untouched): the counting of {@link instrumentedFleet}, for a client a program
+ * `raw` pass through untouched): the counting the sinks get (`instrumentedFleet`), for a client a program
  * uses outside its controllers (see `requestMetrics`).
  *
  * @example
