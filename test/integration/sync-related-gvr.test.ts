@@ -161,6 +161,18 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     expect(holder(must(await b.client.get<Lease>(leases, 'target-grant', { namespace: 'default' })))).toBe('for-target');
   });
 
+  it('deleting the consumer object deletes the Lease copies the agent made on both sides, never an origin object', async () => {
+    const [lockCopy, grantOrigin] = [victim.spec.configName ?? '', victim.spec.connectionSecretName ?? ''];
+    must(await a.client.delete(dbs(), 'orders', { namespace: 'default' }));
+    await waitFor('the copies gone', async () => {
+      const [down, up, db] = await Promise.all([getOrUndefined<Lease>(svc.client, leases, lockCopy, svc.sharedNamespace), getOrUndefined<Lease>(a.client, leases, 'a-grant', 'default'), getOrUndefined(a.client, dbs(), 'orders', 'default')]);
+      return down === undefined && up === undefined && db === undefined ? true : undefined;
+    }, { context });
+    // The origin objects are their owners': the workspace's Lease and the operator's stay.
+    expect(holder(await getOrUndefined<Lease>(a.client, leases, 'a-lock', 'default'))).toBe('tenant-a-2');
+    expect(holder(await getOrUndefined<Lease>(svc.client, leases, grantOrigin, svc.sharedNamespace))).toBe('granted-to-a');
+  });
+
   it('preflight refuses a related resource no server serves, naming the published resource, the identifier and the cluster', async () => {
     const clients = { service: svc.client, kcp: provider.client };
     const err = await preflight(config(svc.sharedNamespace, 'nope.example.dev'), clients).then(() => undefined, (e: unknown) => e);
