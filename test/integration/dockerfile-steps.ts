@@ -5,7 +5,8 @@
 // folder: its WORKDIR is that folder, `COPY <src> <dest>` copies from the build context (`.` or
 // top-level names with `*`, honouring the .dockerignore's plain names and `*.ext` patterns; a missing
 // name without `*` is an error, as in Docker) or from an earlier stage's folder, and `RUN`
-// runs the command with `sh -c` in it, on this machine's Node and npm, not the base image's.
+// runs the command with `sh -c` in it, on this machine's Node and npm, not the base image's, with an
+// `ENV` path under the WORKDIR pointing into that folder.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
@@ -55,6 +56,16 @@ interface Stage {
   user?: string;
   entrypoint: string[];
   cmd: string[];
+}
+
+/**
+ * The stage's `ENV` as its `RUN` commands see it here: a value that is a path under the WORKDIR
+ * (`/app/.cache`) points into the stage's folder, as a COPY destination does, so that a command
+ * writing there writes into the image, not into this machine's `/app`.
+ */
+function inStage(stage: Stage): Record<string, string> {
+  const under = (v: string): boolean => stage.workdir !== '/' && (v === stage.workdir || v.startsWith(`${stage.workdir}/`));
+  return Object.fromEntries(Object.entries(stage.env).map(([k, v]) => [k, under(v) ? join(stage.root, posix.relative(stage.workdir, v)) : v]));
 }
 
 /** `dest` of a COPY inside a stage's folder: relative to its WORKDIR, or absolute under it. */
@@ -130,7 +141,7 @@ export function buildImage(dockerfile: string, context: string, work: string, en
       stage.workdir = posix.resolve(stage.workdir, args);
     } else if (op === 'COPY') copy(stage, args, context, stages);
     else if (op === 'RUN') {
-      const res = spawnSync('sh', ['-c', args], { cwd: stage.root, env: { ...env, ...stage.env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
+      const res = spawnSync('sh', ['-c', args], { cwd: stage.root, env: { ...env, ...inStage(stage) }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
       if (res.status !== 0) throw new Error(`RUN ${args} failed (exit ${res.status} ${res.signal ?? ''}):\n${`${res.stdout}\n${res.stderr}`.slice(-4000)}`);
     } else if (op === 'ENV') {
       const m = /^(\w+)=(.*)$/.exec(args);

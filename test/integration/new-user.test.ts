@@ -220,9 +220,10 @@ describe('a new user, from the packed packages to tested code and a production i
     // An empty npm cache, as in a fresh builder: what the lock names comes from the registry or the clone.
     const image = buildImage(join(clone, 'Dockerfile'), clone, join(work, 'image'), { ...env, npm_config_cache: join(work, 'empty-npm-cache') });
     expect(image).toMatchObject({ user: 'node', env: { NODE_ENV: 'production' }, command: ['node', 'bundle/main.mjs', '/etc/rxfleet/kubeconfig'] });
-    // The image holds the bundled program and the production dependencies (for what the bundle
-    // leaves external), nothing else.
-    expect(readdirSync(image.root).sort()).toEqual(['bundle', 'node_modules', 'package.json']);
+    // The image holds the bundled program, the production dependencies (for what the bundle leaves
+    // external) and V8's compile cache of the bundle, made at build time; nothing else.
+    expect(readdirSync(image.root).sort()).toEqual(['.node-compile-cache', 'bundle', 'node_modules', 'package.json']);
+    expect(readdirSync(join(image.root, '.node-compile-cache'), { recursive: true }).length, 'compile cache entries').toBeGreaterThan(0);
     expect(readdirSync(join(image.root, 'bundle')).sort()).toEqual(['main.mjs', 'main.mjs.map']);
     for (const p of [...devOnly, 'typescript', 'vitest', 'node']) expect(existsSync(join(image.root, 'node_modules', p)), p).toBe(false);
     expect(existsSync(join(image.root, 'node_modules', 'rxfleet', 'dist', 'index.js'))).toBe(true);
