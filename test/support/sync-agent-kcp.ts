@@ -117,10 +117,11 @@ export async function waitForExport(provider: ClusterClient, name: string, ready
  * @param ex - the export (its claims are accepted).
  * @param providerPath - the provider workspace's path.
  * @param served - the resource the binding makes available.
+ * @param name - the binding's name (default {@link BINDING}; another where a workspace others use, such as root, is bound).
  */
-export async function bindExport(consumer: ClusterClient, ex: Export, providerPath: string, served: ResourceDescriptor): Promise<void> {
+export async function bindExport(consumer: ClusterClient, ex: Export, providerPath: string, served: ResourceDescriptor, name: string = BINDING): Promise<void> {
   const claims = (ex.spec?.permissionClaims ?? []).map((c) => ({ ...c, group: c.group ?? '', selector: { matchAll: true }, state: 'Accepted' }));
-  const binding = { metadata: { name: BINDING }, spec: { reference: { export: { path: providerPath, name: ex.metadata.name ?? '' } }, permissionClaims: claims } };
+  const binding = { metadata: { name }, spec: { reference: { export: { path: providerPath, name: ex.metadata.name ?? '' } }, permissionClaims: claims } };
   // kcp refuses the binding (403 "no permission to bind") until the new export and its bind
   // permission have reached the consumer's shard (through the cache server on a sharded kcp): retry
   // that refusal only, bounded; any other failure ends the wait at once.
@@ -132,7 +133,7 @@ export async function bindExport(consumer: ClusterClient, ex: Export, providerPa
     if (applied.left.type === 'Forbidden' && refused.includes('no permission to bind')) return undefined;
     throw new Error(`binding ${ex.metadata.name ?? ''} in ${consumer.cluster}: ${refused}`);
   }, { timeoutMs: 60_000, context: () => refused });
-  await waitFor(`the binding in ${consumer.cluster} to be Bound`, async () => ((await getOrUndefined(consumer, bindingsV1alpha2, BINDING))?.status?.phase === 'Bound' ? true : undefined), {
+  await waitFor(`the binding in ${consumer.cluster} to be Bound`, async () => ((await getOrUndefined(consumer, bindingsV1alpha2, name))?.status?.phase === 'Bound' ? true : undefined), {
     timeoutMs: 90_000,
   });
   await waitFor(`${served.plural} served in ${consumer.cluster}`, async () => (E.isRight(await consumer.list(served, { namespace: 'default', limit: 1 })) ? true : undefined), {
@@ -148,8 +149,9 @@ export async function bindExport(consumer: ClusterClient, ex: Export, providerPa
  * await unbindExport(consumer);
  * ```
  * @param consumer - the consumer workspace's client.
+ * @param name - the binding's name (default {@link BINDING}).
  */
-export async function unbindExport(consumer: ClusterClient): Promise<void> {
-  const deleted = await consumer.delete(bindingsV1alpha2, BINDING);
+export async function unbindExport(consumer: ClusterClient, name: string = BINDING): Promise<void> {
+  const deleted = await consumer.delete(bindingsV1alpha2, name);
   if (E.isLeft(deleted) && deleted.left.type !== 'NotFound') throw new Error(`unbinding in ${consumer.cluster}: ${deleted.left.message}`);
 }

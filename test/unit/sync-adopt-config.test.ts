@@ -27,7 +27,7 @@ describe('sync config: adopt', () => {
       'published[0].adopt[0].into.workspace: required',
       'published[0].adopt[0].into.namespace: "Apps" must be lowercase letters, digits and "-", starting and ending with a letter or digit',
       expect.stringMatching(/^published\[0\]\.adopt\[1\]\.from\.labelSelector: "x in \(" /),
-      'published[0].adopt[1].into.extra: unknown field; expected one of workspace, namespace',
+      'published[0].adopt[1].into.extra: unknown field; expected one of workspace, namespace, installation',
       'published[0].adopt[1].into.workspace: "root:org:ws" is not a logical cluster name (e.g. "2a8ksc0x6lb5yzxz")',
       'published[0].adopt[2]: expected a mapping with from, into, got the string "everything"',
     ]);

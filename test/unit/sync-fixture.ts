@@ -86,12 +86,16 @@ export interface Running {
   until(check: () => boolean): Promise<void>;
 }
 
-/** The fleet's provider, its workspaces relabelled as the APIExport provider's (shared by every controller of a run). */
+/**
+ * The fleet's provider, its workspaces relabelled as the APIExport provider's (shared by every
+ * controller of a run). A workspace named `<installation>#<logical>` is another kcp installation's:
+ * its logical cluster (`identity.id`) is the part after `#`.
+ */
 export function agentProvider(fleet: InMemoryFleet): Provider {
   return fleet.provider.pipe(
     map((ev) =>
       ev.type === 'engaged' && ev.cluster.name !== 'service'
-        ? engaged({ ...ev.cluster, identity: { provider: 'kcp-apiexport', from: `workspace ${ev.cluster.name}`, id: ev.cluster.name } })
+        ? engaged({ ...ev.cluster, identity: { provider: 'kcp-apiexport', from: `workspace ${ev.cluster.name}`, id: ev.cluster.name.slice(ev.cluster.name.indexOf('#') + 1) } })
         : ev,
     ),
   );

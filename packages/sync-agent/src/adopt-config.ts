@@ -34,6 +34,8 @@ export interface AdoptInto {
   readonly workspace: string;
   /** The namespace in the workspace (a namespaced resource only). Default `default`. */
   readonly namespace?: string;
+  /** The kcp installation the workspace is in (a name in the config's `installations`). Default: the default installation. */
+  readonly installation?: string;
 }
 
 /**
@@ -93,13 +95,14 @@ export function checkAdopt(entry: Json, path: string, p: Problems): void {
       text(from, 'namespace', `${where}.from`, p, dnsLabelProblem);
       text(from, 'labelSelector', `${where}.from`, p, selectorProblem);
     }
-    const into = m.into === undefined ? undefined : mapping(m.into, `${where}.into`, ['workspace', 'namespace'], p);
+    const into = m.into === undefined ? undefined : mapping(m.into, `${where}.into`, ['workspace', 'namespace', 'installation'], p);
     if (into === undefined) {
       p.add(`${where}.into`, 'required: { workspace: <logical cluster>, namespace: <namespace> }');
       return;
     }
     text(into, 'workspace', `${where}.into`, p, (s) => (dnsLabelProblem(s) === undefined ? undefined : 'is not a logical cluster name (e.g. "2a8ksc0x6lb5yzxz")'), true);
     const ns = text(into, 'namespace', `${where}.into`, p, dnsLabelProblem);
+    text(into, 'installation', `${where}.into`, p, dnsLabelProblem);
     const filtered = typeof filter.namespace === 'string' ? filter.namespace : undefined;
     if (filtered !== undefined && (ns ?? defaultAdoptNamespace) !== filtered) {
       p.add(`${where}.into.namespace`, `is "${ns ?? defaultAdoptNamespace}", but filter.namespace syncs only "${filtered}": the adopted objects would never sync`);

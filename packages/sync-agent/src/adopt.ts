@@ -19,6 +19,7 @@ import type { AdoptRule } from './adopt-config.js';
 import { defaultAdoptNamespace } from './adopt-config.js';
 import { adoptedFromAnnotation, adoptedUidAnnotation } from './adopt-place.js';
 import { isConsumer, isService, serviceCluster } from './clusters.js';
+import { defaultInstallation, installationCluster, installationOf } from './installations.js';
 import { agentLabels } from './labels.js';
 import { claimsOwner } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
@@ -87,12 +88,15 @@ function adoptOne(plan: PublishedPlan, rule: AdoptRule, env: Env, waitMs: number
   if (svc === undefined) return done();
   const namespace = plan.kcp.namespaced ? (rule.into.namespace ?? defaultAdoptNamespace) : '';
   const name = svc.metadata.name ?? '';
-  const target = `${rule.into.workspace}/${namespace === '' ? '' : `${namespace}/`}${name}`;
+  const into = installationCluster(rule.into.installation, rule.into.workspace);
+  const target = `${into}/${namespace === '' ? '' : `${namespace}/`}${name}`;
   const here = `${plan.service.plural} ${nameOf(svc)} on the service cluster`;
-  const ws = env.fleet.clusters().find((c) => isConsumer(c) && logicalOf(c) === rule.into.workspace);
+  // The workspace of that logical cluster in the rule's installation only: `root` is in every kcp.
+  const installation = rule.into.installation ?? defaultInstallation;
+  const ws = env.fleet.clusters().find((c) => isConsumer(c) && installationOf(c.name) === installation && logicalOf(c) === rule.into.workspace);
   if (claimsOwner(svc)) {
     const ref = readBackReference(svc);
-    const mine = ref?.resource === resourceId(plan.kcp) && ref.namespace === namespace && ref.name === name && (ref.cluster === rule.into.workspace || ref.cluster === ws?.name);
+    const mine = ref?.resource === resourceId(plan.kcp) && ref.namespace === namespace && ref.name === name && (ref.cluster === into || ref.cluster === ws?.name);
     if (mine) return done();
     const owner = ref === undefined ? 'a back-reference that does not verify' : `a back-reference to ${ref.cluster}/${ref.namespace === '' ? '' : `${ref.namespace}/`}${ref.name} (uid ${ref.uid})`;
     return terminal(new Error(`adopt refused: ${here} carries ${owner}: it belongs to another consumer object and is not adopted into ${target}`));

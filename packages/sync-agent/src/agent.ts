@@ -12,10 +12,12 @@ import { E } from 'rxfleet/fp';
 import { apiExportProvider } from 'rxfleet/providers/kcp';
 import type { KcpKubeconfig } from 'rxfleet/providers/kcp';
 import { singleClusterProvider } from 'rxfleet/providers/single';
+import { withPrefix } from 'rxfleet/providers/multi';
 import type { Controller } from 'rxfleet';
 import type { Provider } from 'rxfleet/streams';
 import { adoptControllers } from './adopt.js';
 import { exportCluster, serviceCluster } from './clusters.js';
+import { installationCluster, installationSeparator } from './installations.js';
 import { preflight } from './preflight.js';
 import { publisherController } from './publisher.js';
 import { schemaFollower } from './schema-follow.js';
@@ -51,7 +53,9 @@ export interface SyncAgentOptions {
 
 /**
  * The agent's one provider: the APIExport's consumer workspaces, the service cluster as
- * `service`, and the provider workspace as `kcp-export` (see `serviceCluster`, `exportCluster`).
+ * `service`, and the provider workspace as `kcp-export` (see `serviceCluster`, `exportCluster`);
+ * each of the config's other `installations` adds its own consumer workspaces and provider
+ * workspace, reached with its own kubeconfig, named `<installation>#<name>` (`eu#root`, `eu#kcp-export`).
  *
  * @example
  * ```ts
@@ -64,13 +68,23 @@ export interface SyncAgentOptions {
  * @returns the provider every controller of the agent shares.
  */
 export function syncAgentProvider(options: SyncAgentOptions, published: readonly ResourceDescriptor[] = []): Provider {
-  const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
-  // The published resources' watches follow the schema each workspace is bound to (schema-follow.ts).
-  const managementWatch = published.length === 0 ? {} : { managementWatch: { listerWatcherFor: schemaFollower(published).listerWatcherFor } };
+  // One installation's consumer workspaces and provider workspace, with its own credentials only.
+  const installation = (management: KcpKubeconfig, exportName: string): Provider => {
+    // The published resources' watches follow the schema each workspace is bound to (schema-follow.ts).
+    const managementWatch = published.length === 0 ? {} : { managementWatch: { listerWatcherFor: schemaFollower(published).listerWatcherFor } };
+    const kubeconfig = typeof management === 'function' ? management() : management;
+    return merge(
+      apiExportProvider({ management, ...(options.client === undefined ? {} : { client: options.client }), exportName, ...managementWatch }),
+      singleClusterProvider({ name: exportCluster, kubeconfig }),
+    );
+  };
   return merge(
-    apiExportProvider({ management: options.kcp, ...(options.client === undefined ? {} : { client: options.client }), exportName: options.config.apiExport, ...managementWatch }),
+    installation(options.kcp, options.config.apiExport),
     singleClusterProvider({ name: serviceCluster, kubeconfig: options.service }),
-    singleClusterProvider({ name: exportCluster, kubeconfig: kcp }),
+    // Each other installation's clusters as `<name>#<cluster>` (installations.ts).
+    ...(options.config.installations ?? []).map((i) =>
+      withPrefix(`${i.name}${installationSeparator}`, installation(() => ({ file: i.kubeconfig }), i.apiExport ?? options.config.apiExport)),
+    ),
   );
 }
 
@@ -96,13 +110,21 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
   const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
   const service = createClusterClient(serviceCluster, options.service, options.client);
   const provider = createClusterClient(exportCluster, kcp, options.client);
+  const others = (options.config.installations ?? []).map((i) => ({ i, client: createClusterClient(installationCluster(i.name, exportCluster), { file: i.kubeconfig }, options.client) }));
   try {
     if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
     if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
-    return agentControllers(options, await preflight(options.config, { service: service.right, kcp: provider.right }));
+    const plans = await preflight(options.config, { service: service.right, kcp: provider.right });
+    // The same checks against each other installation's provider workspace (its APIExport above all).
+    for (const { i, client } of others) {
+      if (E.isLeft(client)) throw new ConfigError(`sync agent: installation "${i.name}": its kubeconfig cannot be used: ${client.left.message}`);
+      await preflight({ ...options.config, apiExport: i.apiExport ?? options.config.apiExport }, { service: service.right, kcp: client.right });
+    }
+    return agentControllers(options, plans);
   } finally {
     if (E.isRight(service)) service.right.close();
     if (E.isRight(provider)) provider.right.close();
+    for (const { client } of others) if (E.isRight(client)) client.right.close();
   }
 }
 
@@ -122,5 +144,9 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
 export function agentControllers(options: SyncAgentOptions, plans: readonly PublishedPlan[]): readonly Controller<KubeObject>[] {
   const shared = syncAgentProvider(options, plans.map((p) => p.kcp));
   const publisher = publisherController(plans, { provider: shared, apiExport: options.config.apiExport });
-  return [publisher, ...plans.map((plan) => syncController(plan, { provider: shared })), ...plans.flatMap((plan) => adoptControllers(plan, { provider: shared }))];
+  // Each other installation's export is kept by a publisher of its own, named after it.
+  const others = (options.config.installations ?? []).map((i) =>
+    publisherController(plans, { provider: shared, apiExport: i.apiExport ?? options.config.apiExport, exportCluster: installationCluster(i.name, exportCluster), name: `publisher.${i.name}` }),
+  );
+  return [publisher, ...others, ...plans.map((plan) => syncController(plan, { provider: shared })), ...plans.flatMap((plan) => adoptControllers(plan, { provider: shared }))];
 }

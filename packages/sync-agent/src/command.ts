@@ -33,7 +33,8 @@ The agent turns each published CRD into an APIResourceSchema and keeps the APIEx
 syncs every bound workspace's objects down to the service cluster (server-side apply; a finalizer
 makes deletion remove the service-side copy first) and their status and related Secrets/ConfigMaps
 back. Kubeconfigs: the flags, else KCP_KUBECONFIG / SERVICE_KUBECONFIG, else the config file's
-kubeconfigs: { kcp: <path>, service: <path> } (relative to the file).
+kubeconfigs: { kcp: <path>, service: <path> } (relative to the file). More kcp installations, each
+with its own kubeconfig and namespace prefix: the config file's installations.
 
 Probes and metrics on http://<host>:<port>/ (/healthz, /readyz, /metrics). It runs until SIGTERM or
 SIGINT. With --leader-election-namespace, several agents (a Deployment's replicas) elect one

@@ -8,6 +8,7 @@ import type { Json } from './config-check.js';
 import { Problems, at, checkProjection, describe, dns1035Problem, identifierProblem, kindProblem, list, mapping, selectorProblem, templateProblem, text } from './config-check.js';
 import { checkMutation, checkRelatedMutation } from './mutation-config.js';
 import { checkAdopt } from './adopt-config.js';
+import { checkInstallations } from './installations-config.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
 import type { PublishedResourceFile } from './published-resource.js';
@@ -130,10 +131,11 @@ export function syncConfigProblems(input: unknown, files: readonly PublishedReso
 // every problem of both: the one way either form becomes the published list.
 function resolve(input: unknown, files: readonly PublishedResourceFile[]): { readonly problems: readonly string[]; readonly config?: SyncConfig } {
   const p = new Problems();
-  const m = mapping(input, '', ['agentName', 'apiExport', 'published', 'publishedResources', 'publishedResourceSelector', 'watchPublishedResources'], p);
+  const m = mapping(input, '', ['agentName', 'apiExport', 'installations', 'published', 'publishedResources', 'publishedResourceSelector', 'watchPublishedResources'], p);
   if (m === undefined) return { problems: p.list.map((s) => `the configuration: ${s}`) };
   text(m, 'agentName', '', p, identifierProblem);
   text(m, 'apiExport', '', p, dnsSubdomainProblem, true);
+  if (m.installations !== undefined) checkInstallations(m, p);
   const selector = text(m, 'publishedResourceSelector', '', p, selectorProblem);
   list(m, 'publishedResources', '', p)?.forEach((f, i) => {
     if (typeof f !== 'string' || f === '') p.add(`publishedResources[${i}]`, `expected a file path, got ${describe(f)}`);

@@ -48,6 +48,8 @@ export { adoptedFromAnnotation, adoptedUidAnnotation } from './adopt-place.js';
 export type { SyncControllerOptions } from './sync-controller.js';
 export { syncController } from './sync-controller.js';
 export { exportCluster, isConsumer, isExport, isService, serviceCluster } from './clusters.js';
+export type { KcpInstallation } from './installations.js';
+export { defaultInstallation, installationCluster, installationOf, installationSeparator } from './installations.js';
 export { agentLabel, agentLabels, agentSelector, syncClusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from './labels.js';
 export type { NamingError, RelatedNameResult, ServiceName } from './naming.js';
 export { defaultNameTemplate, defaultNamespaceTemplate, relatedName, serviceName } from './naming.js';

@@ -50,8 +50,9 @@ export const publishedLabel = 'sync.rxfleet.dev/published';
 export const relatedLabel = 'sync.rxfleet.dev/related';
 
 /**
- * Annotation: on a service-side namespace the agent made, the logical cluster of the workspace whose
- * objects it holds (the default naming hashes nothing there, but a custom template may).
+ * Annotation: on a service-side namespace the agent made, the workspace whose objects it holds:
+ * its logical cluster, after `<installation>#` for a workspace of another kcp installation than
+ * the default one (`eu#root`; see `KcpInstallation`). The default naming hashes nothing there, but a custom template may.
  *
  * @example
  * ```ts

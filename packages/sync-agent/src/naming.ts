@@ -160,9 +160,10 @@ function namingOf(published: PublishedResource): CompiledNaming {
  * @param published - the published resource.
  * @param cluster - the workspace's logical cluster (the kcp provider's `identity.id`).
  * @param object - the consumer's object.
+ * @param namespacePrefix - put before the namespace: the installation's (`KcpInstallation.namespacePrefix`); default none.
  * @returns the place, or why there is none.
  */
-export function serviceName(published: PublishedResource, cluster: string, object: KubeObject): Either<NamingError, ServiceName> {
+export function serviceName(published: PublishedResource, cluster: string, object: KubeObject, namespacePrefix = ''): Either<NamingError, ServiceName> {
   const namespace = object.metadata.namespace ?? '';
   const at = { namespace, name: object.metadata.name ?? '' };
   const view = { ...object, metadata: { ...object.metadata, namespace } };
@@ -180,9 +181,10 @@ export function serviceName(published: PublishedResource, cluster: string, objec
     const r = renderTemplate(template, { cluster: cluster, object: view });
     if (r.type === 'missing') return fail(what, `needs ${r.field}, which the object does not have`);
     if (r.type === 'invalid') return fail(what, `cannot be rendered: ${r.message}`);
-    const problem = what === 'namespace' ? dnsLabelProblem(r.value) : dnsSubdomainProblem(r.value);
-    if (problem !== undefined) return fail(what, `gives ${JSON.stringify(r.value)}, which ${problem} (a ${what === 'namespace' ? 'DNS-1123 label' : 'DNS-1123 subdomain'})`);
-    out[what] = r.value;
+    const value = what === 'namespace' ? namespacePrefix + r.value : r.value;
+    const problem = what === 'namespace' ? dnsLabelProblem(value) : dnsSubdomainProblem(value);
+    if (problem !== undefined) return fail(what, `gives ${JSON.stringify(value)}${value === r.value ? '' : ` (with the installation's prefix)`}, which ${problem} (a ${what === 'namespace' ? 'DNS-1123 label' : 'DNS-1123 subdomain'})`);
+    out[what] = value;
   }
   return E.right(Object.freeze({ namespace: out.namespace, name: out.name }));
 }

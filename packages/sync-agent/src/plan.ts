@@ -1,6 +1,7 @@
 // What preflight decided for one published resource, once at start: the two resources the agent
 // reads and writes (same version name on both sides) and whether status syncs through a subresource.
 import type { ResourceDescriptor } from 'rxfleet';
+import type { KcpInstallation } from './installations.js';
 import type { CompiledMutations } from './mutation.js';
 import type { PublishedResource } from './types.js';
 
@@ -39,4 +40,6 @@ export interface PublishedPlan {
   readonly mutations?: { readonly spec?: CompiledMutations; readonly status?: CompiledMutations };
   /** The related entries' resources as preflight resolved them by discovery, by identifier. */
   readonly related?: Readonly<Record<string, ResourceDescriptor>>;
+  /** The config's other kcp installations (their namespace prefixes place their copies). Default none. */
+  readonly installations?: readonly KcpInstallation[];
 }

@@ -25,6 +25,7 @@ import { compileMutations } from './mutation.js';
 import type { PublishedPlan } from './plan.js';
 import { projectedNames, versionChoice } from './schema.js';
 import { parseTemplate } from './template.js';
+import { installationCollisions, unknownAdoptInstallations } from './installations-config.js';
 import type { PublishedResource, SyncConfig } from './types.js';
 
 /** The CRDs of the service cluster, typed. */
@@ -107,8 +108,12 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
   const resolved = await resolveRelated(plans, clients, (plan) => plan.published.from ?? `published[${config.published.indexOf(plan.published)}] "${plan.published.name}"`);
   problems.push(...resolved.problems);
   problems.push(...(await exportProblems(clients.kcp, config.apiExport, agentName, projected)).map((m) => `${m} (kcp workspace ${kcp})`));
+  const named = (p: PublishedPlan): string => p.published.from ?? `published[${config.published.indexOf(p.published)}] "${p.published.name}"`;
+  const entries = resolved.plans.map((p) => ({ where: named(p), entry: p.published, namespaced: p.service.namespaced }));
+  problems.push(...installationCollisions(config.installations, entries), ...unknownAdoptInstallations(config.installations, entries));
   if (problems.length > 0) throw new ConfigError(`sync config: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n- ${problems.join('\n- ')}`);
-  return resolved.plans;
+  const installations = config.installations;
+  return installations === undefined ? resolved.plans : resolved.plans.map((p) => Object.freeze({ ...p, installations }));
 }
 
 // A problem's field as the user wrote it: in a PublishedResource, under `spec`.

@@ -21,8 +21,9 @@ import type { Mutation } from 'rxfleet/sinks';
 import { readModifyWrite } from 'rxfleet/sinks';
 import { readOrNull } from 'rxfleet/sinks';
 import { refusal } from 'rxfleet/sinks';
-import type { Provider } from 'rxfleet/streams';
-import { exportCluster, isExport, isService, serviceCluster } from './clusters.js';
+import type { Cluster, Provider } from 'rxfleet/streams';
+import type { ClusterName } from 'rxfleet';
+import { exportCluster, isConsumer, isExport, isService, serviceCluster } from './clusters.js';
 import { exportChanged, exportOwner, mergeExport, relatedClaims } from './export-merge.js';
 import type { APIExport, APIResourceSchema, ExportResource, PermissionClaim } from 'rxfleet/providers/kcp';
 import { apiExports, apiResourceSchemas } from 'rxfleet/providers/kcp';
@@ -47,6 +48,11 @@ export interface PublisherOptions {
   readonly provider: Provider;
   /** The APIExport's name in the provider workspace. */
   readonly apiExport: string;
+  /**
+   * The provider workspace's fleet name: {@link exportCluster} (the default), or another
+   * installation's (`eu#kcp-export`, see `installationCluster`), whose APIExport it then keeps.
+   */
+  readonly exportCluster?: ClusterName;
   /** The controller's name (metrics, logs); default `publisher`. */
   readonly name?: string;
 }
@@ -77,6 +83,8 @@ export interface PublisherOptions {
  */
 export function publisherController(plans: readonly PublishedPlan[], options: PublisherOptions): Controller<KubeObject> {
   const agentName = plans[0]?.agentName ?? defaultAgentName;
+  const target = options.exportCluster ?? exportCluster;
+  const isTarget = (c: Cluster): boolean => (target === exportCluster ? isExport(c) : c.name === target && !isConsumer(c));
   const claims = relatedClaims(plans);
   const crdName = (p: PublishedPlan): string => `${p.service.plural}.${p.service.group}`;
   const publishedCrds: readonly ObjectKey[] = [...new Set(plans.map(crdName))].map((n) => objectKey(serviceCluster, '', n));
@@ -89,15 +97,15 @@ export function publisherController(plans: readonly PublishedPlan[], options: Pu
     queue: { concurrency: 1 },
     inputs: ({ fleetWatch }) => [
       // The export changed (by hand, or by another writer): every published CRD is checked again.
-      fleetWatch(apiExports, { clusterSelector: isExport, fieldSelector: `metadata.name=${options.apiExport}` }).pipe(mapToKeys(crds, () => publishedCrds)),
+      fleetWatch(apiExports, { clusterSelector: isTarget, fieldSelector: `metadata.name=${options.apiExport}` }).pipe(mapToKeys(crds, () => publishedCrds)),
     ],
     writes: [
-      { resource: apiResourceSchemas, verbs: ['create'], clusterSelector: isExport },
-      { resource: apiExports, verbs: ['create', 'update'], clusterSelector: isExport },
+      { resource: apiResourceSchemas, verbs: ['create'], clusterSelector: isTarget },
+      { resource: apiExports, verbs: ['create', 'update'], clusterSelector: isTarget },
     ],
-    watches: [{ resource: apiResourceSchemas, clusterSelector: isExport }],
+    watches: [{ resource: apiResourceSchemas, clusterSelector: isTarget }],
     // The CRDs are read on one, the export written on the other: /readyz holds back while either is forbidden or unreachable.
-    requiredClusters: [serviceCluster, exportCluster],
+    requiredClusters: [serviceCluster, target],
     reconcile: (req, ctx) => {
       const crd = req.object as CustomResourceDefinition | undefined;
       const mine = plans.filter((p) => crdName(p) === req.key.name);
@@ -125,12 +133,12 @@ export function publisherController(plans: readonly PublishedPlan[], options: Pu
         made.push({ plan, schema: s.schema });
       }
       return from(made).pipe(
-        concatMap(({ plan, schema }) => ensureSchema(ctx, plan, schema)),
+        concatMap(({ plan, schema }) => ensureSchema(ctx, target, plan, schema)),
         toArray(),
         concatMap((results) => {
           const failed = results.find((r) => r.type === 'error');
           if (failed !== undefined) return of(failed);
-          return updateExport(ctx, options.apiExport, agentName, made.map((m) => exportEntry(m.schema)), claims);
+          return updateExport(ctx, target, options.apiExport, agentName, made.map((m) => exportEntry(m.schema)), claims);
         }),
       );
     },
@@ -138,7 +146,7 @@ export function publisherController(plans: readonly PublishedPlan[], options: Pu
 }
 
 // The ARS is created once under its hash name; an existing one (made by an earlier run, or restored) is used as it is.
-function ensureSchema(ctx: ControllerContext, plan: PublishedPlan, schema: APIResourceSchema): Observable<Action> {
+function ensureSchema(ctx: ControllerContext, exportCluster: ClusterName, plan: PublishedPlan, schema: APIResourceSchema): Observable<Action> {
   const name = schema.metadata.name ?? '';
   return readOrNull(ctx.sinks, apiResourceSchemas, objectKey(exportCluster, '', name)).pipe(
     concatMap((got) => {
@@ -155,7 +163,7 @@ function ensureSchema(ctx: ControllerContext, plan: PublishedPlan, schema: APIRe
   );
 }
 
-function updateExport(ctx: ControllerContext, name: string, agentName: string, entries: readonly ExportResource[], claims: readonly PermissionClaim[]): Observable<Action> {
+function updateExport(ctx: ControllerContext, exportCluster: ClusterName, name: string, agentName: string, entries: readonly ExportResource[], claims: readonly PermissionClaim[]): Observable<Action> {
   const key = objectKey(exportCluster, '', name);
   let keptBy: string | undefined;
   const step = (current: APIExport): Mutation<APIExport> => {

@@ -25,6 +25,7 @@ import type { Provider } from 'rxfleet/streams';
 import type { ReconcileRequest } from 'rxfleet';
 import type { WriteOutcome } from 'rxfleet/sinks';
 import { isConsumer, isService, serviceCluster } from './clusters.js';
+import { namespacePrefixOf } from './installations.js';
 import { agentLabel, syncFinalizer } from './labels.js';
 import { serviceName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
@@ -161,7 +162,7 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
     const refusal = { key: objectKey(serviceCluster, adopted.at.namespace, adopted.at.name), detail: `sync refused: ${adopted.detail}`, reason: adopted.reason };
     return syncStatus(ctx.sinks, plan, req.key, obj, undefined, [refusal], now()).pipe(toArray(), concatMap((up) => outcomeAction(up, [refusal])));
   }
-  const at = adopted.type === 'at' ? E.right(adopted.at) : serviceName(plan.published, logical, obj);
+  const at = adopted.type === 'at' ? E.right(adopted.at) : serviceName(plan.published, logical, obj, namespacePrefixOf(plan.installations, req.cluster));
   if (E.isLeft(at)) return terminal(new Error(at.left.message));
   // A related kind not listed yet on either side (or never: a workspace that refused its permission
   // claim) holds back the related objects only, never the primary's spec and status.

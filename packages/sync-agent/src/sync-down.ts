@@ -206,7 +206,7 @@ export function syncDown(sinks: SinkContext, plan: PublishedPlan, caches: SyncCa
   const desired = desiredCopy(plan, mutated.object, at, source, workspace);
   const ns: Observable<WriteOutcome>[] = [];
   if (plan.service.namespaced && !adopted && caches.namespace(at.namespace) === undefined) {
-    const namespace: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: at.namespace, labels: { [agentLabel]: plan.agentName }, annotations: { [syncClusterAnnotation]: workspace } } };
+    const namespace: Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: at.namespace, labels: { [agentLabel]: plan.agentName }, annotations: { [syncClusterAnnotation]: source.cluster } } };
     ns.push(apply(sinks, { cluster: serviceCluster, resource: namespaces, object: namespace }));
   }
   const upToDate = cached !== undefined && copyUpToDate(plan, cached, desired);

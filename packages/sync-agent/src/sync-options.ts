@@ -107,10 +107,23 @@ function kubeconfigFile(flag: string, envName: string, file: string | undefined)
   return file;
 }
 
+// Each installation's kubeconfig, relative to the config file, checked like the flags' (naming the installation).
+function withInstallationFiles(file: string, config: SyncConfig): SyncConfig {
+  if (config.installations === undefined) return config;
+  const installations = config.installations.map((i, n) => {
+    const path = resolve(dirname(file), i.kubeconfig);
+    const kc = loadKubeconfig(clusterName(i.name), { file: path });
+    if (isLeft(kc)) throw new ConfigError(`${file}: installations[${n}] "${i.name}": kubeconfig: ${kc.left.message}`);
+    return Object.freeze({ ...i, kubeconfig: path });
+  });
+  return Object.freeze({ ...config, installations: Object.freeze(installations) });
+}
+
 /**
  * Reads and checks everything `rxfleet-sync-agent` needs before it connects anywhere. Kubeconfigs come
  * from the flag, else the environment (`KCP_KUBECONFIG`, `SERVICE_KUBECONFIG`), else the config
- * file's `kubeconfigs: { kcp: <path>, service: <path> }` (relative to the file).
+ * file's `kubeconfigs: { kcp: <path>, service: <path> }` (relative to the file). Each of the
+ * config's `installations` has its own kubeconfig, relative to the file too (made absolute here).
  *
  * @example
  * ```ts
@@ -123,9 +136,9 @@ function kubeconfigFile(flag: string, envName: string, file: string | undefined)
  */
 export function syncOptions(flags: SyncFlags, env: NodeJS.ProcessEnv = process.env): SyncOptions {
   const { rest, kcp, service } = fileKubeconfigs(flags.config, readConfigFile(flags.config));
-  const config = parseSyncConfig(rest, flags.config, publishedResourceFiles(flags.config, rest));
+  const parsed = parseSyncConfig(rest, flags.config, publishedResourceFiles(flags.config, rest));
   return {
-    config,
+    config: withInstallationFiles(flags.config, parsed),
     kcpKubeconfig: kubeconfigFile('kcp-kubeconfig', 'KCP_KUBECONFIG', flags.kcpKubeconfig ?? env.KCP_KUBECONFIG ?? kcp),
     serviceKubeconfig: kubeconfigFile('service-kubeconfig', 'SERVICE_KUBECONFIG', flags.serviceKubeconfig ?? env.SERVICE_KUBECONFIG ?? service),
   };

@@ -3,6 +3,7 @@
 // in which direction, and its related resources. The semantics follow kcp's api-syncagent
 // (PublishedResource) where they are sound; docs/sync.md says where rxfleet differs and why.
 import type { AdoptRule } from './adopt-config.js';
+import type { KcpInstallation } from './installations.js';
 
 /**
  * The CRD on the service cluster that is published.
@@ -306,6 +307,11 @@ export interface SyncConfig {
   readonly agentName?: string;
   /** The APIExport (in the provider workspace) the agent keeps current; created when missing. */
   readonly apiExport: string;
+  /**
+   * More kcp installations served the same API, beside the default one (`--kcp-kubeconfig`), each
+   * with its own kubeconfig, APIExport and service-side namespace prefix (see `KcpInstallation`). Default none.
+   */
+  readonly installations?: readonly KcpInstallation[];
   /**
    * The published resources (at least one, here or in `publishedResources`). An entry may also be
    * an api-syncagent PublishedResource object as it is (`apiVersion: syncagent.kcp.io/v1alpha1`):
