@@ -3,7 +3,7 @@
 // kinds on both sides, and an orphan sweep once the workspaces are discovered; its reconciler wraps
 // down, up and related syncs in a finalizer whose cleanup deletes the service-side objects first.
 import type { Observable } from 'rxjs';
-import { EMPTY, ReplaySubject, combineLatest, concat, concatMap, filter, finalize, from, ignoreElements, map, reduce, take, tap, toArray } from 'rxjs';
+import { EMPTY, ReplaySubject, concat, concatMap, filter, finalize, from, ignoreElements, map, reduce, take, tap, toArray } from 'rxjs';
 import { objectKey } from 'rxfleet';
 import type { KubeObject } from 'rxfleet';
 import type { ResourceDescriptor } from 'rxfleet';
@@ -76,13 +76,15 @@ const copyKey =
 // The sweep: once the consumer provider's first pass is over and the service cluster is engaged,
 // the service side's copies and the workspaces' related copies whose consumer object is gone.
 // The pass is captured when the inputs are built, before the provider runs, so a provider that
-// reports at once is not missed.
+// reports at once is not missed. With several kcp installations, each one's first pass sweeps
+// again: a copy of an installation not engaged yet is kept by the one before, judged by its own.
 function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: string): Observable<never> {
-  const pass = new ReplaySubject<void>(1);
+  const passes = 1 + (plan.installations?.length ?? 0);
+  const pass = new ReplaySubject<void>(passes);
   const capture = ic.fleet.reports
     .pipe(
       filter((r) => r.type === 'discovered' && r.provider === consumerProvider),
-      take(1),
+      take(passes),
       map((): void => undefined),
     )
     .subscribe(pass);
@@ -95,23 +97,25 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
   // Only this agent's copies: another agent on the same service cluster (another kcp installation,
   // whose workspaces may have the same logical cluster names) sweeps its own.
   const mine = `${agentLabel}=${plan.agentName}`;
-  return combineLatest([pass, serviceUp]).pipe(
-    take(1),
+  // Each pass (replayed) once the service cluster is up.
+  return concat(serviceUp.pipe(ignoreElements()), pass).pipe(
+    take(passes),
     concatMap(() => {
       // The workspaces engaged once the first pass is over: a copy in one that is not (unbound) is kept.
       const workspaces = ic.fleet.clusters().filter(isConsumer).map((c) => c.name);
       return concat(
         sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: onService, clusters: [serviceCluster], labelSelector: mine }),
         inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: inWorkspaces, clusters: workspaces, labelSelector: mine }),
+      ).pipe(
+        tap((o) => {
+          if (E.isLeft(o)) ic.logger.warn({ ...where, cluster: o.left.key.cluster }, `orphan sweep: ${o.left.message}`);
+          else if (o.right.changed === true) ic.logger.info({ ...where, cluster: o.right.cluster, key: `${o.right.key.namespace}/${o.right.key.name}` }, 'orphan sweep deleted an object whose consumer object is gone');
+        }),
+        reduce((n, o) => n + (E.isRight(o) && o.right.changed === true ? 1 : 0), 0),
+        tap((deleted) => {
+          ic.logger.info({ ...where, cluster: serviceCluster, deleted }, 'orphan sweep done');
+        }),
       );
-    }),
-    tap((o) => {
-      if (E.isLeft(o)) ic.logger.warn({ ...where, cluster: o.left.key.cluster }, `orphan sweep: ${o.left.message}`);
-      else if (o.right.changed === true) ic.logger.info({ ...where, cluster: o.right.cluster, key: `${o.right.key.namespace}/${o.right.key.name}` }, 'orphan sweep deleted an object whose consumer object is gone');
-    }),
-    reduce((n, o) => n + (E.isRight(o) && o.right.changed === true ? 1 : 0), 0),
-    tap((deleted) => {
-      ic.logger.info({ ...where, cluster: serviceCluster, deleted }, 'orphan sweep done');
     }),
     ignoreElements(),
     finalize(() => {
