@@ -105,9 +105,10 @@ describe('sync agent: several kcp installations', () => {
     await running.until(() => phase(fleet, 'root') === 'mine');
     expect(phase(fleet, 'eu#root')).toBeUndefined();
     expect(fleet.requestsOf({ cluster: 'root' }).concat(fleet.requestsOf({ cluster: 'eu#root' })).some((r) => JSON.stringify(r.body ?? {}).includes('forged'))).toBe(false);
-    // The forgery removed, eu's object gets its own copy at its own place, beside the default installation's.
+    // The forgery removed and eu's object changed (a refusal waits for one), it gets its own copy at its own place.
     fleet.delete('service', dbService, `eu-root/${name}`);
-    await running.until(() => fleet.object<Db>('service', dbService, `eu-root/${name}`)?.spec?.size === 2 && synced(fleet, 'eu#root')?.status === 'True');
+    fleet.put('eu#root', dbKcp, { ...(fleet.object<Db>('eu#root', dbKcp, 'default/orders') ?? orders), spec: { size: 5 } });
+    await running.until(() => fleet.object<Db>('service', dbService, `eu-root/${name}`)?.spec?.size === 5 && synced(fleet, 'eu#root')?.status === 'True');
     expect(readBackReference(fleet.object<Db>('service', dbService, `eu-root/${name}`) ?? orders)?.cluster).toBe('eu#root');
     expect(fleet.object<Db>('service', dbService, `root/${name}`)?.status?.phase).toBe('mine');
   });
