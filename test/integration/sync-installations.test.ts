@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
 import { kcpClusterKubeconfigYaml } from '../../src/envtest/kcp-workspace.js';
+import { E } from '../../src/fp/index.js';
 import { withBackReference } from '../../src/sinks/index.js';
 import { clusterName } from '../../src/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
@@ -69,15 +70,20 @@ beforeAll(async () => {
   both = `${single}\ninstallations:\n  - name: eu\n    kubeconfig: ${tempFile('eu.kubeconfig', providerEu.yaml)}\n    namespacePrefix: eu-\n`;
   files = { configFile: tempFile('sync.yaml', single), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) };
   agent = startSyncAgent(files);
-  const exported = await waitForExport(clientFrom(p.path, p.kubeconfigYaml()), svc.exportName, (e) => (e.spec?.resources ?? []).length > 0, context);
+  const provider = clientFrom(p.path, p.kubeconfigYaml());
+  const exported = await waitForExport(provider, svc.exportName, (e) => (e.spec?.resources ?? []).length > 0, context).finally(() => provider.close());
   await bindExport(root, exported, p.path, kcpDatabases(), binding);
 });
 
 afterAll(async () => {
   // The shared kcp's root is left as it was: unbinding there deletes the objects, through the agent's finalizer.
   await unbindExport(root, binding).catch(() => undefined);
-  await waitFor('the objects in root gone', async () => ((await root.list(kcpDatabases(), { namespace: 'default' })).right?.items.length === 0 ? true : undefined), { timeoutMs: 60_000 }).catch(() => undefined);
+  await waitFor('the objects in root gone', async () => {
+    const listed = await root.list(kcpDatabases(), { namespace: 'default' });
+    return E.isLeft(listed) || listed.right.items.length === 0 ? true : undefined;
+  }, { timeoutMs: 60_000 }).catch(() => undefined);
   await agent.stop(10_000);
+  for (const c of [root, rootEu, providerEu.client]) c.close();
   await svc.stop();
   await kcpEu.stop();
 });
