@@ -41,7 +41,8 @@ export interface SyncAgentOptions {
   /** The parsed config (`parseSyncConfig`). */
   readonly config: SyncConfig;
   /**
-   * The kcp provider workspace's kubeconfig (its server is `https://<kcp>/clusters/<provider workspace>`).
+   * The kcp provider workspace's kubeconfig (its server is `https://<kcp>/clusters/<provider workspace>`)
+   * of the default installation; each of the config's `installations` has its own.
    * A function is re-read after each 401 by the APIExport provider (kcp issues a new admin token at every restart).
    */
   readonly kcp: KcpKubeconfig;
