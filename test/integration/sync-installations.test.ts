@@ -71,7 +71,9 @@ beforeAll(async () => {
   files = { configFile: tempFile('sync.yaml', single), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) };
   agent = startSyncAgent(files);
   const provider = clientFrom(p.path, p.kubeconfigYaml());
-  const exported = await waitForExport(provider, svc.exportName, (e) => (e.spec?.resources ?? []).length > 0, context).finally(() => provider.close());
+  const exported = await waitForExport(provider, svc.exportName, (e) => (e.spec?.resources ?? []).length > 0, context).finally(() => {
+    provider.close();
+  });
   await bindExport(root, exported, p.path, kcpDatabases(), binding);
 });
 
@@ -157,7 +159,7 @@ describe('rxfleet-sync-agent: one service cluster, two kcp installations', () =>
       // Found once eu's watches give up on the silent kcp (their inactivity timeout, then a list timeout).
       const held = await waitFor('/readyz naming installation eu', async () => {
         const r = await readyz();
-        return r !== undefined && r.status === 503 && /eu#\S+: unhealthy/.test(r.body) ? r : undefined;
+        return r?.status === 503 && /eu#\S+: unhealthy/.test(r.body) ? r : undefined;
       }, { timeoutMs: 420_000, intervalMs: 1_000, context });
       expect(held.body).toMatch(/required cluster eu#kcp-export is unhealthy/);
       // Still syncing meanwhile.

@@ -108,7 +108,7 @@ describe('sync config', () => {
     });
     expect(message.split('\n')).toEqual([
       'sync.yaml: 19 problems in the sync configuration:',
-      '  - extra: unknown field; expected one of agentName, apiExport, published, publishedResources, publishedResourceSelector, watchPublishedResources',
+      '  - extra: unknown field; expected one of agentName, apiExport, installations, published, publishedResources, publishedResourceSelector, watchPublishedResources',
       '  - agentName: "Bad Agent" must be letters, digits, "-", "_" and ".", starting and ending with a letter or digit (it is used as a label value)',
       '  - apiExport: required',
       '  - published[0].crd.plural: unknown field; expected one of group, kind, versions',
@@ -158,9 +158,9 @@ describe('sync config', () => {
   it('should refuse an empty or missing published list and a document that is not a mapping', () => {
     expect(syncConfigProblems({ apiExport: 'x.dev' })).toEqual(['published: required: the list of resources to publish']);
     expect(syncConfigProblems({ apiExport: 'x.dev', published: [] })).toEqual(['published: must list at least one resource to publish']);
-    expect(syncConfigProblems(['a'])).toEqual(['the configuration: expected a mapping with agentName, apiExport, published, publishedResources, publishedResourceSelector, watchPublishedResources, got a list']);
+    expect(syncConfigProblems(['a'])).toEqual(['the configuration: expected a mapping with agentName, apiExport, installations, published, publishedResources, publishedResourceSelector, watchPublishedResources, got a list']);
     expect(problemsOf('')).toMatch(/^sync\.yaml: not valid YAML or JSON: /);
-    expect(problemsOf('null')).toBe('sync.yaml: a problem in the sync configuration:\n  - the configuration: expected a mapping with agentName, apiExport, published, publishedResources, publishedResourceSelector, watchPublishedResources, got null');
+    expect(problemsOf('null')).toBe('sync.yaml: a problem in the sync configuration:\n  - the configuration: expected a mapping with agentName, apiExport, installations, published, publishedResources, publishedResourceSelector, watchPublishedResources, got null');
   });
 
   it('should take its published resources from the service cluster with watchPublishedResources: true, and nothing else for it', () => {

@@ -35,7 +35,7 @@ const copyOf = (namespace: string, cluster: string, ref: string, uid: string, si
     { apiVersion: 'db.example.dev/v1', kind: 'Database', metadata: { name: copyRef('root', database(ref.split('/')[1] ?? '', {})).split('/')[1] ?? '', namespace, labels: agentLabels('rxfleet-sync', 'databases') }, spec: { size } },
     { cluster: clusterName(cluster), resource: resourceId(dbKcp), namespace: 'default', name: ref.split('/')[1] ?? '', uid },
   );
-const deletes = (fleet: InMemoryFleet): string[] => fleet.requestsOf({ cluster: 'service', resource: dbService }).filter((r) => r.verb === 'delete').map((r) => `${r.namespace ?? ''}/${r.name ?? ''}`);
+const deletes = (fleet: InMemoryFleet): string[] => fleet.requestsOf({ cluster: 'service', resource: dbService }).filter((r) => r.verb === 'delete').map((r) => `${r.namespace}/${r.name}`);
 
 describe('sync agent: several kcp installations', () => {
   it('the same workspace, namespace and name in two installations get two copies, each back-referenced to its own installation, each status back to its own', async () => {
@@ -86,14 +86,14 @@ describe('sync agent: several kcp installations', () => {
     expect(fleet.object<Db>('service', dbService, `eu-root/${name}`)?.spec?.size).toBe(2);
     expect(deletes(fleet)).toEqual([gone, gone]);
     // Still the default installation's: its status goes to root's object.
-    fleet.put('service', dbService, { ...legacy, status: { phase: 'legacy-ready' } } as Db);
+    fleet.put('service', dbService, { ...legacy, status: { phase: 'legacy-ready' } });
     await running.until(() => phase(fleet, 'root') === 'legacy-ready');
     expect(phase(fleet, 'eu#root')).toBeUndefined();
   });
 
   it("a copy at eu's place forged to name the default installation's object is refused: never written over, its status delivered to neither", async () => {
     const fleet = agentFleet({ root: [orders], 'eu#root': [database('orders', { size: 2 })] });
-    fleet.put('service', dbService, { ...copyOf('eu-root', 'root', 'default/orders', uidOf(fleet, 'root', 'default/orders'), 9), status: { phase: 'forged' } } as Db);
+    fleet.put('service', dbService, { ...copyOf('eu-root', 'root', 'default/orders', uidOf(fleet, 'root', 'default/orders'), 9), status: { phase: 'forged' } });
     running = await runSync(fleet, [two]);
     await running.until(() => synced(fleet, 'eu#root')?.status === 'False' && fleet.object('service', dbService, `root/${name}`) !== undefined);
     expect(String(synced(fleet, 'eu#root')?.message)).toContain('taken by another object');

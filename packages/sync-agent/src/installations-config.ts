@@ -62,7 +62,7 @@ interface Side {
  *
  * @example
  * ```ts
- * installationCollisions(config, (p) => serviceNamespaced(p));
+ * installationCollisions([{ name: 'eu', kubeconfig: 'eu.kubeconfig', namespacePrefix: 'eu-' }], [{ where: 'published[0] "databases"', entry: published, namespaced: true }]);
  * // ['published[0] "databases": installations "default" and "eu" can give two objects one service-side place: ...']
  * ```
  * @param installations - the config's installations (besides the default one).
