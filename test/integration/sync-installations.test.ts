@@ -123,7 +123,7 @@ describe('rxfleet-sync-agent: one service cluster, two kcp installations', () =>
     const victim = must(await root.get(kcpDatabases(), 'orders', { namespace: 'default' }));
     const at = place('eu-', 'thief');
     const forged = withBackReference<Database>(
-      { apiVersion: `${svc.group}/v1`, kind: 'Database', metadata: { name: at.name, namespace: at.namespace, labels: { 'sync.rxfleet.dev/agent': svc.agentName, 'sync.rxfleet.dev/published': 'databases' } }, spec: { engine: 'forged', size: 7, connectionSecretName: 'stolen' } },
+      { apiVersion: `${svc.group}/v1`, kind: 'Database', metadata: { name: at.name, namespace: at.namespace, labels: { 'sync.rxfleet.dev/agent': svc.agentName, 'sync.rxfleet.dev/published': 'databases' } }, spec: { engine: 'mysql', size: 7, connectionSecretName: 'stolen' } },
       { cluster: clusterName('root'), resource: `databases.${svc.group}`, namespace: 'default', name: 'orders', uid: victim.metadata.uid ?? '' },
     );
     must(await svc.client.create(svc.databases, forged));
@@ -134,7 +134,7 @@ describe('rxfleet-sync-agent: one service cluster, two kcp installations', () =>
       return c?.status === 'False' ? c : undefined;
     }, { context });
     expect(refused.message).toContain('taken by another object');
-    expect((await copyAt('eu-', 'thief'))?.spec.engine).toBe('forged');
+    expect((await copyAt('eu-', 'thief'))?.spec).toMatchObject({ engine: 'mysql', size: 7 });
     // The sentinel: a change of the victim's own copy arrives; the forged copy's status never did.
     must(await root.patch(kcpDatabases(), 'orders', { spec: { size: 4 } }, { type: 'merge', namespace: 'default' }));
     await waitFor('observedSize 4 back in the default installation', async () => ((await consumer(root, 'orders'))?.status?.observedSize === 4 ? true : undefined), { context });
