@@ -21,20 +21,33 @@ import type { Outcome, QueueDepth, ReconcileInput, Reconciler } from './types.js
  *
  * @example
  * ```ts
- * const queue: QueueOptions = { concurrency: 4, perClusterConcurrency: 2, debounce: { waitMs: 100, maxWaitMs: 1_000 } };
+ * const queue: QueueOptions = { concurrency: 4, perClusterConcurrency: 2, lendIdleWorkers: true, debounce: { waitMs: 100, maxWaitMs: 1_000 } };
  * ```
  */
 export interface QueueOptions {
   /** Reconciles running at once, across all keys and clusters. Default 10. */
   readonly concurrency?: number;
   /**
-   * Reconciles of one cluster running at once. Default `ceil(concurrency / 2)`: one busy cluster
-   * can never hold every worker, so a quiet cluster's key finds a free one instead of waiting for
-   * a busy cluster's reconcile to end, and two busy clusters still use every worker. A controller
-   * of a single cluster gets all its workers with `perClusterConcurrency: concurrency`. Values
-   * above `concurrency` mean no cap.
+   * Reconciles of one cluster running at once while another cluster has a key waiting. Default
+   * `ceil(concurrency / 2)`: one busy cluster can never hold every worker, so a quiet cluster's key
+   * finds a free one instead of waiting for a busy cluster's reconcile to end, and two busy
+   * clusters still use every worker. Idle workers beyond it are lent (`lendIdleWorkers`). A
+   * controller of a single cluster gets all its workers with `perClusterConcurrency: concurrency`.
+   * Values above `concurrency` mean no cap.
    */
   readonly perClusterConcurrency?: number;
+  /**
+   * Whether a cluster at its `perClusterConcurrency` may borrow workers no other cluster wants.
+   * Default true: while no cluster under its cap has a key ready, an idle worker runs the oldest
+   * key of a cluster at its cap, always leaving one worker idle for a cluster that has none; a
+   * cluster over its cap takes no further worker while another cluster has a key waiting, so the
+   * borrowed workers come back as its reconciles end. A wave that reaches one cluster first is
+   * then served by every worker but one, as a queue without a cap would. `false` makes the cap
+   * hard: a cluster never runs more than `perClusterConcurrency` reconciles at once, even with the
+   * other workers idle (to bound what one cluster's API server sees, a `rateLimit` per cluster is
+   * the more direct tool).
+   */
+  readonly lendIdleWorkers?: boolean;
   /**
    * Trailing debounce per key: a key runs `waitMs` after its last change, but no later than
    * `maxWaitMs` (default 10 × `waitMs`) after the first change of the window, so an object that
@@ -122,7 +135,8 @@ export interface ReconcileOptions<T extends KubeObject = KubeObject> extends Que
  *   runs exactly once more when the run ends (immediately, or after the debounce), whatever the
  *   result, and any backoff or requeue that run asked for is replaced by that rerun.
  * - **Concurrency**: at most `concurrency` reconciles run at once, at most `perClusterConcurrency`
- *   of them for one cluster.
+ *   of them for one cluster while another cluster has a key waiting (always, with
+ *   `lendIdleWorkers: false`).
  * - **Order and fairness**: ready keys wait in one FIFO lane per cluster, and a free worker goes to
  *   the cluster whose oldest ready key has waited longest: first come, first served across
  *   clusters, so a wave that reaches the clusters one after another is served in the order it
@@ -131,8 +145,9 @@ export interface ReconcileOptions<T extends KubeObject = KubeObject> extends Que
  *   instant and go round-robin across their clusters: every cluster's first key of the burst
  *   before any cluster's second. Fairness is the cap: a cluster at
  *   `perClusterConcurrency` sits out until one of its reconciles ends, so with the default cap a
- *   flooded cluster holds at most half the workers and a quiet cluster's key starts on the next
- *   free one, however old the flood's backlog.
+ *   flooded cluster holds at most half the workers while other clusters have keys waiting, and a
+ *   quiet cluster's key starts on the next free one, however old the flood's backlog. Workers no
+ *   other cluster wants are lent to a cluster at its cap, all but one (`lendIdleWorkers`).
  * - **Admission** (optional): a cluster its `clusterGate` holds back takes no worker; its keys
  *   wait in its lane while other clusters' keys run, and it is asked again when its delay ends.
  * - **Debounce** (optional): trailing, per key, with a max wait (see {@link ReconcileOptions}).

@@ -1,12 +1,12 @@
 // The order `reconcile` serves ready keys in: oldest first across clusters, and keys that became
 // ready at one instant (a take-over, a list replay) round-robin across their clusters, so every
-// cluster's first key runs before any cluster's second.
+// cluster's first key runs before any cluster's second; idle workers lent to a cluster at its cap.
 import { Subject, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap, ReconcileInput } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import { reconcile } from '../../src/operators/index.js';
-import { keyedEvents, outcomeLabel, takes, toLabels } from '../../src/testing/index.js';
+import { keyedEvents, outcomeLabel, recorder, takes, toLabels } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
 
 const ev = keyedEvents(configMaps);
@@ -71,5 +71,29 @@ describe('reconcile: the order of ready keys', () => {
       'done east/default/e4',
       'done north/default/n1',
     ]);
+  });
+
+  it('should give lent workers back: a cluster over its cap takes no worker while another cluster has a key waiting', () => {
+    const rec = recorder<ConfigMap>(takes(10));
+    testScheduler().run(({ hot, expectObservable }) => {
+      // East borrows a third worker at 0; west's three keys at 8 find one idle. At 10, east's three
+      // end: east (oldest head) takes its two, west its second; at 18 west's third, as east, over its
+      // cap, takes no worker while west waits.
+      const input = hot<ReconcileInput<ConfigMap>>('(abcdef) (xyz)', {
+        a: ev.applied('east', 'default/e1'),
+        b: ev.applied('east', 'default/e2'),
+        c: ev.applied('east', 'default/e3'),
+        d: ev.applied('east', 'default/e4'),
+        e: ev.applied('east', 'default/e5'),
+        f: ev.applied('east', 'default/e6'),
+        x: ev.applied('west', 'default/w1'),
+        y: ev.applied('west', 'default/w2'),
+        z: ev.applied('west', 'default/w3'),
+      });
+      expectObservable(input.pipe(reconcile(rec.reconciler, { concurrency: 4, perClusterConcurrency: 2 }), toLabels()), '^ 60ms !');
+    });
+    const starts = (cluster: string) => rec.calls.filter((c) => c.key.cluster === cluster).map((c) => c.startedAt);
+    expect(starts('east')).toEqual([0, 0, 0, 10, 10, 20]);
+    expect(starts('west')).toEqual([8, 10, 18]);
   });
 });

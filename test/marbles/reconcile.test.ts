@@ -92,8 +92,8 @@ describe('reconcile', () => {
   it('should give a quiet cluster the next free worker while a noisy cluster with an older backlog is at its cap', () => {
     const rec = recorder<ConfigMap>(takes(10));
     testScheduler().run(({ hot, expectObservable }) => {
-      // Four workers, at most two for one cluster: the noisy backlog is older, but at its cap it
-      // sits out, and the quiet key starts on a free worker the moment it arrives.
+      // Four workers, at most two for one cluster (a hard cap): the noisy backlog is older, but at its
+      // cap it sits out, and the quiet key starts on a free worker the moment it arrives.
       const input = hot<ReconcileInput<ConfigMap>>('(abcdef) 3ms q', {
         a: ev.applied('noisy', 'default/n1'),
         b: ev.applied('noisy', 'default/n2'),
@@ -103,7 +103,7 @@ describe('reconcile', () => {
         f: ev.applied('noisy', 'default/n6'),
         q: ev.applied('quiet', 'default/q1'),
       });
-      expectObservable(input.pipe(reconcile(rec.reconciler, { concurrency: 4, perClusterConcurrency: 2 }), toLabels()), '^ 40ms !');
+      expectObservable(input.pipe(reconcile(rec.reconciler, { concurrency: 4, perClusterConcurrency: 2, lendIdleWorkers: false }), toLabels()), '^ 40ms !');
     });
     const starts = (cluster: string) => rec.calls.filter((c) => c.key.cluster === cluster).map((c) => c.startedAt);
     expect(starts('quiet')).toEqual([11]); // the group takes 8 frames, then 3ms: it arrives at 11

@@ -24,7 +24,7 @@ import type { DebounceSpan } from './debounce-window.js';
  * @example
  * ```ts
  * const s: EngineSettings<ConfigMap> = {
- *   concurrency: 10, perClusterConcurrency: 5, clusterGate: undefined, observer: undefined, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 },
+ *   concurrency: 10, perClusterConcurrency: 5, lendIdleWorkers: true, clusterGate: undefined, observer: undefined, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 },
  *   authBackoff: { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 }, rateLimit: { qps: 10, burst: 100 },
  *   lookup: undefined, fleet: undefined, logger: pino(), scheduler: asyncScheduler, onDepth: undefined,
  * };
@@ -34,6 +34,8 @@ export interface EngineSettings<T extends KubeObject> {
   readonly concurrency: number;
   /** At most `concurrency`. */
   readonly perClusterConcurrency: number;
+  /** See `QueueOptions.lendIdleWorkers`. */
+  readonly lendIdleWorkers: boolean;
   /** How many ms until a cluster may start another reconcile (0: now); see `ReconcileOptions.clusterGate`. */
   readonly clusterGate: ((cluster: ClusterName) => number) | undefined;
   readonly observer: QueueObserver | undefined;
@@ -98,6 +100,7 @@ export function engineSettings<T extends KubeObject>(c: ReconcileOptions<T>): En
   return {
     concurrency,
     perClusterConcurrency: Math.min(perCluster, concurrency),
+    lendIdleWorkers: c.lendIdleWorkers ?? true,
     clusterGate: c.clusterGate,
     observer: c.observer,
     // A zero wait is no debounce at all.

@@ -123,7 +123,8 @@ export function runEngine<T extends KubeObject>(
     try {
       // Each turn starts a key or sits a gated lane out, so this ends.
       while (running < concurrency && !isClosed()) {
-        const lane = ready.next();
+        // A worker no cluster under its cap wants is lent to one at its cap, never the last idle one.
+        const lane = ready.next() ?? (s.lendIdleWorkers && concurrency - running > 1 ? ready.nextOver() : undefined);
         if (lane === undefined) break;
         if (clusterGate !== undefined && gated(clusterGate, lane)) continue;
         if (gate !== undefined && !gate.admit()) break;

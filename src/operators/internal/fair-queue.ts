@@ -5,7 +5,9 @@
 // clusters: every cluster's first key of that instant before any cluster's second. A lane also
 // counts its cluster's running reconciles: at the per-cluster cap, or while its cluster is gated
 // (rate-limited), it sits out, so one cluster can never hold more than its share of the workers and
-// a throttled cluster never takes a worker only to wait in it.
+// a throttled cluster never takes a worker only to wait in it. A lane at its cap that is not gated
+// waits among the lanes over their cap: `nextOver` offers it a worker no lane under its cap wants
+// (the engine lends idle workers that way, see `QueueOptions.lendIdleWorkers`).
 import type { Timed } from './deadline-heap.js';
 import { DeadlineHeap } from './deadline-heap.js';
 import { Fifo } from './fifo.js';
@@ -52,8 +54,8 @@ export class Lane<T> implements Timed {
   running = 0;
   /** Out of the rotation until `ungate`. */
   gated = false;
-  /** May run: has items, is not gated, and runs fewer than the cap. */
-  inTurn = false;
+  /** Where its turn sits: `turn` may run (has items, not gated, under the cap); `over` would, but is at the cap; `out` neither. */
+  place: 'out' | 'turn' | 'over' = 'out';
   at = 0;
   heapIndex = -1;
 
@@ -85,6 +87,8 @@ export class FairQueue<T> {
   private readonly lanes = new Map<string, Lane<T>>();
   // The lanes that may run, by their head's instant and tie.
   private readonly turns = new TurnHeap<T>();
+  // The lanes that would run but are at their cap, in the same order.
+  private readonly overs = new TurnHeap<T>();
   private count = 0;
   // The instant of the last push, and how many items were pushed at it.
   private instant = Number.NaN;
@@ -146,7 +150,7 @@ export class FairQueue<T> {
     lane.instants.push(at);
     lane.ties.push(tieOf(lane.rank++, this.arrived++));
     this.count++;
-    if (!lane.inTurn) this.settle(lane);
+    if (lane.place === 'out') this.settle(lane);
   }
 
   /** The lane whose turn it is (its head comes first), without taking anything. @example `const lane = q.next()` @returns it, or `undefined` when no lane may run. */
@@ -155,8 +159,19 @@ export class FairQueue<T> {
   }
 
   /**
-   * Takes the oldest item of a lane that may run, to run it: the lane counts one more running item
-   * (until `finish`) and takes its place by its next item, or sits out at the cap.
+   * The lane at its cap whose head came first, among those not gated: the one to lend an idle
+   * worker to when `next()` has none. `take` from it counts as from any lane.
+   *
+   * @example `const lane = q.next() ?? (idle > 1 ? q.nextOver() : undefined)`
+   * @returns it, or `undefined` when no lane at its cap has items.
+   */
+  nextOver(): Lane<T> | undefined {
+    return this.overs.peek()?.lane;
+  }
+
+  /**
+   * Takes the oldest item of a lane that may run (or of one at its cap, lent a worker), to run it:
+   * the lane counts one more running item (until `finish`) and takes its place by its next item.
    *
    * @example `start(q.take(lane))`
    * @param lane - a lane from `next()`.
@@ -222,8 +237,7 @@ export class FairQueue<T> {
     const lane = this.lanes.get(name);
     if (lane === undefined) return [];
     this.lanes.delete(name);
-    this.turns.remove(lane.turn);
-    lane.inTurn = false;
+    this.unplace(lane);
     this.count -= lane.items.size;
     lane.instants.drain();
     lane.ties.drain();
@@ -234,6 +248,7 @@ export class FairQueue<T> {
   clear(): void {
     this.lanes.clear();
     this.turns.clear();
+    this.overs.clear();
     this.count = 0;
   }
 
@@ -243,22 +258,29 @@ export class FairQueue<T> {
     lane.instants.shift();
     lane.ties.shift();
     this.count--;
-    this.turns.remove(lane.turn);
-    lane.inTurn = false;
+    this.unplace(lane);
     this.settle(lane);
     return item;
   }
 
-  // Restores the invariant: ordered exactly when it may run; kept only while it holds anything.
+  private unplace(lane: Lane<T>): void {
+    if (lane.place === 'turn') this.turns.remove(lane.turn);
+    else if (lane.place === 'over') this.overs.remove(lane.turn);
+    lane.place = 'out';
+  }
+
+  // Restores the invariant: in `turns` exactly when it may run, in `overs` when only its cap holds it
+  // back; kept only while it holds anything.
   private settle(lane: Lane<T>): void {
-    const may = lane.items.size > 0 && !lane.gated && lane.running < this.cap;
-    if (may !== lane.inTurn) {
-      lane.inTurn = may;
-      if (may) {
+    const ready = lane.items.size > 0 && !lane.gated;
+    const place = !ready ? 'out' : lane.running < this.cap ? 'turn' : 'over';
+    if (place !== lane.place) {
+      this.unplace(lane);
+      lane.place = place;
+      if (place !== 'out') {
         lane.turn.tie = lane.ties.peek() ?? 0;
-        this.turns.push(lane.turn, lane.instants.peek() ?? 0);
+        (place === 'turn' ? this.turns : this.overs).push(lane.turn, lane.instants.peek() ?? 0);
       }
-      else this.turns.remove(lane.turn);
     }
     if (lane.items.size === 0 && lane.running === 0 && !lane.gated) this.lanes.delete(lane.name);
   }
