@@ -6,8 +6,9 @@
 // an agent of the single-installation form makes a copy; the agent restarted with both
 // installations keeps that copy as the default installation's and gives eu's object of the same
 // name its own copy, each status going back to its own; a copy forged to name the other
-// installation's object is refused; deleting in one leaves the other's copy; SIGSTOP of eu's kcp
-// leaves the default installation syncing and /readyz names the installation until it resumes.
+// installation's object is refused; deleting in one leaves the other's copy; a configuration whose
+// installations could share a place stops at start naming both; SIGSTOP of eu's kcp leaves the
+// default installation syncing and /readyz names the installation until it resumes.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
@@ -21,6 +22,7 @@ import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import type { KcpHandle } from '../support/kcp.js';
 import { startKcp } from '../support/kcp.js';
 import { bindExport, getOrUndefined, unbindExport, waitForExport } from '../support/sync-agent-kcp.js';
+import { badConfigRun } from '../support/sync-agent-scenarios.js';
 import type { SyncAgentProcess } from '../support/sync-agent-process.js';
 import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
 import type { ServiceSide } from '../support/sync-agent-service.js';
@@ -36,6 +38,7 @@ let kcpEu: KcpHandle;
 let agent: SyncAgentProcess;
 let files: { configFile: string; kcpKubeconfig: string; serviceKubeconfig: string };
 let both: string;
+let installationsYaml: string;
 let root: ClusterClient;
 let rootEu: ClusterClient;
 let providerEu: { path: string; yaml: string; client: ClusterClient };
@@ -67,7 +70,8 @@ beforeAll(async () => {
   // a default-installation workspace named `eu-root` would have eu's root's place (preflight refuses it).
   const single = svc.configYaml.replace(`namespace: '{{ .ClusterName }}'`, `namespace: 'ws-{{ .ClusterName }}'`);
   if (single === svc.configYaml) throw new Error('examples/sync-agent/config.yaml no longer spells out the namespace template');
-  both = `${single}\ninstallations:\n  - name: eu\n    kubeconfig: ${tempFile('eu.kubeconfig', providerEu.yaml)}\n    namespacePrefix: eu-\n`;
+  installationsYaml = `\ninstallations:\n  - name: eu\n    kubeconfig: ${tempFile('eu.kubeconfig', providerEu.yaml)}\n    namespacePrefix: eu-\n`;
+  both = `${single}${installationsYaml}`;
   files = { configFile: tempFile('sync.yaml', single), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) };
   agent = startSyncAgent(files);
   const provider = clientFrom(p.path, p.kubeconfigYaml());
@@ -149,6 +153,13 @@ describe('rxfleet-sync-agent: one service cluster, two kcp installations', () =>
     expect(await copyAt('eu-', 'orders')).toBeUndefined();
     expect((await copyAt('', 'orders'))?.metadata.uid).toBe(mine?.metadata.uid);
     expect((await consumer(root, 'orders'))?.status?.phase).toBe('Ready');
+  });
+
+  it('an agent whose two installations could give two objects one place stops at start (exit 2), naming both', async () => {
+    // The default namespace template: a default-installation workspace named `eu-root` would have eu's root's place.
+    const run = await badConfigRun(`${svc.configYaml}${installationsYaml}`, files);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('published[0] "databases": installations "default" (namespace prefix "") and "eu" (namespace prefix "eu-") can give two objects one service-side place');
   });
 
   it('with eu\'s kcp stopped (SIGSTOP), the default installation keeps syncing and /readyz names eu until it resumes', { timeout: 600_000 }, async () => {
