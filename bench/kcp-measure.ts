@@ -1,6 +1,7 @@
 // What the kcp benchmarks measure and how their controller processes report it: memory after
 // forced GC, the messages between a parent and bench/kcp-controller.ts, and the parent's handle
 // of one controller process (spawned with this process's flags, its stdout/stderr inherited).
+import type { Contender } from './peer/measure-run.js';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -106,11 +107,13 @@ export interface ControllerProcess {
  * ```
  * @param env - its environment (KCP_PROVIDER_KUBECONFIG, KCP_EXPORT, KCP_GROUP, KCP_PORT, …).
  * @param extraArgs - node flags added for this one (e.g. --cpu-prof).
+ * @param wrap - how to start it instead (a memory cgroup's `wrap`: bench/peer/memory-limit.ts).
  * @returns the handle.
  */
-export function startController(env: NodeJS.ProcessEnv, extraArgs: readonly string[] = []): ControllerProcess {
+export function startController(env: NodeJS.ProcessEnv, extraArgs: readonly string[] = [], wrap: (c: Contender) => Contender = (c) => c): ControllerProcess {
   const file = fileURLToPath(new URL('./kcp-controller.ts', import.meta.url));
-  const p = spawn(process.execPath, [...process.execArgv, ...extraArgs, file], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const run = wrap({ label: 'controller', command: process.execPath, args: [...process.execArgv, ...extraArgs, file] });
+  const p = spawn(run.command, run.args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const engagedAt = new Map<string, number>();
   const firstAt = new Map<string, number>();
   let latest: Progress | undefined;

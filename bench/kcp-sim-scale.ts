@@ -9,7 +9,9 @@
 //   { type: 'sharding' }, their Leases in a private kube-apiserver (Lease timings: the runtime's
 //   defaults). Done when every replica is `sharing R confirmed`, the engaged workspaces add up to N
 //   with none twice, and each replica reconciled every Widget of its workspaces.
-// BENCH_CPU_PROF=<dir> writes each controller's --cpu-prof profile there. Output: one JSON document.
+// BENCH_CPU_PROF=<dir> writes each controller's --cpu-prof profile there. BENCH_MEMORY_LIMIT_MIB runs
+// each controller in a memory cgroup of that many MiB, as a pod's limit does (Node then sizes V8's
+// heap, young generation included, from the limit: bench/peer/memory-limit.ts). Output: one JSON document.
 // Run: npm run bench:kcp-sim  (BENCH_WORKSPACES=10000 BENCH_OBJECTS=10 BENCH_REPLICAS=1 by default)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +21,16 @@ import type { ControllerProcess, Snapshot } from './kcp-measure.js';
 import { load, mem, memOf, now, quantile, startController } from './kcp-measure.js';
 import { startKcpSim } from './kcp-sim/server.js';
 import { bindSimWorkspaces, setupSimExport } from './kcp-sim/workspaces.js';
+import type { Contender } from './peer/measure-run.js';
+import type { MemoryLimit } from './peer/memory-limit.js';
+import { memoryLimit } from './peer/memory-limit.js';
 
 const N = Number(process.env.BENCH_WORKSPACES ?? 10_000);
 const M = Number(process.env.BENCH_OBJECTS ?? 10);
 const R = Number(process.env.BENCH_REPLICAS ?? 1);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
 const profDir = process.env.BENCH_CPU_PROF ?? '';
+const limitMiB = Number(process.env.BENCH_MEMORY_LIMIT_MIB ?? 0);
 const s1 = (ms: number): number => Number((ms / 1000).toFixed(1));
 
 const loadStart = load();
@@ -32,6 +38,8 @@ const sim = await startKcpSim();
 const dir = mkdtempSync(join(tmpdir(), 'kcp-sim-bench-'));
 const started: ControllerProcess[] = [];
 let kas: { stop(): Promise<unknown>; kubeconfigPath(user: 'admin'): string } | undefined;
+const limit: MemoryLimit | undefined = limitMiB > 0 ? memoryLimit(limitMiB, `rxfleet-kcp-sim-${process.pid}`) : undefined;
+const wrap = (c: Contender): Contender => (limit === undefined ? c : limit.wrap(c));
 try {
   const fx = setupSimExport(sim);
   const setupAt = now();
@@ -52,7 +60,7 @@ try {
 
   let result: Record<string, unknown>;
   if (R === 1) {
-    const c = startController({ ...env, KCP_EXPECT: String(N) }, flags);
+    const c = startController({ ...env, KCP_EXPECT: String(N) }, flags, wrap);
     started.push(c);
     const timeout = setTimeout(() => {
       void c.stop(0);
@@ -64,7 +72,7 @@ try {
     const { startKubeApiserver } = await import('../test/support/kube-apiserver.js');
     kas = await startKubeApiserver();
     const home = kas.kubeconfigPath('admin');
-    const cs = Array.from({ length: R }, (_, i) => startController({ ...env, KCP_REPLICA: `bench-r${i}`, KCP_HOME_KUBECONFIG: home }, flags));
+    const cs = Array.from({ length: R }, (_, i) => startController({ ...env, KCP_REPLICA: `bench-r${i}`, KCP_HOME_KUBECONFIG: home }, flags, wrap));
     started.push(...cs);
     const startedAt = Math.min(...(await Promise.all(cs.map((c) => c.ready))));
     const settled = await eventually(
@@ -94,6 +102,7 @@ try {
         workspaces: N,
         objectsPerWorkspace: M,
         replicas: R,
+        memoryLimitMiB: limit?.mib ?? 'none',
         simSetupS: s1(setupMs),
         simRssAfterSetupMiB: simAfterSetup.rss,
         simRequests: Object.fromEntries([...sim.requests].sort()),
@@ -107,6 +116,7 @@ try {
   );
 } finally {
   await Promise.all(started.map((c) => c.stop()));
+  limit?.remove();
   await sim.close();
   await kas?.stop();
   rmSync(dir, { recursive: true, force: true });
