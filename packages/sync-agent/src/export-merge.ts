@@ -23,7 +23,8 @@ export function exportOwner(ex: APIExport): string | undefined {
 
 /**
  * The permission claims the plans' related resources need in consumer workspaces: every verb on
- * each related resource (its group and resource), the agent reads and writes them on the consumer's side.
+ * each related resource (its group and resource, and the identity hash of the APIExport that
+ * provides it, when another one does), the agent reads and writes them on the consumer's side.
  *
  * @example
  * ```ts
@@ -37,7 +38,8 @@ export function relatedClaims(plans: readonly PublishedPlan[]): readonly Permiss
   for (const p of plans) {
     for (const related of p.published.related ?? []) {
       const r = relatedResource(p, related);
-      claims.set(`${r.plural}.${r.group}`, { group: r.group, resource: r.plural, verbs: ['*'] });
+      const identityHash = related.identityHash;
+      claims.set(`${r.plural}.${r.group}:${identityHash ?? ''}`, { group: r.group, resource: r.plural, ...(identityHash === undefined ? {} : { identityHash }), verbs: ['*'] });
     }
   }
   return [...claims.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);

@@ -27,6 +27,7 @@ export type {
   RelatedReference,
   RelatedResource,
   RelatedSelector,
+  SelectorRequirement,
   SyncConfig,
   SyncDown,
   SyncUp,

@@ -148,7 +148,6 @@ function configProblems(p: PublishedResource): string[] {
     } else {
       const c = compileSelector(r.object.selector);
       if (c.type === 'invalid') out.push(...c.problems.map((m) => `related[${j}].object.selector.${m}`));
-      if (r.origin !== 'service') out.push(`related[${j}].object.selector: not supported yet with origin kcp (a selector finds objects on the service cluster)`);
     }
     out.push(...relatedMutationProblems(r).map((m) => `related[${j}].${m}`));
     const unsafe = relatedReferenceProblem(r.object);

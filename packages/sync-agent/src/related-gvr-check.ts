@@ -1,8 +1,9 @@
 // The resource fields of a related entry, checked the same way in both forms (the agent's own and a
-// PublishedResource's): `group`, `version` and `resource`, or the `kind` shorthand, never both.
+// PublishedResource's): `group`, `version` and `resource`, or the `kind` shorthand, never both; an
+// `identityHash` (the kcp APIExport that provides the resource) only with all three.
 // Whether a server serves the resource is preflight's question (related-preflight.ts).
 import type { Json, Problems } from './config-check.js';
-import { dns1035Problem, text } from './config-check.js';
+import { at, dns1035Problem, text } from './config-check.js';
 import { dnsSubdomainProblem } from './naming.js';
 
 /**
@@ -31,4 +32,32 @@ export function checkRelatedGvr(m: Json, path: string, p: Problems): Readonly<Re
   if (p.list.length !== before) return undefined;
   if (kind !== undefined) return { kind };
   return { ...(group === undefined || group === '' ? {} : { group }), ...(version === undefined || version === '' ? {} : { version }), resource: resource ?? '' };
+}
+
+const hashPattern = /^[a-z0-9]+$/;
+
+/**
+ * Checks a related entry's `identityHash` (if any) against the resource fields `checkRelatedGvr`
+ * kept: a resource another kcp APIExport provides has a group, and is named by group, version and
+ * resource (api-syncagent's rule: "identity hashes can only be used with GVRs").
+ *
+ * @example
+ * ```ts
+ * checkIdentityHash({ identityHash: 'abc', resource: 'widgets' }, 'published[0].related[0]', problems, { resource: 'widgets' });
+ * // problems: 'published[0].related[0].identityHash: only with group, version and resource ...'
+ * ```
+ * @param m - the related entry as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ * @param gvr - the resource fields that checked out, if they did.
+ * @returns the identity hash, when given and usable.
+ */
+export function checkIdentityHash(m: Json, path: string, p: Problems, gvr: Readonly<Record<string, string>> | undefined): string | undefined {
+  const hash = text(m, 'identityHash', path, p, (s) => (hashPattern.test(s) ? undefined : 'is not an identity hash (lowercase letters and digits: an APIExport\'s status.identityHash)'));
+  if (hash === undefined || gvr === undefined) return undefined;
+  if (gvr.group === undefined || gvr.version === undefined || gvr.resource === undefined) {
+    p.add(at(path, 'identityHash'), 'only with group, version and resource (a resource another kcp APIExport provides is never in the core group)');
+    return undefined;
+  }
+  return hash;
 }

@@ -16,7 +16,7 @@ import type { PublishedPlan } from './plan.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedResource } from './related-gvr.js';
 import type { CompiledSelector } from './related-selector.js';
-import { matchesLabels, selectorLabels, selectorOf } from './related-selector.js';
+import { selectorLabels, selectorOf, selects } from './related-selector.js';
 
 // The consumer objects whose copies, in the object's namespace, select it (by owner reference to a
 // copy, or by the selector rendered for each copy and its consumer object): only a wake-up, the
@@ -29,9 +29,24 @@ function selectedKeys(caches: SyncCaches, c: CompiledSelector, obj: KubeObject):
     if (src === undefined) continue;
     const consumer = caches.primariesIn(src.cluster, src.namespace).find((p) => p.metadata.name === src.name);
     const wanted = consumer === undefined ? undefined : selectorLabels(c, { cluster: caches.logicalCluster(src.cluster), copy, consumer });
-    if (owners.has(copy.metadata.uid ?? '') || (typeof wanted === 'object' && matchesLabels(wanted, obj))) keys.push(objectKey(src.cluster, src.namespace, src.name));
+    if (owners.has(copy.metadata.uid ?? '') || (typeof wanted === 'object' && selects(c, wanted, obj))) keys.push(objectKey(src.cluster, src.namespace, src.name));
   }
   return keys;
+}
+
+// The consumer objects of the object's workspace namespace whose selector (origin kcp) may find it:
+// rendered against each consumer object, a selector that reads the copy cannot be rendered here and
+// wakes every consumer object of the namespace (the reconcile renders it with the copy and decides).
+function selectedInWorkspace(caches: SyncCaches, c: CompiledSelector, cluster: ClusterName, obj: KubeObject): ObjectKey[] {
+  const namespace = obj.metadata.namespace ?? '';
+  const noCopy: KubeObject = { metadata: {} };
+  return caches
+    .primariesIn(cluster, namespace)
+    .filter((consumer) => {
+      const wanted = selectorLabels(c, { cluster: caches.logicalCluster(cluster), copy: noCopy, consumer });
+      return typeof wanted !== 'object' || selects(c, wanted, obj);
+    })
+    .map((consumer) => objectKey(cluster, namespace, consumer.metadata.name ?? ''));
 }
 
 /**
@@ -62,7 +77,7 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
     if (resourceId(relatedResource(plan, related)) !== resourceId(r)) continue;
     const selector = related.object.selector;
     if (selector !== undefined) {
-      if (onService) keys.push(...selectedKeys(caches, selectorOf(selector), obj));
+      if (onService !== (related.origin === 'kcp')) keys.push(...(onService ? selectedKeys(caches, selectorOf(selector), obj) : selectedInWorkspace(caches, selectorOf(selector), cluster, obj)));
       continue;
     }
     if (onService) {

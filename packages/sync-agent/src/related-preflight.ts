@@ -1,8 +1,10 @@
 // The related entries' resources, resolved at start on the side each object lives on: the origin
 // side first (its preferred version when none is given), then the destination side at that version,
 // since the copy is written there. On the service cluster by its discovery; in kcp by the provider
-// workspace's discovery (what every workspace serves: core and built-in resources). Every problem
-// names the published resource, the related identifier and the cluster.
+// workspace's discovery (what every workspace serves: core and built-in resources), except for a
+// resource another APIExport provides (an identity hash), which the provider workspace need not
+// serve: there the service side's is used. Every problem names the published resource, the
+// related identifier and the cluster.
 import type { ResourceDescriptor } from 'rxfleet';
 import { resourceId } from 'rxfleet/client';
 import type { ClusterClient } from 'rxfleet/client';
@@ -67,19 +69,24 @@ export async function resolveRelated(plans: readonly PublishedPlan[], clients: {
     for (const [j, r] of (plan.published.related ?? []).entries()) {
       const at = `${where(plan)}: related[${j}] "${r.identifier}"`;
       const gvr = relatedGvr(r);
-      const [origin, dest] = r.origin === 'service' ? (['service', 'kcp'] as const) : (['kcp', 'service'] as const);
+      // Another APIExport's resource (an identity hash; its version is given): the service side first.
+      const foreign = r.identityHash !== undefined;
+      const [origin, dest] = r.origin === 'service' || foreign ? (['service', 'kcp'] as const) : (['kcp', 'service'] as const);
       const o = await discover(origin, gvr);
       if (o.type === 'missing') {
-        problems.push(`${at}: ${o.message} ${named(origin)} (its origin side)`);
+        problems.push(`${at}: ${o.message} ${named(origin)} (${origin === 'service' && r.origin === 'kcp' ? 'where its copies go' : 'its origin side'})`);
         continue;
       }
       const d = await discover(dest, { ...gvr, version: o.resource.version });
-      if (d.type === 'missing') {
+      if (d.type === 'missing' && !foreign) {
         problems.push(`${at}: ${d.message} ${named(dest)}, where its copies go`);
         continue;
       }
-      const problem = mismatch(o.resource, d.resource) ?? (o.resource.namespaced ? undefined : `${gvrText(gvr)} is cluster-scoped ${named(origin)}; related objects live in the primary object's namespace`);
-      const twice = synced.get(`${origin} ${resourceId(o.resource)}`) ?? synced.get(`${dest} ${resourceId(d.resource)}`);
+      // The provider workspace serves another export's resource only if it binds that export too;
+      // otherwise the consumer's binding of that export serves it, as on the service cluster.
+      const onDest = d.type === 'found' ? d.resource : o.resource;
+      const problem = mismatch(o.resource, onDest) ?? (o.resource.namespaced ? undefined : `${gvrText(gvr)} is cluster-scoped ${named(origin)}; related objects live in the primary object's namespace`);
+      const twice = synced.get(`${origin} ${resourceId(o.resource)}`) ?? synced.get(`${dest} ${resourceId(onDest)}`);
       if (problem !== undefined) problems.push(`${at}: ${problem}`);
       else if (twice !== undefined) problems.push(`${at}: ${gvrText(gvr)} is published by "${twice}", which syncs its objects on their own; a related object would be synced twice`);
       else related[r.identifier] = o.resource;

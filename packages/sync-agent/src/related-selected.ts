@@ -1,29 +1,74 @@
-// Related objects found by a label selector on the service cluster (origin `service`), copied into
-// the consumer's namespace under their rewritten names. Every object the selector matches is proven
-// this consumer object's before it is read (related-selector.ts: an owner reference to the copy, a
-// back-reference to the consumer object, or a selector that names the copy); what is not proven is
-// refused, its names kept out of the consumer's status (they may be another tenant's).
+// Related objects found by a label selector on their origin side, in either direction.
+// - Origin `service`: found in the copy's namespace on the service cluster (which other workspaces
+//   may share), each proven this consumer object's before it is read (related-selector.ts: an owner
+//   reference to the copy, a back-reference to the consumer object, or a selector that names the
+//   copy), copied into the consumer's namespace under its rewritten name.
+// - Origin `kcp`: found only in the consumer object's own workspace and namespace (nothing of
+//   another tenant's is ever in reach), copied into the copy's namespace under a name the agent
+//   derives from the consumer object and the rewritten name, so two consumers sharing a service
+//   namespace never collide; the agent's own copies are never origins.
+// In both, what is not proven is refused, its names kept out of the consumer's status.
 import type { Observable } from 'rxjs';
 import { EMPTY, concat, from, mergeMap, of } from 'rxjs';
+import type { ClusterName, KubeObject, ObjectKey } from 'rxfleet';
 import { objectKey } from 'rxfleet';
 import type { SinkContext, SourceIdentity } from 'rxfleet/sinks';
 import { refusal, writeFailed } from 'rxfleet/sinks';
 import { serviceCluster } from './clusters.js';
+import { agentLabel, relatedLabel } from './labels.js';
 import { originProblem, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
 import type { PrimaryPair, RelatedResult } from './related.js';
 import { refused, staleCopies, writeCopy } from './related.js';
 import { relatedResource } from './related-gvr.js';
-import { matchesLabels, rewriteName, selectedProof, selectorLabels, selectorOf } from './related-selector.js';
+import { derivedRelatedName } from './related-places.js';
+import { rewriteName, selectedProof, selectorLabels, selectorOf, selects } from './related-selector.js';
+import { sha3short } from './template.js';
 import type { SyncCaches } from './sync-caches.js';
 import type { RelatedResource, RelatedSelector } from './types.js';
 
 /**
- * Syncs one selector-located related entry of a primary pair: finds the service-side objects of the
- * copy's namespace that carry the rendered labels, refuses those not proven this consumer object's
- * (one refusal, the objects named only in the log), and copies each proven one to its rewritten name
- * in the consumer's namespace, unless a different object is there (the destination check) or two
- * found objects rewrite to one name. Copies made earlier at names no longer found are deleted.
+ * The service-side name of an object an origin-`kcp` selector found: the name the agent derives for
+ * the consumer object's related entry (see `derivedRelatedName`), then 8 hex characters of SHA3-256
+ * of the found object's rewritten name. Never a name the consumer writes, so consumer objects sharing
+ * a service namespace (other workspaces, other namespaces) can never name the same object.
+ *
+ * @example
+ * ```ts
+ * selectedServiceName(plan, related, '1x2y3z', { namespace: 'default', name: 'orders' }, 'cfg-1'); // '<20 hex>-<8 hex>-<8 hex>'
+ * ```
+ * @param plan - the published resource's plan.
+ * @param related - the related entry.
+ * @param logicalCluster - the consumer's workspace.
+ * @param consumer - the consumer object's namespace and name.
+ * @param rewritten - the found object's rewritten name.
+ * @returns a DNS-1123 label.
+ */
+export function selectedServiceName(plan: PublishedPlan, related: RelatedResource, logicalCluster: string, consumer: { readonly namespace: string; readonly name: string }, rewritten: string): string {
+  return `${derivedRelatedName(plan, related, logicalCluster, consumer)}-${sha3short(rewritten, 8)}`;
+}
+
+const invalid = (plan: PublishedPlan, related: RelatedResource, key: ObjectKey, message: string): RelatedResult => ({
+  type: 'write',
+  outcome: writeFailed('apply', key, refusal('Invalid', key, `related "${related.identifier}" of published "${plan.published.name}": ${message}`), 0),
+});
+
+interface Side {
+  readonly cluster: ClusterName;
+  readonly namespace: string;
+  readonly side: string;
+}
+
+// A copy the agent made (of this or another related entry) is never an origin: it would travel back.
+const agentMade = (plan: PublishedPlan, o: KubeObject): boolean => o.metadata.labels?.[agentLabel] === plan.agentName && o.metadata.labels?.[relatedLabel] !== undefined;
+
+/**
+ * Syncs one selector-located related entry of a primary pair (see the file's header): finds the
+ * objects of its namespace on the origin side that carry the rendered labels and meet the
+ * `matchExpressions`, refuses those not proven this consumer object's (one refusal, the objects
+ * named only in the log), and copies each proven one to its name on the other side, unless a
+ * different object is there (the destination check) or two found objects rewrite to one name.
+ * Copies made earlier at names no longer found are deleted.
  *
  * @example
  * ```ts
@@ -42,50 +87,55 @@ export function syncSelected(sinks: SinkContext, plan: PublishedPlan, caches: Sy
   const r = relatedResource(plan, related);
   const c = selectorOf(selector);
   const at = { cluster: pair.logicalCluster, copy: pair.copy, consumer: pair.consumer };
-  const namespace = pair.copy.metadata.namespace ?? '';
+  const down = related.origin === 'kcp';
   const wsNamespace = pair.consumer.metadata.namespace ?? '';
-  const consumerKey = objectKey(pair.workspace, wsNamespace, pair.consumer.metadata.name ?? '');
+  const consumerName = pair.consumer.metadata.name ?? '';
+  const consumerKey = objectKey(pair.workspace, wsNamespace, consumerName);
+  const onService: Side = { cluster: serviceCluster, namespace: pair.copy.metadata.namespace ?? '', side: 'on the service cluster' };
+  const inWorkspace: Side = { cluster: pair.workspace, namespace: wsNamespace, side: 'in this workspace' };
+  const [origin, dest] = down ? [inWorkspace, onService] : [onService, inWorkspace];
   if (!caches.relatedReady(serviceCluster, r) || !caches.relatedReady(pair.workspace, r)) return EMPTY;
   const wanted = selectorLabels(c, at);
   if (wanted === undefined) return EMPTY;
-  if (typeof wanted === 'string') return of({ type: 'write', outcome: writeFailed('apply', consumerKey, refusal('Invalid', consumerKey, `related "${related.identifier}" of published "${plan.published.name}": selector: ${wanted}`), 0) });
-  const primary = { resource: plan.service, object: pair.copy };
-  const found = caches.relatedIn(serviceCluster, r, namespace).filter((o) => matchesLabels(wanted, o));
-  const unproven = found.filter((o) => !selectedProof(c, o, pair.copy, source) || originProblem(r.kind, o, source, primary) !== undefined);
-  const proven = found.filter((o) => !unproven.includes(o));
+  if (typeof wanted === 'string') return of(invalid(plan, related, consumerKey, `selector: ${wanted}`));
+  const primary = down ? { resource: plan.kcp, object: pair.consumer } : { resource: plan.service, object: pair.copy };
+  const found = caches.relatedIn(origin.cluster, r, origin.namespace).filter((o) => selects(c, wanted, o) && !agentMade(plan, o));
+  // In the consumer's own namespace every object is its own business: only a claimed other owner disproves it.
+  const unproven = found.filter((o) => (!down && !selectedProof(c, o, pair.copy, source)) || originProblem(r.kind, o, source, primary) !== undefined);
   const results: Observable<RelatedResult>[] = [];
   if (unproven.length > 0) {
-    const names = unproven.map((o) => `${namespace}/${o.metadata.name ?? ''}`).join(', ');
+    const names = unproven.map((o) => `${origin.namespace}/${o.metadata.name ?? ''}`).join(', ');
+    const why = down ? 'they claim another owner (a back-reference or an owner reference to another object)' : 'no owner reference to the copy, no back-reference to the consumer object, and the selector does not name the copy; or they claim another owner';
     results.push(
       of(
-        refused(r.kind, related, consumerKey, 'on the service cluster', {
-          detail: `${unproven.length} ${r.kind} object(s) match the selector of the copy of ${pair.workspace}/${wsNamespace}/${pair.consumer.metadata.name ?? ''} without being proven its (no owner reference to the copy, no back-reference to the consumer object, and the selector does not name the copy; or they claim another owner): ${names}`,
+        refused(r.kind, related, consumerKey, origin.side, {
+          detail: `${unproven.length} ${r.kind} object(s) ${origin.side} match the selector of ${pair.workspace}/${wsNamespace}/${consumerName} without being proven its (${why}): ${names}`,
           reason: `${unproven.length} object(s) match the selector without being proven to belong to this object`,
         }),
       ),
     );
   }
   const keep = new Set<string>();
-  const targets: { readonly origin: (typeof found)[number]; readonly name: string }[] = [];
-  for (const o of proven) {
+  const targets: { readonly origin: KubeObject; readonly key: ObjectKey }[] = [];
+  for (const o of found.filter((x) => !unproven.includes(x))) {
     const n = rewriteName(c, o.metadata.name ?? '', at);
-    if (n.type === 'invalid') return of({ type: 'write', outcome: writeFailed('apply', consumerKey, refusal('Invalid', consumerKey, `related "${related.identifier}" of published "${plan.published.name}": ${n.message}`), 0) });
+    if (n.type === 'invalid') return of(invalid(plan, related, consumerKey, n.message));
     if (n.type !== 'named') continue;
-    if (keep.has(n.name)) {
-      const key = objectKey(pair.workspace, wsNamespace, n.name);
-      results.push(of(refused(r.kind, related, key, 'in this workspace', { detail: `two ${r.kind} objects found by the selector rewrite to ${wsNamespace}/${n.name}`, reason: 'two found objects rewrite to this name' })));
+    const name = down ? selectedServiceName(plan, related, pair.logicalCluster, { namespace: wsNamespace, name: consumerName }, n.name) : n.name;
+    const key = objectKey(dest.cluster, dest.namespace, name);
+    if (keep.has(name)) {
+      results.push(of(refused(r.kind, related, key, dest.side, { detail: `two ${r.kind} objects found by the selector rewrite to ${n.name}`, reason: 'two found objects rewrite to this name' })));
       continue;
     }
-    keep.add(n.name);
-    targets.push({ origin: o, name: n.name });
+    keep.add(name);
+    targets.push({ origin: o, key });
   }
   const writes = from(targets).pipe(
-    mergeMap(({ origin, name }) => {
-      const key = objectKey(pair.workspace, wsNamespace, name);
-      const current = caches.related(pair.workspace, r, wsNamespace, name);
+    mergeMap(({ origin: o, key }) => {
+      const current = caches.related(key.cluster, r, key.namespace, key.name);
       const notDest = current === undefined ? undefined : ownershipProblem(r.kind, current, source, 'refuse');
-      return notDest !== undefined ? of(refused(r.kind, related, key, 'in this workspace', notDest)) : writeCopy(sinks, plan, related, origin, key, current, source);
+      return notDest !== undefined ? of(refused(r.kind, related, key, dest.side, notDest)) : writeCopy(sinks, plan, related, o, key, current, source);
     }, 2),
   );
-  return concat(...results, writes, staleCopies(sinks, plan, caches, related, pair.workspace, wsNamespace, keep, source));
+  return concat(...results, writes, staleCopies(sinks, plan, caches, related, dest.cluster, dest.namespace, keep, source));
 }

@@ -1,9 +1,10 @@
 // A related selector as written, checked the same way in both forms (the agent's own `object.selector`
-// and a PublishedResource's, whose label selector is inline): `matchLabels` (templates), the
-// `rewrite` (template or regex); `matchExpressions` is refused (not supported yet). Templates and
-// patterns compile in preflight (compileSelector), which names the same paths.
+// and a PublishedResource's, whose label selector is inline): `matchLabels` (templates),
+// `matchExpressions` (as a metav1.LabelSelector's: the filter's check), the `rewrite` (template or
+// regex). Templates and patterns compile in preflight (compileSelector), which names the same paths.
 import type { Json, Problems } from './config-check.js';
 import { at, describe, mapping } from './config-check.js';
+import { selectorString } from './published-resource-fields.js';
 
 /**
  * The selector in the agent's form, or `undefined` when it is not usable (each problem in `p`).
@@ -20,12 +21,13 @@ import { at, describe, mapping } from './config-check.js';
  * @returns the selector.
  */
 export function checkSelector(v: unknown, path: string, p: Problems, form: 'agent' | 'PublishedResource'): Json | undefined {
-  const m = mapping(v, path, ['matchLabels', 'rewrite'], p, { matchExpressions: 'not supported yet: matchExpressions in a related selector; use matchLabels' });
+  const m = mapping(v, path, ['matchLabels', 'matchExpressions', 'rewrite'], p);
   if (m === undefined) return undefined;
   const before = p.list.length;
   const labels = m.matchLabels === undefined ? undefined : mapping(m.matchLabels, at(path, 'matchLabels'), Object.keys(m.matchLabels as object), p);
-  if (m.matchLabels === undefined) p.add(at(path, 'matchLabels'), 'required (an empty selector matches every object)');
   for (const [k, val] of Object.entries(labels ?? {})) if (typeof val !== 'string') p.add(at(at(path, 'matchLabels'), k), `expected a string, got ${describe(val)}`);
+  const expressions = m.matchExpressions === undefined ? undefined : selectorString({ matchExpressions: m.matchExpressions }, path, p);
+  if (Object.keys(labels ?? {}).length === 0 && (expressions ?? '') === '' && p.list.length === before) p.add(at(path, 'matchLabels'), 'required, or matchExpressions (an empty selector matches every object)');
   const rw = m.rewrite === undefined ? undefined : mapping(m.rewrite, at(path, 'rewrite'), ['template', 'regex'], p);
   if (m.rewrite === undefined) p.add(at(path, 'rewrite'), 'required: how a found object is named in the workspace (template or regex)');
   let rewrite: Json | undefined;
@@ -36,7 +38,8 @@ export function checkSelector(v: unknown, path: string, p: Problems, form: 'agen
     const re = rw.regex === undefined ? undefined : checkRegex(rw.regex, at(at(path, 'rewrite'), 'regex'), p, true);
     rewrite = typeof tpl === 'string' ? { template: tpl } : re !== undefined ? { regex: re } : undefined;
   }
-  return p.list.length === before && labels !== undefined && rewrite !== undefined ? { matchLabels: labels, rewrite } : undefined;
+  const found = { ...(labels === undefined ? {} : { matchLabels: labels }), ...(m.matchExpressions === undefined ? {} : { matchExpressions: m.matchExpressions }) };
+  return p.list.length === before && rewrite !== undefined ? { ...found, rewrite } : undefined;
 }
 
 /**

@@ -1,13 +1,16 @@
 // A related selector (`object.selector`), compiled once: its label templates (rendered per primary
-// pair), whether it names the copy itself (a label value reads the copy's name or uid, unique in its
+// pair), its matchExpressions (as written, matched by the filter's matcher), whether it names the copy itself (a label value reads the copy's name or uid, unique in its
 // namespace), and its rewrite of a found object's name into the workspace (a template, or a regex
 // run by the mutation engine). And the proof a found object needs before it is used: on a service
 // namespace every workspace may share, a label the operator set is not enough unless it names the copy.
 import type { KubeObject } from 'rxfleet';
 import { ConfigError } from 'rxfleet';
+import { Problems } from './config-check.js';
+import { parseLabelSelector } from './label-selector.js';
 import type { SourceIdentity } from 'rxfleet/sinks';
 import type { CompiledMutations } from './mutation.js';
 import { compileMutations, mutate } from './mutation.js';
+import { selectorString } from './published-resource-fields.js';
 import type { RelatedNameResult } from './naming.js';
 import { dnsSubdomainProblem } from './naming.js';
 import type { SyncTemplate } from './template.js';
@@ -31,6 +34,8 @@ const naming = new Set(['.LocalObject.metadata.name', '.LocalObject.metadata.uid
 export interface CompiledSelector {
   /** The label templates, key and value. */
   readonly labels: readonly (readonly [SyncTemplate, SyncTemplate])[];
+  /** Whether labels meet the `matchExpressions` (all of them; true when there are none). */
+  readonly expressions: (labels: Readonly<Record<string, string>>) => boolean;
   /** True when a label value reads the copy's name or uid (so it matches only this copy's objects). */
   readonly namesCopy: boolean;
   /** The rewrite: a template over `.Value`, or a one-step regex mutation. */
@@ -68,8 +73,13 @@ export function compileSelector(s: RelatedSelector): { readonly type: 'compiled'
   const problems: string[] = [];
   const labels: (readonly [SyncTemplate, SyncTemplate])[] = [];
   let namesCopy = false;
-  const entries = Object.entries(s.matchLabels);
-  if (entries.length === 0) problems.push('matchLabels: must not be empty (an empty selector matches every object)');
+  const entries = Object.entries(s.matchLabels ?? {});
+  const found = new Problems();
+  const text = s.matchExpressions === undefined ? '' : selectorString({ matchExpressions: s.matchExpressions }, '', found);
+  problems.push(...found.list);
+  const parsed = text === undefined || text === '' ? undefined : parseLabelSelector(text);
+  const expressions = parsed?.type === 'parsed' ? parsed.matches : (): boolean => true;
+  if (entries.length === 0 && (text ?? '') === '') problems.push('matchLabels: must not be empty unless matchExpressions is given (an empty selector matches every object)');
   for (const [k, v] of entries) {
     const key = parseTemplate(k, selectorRoots);
     const value = parseTemplate(v, selectorRoots);
@@ -90,7 +100,7 @@ export function compileSelector(s: RelatedSelector): { readonly type: 'compiled'
     if (m.type === 'invalid') problems.push(...m.problems.map((p) => `rewrite.regex${p.replace(/^\[0\]\.regex/, '')}`));
     else rewrite = { type: 'regex', mutation: m.mutations };
   }
-  return problems.length > 0 || rewrite === undefined ? { type: 'invalid', problems } : { type: 'compiled', selector: { labels, namesCopy, rewrite } };
+  return problems.length > 0 || rewrite === undefined ? { type: 'invalid', problems } : { type: 'compiled', selector: { labels, expressions, namesCopy, rewrite } };
 }
 
 const rootsOf = (at: SelectorContext): Readonly<Record<string, unknown>> => ({ LocalObject: at.copy, RemoteObject: at.consumer });
@@ -122,23 +132,26 @@ export function selectorLabels(c: CompiledSelector, at: SelectorContext): Readon
 }
 
 /**
- * Whether an object carries every wanted label.
+ * Whether an object carries every wanted label (the rendered `matchLabels`) and meets the
+ * selector's `matchExpressions`.
  *
  * @example
  * ```ts
- * matchesLabels({ app: 'db' }, secret); // true when secret has app=db
+ * selects(compiled, { app: 'db' }, secret); // true when secret has app=db and meets the expressions
  * ```
+ * @param c - the compiled selector.
  * @param wanted - the rendered labels.
  * @param obj - the object.
  * @returns whether it matches.
  */
-export function matchesLabels(wanted: Readonly<Record<string, string>>, obj: KubeObject): boolean {
+export function selects(c: CompiledSelector, wanted: Readonly<Record<string, string>>, obj: KubeObject): boolean {
   const have = obj.metadata.labels ?? {};
-  return Object.entries(wanted).every(([k, v]) => have[k] === v);
+  return Object.entries(wanted).every(([k, v]) => have[k] === v) && c.expressions(have);
 }
 
 /**
- * A found object's name in the workspace (the rewrite).
+ * A found object's name on the other side (the rewrite; on the service side the agent derives the
+ * name from it).
  *
  * @example
  * ```ts

@@ -116,26 +116,59 @@ export interface SyncUp {
 }
 
 /**
- * Labels that find related objects on their origin side (the service cluster; api-syncagent's
- * `object.selector`), and how each found object is named in the workspace. Label values are
- * templates with `.ClusterName`, `.LocalObject` (the service copy) and `.RemoteObject` (the
- * consumer's object). A found object is used only once it is proven to be this consumer object's:
- * an owner reference to the copy (its uid), a back-reference to the consumer object, or a selector
- * that names the copy itself (a label value that reads `.LocalObject.metadata.name` or
- * `.LocalObject.metadata.uid`); anything else it matches is refused, never copied.
+ * One requirement of a related selector beside its labels (a Kubernetes label selector's
+ * `matchExpressions` entry): `In` / `NotIn` a list of values, or `Exists` / `DoesNotExist` (no
+ * values). Taken as written (no templates, as in api-syncagent).
+ *
+ * @example
+ * ```ts
+ * const gold: SelectorRequirement = { key: 'tier', operator: 'In', values: ['gold', 'silver'] };
+ * ```
+ */
+export interface SelectorRequirement {
+  /** The label key. */
+  readonly key: string;
+  /** How the label's value is tested. */
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  /** The values, for `In` and `NotIn` (at least one); none for `Exists` and `DoesNotExist`. */
+  readonly values?: readonly string[];
+}
+
+/**
+ * Labels that find related objects on their origin side (api-syncagent's `object.selector`), and how
+ * each found object is named on the other side. Label values are templates with `.ClusterName`,
+ * `.LocalObject` (the service copy) and `.RemoteObject` (the consumer's object);
+ * `matchExpressions` are taken as written.
+ *
+ * Origin `service`: the selector runs in the copy's namespace on the service cluster, which other
+ * workspaces may share, so a found object is used only once it is proven to be this consumer
+ * object's: an owner reference to the copy (its uid), a back-reference to the consumer object, or
+ * a selector that names the copy itself (a `matchLabels` value that reads
+ * `.LocalObject.metadata.name` or `.LocalObject.metadata.uid`); anything else it matches is
+ * refused, never copied. Each is copied into the consumer's namespace under its rewritten name.
+ *
+ * Origin `kcp`: the selector runs only in the consumer object's own workspace and namespace (it
+ * can select nothing of another tenant's); an object the agent made, or one claiming another
+ * owner, is never an origin. Each is copied into the copy's namespace under a name the agent
+ * derives from the consumer object and the rewritten name (so consumers sharing a service
+ * namespace never collide), with an owner reference to the copy, which the service's operator
+ * finds them by.
  *
  * @example
  * ```ts
  * const selector: RelatedSelector = { matchLabels: { 'db.example.dev/owner': '{{ .LocalObject.metadata.name }}' }, rewrite: { template: '{{ .RemoteObject.metadata.name }}-{{ .Value }}' } };
+ * const down: RelatedSelector = { matchLabels: { app: '{{ .RemoteObject.metadata.name }}' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['gold'] }], rewrite: { template: '{{ .Value }}' } };
  * ```
  */
 export interface RelatedSelector {
-  /** Label key → value (a template); every one must match. */
-  readonly matchLabels: Readonly<Record<string, string>>;
+  /** Label key → value (a template); every one must match. Not empty unless `matchExpressions` is given. */
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  /** Requirements every found object must meet as well (no templates). */
+  readonly matchExpressions?: readonly SelectorRequirement[];
   /**
-   * The found object's name in the workspace: a template with `.Value` (its name on the service
-   * cluster) and the selector's roots, or a regular expression (RE2, `$1` in the replacement) over
-   * the name.
+   * The found object's name on the other side: a template with `.Value` (its name on its origin
+   * side) and the selector's roots, or a regular expression (RE2, `$1` in the replacement) over
+   * the name. On the service side the agent derives the name from it (origin `kcp`).
    */
   readonly rewrite: { readonly template: string; readonly regex?: undefined } | { readonly regex: { readonly pattern?: string; readonly replacement?: string }; readonly template?: undefined };
 }
@@ -143,8 +176,7 @@ export interface RelatedSelector {
 /**
  * Where a related object's name is found, evaluated on each side's primary object (the consumer's
  * object in kcp, its copy on the service cluster): a dotted path (`spec.connectionSecret`) or a
- * template (see {@link PublishedNaming}); or, for objects that originate on the service cluster, a
- * label selector ({@link RelatedSelector}). A missing field means "not yet": no error, nothing synced.
+ * template (see {@link PublishedNaming}); or a label selector on the origin side ({@link RelatedSelector}). A missing field means "not yet": no error, nothing synced.
  *
  * @example
  * ```ts
@@ -175,7 +207,7 @@ export type RelatedReference =
       readonly selector?: undefined;
     }
   | {
-      /** Labels that find the objects (origin `service` only). */
+      /** Labels that find the objects on their origin side. */
       readonly selector: RelatedSelector;
       /** Not with `selector`. */
       readonly path?: undefined;
@@ -209,6 +241,12 @@ export interface RelatedResource {
   readonly resource?: string;
   /** Shorthand for core/v1 `secrets` or `configmaps` (api-syncagent's deprecated `kind`). Give this or `resource`. */
   readonly kind?: 'Secret' | 'ConfigMap';
+  /**
+   * The identity hash of the kcp APIExport that provides the resource in kcp (its
+   * `status.identityHash`), when another export provides it: the permission claim names it, so a
+   * consumer that binds both exports grants it. Only with `group`, `version` and `resource`.
+   */
+  readonly identityHash?: string;
   /** Where its name is found on each side. */
   readonly object: RelatedReference;
   /**
