@@ -177,7 +177,7 @@ describe('rxfleet-sync-agent: related objects of any resource (Leases, coordinat
     const clients = { service: svc.client, kcp: provider.client };
     const err = await preflight(config(svc.sharedNamespace, 'nope.example.dev'), clients).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toContain(`published[0] "databases": related[0] "lock": leases.v1.nope.example.dev is not served in kcp workspace ${provider.client.cluster} (its origin side)`);
+    expect((err as Error).message).toContain(`published[0] "databases": related[0] "lock": group nope.example.dev has no version v1 (leases.v1.nope.example.dev) in kcp workspace ${provider.client.cluster} (its origin side)`);
     // The same configuration with a served group starts.
     expect((await preflight(config(svc.sharedNamespace), clients)).map((p) => Object.keys(p.related ?? {}))).toEqual([['lock', 'grant']]);
   });

@@ -14,7 +14,7 @@ import { pathProblem } from './object-path.js';
 import type { PublishedResourceFile } from './published-resource.js';
 import { isPublishedResource, publishedResourceEntries } from './published-resource.js';
 import { relatedReferenceProblem } from './related-places.js';
-import { checkIdentityHash, checkRelatedGvr } from './related-gvr-check.js';
+import { checkIdentityHash, checkRelatedGvr, checkRelatedProjection } from './related-gvr-check.js';
 import { checkRegex, checkSelector } from './related-selector-check.js';
 import type { PublishedResource, SyncConfig } from './types.js';
 
@@ -46,7 +46,7 @@ function checkCrd(v: unknown, path: string, p: Problems): void {
 }
 
 function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<string, string>): void {
-  const m = mapping(v, path, ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'object', 'mutation'], p);
+  const m = mapping(v, path, ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'projection', 'object', 'mutation'], p);
   if (m?.mutation !== undefined) checkRelatedMutation(m.mutation, `${path}.mutation`, p);
   if (m === undefined) return;
   const id = text(m, 'identifier', path, p, identifierProblem, true);
@@ -55,6 +55,7 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
   if (id !== undefined && first === undefined) identifiers.set(id, path);
   text(m, 'origin', path, p, (s) => (s === 'service' || s === 'kcp' ? undefined : 'is not an origin: expected "service" or "kcp"'), true);
   checkIdentityHash(m, path, p, checkRelatedGvr(m, path, p));
+  checkRelatedProjection(m, path, p);
   const where = `${path}.object`;
   const o = m.object === undefined ? undefined : mapping(m.object, where, ['path', 'regex', 'template', 'selector'], p);
   if (m.object === undefined || (o !== undefined && [o.path, o.template, o.selector].filter((x) => x !== undefined).length !== 1)) {

@@ -37,7 +37,7 @@ export function relatedClaims(plans: readonly PublishedPlan[]): readonly Permiss
   const claims = new Map<string, PermissionClaim>();
   for (const p of plans) {
     for (const related of p.published.related ?? []) {
-      const r = relatedResource(p, related);
+      const r = relatedResource(p, related, 'kcp');
       const identityHash = related.identityHash;
       claims.set(`${r.plural}.${r.group}:${identityHash ?? ''}`, { group: r.group, resource: r.plural, ...(identityHash === undefined ? {} : { identityHash }), verbs: ['*'] });
     }

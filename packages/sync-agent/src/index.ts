@@ -24,6 +24,7 @@ export type {
   PublishedProjection,
   PublishedResource,
   PublishedCrd,
+  RelatedProjection,
   RelatedReference,
   RelatedResource,
   RelatedSelector,

@@ -38,8 +38,10 @@ export interface PublishedPlan {
   readonly statusSubresource: boolean;
   /** The entry's mutations, compiled: `spec` going down, `status` going up (none: copied as they are). */
   readonly mutations?: { readonly spec?: CompiledMutations; readonly status?: CompiledMutations };
-  /** The related entries' resources as preflight resolved them by discovery, by identifier. */
+  /** The related entries' resources as preflight resolved them by discovery (on their origin side), by identifier. */
   readonly related?: Readonly<Record<string, ResourceDescriptor>>;
+  /** The destination side's resources of the related entries with a `projection`, by identifier. */
+  readonly relatedProjected?: Readonly<Record<string, ResourceDescriptor>>;
   /** The config's other kcp installations (their namespace prefixes place their copies). Default none. */
   readonly installations?: readonly KcpInstallation[];
 }

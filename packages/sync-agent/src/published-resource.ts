@@ -12,7 +12,7 @@ import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
 import { checkPublishedProjection, legacyNaming, selectorString } from './published-resource-fields.js';
 import { relatedReferenceProblem } from './related-places.js';
-import { checkIdentityHash, checkRelatedGvr } from './related-gvr-check.js';
+import { checkIdentityHash, checkRelatedGvr, checkRelatedProjection } from './related-gvr-check.js';
 import { checkRegex, checkSelector } from './related-selector-check.js';
 
 /** The API version of the PublishedResources the agent reads. */
@@ -52,9 +52,8 @@ export function isPublishedResource(v: unknown): boolean {
 const notYet = (what: string): string => `not supported yet: ${what}`;
 
 function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): Json | undefined {
-  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'cleanup', 'object', 'mutation', 'watch'];
+  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'projection', 'cleanup', 'object', 'mutation', 'watch'];
   const m = mapping(v, path, keys, p, {
-    projection: notYet('a related resource projected to another group, version or resource in kcp (every related read, write and watch uses one resource on both sides)'),
     syncStatus: notYet('the status of related objects'),
   });
   if (m === undefined) return undefined;
@@ -65,6 +64,7 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
   const origin = text(m, 'origin', path, p, (s) => (s === 'service' || s === 'kcp' ? undefined : 'is not an origin: expected "service" or "kcp"'), true);
   const gvr = checkRelatedGvr(m, path, p);
   const identityHash = checkIdentityHash(m, path, p, gvr);
+  const projection = checkRelatedProjection(m, path, p);
   // Accepted, nothing to convert: the agent watches every related resource on both sides and maps
   // each change back to its primary object (by name, back-reference or selector) with or without it.
   const watch = m.watch === undefined ? undefined : mapping(m.watch, at(path, 'watch'), ['byOwner', 'bySelector'], p);
@@ -89,7 +89,7 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
     const unsafe = object === undefined ? undefined : relatedReferenceProblem(object as { path: string });
     if (unsafe !== undefined) p.add(where, unsafe);
   }
-  return p.list.length === before && id !== undefined && origin !== undefined && gvr !== undefined && object !== undefined ? { identifier: id, origin, ...gvr, ...(identityHash === undefined ? {} : { identityHash }), object, ...(m.mutation === undefined ? {} : { mutation: m.mutation }) } : undefined;
+  return p.list.length === before && id !== undefined && origin !== undefined && gvr !== undefined && object !== undefined ? { identifier: id, origin, ...gvr, ...(identityHash === undefined ? {} : { identityHash }), ...(projection === undefined ? {} : { projection }), object, ...(m.mutation === undefined ? {} : { mutation: m.mutation }) } : undefined;
 }
 
 function convert(doc: Json, where: string, name: string, p: Problems): Json | undefined {

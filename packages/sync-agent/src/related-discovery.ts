@@ -1,6 +1,7 @@
 // Resolving a related entry's resource on one side, through that side's discovery documents: the
 // preferred version of the group when none is given (/apis/<group>), then the group version's
 // resource list (/api/v1 or /apis/<group>/<version>) for its kind and scope. Two requests at most.
+// A group version is not served when its list is absent (404) or empty (kcp's answer for any group).
 import type { ResourceDescriptor } from 'rxfleet';
 import { resource } from 'rxfleet';
 import type { ClusterClient } from 'rxfleet/client';
@@ -59,7 +60,8 @@ export async function discoverResource(client: ClusterClient, gvr: RelatedGvr): 
   const path = gvr.group === '' ? `/api/${encodeURIComponent(version)}` : `/apis/${encodeURIComponent(gvr.group)}/${encodeURIComponent(version)}`;
   const doc = await getDoc<ResourceListDoc>(client, path);
   const at = { ...gvr, version };
-  if (doc === undefined) return { type: 'missing', message: `${gvr.group === '' ? 'the core group' : `group ${gvr.group}`} has no version ${version} (${gvrText(at)})` };
+  // kcp answers a group version it does not serve with an empty list, not 404: the same answer.
+  if (doc === undefined || (doc.resources ?? []).length === 0) return { type: 'missing', message: `${gvr.group === '' ? 'the core group' : `group ${gvr.group}`} has no version ${version} (${gvrText(at)})` };
   const found = (doc.resources ?? []).find((r) => r.name === gvr.resource);
   if (found?.kind === undefined) return { type: 'missing', message: `${gvrText(at)} is not served` };
   return { type: 'found', resource: resource({ group: gvr.group, version, plural: gvr.resource, kind: found.kind, namespaced: found.namespaced === true }) };

@@ -3,7 +3,7 @@
 // `identityHash` (the kcp APIExport that provides the resource) only with all three.
 // Whether a server serves the resource is preflight's question (related-preflight.ts).
 import type { Json, Problems } from './config-check.js';
-import { at, dns1035Problem, text } from './config-check.js';
+import { at, dns1035Problem, mapping, text } from './config-check.js';
 import { dnsSubdomainProblem } from './naming.js';
 
 /**
@@ -60,4 +60,33 @@ export function checkIdentityHash(m: Json, path: string, p: Problems, gvr: Reado
     return undefined;
   }
   return hash;
+}
+
+/**
+ * A related entry's `projection` (the destination side's `group`, `version`, `resource`), the
+ * fields given, or `undefined` when absent or wrong (each problem in `p`, at its path).
+ *
+ * @example
+ * ```ts
+ * checkRelatedProjection({ projection: { group: 'tokens.example.dev', resource: 'tokens' } }, 'published[0].related[0]', problems);
+ * // { group: 'tokens.example.dev', resource: 'tokens' }
+ * ```
+ * @param m - the related entry as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ * @returns the projection.
+ */
+export function checkRelatedProjection(m: Json, path: string, p: Problems): Readonly<Record<string, string>> | undefined {
+  if (m.projection === undefined) return undefined;
+  const where = at(path, 'projection');
+  const pm = mapping(m.projection, where, ['group', 'version', 'resource'], p);
+  if (pm === undefined) return undefined;
+  const before = p.list.length;
+  const out: Record<string, string> = {};
+  const group = text(pm, 'group', where, p, (s) => (s === '' ? undefined : dnsSubdomainProblem(s)));
+  const version = text(pm, 'version', where, p, (s) => (s === '' ? undefined : dns1035Problem(s)));
+  const resource = text(pm, 'resource', where, p, (s) => (s === '' ? undefined : dns1035Problem(s)));
+  // api-syncagent: an empty field is "not projected".
+  for (const [k, v] of [['group', group], ['version', version], ['resource', resource]] as const) if (v !== undefined && v !== '') out[k] = v;
+  return p.list.length === before && Object.keys(out).length > 0 ? out : undefined;
 }

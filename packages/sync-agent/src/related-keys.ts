@@ -14,7 +14,7 @@ import { relatedName } from './naming.js';
 import { referenceKind } from './related-places.js';
 import type { PublishedPlan } from './plan.js';
 import type { SyncCaches } from './sync-caches.js';
-import { relatedResource } from './related-gvr.js';
+import { relatedOn } from './related-gvr.js';
 import type { CompiledSelector } from './related-selector.js';
 import { selectorLabels, selectorOf, selects } from './related-selector.js';
 
@@ -74,7 +74,7 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
   const onService = cluster === serviceCluster;
   const keys: ObjectKey[] = [];
   for (const related of plan.published.related ?? []) {
-    if (resourceId(relatedResource(plan, related)) !== resourceId(r)) continue;
+    if (resourceId(relatedOn(plan, related, cluster)) !== resourceId(r)) continue;
     const selector = related.object.selector;
     if (selector !== undefined) {
       if (onService !== (related.origin === 'kcp')) keys.push(...(onService ? selectedKeys(caches, selectorOf(selector), obj) : selectedInWorkspace(caches, selectorOf(selector), cluster, obj)));

@@ -1,6 +1,6 @@
 // The related entries' resources, resolved at start on the side each object lives on: the origin
-// side first (its preferred version when none is given), then the destination side at that version,
-// since the copy is written there. On the service cluster by its discovery; in kcp by the provider
+// side first (its preferred version when none is given), then the destination side at that version
+// (or where the entry's `projection` puts it), since the copy is written there. On the service cluster by its discovery; in kcp by the provider
 // workspace's discovery (what every workspace serves: core and built-in resources), except for a
 // resource another APIExport provides (an identity hash), which the provider workspace need not
 // serve: there the service side's is used. Every problem names the published resource, the
@@ -12,7 +12,7 @@ import type { PublishedPlan } from './plan.js';
 import type { Discovered } from './related-discovery.js';
 import { discoverResource } from './related-discovery.js';
 import type { RelatedGvr } from './related-gvr.js';
-import { gvrText, relatedGvr } from './related-gvr.js';
+import { gvrText, projectedGvr, relatedGvr } from './related-gvr.js';
 
 /**
  * The plans with `related` filled in, and the problems found (each a full sentence).
@@ -66,18 +66,22 @@ export async function resolveRelated(plans: readonly PublishedPlan[], clients: {
   const out: PublishedPlan[] = [];
   for (const plan of plans) {
     const related: Record<string, ResourceDescriptor> = {};
+    const relatedProjected: Record<string, ResourceDescriptor> = {};
     for (const [j, r] of (plan.published.related ?? []).entries()) {
       const at = `${where(plan)}: related[${j}] "${r.identifier}"`;
       const gvr = relatedGvr(r);
-      // Another APIExport's resource (an identity hash; its version is given): the service side first.
-      const foreign = r.identityHash !== undefined;
+      // Another APIExport's resource (an identity hash; its version is given), the same on both
+      // sides: the service side first. With a projection, the provider workspace must serve it.
+      const foreign = r.identityHash !== undefined && r.projection === undefined;
       const [origin, dest] = r.origin === 'service' || foreign ? (['service', 'kcp'] as const) : (['kcp', 'service'] as const);
       const o = await discover(origin, gvr);
       if (o.type === 'missing') {
         problems.push(`${at}: ${o.message} ${named(origin)} (${origin === 'service' && r.origin === 'kcp' ? 'where its copies go' : 'its origin side'})`);
         continue;
       }
-      const d = await discover(dest, { ...gvr, version: o.resource.version });
+      // The destination side's resource: the entry's projection, if any (origin side first: its version).
+      const projected = r.projection === undefined ? undefined : projectedGvr(r, o.resource.version);
+      const d = await discover(dest, projected ?? { ...gvr, version: o.resource.version });
       if (d.type === 'missing' && !foreign) {
         problems.push(`${at}: ${d.message} ${named(dest)}, where its copies go`);
         continue;
@@ -85,19 +89,23 @@ export async function resolveRelated(plans: readonly PublishedPlan[], clients: {
       // The provider workspace serves another export's resource only if it binds that export too;
       // otherwise the consumer's binding of that export serves it, as on the service cluster.
       const onDest = d.type === 'found' ? d.resource : o.resource;
-      const problem = mismatch(o.resource, onDest) ?? (o.resource.namespaced ? undefined : `${gvrText(gvr)} is cluster-scoped ${named(origin)}; related objects live in the primary object's namespace`);
+      const problem = mismatch(o.resource, onDest, projected !== undefined) ?? (o.resource.namespaced ? undefined : `${gvrText(gvr)} is cluster-scoped ${named(origin)}; related objects live in the primary object's namespace`);
       const twice = synced.get(`${origin} ${resourceId(o.resource)}`) ?? synced.get(`${dest} ${resourceId(onDest)}`);
       if (problem !== undefined) problems.push(`${at}: ${problem}`);
       else if (twice !== undefined) problems.push(`${at}: ${gvrText(gvr)} is published by "${twice}", which syncs its objects on their own; a related object would be synced twice`);
-      else related[r.identifier] = o.resource;
+      else {
+        related[r.identifier] = o.resource;
+        if (projected !== undefined) relatedProjected[r.identifier] = onDest;
+      }
     }
-    out.push(Object.keys(related).length === 0 ? plan : Object.freeze({ ...plan, related }));
+    const withProjected = Object.keys(relatedProjected).length === 0 ? {} : { relatedProjected };
+    out.push(Object.keys(related).length === 0 ? plan : Object.freeze({ ...plan, related, ...withProjected }));
   }
   return { plans: out, problems };
 }
 
-function mismatch(a: ResourceDescriptor, b: ResourceDescriptor): string | undefined {
-  if (a.kind !== b.kind) return `${b.plural} has kind ${a.kind} on its origin side and ${b.kind} where its copies go`;
+function mismatch(a: ResourceDescriptor, b: ResourceDescriptor, projected: boolean): string | undefined {
+  if (a.kind !== b.kind && !projected) return `${b.plural} has kind ${a.kind} on its origin side and ${b.kind} where its copies go`;
   if (a.namespaced !== b.namespaced) return `${b.plural} is namespaced on one side and cluster-scoped on the other`;
   return undefined;
 }

@@ -60,7 +60,7 @@ interface Side {
 }
 
 // A copy the agent made (of this or another related entry) is never an origin: it would travel back.
-const agentMade = (plan: PublishedPlan, o: KubeObject): boolean => o.metadata.labels?.[agentLabel] === plan.agentName && o.metadata.labels?.[relatedLabel] !== undefined;
+const agentMade = (plan: PublishedPlan, o: KubeObject): boolean => o.metadata.labels?.[agentLabel] === plan.agentName && o.metadata.labels[relatedLabel] !== undefined;
 
 /**
  * Syncs one selector-located related entry of a primary pair (see the file's header): finds the
@@ -85,6 +85,7 @@ const agentMade = (plan: PublishedPlan, o: KubeObject): boolean => o.metadata.la
  */
 export function syncSelected(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, related: RelatedResource, selector: RelatedSelector, source: SourceIdentity): Observable<RelatedResult> {
   const r = relatedResource(plan, related);
+  const rDest = relatedResource(plan, related, related.origin === 'kcp' ? 'service' : 'kcp');
   const c = selectorOf(selector);
   const at = { cluster: pair.logicalCluster, copy: pair.copy, consumer: pair.consumer };
   const down = related.origin === 'kcp';
@@ -94,7 +95,7 @@ export function syncSelected(sinks: SinkContext, plan: PublishedPlan, caches: Sy
   const onService: Side = { cluster: serviceCluster, namespace: pair.copy.metadata.namespace ?? '', side: 'on the service cluster' };
   const inWorkspace: Side = { cluster: pair.workspace, namespace: wsNamespace, side: 'in this workspace' };
   const [origin, dest] = down ? [inWorkspace, onService] : [onService, inWorkspace];
-  if (!caches.relatedReady(serviceCluster, r) || !caches.relatedReady(pair.workspace, r)) return EMPTY;
+  if (!caches.relatedReady(origin.cluster, r) || !caches.relatedReady(dest.cluster, rDest)) return EMPTY;
   const wanted = selectorLabels(c, at);
   if (wanted === undefined) return EMPTY;
   if (typeof wanted === 'string') return of(invalid(plan, related, consumerKey, `selector: ${wanted}`));
@@ -124,7 +125,7 @@ export function syncSelected(sinks: SinkContext, plan: PublishedPlan, caches: Sy
     const name = down ? selectedServiceName(plan, related, pair.logicalCluster, { namespace: wsNamespace, name: consumerName }, n.name) : n.name;
     const key = objectKey(dest.cluster, dest.namespace, name);
     if (keep.has(name)) {
-      results.push(of(refused(r.kind, related, key, dest.side, { detail: `two ${r.kind} objects found by the selector rewrite to ${n.name}`, reason: 'two found objects rewrite to this name' })));
+      results.push(of(refused(rDest.kind, related, key, dest.side, { detail: `two ${r.kind} objects found by the selector rewrite to ${n.name}`, reason: 'two found objects rewrite to this name' })));
       continue;
     }
     keep.add(name);
@@ -132,9 +133,9 @@ export function syncSelected(sinks: SinkContext, plan: PublishedPlan, caches: Sy
   }
   const writes = from(targets).pipe(
     mergeMap(({ origin: o, key }) => {
-      const current = caches.related(key.cluster, r, key.namespace, key.name);
-      const notDest = current === undefined ? undefined : ownershipProblem(r.kind, current, source, 'refuse');
-      return notDest !== undefined ? of(refused(r.kind, related, key, dest.side, notDest)) : writeCopy(sinks, plan, related, o, key, current, source);
+      const current = caches.related(key.cluster, rDest, key.namespace, key.name);
+      const notDest = current === undefined ? undefined : ownershipProblem(rDest.kind, current, source, 'refuse');
+      return notDest !== undefined ? of(refused(rDest.kind, related, key, dest.side, notDest)) : writeCopy(sinks, plan, related, o, key, current, source);
     }, 2),
   );
   return concat(...results, writes, staleCopies(sinks, plan, caches, related, dest.cluster, dest.namespace, keep, source));

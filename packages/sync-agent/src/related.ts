@@ -28,7 +28,7 @@ import { originProblem, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
 import { referenceKind, relatedPlaces } from './related-places.js';
 import type { SyncCaches } from './sync-caches.js';
-import { relatedResource } from './related-gvr.js';
+import { relatedOn, relatedResource } from './related-gvr.js';
 import type { RelatedResource } from './types.js';
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -84,9 +84,10 @@ export type RelatedResult = { readonly type: 'write'; readonly outcome: WriteOut
  * @returns the apply configuration.
  */
 export function desiredRelated(plan: PublishedPlan, related: RelatedResource, origin: KubeObject, at: ObjectKey, source: SourceIdentity): KubeObject {
+  const r = relatedOn(plan, related, at.cluster);
   const copy: KubeObject = {
-    apiVersion: apiVersionOf(relatedResource(plan, related)),
-    kind: relatedResource(plan, related).kind,
+    apiVersion: apiVersionOf(r),
+    kind: r.kind,
     metadata: { name: at.name, namespace: at.namespace, labels: { ...agentLabels(plan.agentName, plan.published.name), [relatedLabel]: related.identifier } },
     ...contentOf(origin),
   };
@@ -149,7 +150,7 @@ function sharedName(caches: SyncCaches, kind: string, related: RelatedResource, 
  * @returns the deletes' outcomes.
  */
 export function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, related: RelatedResource, cluster: ClusterName, namespace: string, keep: ReadonlySet<string>, source: SourceIdentity): Observable<RelatedResult> {
-  const r = relatedResource(plan, related);
+  const r = relatedOn(plan, related, cluster);
   const stale = caches.relatedIn(cluster, r, namespace).filter((o) => {
     const l = o.metadata.labels ?? {};
     if (keep.has(o.metadata.name ?? '') || l[agentLabel] !== plan.agentName || l[publishedLabel] !== plan.published.name || l[relatedLabel] !== related.identifier) return false;
@@ -187,6 +188,7 @@ export function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: Syn
  */
 export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, pair: PrimaryPair, related: RelatedResource, source: SourceIdentity): Observable<RelatedResult> {
   const r = relatedResource(plan, related);
+  const rDest = relatedResource(plan, related, related.origin === 'service' ? 'kcp' : 'service');
   const fromService = related.origin === 'service';
   const at = relatedPlaces(plan, related, pair.logicalCluster, pair.consumer, pair.copy);
   const onKcp = { cluster: pair.workspace, namespace: pair.consumer.metadata.namespace ?? '', name: at.kcp };
@@ -198,20 +200,21 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
     if (n.type === 'invalid') return of({ type: 'write', outcome: writeFailed('apply', destKey, refusal('Invalid', destKey, `related "${related.identifier}" of published "${plan.published.name}": ${n.message}`), 0) });
   }
   if (origin.name.type !== 'named' || dest.name.type !== 'named') return EMPTY;
-  if (!caches.relatedReady(origin.cluster, r) || !caches.relatedReady(dest.cluster, r)) return EMPTY;
+  if (!caches.relatedReady(origin.cluster, r) || !caches.relatedReady(dest.cluster, rDest)) return EMPTY;
   const originKey = objectKey(origin.cluster, origin.namespace, origin.name.name);
   const serviceKey = fromService ? originKey : destKey;
-  const shared = sharedName(caches, r.kind, related, pair, serviceKey);
-  if (shared !== undefined) return of(refused(r.kind, related, serviceKey, 'on the service cluster', shared));
+  const serviceKind = fromService ? r.kind : rDest.kind;
+  const shared = sharedName(caches, serviceKind, related, pair, serviceKey);
+  if (shared !== undefined) return of(refused(serviceKind, related, serviceKey, 'on the service cluster', shared));
   const stale = staleCopies(sinks, plan, caches, related, dest.cluster, dest.namespace, new Set([destKey.name]), source);
   const found = caches.related(origin.cluster, r, origin.namespace, origin.name.name);
   if (found === undefined) return stale;
   const side = (k: ObjectKey): string => (k.cluster === serviceCluster ? 'on the service cluster' : 'in this workspace');
   const notOrigin = originProblem(r.kind, found, source, originPrimary);
   if (notOrigin !== undefined) return of(refused(r.kind, related, originKey, side(originKey), notOrigin));
-  const current = caches.related(dest.cluster, r, destKey.namespace, destKey.name);
-  const notDest = current === undefined ? undefined : ownershipProblem(r.kind, current, source, 'refuse');
-  if (notDest !== undefined) return of(refused(r.kind, related, destKey, side(destKey), notDest));
+  const current = caches.related(dest.cluster, rDest, destKey.namespace, destKey.name);
+  const notDest = current === undefined ? undefined : ownershipProblem(rDest.kind, current, source, 'refuse');
+  if (notDest !== undefined) return of(refused(rDest.kind, related, destKey, side(destKey), notDest));
   return concat(writeCopy(sinks, plan, related, found, destKey, current, source), stale);
 }
 
@@ -239,6 +242,6 @@ export function writeCopy(sinks: SinkContext, plan: PublishedPlan, related: Rela
   const desired = desiredRelated(plan, related, mutated.object, at, source);
   const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
   if (upToDate) return EMPTY;
-  return guardedWrite(sinks, { cluster: at.cluster, resource: relatedResource(plan, related), object: desired, current }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
+  return guardedWrite(sinks, { cluster: at.cluster, resource: relatedOn(plan, related, at.cluster), object: desired, current }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
 }
 

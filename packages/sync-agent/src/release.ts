@@ -48,8 +48,8 @@ export function uniqueResources(rs: readonly ResourceDescriptor[]): ResourceDesc
 export function copyKinds(plan: PublishedPlan): { readonly onService: ResourceDescriptor[]; readonly inWorkspaces: ResourceDescriptor[] } {
   const related = plan.published.related ?? [];
   return {
-    onService: uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map((r) => relatedResource(plan, r))]),
-    inWorkspaces: uniqueResources(related.filter((r) => r.origin === 'service').map((r) => relatedResource(plan, r))),
+    onService: uniqueResources([plan.service, ...related.filter((r) => r.origin === 'kcp').map((r) => relatedResource(plan, r, 'service'))]),
+    inWorkspaces: uniqueResources(related.filter((r) => r.origin === 'service').map((r) => relatedResource(plan, r, 'kcp'))),
   };
 }
 

@@ -124,7 +124,13 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
   );
 }
 
-function inputs(plan: PublishedPlan, ic: InputContext, kinds: readonly ResourceDescriptor[], caches: SyncCaches, options: SyncControllerOptions): Observable<ReconcileInput>[] {
+// The related resources on each side (they differ where an entry has a `projection`).
+interface RelatedKinds {
+  readonly service: readonly ResourceDescriptor[];
+  readonly kcp: readonly ResourceDescriptor[];
+}
+
+function inputs(plan: PublishedPlan, ic: InputContext, kinds: RelatedKinds, caches: SyncCaches, options: SyncControllerOptions): Observable<ReconcileInput>[] {
   const w = syncWatches(plan);
   const toKeys = copyKey(plan);
   return [
@@ -132,8 +138,8 @@ function inputs(plan: PublishedPlan, ic: InputContext, kinds: readonly ResourceD
     ic.fleetWatch(plan.service, { ...w.copies, clusterSelector: isService }).pipe(mapToKeys(plan.kcp, (ev) => toKeys(ev.object))),
     // Kept open for its cache: a namespace the agent made is not made again.
     ic.fleetWatch(namespaces, { ...w.namespaces, clusterSelector: isService }).pipe(ignoreElements()),
-    ...kinds.flatMap((r) =>
-      [isService, isConsumer].map((side) => ic.fleetWatch(r, { ...w.related, clusterSelector: side }).pipe(mapToKeys(plan.kcp, (ev) => relatedKeys(plan, caches, ev.key.cluster, r, ev.object)))),
+    ...([[isService, kinds.service], [isConsumer, kinds.kcp]] as const).flatMap(([side, rs]) =>
+      rs.map((r) => ic.fleetWatch(r, { ...w.related, clusterSelector: side }).pipe(mapToKeys(plan.kcp, (ev) => relatedKeys(plan, caches, ev.key.cluster, r, ev.object)))),
     ),
     ...(options.sweep === false ? [] : [orphanSweep(plan, ic, options.consumerProvider ?? 'kcp-apiexport')]),
   ];
@@ -148,7 +154,7 @@ function outcomeAction(outcomes: readonly WriteOutcome[], refusals: readonly Ref
   );
 }
 
-function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly ResourceDescriptor[], waitMs: number, req: ReconcileRequest, ctx: ControllerContext): Observable<Action> | Action {
+function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: RelatedKinds, waitMs: number, req: ReconcileRequest, ctx: ControllerContext): Observable<Action> | Action {
   const obj = req.object;
   if (obj === undefined) return done();
   // Without the service-side caches, absence cannot be told from "not listed yet": wait for them.
@@ -170,7 +176,7 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
   if (E.isLeft(at)) return terminal(new Error(at.left.message));
   // A related kind not listed yet on either side (or never: a workspace that refused its permission
   // claim) holds back the related objects only, never the primary's spec and status.
-  const relatedReady = kinds.every((r) => caches.relatedReady(serviceCluster, r) && caches.relatedReady(req.cluster, r));
+  const relatedReady = kinds.service.every((r) => caches.relatedReady(serviceCluster, r)) && kinds.kcp.every((r) => caches.relatedReady(req.cluster, r));
   return syncDown(ctx.sinks, plan, caches, logical, obj, at.right, source, adopted.type === 'at').pipe(
     concatMap((down) => {
       const notMine = down.copy === undefined ? undefined : copyRefusal(req.key, down.copy, source);
@@ -234,7 +240,9 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: readonly Resour
 export function syncController(plan: PublishedPlan, options: SyncControllerOptions): Controller<KubeObject> {
   const waitMs = options.cacheWaitMs ?? 1_000;
   const terminatingWaitMs = options.terminatingWaitMs ?? 5_000;
-  const kinds = uniqueResources((plan.published.related ?? []).map((r) => relatedResource(plan, r)));
+  const related = plan.published.related ?? [];
+  const kinds: RelatedKinds = { service: uniqueResources(related.map((r) => relatedResource(plan, r, 'service'))), kcp: uniqueResources(related.map((r) => relatedResource(plan, r, 'kcp'))) };
+  const everyKind = uniqueResources([...kinds.service, ...kinds.kcp]);
   const finalizer = syncFinalizer(plan.agentName);
   const selector = plan.published.filter?.labelSelector === undefined ? undefined : parseLabelSelector(plan.published.filter.labelSelector);
   if (selector?.type === 'invalid') throw new ConfigError(`sync controller "${plan.published.name}": filter.labelSelector ${selector.message}`);
@@ -271,14 +279,14 @@ export function syncController(plan: PublishedPlan, options: SyncControllerOptio
       { resource: plan.kcp, subresources: ['status', 'finalizers'], clusterSelector: isConsumer },
       { resource: plan.service, verbs: ['apply', 'delete'], clusterSelector: isService },
       { resource: namespaces, verbs: ['apply'], clusterSelector: isService },
-      ...kinds.map((resource) => ({ resource, verbs: ['apply', 'delete'] as const })),
+      ...everyKind.map((resource) => ({ resource, verbs: ['apply', 'delete'] as const })),
     ],
     // Nothing syncs without the service cluster: /readyz holds back while it is forbidden or unreachable.
     requiredClusters: [serviceCluster],
     watches: [
       { resource: plan.service, clusterSelector: isService },
       { resource: namespaces, clusterSelector: isService },
-      ...kinds.map((resource) => ({ resource })),
+      ...everyKind.map((resource) => ({ resource })),
     ],
   });
 }

@@ -216,6 +216,25 @@ export type RelatedReference =
     };
 
 /**
+ * A related resource's group, version or resource on its destination side, where they differ from
+ * its origin side's (a ConfigMap in kcp copied into a CRD's object on the service cluster). A
+ * field not given is the origin side's.
+ *
+ * @example
+ * ```ts
+ * const projection: RelatedProjection = { group: 'tokens.example.dev', resource: 'tokens' };
+ * ```
+ */
+export interface RelatedProjection {
+  /** The API group on the destination side (`''` for core). */
+  readonly group?: string;
+  /** The version on the destination side. */
+  readonly version?: string;
+  /** The resource (plural) on the destination side. */
+  readonly resource?: string;
+}
+
+/**
  * An object of any namespaced resource that travels with each primary object, in the primary's
  * namespace on each side. Typically the connection Secret a service's operator creates
  * (`origin: 'service'`). The resource is given by `group`, `version` and `resource` (as
@@ -247,6 +266,12 @@ export interface RelatedResource {
    * consumer that binds both exports grants it. Only with `group`, `version` and `resource`.
    */
   readonly identityHash?: string;
+  /**
+   * The resource on the destination side, where it differs (api-syncagent's related `projection`):
+   * `group`, `version` and `resource` as written above are the origin side's; each one given here
+   * replaces it on the other side (its kind comes from that side's discovery).
+   */
+  readonly projection?: RelatedProjection;
   /** Where its name is found on each side. */
   readonly object: RelatedReference;
   /**
