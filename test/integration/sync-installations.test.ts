@@ -170,9 +170,11 @@ describe('rxfleet-sync-agent: one service cluster, two kcp installations', () =>
       // Found once eu's watches give up on the silent kcp (their inactivity timeout, then a list timeout).
       const held = await waitFor('/readyz naming installation eu', async () => {
         const r = await readyz();
-        return r?.status === 503 && /eu#\S+: unhealthy/.test(r.body) ? r : undefined;
+        return r?.status === 503 && r.body.includes('required cluster eu#kcp-export is unhealthy') ? r : undefined;
       }, { timeoutMs: 420_000, intervalMs: 1_000, context });
-      expect(held.body).toMatch(/required cluster eu#kcp-export is unhealthy/);
+      // With its cause, and nothing of the default installation's clusters unhealthy.
+      expect(held.body).toMatch(/required cluster eu#kcp-export is unhealthy: (?!no reason given)\S/);
+      expect(held.body).not.toMatch(/cluster (kcp-export|root|service): unhealthy/);
       // Still syncing meanwhile.
       await create(root, 'meanwhile', 1);
       await ready(root, 'meanwhile');
