@@ -6,7 +6,9 @@ import { JSON_SCHEMA, load } from 'js-yaml';
 import { ConfigError } from 'rxfleet';
 import type { Json } from './config-check.js';
 import { Problems, at, checkProjection, describe, dns1035Problem, identifierProblem, kindProblem, list, mapping, selectorProblem, templateProblem, text } from './config-check.js';
-import { checkMutation, checkRelatedMutation } from './mutation-config.js';
+import { checkMutation } from './mutation-config.js';
+import { checkRelatedOptions } from './related-options-check.js';
+import { checkRelatedNamespace } from './related-namespace.js';
 import { checkAdopt } from './adopt-config.js';
 import { checkInstallations } from './installations-config.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
@@ -46,9 +48,9 @@ function checkCrd(v: unknown, path: string, p: Problems): void {
 }
 
 function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<string, string>): void {
-  const m = mapping(v, path, ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'projection', 'object', 'mutation'], p);
-  if (m?.mutation !== undefined) checkRelatedMutation(m.mutation, `${path}.mutation`, p);
+  const m = mapping(v, path, ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'projection', 'object', 'mutation', 'syncStatus', 'cleanup'], p);
   if (m === undefined) return;
+  checkRelatedOptions(m, path, p, 'agent');
   const id = text(m, 'identifier', path, p, identifierProblem, true);
   const first = id === undefined ? undefined : identifiers.get(id);
   if (id !== undefined && first !== undefined) p.add(`${path}.identifier`, `"${id}" is already the identifier of ${first}`);
@@ -57,7 +59,11 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
   checkIdentityHash(m, path, p, checkRelatedGvr(m, path, p));
   checkRelatedProjection(m, path, p);
   const where = `${path}.object`;
-  const o = m.object === undefined ? undefined : mapping(m.object, where, ['path', 'regex', 'template', 'selector'], p);
+  const o = m.object === undefined ? undefined : mapping(m.object, where, ['path', 'regex', 'template', 'selector', 'namespace'], p);
+  if (o?.namespace !== undefined) {
+    if (o.selector !== undefined) p.add(`${where}.namespace`, 'not with selector: a selector finds objects in the primary object\'s namespace');
+    else checkRelatedNamespace(o.namespace, `${where}.namespace`, p, 'agent');
+  }
   if (m.object === undefined || (o !== undefined && [o.path, o.template, o.selector].filter((x) => x !== undefined).length !== 1)) {
     p.add(where, `${m.object === undefined ? 'required: ' : ''}give exactly one of \`path\` (a dotted field of the primary), \`template\` or \`selector\``);
   } else if (o?.selector !== undefined) {

@@ -25,6 +25,7 @@ export type {
   PublishedResource,
   PublishedCrd,
   RelatedProjection,
+  RelatedNamespace,
   RelatedReference,
   RelatedResource,
   RelatedSelector,

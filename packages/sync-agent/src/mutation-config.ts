@@ -67,8 +67,8 @@ export function checkMutation(v: unknown, path: string, p: Problems): void {
 }
 
 /**
- * Checks a related entry's `mutation`: `spec` as a primary's; `status` refused (not supported yet:
- * the agent does not sync related objects' status).
+ * Checks a related entry's `mutation`: `spec` and `status`, each as a primary's (whether `status`
+ * may be given is `checkRelatedOptions`'s question: only with `syncStatus`).
  *
  * @example
  * ```ts
@@ -79,6 +79,5 @@ export function checkMutation(v: unknown, path: string, p: Problems): void {
  * @param p - where problems go.
  */
 export function checkRelatedMutation(v: unknown, path: string, p: Problems): void {
-  const m = mapping(v, path, ['spec'], p, { status: 'not supported yet: mutations of a related object\'s status (the agent does not sync it)' });
-  if (m !== undefined) checkMutation({ spec: m.spec }, path, p);
+  checkMutation(v, path, p);
 }

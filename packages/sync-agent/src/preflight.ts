@@ -19,7 +19,10 @@ import { relatedReferenceProblem } from './related-places.js';
 import { resolveRelated } from './related-preflight.js';
 import { compileSelector } from './related-selector.js';
 import { referenceRegexProblem } from './related-regex.js';
-import { relatedMutationProblems } from './related-mutation.js';
+import { checkRelatedOptions } from './related-options-check.js';
+import { relatedNamespaceProblem } from './related-namespace.js';
+import type { Json } from './config-check.js';
+import { Problems } from './config-check.js';
 import type { CompiledMutations } from './mutation.js';
 import { compileMutations } from './mutation.js';
 import type { PublishedPlan } from './plan.js';
@@ -149,9 +152,13 @@ function configProblems(p: PublishedResource): string[] {
       const c = compileSelector(r.object.selector);
       if (c.type === 'invalid') out.push(...c.problems.map((m) => `related[${j}].object.selector.${m}`));
     }
-    out.push(...relatedMutationProblems(r).map((m) => `related[${j}].${m}`));
+    const options = new Problems();
+    checkRelatedOptions(r as unknown as Json, `related[${j}]`, options, 'agent');
+    out.push(...options.list);
     const unsafe = relatedReferenceProblem(r.object);
     if (unsafe !== undefined) out.push(`related[${j}].object: ${unsafe}`);
+    const ns = r.object.namespace === undefined ? undefined : r.object.selector !== undefined ? 'not with selector' : relatedNamespaceProblem(r.object.namespace);
+    if (ns !== undefined) out.push(`related[${j}].object.namespace: ${ns}`);
   });
   return out;
 }

@@ -7,7 +7,9 @@
 import type { Json, Problems } from './config-check.js';
 import { at, describe, identifierProblem, kindProblem, list, mapping, templateProblem, text } from './config-check.js';
 import { parseLabelSelector } from './label-selector.js';
-import { checkMutation, checkRelatedMutation } from './mutation-config.js';
+import { checkMutation } from './mutation-config.js';
+import { checkRelatedOptions } from './related-options-check.js';
+import { checkRelatedNamespace } from './related-namespace.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
 import { checkPublishedProjection, legacyNaming, selectorString } from './published-resource-fields.js';
@@ -52,10 +54,8 @@ export function isPublishedResource(v: unknown): boolean {
 const notYet = (what: string): string => `not supported yet: ${what}`;
 
 function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): Json | undefined {
-  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'projection', 'cleanup', 'object', 'mutation', 'watch'];
-  const m = mapping(v, path, keys, p, {
-    syncStatus: notYet('the status of related objects'),
-  });
+  const keys = ['identifier', 'origin', 'group', 'version', 'resource', 'kind', 'identityHash', 'projection', 'cleanup', 'object', 'mutation', 'watch', 'syncStatus'];
+  const m = mapping(v, path, keys, p);
   if (m === undefined) return undefined;
   const before = p.list.length;
   const id = text(m, 'identifier', path, p, identifierProblem, true);
@@ -69,12 +69,11 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
   // each change back to its primary object (by name, back-reference or selector) with or without it.
   const watch = m.watch === undefined ? undefined : mapping(m.watch, at(path, 'watch'), ['byOwner', 'bySelector'], p);
   if (watch !== undefined && (watch.byOwner === undefined) === (watch.bySelector === undefined)) p.add(at(path, 'watch'), 'give exactly one of byOwner or bySelector');
-  if (m.mutation !== undefined) checkRelatedMutation(m.mutation, at(path, 'mutation'), p);
-  if (m.cleanup !== undefined && typeof m.cleanup !== 'boolean') p.add(at(path, 'cleanup'), `expected true or false, got ${describe(m.cleanup)}`);
+  const options = checkRelatedOptions(m, path, p, 'PublishedResource');
   const where = at(path, 'object');
-  const o = m.object === undefined ? undefined : mapping(m.object, where, ['reference', 'template', 'selector'], p, {
-    namespace: notYet('related objects outside the primary object\'s namespace'),
-  });
+  const o = m.object === undefined ? undefined : mapping(m.object, where, ['reference', 'template', 'selector', 'namespace'], p);
+  if (o?.namespace !== undefined && o.selector !== undefined) p.add(at(where, 'namespace'), notYet('with selector (a selector finds objects in the primary object\'s namespace)'));
+  const namespace = o?.namespace === undefined || o.selector !== undefined ? undefined : checkRelatedNamespace(o.namespace, at(where, 'namespace'), p, 'PublishedResource');
   if (m.object === undefined) p.add(where, 'required: reference or template');
   let object: Json | undefined;
   if (o !== undefined) {
@@ -85,11 +84,12 @@ function checkRelated(v: unknown, path: string, p: Problems, ids: Set<string>): 
     const tpl = o.template === undefined ? undefined : mapping(o.template, at(where, 'template'), ['template'], p);
     const template = tpl === undefined ? undefined : text(tpl, 'template', at(where, 'template'), p, templateProblem(dnsSubdomainProblem), true);
     const selector = o.selector === undefined ? undefined : checkSelector(o.selector, at(where, 'selector'), p, 'PublishedResource');
-    object = refPath !== undefined ? { path: refPath, ...(regex === undefined ? {} : { regex }) } : template !== undefined ? { template } : selector !== undefined ? { selector } : undefined;
+    const ns = namespace === undefined ? {} : { namespace };
+    object = refPath !== undefined ? { path: refPath, ...(regex === undefined ? {} : { regex }), ...ns } : template !== undefined ? { template, ...ns } : selector !== undefined ? { selector } : undefined;
     const unsafe = object === undefined ? undefined : relatedReferenceProblem(object as { path: string });
     if (unsafe !== undefined) p.add(where, unsafe);
   }
-  return p.list.length === before && id !== undefined && origin !== undefined && gvr !== undefined && object !== undefined ? { identifier: id, origin, ...gvr, ...(identityHash === undefined ? {} : { identityHash }), ...(projection === undefined ? {} : { projection }), object, ...(m.mutation === undefined ? {} : { mutation: m.mutation }) } : undefined;
+  return p.list.length === before && id !== undefined && origin !== undefined && gvr !== undefined && object !== undefined ? { identifier: id, origin, ...gvr, ...(identityHash === undefined ? {} : { identityHash }), ...(projection === undefined ? {} : { projection }), object, ...options } : undefined;
 }
 
 function convert(doc: Json, where: string, name: string, p: Problems): Json | undefined {

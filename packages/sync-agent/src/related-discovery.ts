@@ -17,7 +17,7 @@ import { gvrText } from './related-gvr.js';
  * const r: Discovered = { type: 'missing', message: 'group coordination.k8s.io has no version v9' };
  * ```
  */
-export type Discovered = { readonly type: 'found'; readonly resource: ResourceDescriptor } | { readonly type: 'missing'; readonly message: string };
+export type Discovered = { readonly type: 'found'; readonly resource: ResourceDescriptor; /** Whether it has a status subresource (`<plural>/status` is listed). */ readonly statusSubresource: boolean } | { readonly type: 'missing'; readonly message: string };
 
 interface GroupDoc {
   readonly preferredVersion?: { readonly version?: string };
@@ -35,7 +35,8 @@ async function getDoc<T>(client: ClusterClient, path: string): Promise<T | undef
 
 /**
  * Resolves a resource on one cluster by its discovery documents (the version: the one given, else
- * the group's preferred version). A subresource (`secrets/status`) is never a resource here.
+ * the group's preferred version), and whether it has a status subresource. A subresource
+ * (`secrets/status`) is never a resource here.
  *
  * @example
  * ```ts
@@ -64,5 +65,6 @@ export async function discoverResource(client: ClusterClient, gvr: RelatedGvr): 
   if (doc === undefined || (doc.resources ?? []).length === 0) return { type: 'missing', message: `${gvr.group === '' ? 'the core group' : `group ${gvr.group}`} has no version ${version} (${gvrText(at)})` };
   const found = (doc.resources ?? []).find((r) => r.name === gvr.resource);
   if (found?.kind === undefined) return { type: 'missing', message: `${gvrText(at)} is not served` };
-  return { type: 'found', resource: resource({ group: gvr.group, version, plural: gvr.resource, kind: found.kind, namespaced: found.namespaced === true }) };
+  const statusSubresource = (doc.resources ?? []).some((r) => r.name === `${gvr.resource}/status`);
+  return { type: 'found', resource: resource({ group: gvr.group, version, plural: gvr.resource, kind: found.kind, namespaced: found.namespaced === true }), statusSubresource };
 }

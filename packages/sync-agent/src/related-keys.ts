@@ -1,7 +1,8 @@
 // Which consumer objects a change of a related-kind object (of any related resource, on either side)
 // concerns, so its reconcile runs: a copy the agent made names its consumer object by
 // back-reference; an origin object is matched against the primaries of its namespace on its side,
-// by the name each of them gives it there (the copy carries the service-side name; related-places.ts).
+// by the name each of them gives it there (the copy carries the service-side name; related-places.ts),
+// in the workspace also by the namespace (`object.namespace`, related-namespace.ts).
 import type { ClusterName } from 'rxfleet';
 import type { ObjectKey } from 'rxfleet';
 import { objectKey } from 'rxfleet';
@@ -12,6 +13,7 @@ import { readBackReference } from 'rxfleet/sinks';
 import { serviceCluster } from './clusters.js';
 import { relatedName } from './naming.js';
 import { referenceKind } from './related-places.js';
+import { workspaceNamespace } from './related-namespace.js';
 import type { PublishedPlan } from './plan.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedOn } from './related-gvr.js';
@@ -96,9 +98,13 @@ export function relatedKeys(plan: PublishedPlan, caches: SyncCaches, cluster: Cl
         if (src !== undefined) keys.push(objectKey(src.cluster, src.namespace, src.name));
       }
     } else {
-      for (const primary of caches.primariesIn(cluster, namespace)) {
+      // With `object.namespace`, any consumer object of the workspace may name it there.
+      const candidates = related.object.namespace === undefined ? caches.primariesIn(cluster, namespace) : caches.primaries(cluster);
+      for (const primary of candidates) {
+        const ns = workspaceNamespace(related, primary);
+        if (ns.type !== 'named' || ns.name !== namespace) continue;
         const n = relatedName(related.object, caches.logicalCluster(cluster), primary);
-        if (n.type === 'named' && n.name === name) keys.push(objectKey(cluster, namespace, primary.metadata.name ?? ''));
+        if (n.type === 'named' && n.name === name) keys.push(objectKey(cluster, primary.metadata.namespace ?? '', primary.metadata.name ?? ''));
       }
     }
   }

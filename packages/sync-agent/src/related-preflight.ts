@@ -33,7 +33,8 @@ export interface ResolvedRelated {
  * Resolves every related entry of every plan on both sides (see the file's header). A resource one
  * side does not serve, serves with another kind or scope, serves cluster-scoped (related objects
  * live in the primary object's namespace), or that a published resource syncs on its own (it would
- * be synced twice) is a problem.
+ * be synced twice) is a problem; so is `syncStatus` for a resource either side serves without a
+ * status subresource.
  *
  * @example
  * ```ts
@@ -90,6 +91,10 @@ export async function resolveRelated(plans: readonly PublishedPlan[], clients: {
       // otherwise the consumer's binding of that export serves it, as on the service cluster.
       const onDest = d.type === 'found' ? d.resource : o.resource;
       const problem = mismatch(o.resource, onDest, projected !== undefined) ?? (o.resource.namespaced ? undefined : `${gvrText(gvr)} is cluster-scoped ${named(origin)}; related objects live in the primary object's namespace`);
+      // syncStatus needs a status subresource on both sides (a foreign resource's kcp side is the service side's).
+      const destStatus = d.type === 'found' ? d.statusSubresource : o.statusSubresource;
+      const noStatus = r.syncStatus !== true ? undefined : !o.statusSubresource ? origin : !destStatus ? dest : undefined;
+      if (noStatus !== undefined) problems.push(`${at}: syncStatus: ${gvrText({ ...gvr, version: o.resource.version })} has no status subresource ${named(noStatus)}, so there is no status to copy; leave syncStatus out`);
       const twice = synced.get(`${origin} ${resourceId(o.resource)}`) ?? synced.get(`${dest} ${resourceId(onDest)}`);
       if (problem !== undefined) problems.push(`${at}: ${problem}`);
       else if (twice !== undefined) problems.push(`${at}: ${gvrText(gvr)} is published by "${twice}", which syncs its objects on their own; a related object would be synced twice`);

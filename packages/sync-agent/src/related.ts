@@ -23,6 +23,8 @@ import { agentLabel, agentLabels, publishedLabel, relatedLabel } from './labels.
 import { relatedName } from './naming.js';
 import { guardedWrite } from './related-write.js';
 import { mutateRelated } from './related-mutation.js';
+import { syncRelatedStatus } from './related-status.js';
+import { workspaceNamespace } from './related-namespace.js';
 import type { OwnershipProblem, Primary } from './ownership.js';
 import { originProblem, ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
@@ -133,7 +135,8 @@ function sharedName(caches: SyncCaches, kind: string, related: RelatedResource, 
 
 /**
  * Deletes the copies this agent made for a consumer object and a related entry, on the destination
- * side, whose names are not in `keep` (left behind by a rename), each with a uid precondition.
+ * side, whose names are not in `keep` (left behind by a rename), each with a uid precondition;
+ * none for an entry with `cleanup: false`.
  *
  * @example
  * ```ts
@@ -150,6 +153,8 @@ function sharedName(caches: SyncCaches, kind: string, related: RelatedResource, 
  * @returns the deletes' outcomes.
  */
 export function staleCopies(sinks: SinkContext, plan: PublishedPlan, caches: SyncCaches, related: RelatedResource, cluster: ClusterName, namespace: string, keep: ReadonlySet<string>, source: SourceIdentity): Observable<RelatedResult> {
+  // `cleanup: false`: the agent never deletes a copy it made (related-keep.ts).
+  if (related.cleanup === false) return EMPTY;
   const r = relatedOn(plan, related, cluster);
   const stale = caches.relatedIn(cluster, r, namespace).filter((o) => {
     const l = o.metadata.labels ?? {};
@@ -191,7 +196,9 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
   const rDest = relatedResource(plan, related, related.origin === 'service' ? 'kcp' : 'service');
   const fromService = related.origin === 'service';
   const at = relatedPlaces(plan, related, pair.logicalCluster, pair.consumer, pair.copy);
-  const onKcp = { cluster: pair.workspace, namespace: pair.consumer.metadata.namespace ?? '', name: at.kcp };
+  // In the workspace, the namespace `object.namespace` names (the tenant's own); on the service cluster, the copy's.
+  const kcpNamespace = workspaceNamespace(related, pair.consumer);
+  const onKcp = { cluster: pair.workspace, namespace: kcpNamespace.type === 'named' ? kcpNamespace.name : '', name: kcpNamespace.type === 'named' ? at.kcp : kcpNamespace };
   const onService = { cluster: serviceCluster, namespace: pair.copy.metadata.namespace ?? '', name: at.service };
   const [origin, dest] = fromService ? [onService, onKcp] : [onKcp, onService];
   const originPrimary: Primary = fromService ? { resource: plan.service, object: pair.copy } : { resource: plan.kcp, object: pair.consumer };
@@ -221,7 +228,8 @@ export function syncRelated(sinks: SinkContext, plan: PublishedPlan, caches: Syn
 /**
  * Writes the copy of an origin object at `at` (proven this consumer object's, as its destination),
  * after the entry's `mutation.spec` (a failing step is an Invalid outcome, nothing written), unless the cached copy already holds the same contents and labels; only over what the cache saw
- * (`guardedWrite`: another consumer object may be writing the same name right now).
+ * (`guardedWrite`: another consumer object may be writing the same name right now). Once the
+ * contents are up to date, the status follows with `syncStatus` (`syncRelatedStatus`).
  *
  * @example
  * ```ts
@@ -241,7 +249,8 @@ export function writeCopy(sinks: SinkContext, plan: PublishedPlan, related: Rela
   if (mutated.type === 'failed') return of({ type: 'write', outcome: writeFailed('apply', at, refusal('Invalid', at, `related "${related.identifier}" of published "${plan.published.name}": ${mutated.message}`), 0) });
   const desired = desiredRelated(plan, related, mutated.object, at, source);
   const upToDate = current !== undefined && isDeepStrictEqual(contentOf(current), contentOf(desired)) && Object.entries(desired.metadata.labels ?? {}).every(([k, v]) => current.metadata.labels?.[k] === v);
-  if (upToDate) return EMPTY;
+  // The status after the contents: a contents write wakes this object again, and its status follows then.
+  if (upToDate) return syncRelatedStatus(sinks, plan, related, found, at, current);
   return guardedWrite(sinks, { cluster: at.cluster, resource: relatedOn(plan, related, at.cluster), object: desired, current }).pipe(map((outcome): RelatedResult => ({ type: 'write', outcome })));
 }
 

@@ -19,6 +19,8 @@ import { serviceCluster } from './clusters.js';
 import { syncFinalizer } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { relatedResource } from './related-gvr.js';
+import { keepRelated, keptResources } from './related-keep.js';
+import type { SyncCaches } from './sync-caches.js';
 
 /**
  * Resources, each once (by `resourceId`), in first-seen order.
@@ -55,27 +57,33 @@ export function copyKinds(plan: PublishedPlan): { readonly onService: ResourceDe
 
 /**
  * Deletes what the agent made for a consumer object: the service copy and the related copies on the
- * service side, then the related copies in the workspace. `done` only once every listing and delete
+ * service side, then the related copies in the workspace, except those of entries with `cleanup:
+ * false`, which are detached instead (`keepRelated`). `done` only once every listing and delete
  * succeeded and nothing is left terminating (a copy held by the service's own finalizers is waited
  * for, every `terminatingWaitMs`).
  *
  * @example
  * ```ts
- * withFinalizer({ finalizer, writes, apply: syncObject, cleanup: (r) => cleanup(plan, r, ctx, 5_000) });
+ * withFinalizer({ finalizer, writes, apply: syncObject, cleanup: (r) => cleanup(plan, r, ctx, 5_000, caches) });
  * ```
  * @param plan - the published resource's plan.
  * @param req - the consumer object's request.
  * @param ctx - the controller's context.
  * @param terminatingWaitMs - how long to wait for a terminating copy before looking again.
+ * @param caches - the controller's cached reads (the copies kept by `cleanup: false` are found there).
  * @returns the action.
  */
-export function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number): Observable<Action> | Action {
+export function cleanup(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number, caches: SyncCaches): Observable<Action> | Action {
   const obj = req.object;
   if (obj === undefined) return done();
   const source = sourceIdentity(req.cluster, plan.kcp, obj);
-  const { onService, inWorkspaces } = copyKinds(plan);
+  const { onService } = copyKinds(plan);
+  // Kinds some entry keeps (`cleanup: false`) are let go of one copy at a time (related-keep.ts).
+  const kept = new Set(keptResources(plan).map(resourceId));
+  const inWorkspaces = copyKinds(plan).inWorkspaces.filter((r) => !kept.has(resourceId(r)));
   return concat(
     deleteTargets(ctx.sinks, { source, targets: onService, clusters: [serviceCluster] }),
+    keepRelated(ctx, plan, caches, req.cluster, obj, source),
     inWorkspaces.length === 0
       ? EMPTY
       : deleteTargets(ctx.sinks, { source, targets: inWorkspaces, clusters: [req.cluster] }).pipe(
@@ -107,18 +115,19 @@ const lastOf = (out: Observable<Action> | Action): Observable<Action> => defer((
  *
  * @example
  * ```ts
- * if (!selected(obj)) return release(plan, req, ctx, 5_000);
+ * if (!selected(obj)) return release(plan, req, ctx, 5_000, caches);
  * ```
  * @param plan - the published resource's plan.
  * @param req - the consumer object's request (the object is there).
  * @param ctx - the controller's context.
  * @param terminatingWaitMs - as for {@link cleanup}.
+ * @param caches - as for {@link cleanup}.
  * @returns the action.
  */
-export function release(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number): Observable<Action> {
+export function release(plan: PublishedPlan, req: ReconcileRequest, ctx: ControllerContext, terminatingWaitMs: number, caches: SyncCaches): Observable<Action> {
   const obj = req.object;
   const finalizer = syncFinalizer(plan.agentName);
   if (obj === undefined || !(obj.metadata.finalizers ?? []).includes(finalizer)) return of(done());
-  const cleaned = plan.published.filter?.release === 'keep' ? of(done()) : lastOf(cleanup(plan, req, ctx, terminatingWaitMs));
+  const cleaned = plan.published.filter?.release === 'keep' ? of(done()) : lastOf(cleanup(plan, req, ctx, terminatingWaitMs, caches));
   return cleaned.pipe(concatMap((a) => (a.type === 'done' ? from(finalizerWrites(ctx.sinks, plan.kcp).remove(req.key, finalizer, obj)).pipe(last(null, done())) : of(a))));
 }

@@ -80,6 +80,8 @@ export interface SyncCaches {
   relatedIn(cluster: ClusterName, r: ResourceDescriptor, namespace: string): readonly KubeObject[];
   /** The consumer objects of one workspace's namespace. */
   primariesIn(cluster: ClusterName, namespace: string): readonly KubeObject[];
+  /** Every consumer object of one workspace. */
+  primaries(cluster: ClusterName): readonly KubeObject[];
   /** A workspace's logical cluster (`{{ .ClusterName }}`): its identity's id, else its fleet name. */
   logicalCluster(cluster: ClusterName): string;
 }
@@ -112,6 +114,7 @@ export function syncCaches(plan: PublishedPlan, fleet: FleetView, informers: Inf
     related: (cluster, r, namespace, name) => store(cluster, r, w.related)?.get(objectKey(cluster, namespace, name)),
     relatedIn: (cluster, r, namespace) => store(cluster, r, w.related)?.byIndex('namespace', namespace) ?? [],
     primariesIn: (cluster, namespace) => store(cluster, plan.kcp, w.primary)?.byIndex('namespace', namespace) ?? [],
+    primaries: (cluster) => store(cluster, plan.kcp, w.primary)?.byIndex('cluster', cluster) ?? [],
     logicalCluster: (cluster) => fleet.get(cluster)?.identity?.id ?? cluster,
   };
 }

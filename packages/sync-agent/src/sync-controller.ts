@@ -26,7 +26,8 @@ import type { ReconcileRequest } from 'rxfleet';
 import type { WriteOutcome } from 'rxfleet/sinks';
 import { isConsumer, isService, serviceCluster } from './clusters.js';
 import { namespacePrefixOf } from './installations.js';
-import { agentLabel, syncFinalizer } from './labels.js';
+import { agentLabel, relatedLabel, syncFinalizer } from './labels.js';
+import { keptIdentifiers } from './related-keep.js';
 import { serviceName } from './naming.js';
 import type { PublishedPlan } from './plan.js';
 import type { Refusal } from './condition.js';
@@ -97,6 +98,9 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
   // Only this agent's copies: another agent on the same service cluster (another kcp installation,
   // whose workspaces may have the same logical cluster names) sweeps its own.
   const mine = `${agentLabel}=${plan.agentName}`;
+  // Copies of entries with `cleanup: false` are never deleted by the agent, an orphan's neither.
+  const kept = [...keptIdentifiers(plan)];
+  const mineInWorkspaces = kept.length === 0 ? mine : `${mine},${relatedLabel} notin (${kept.join(',')})`;
   // Each pass (replayed) once the service cluster is up.
   return concat(serviceUp.pipe(ignoreElements()), pass).pipe(
     take(passes),
@@ -105,7 +109,7 @@ function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: st
       const workspaces = ic.fleet.clusters().filter(isConsumer).map((c) => c.name);
       return concat(
         sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: onService, clusters: [serviceCluster], labelSelector: mine }),
-        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: inWorkspaces, clusters: workspaces, labelSelector: mine }),
+        inWorkspaces.length === 0 || workspaces.length === 0 ? EMPTY : sweepOrphans(ic.sinks, { sourceResource: plan.kcp, targets: inWorkspaces, clusters: workspaces, labelSelector: mineInWorkspaces }),
       ).pipe(
         tap((o) => {
           if (E.isLeft(o)) ic.logger.warn({ ...where, cluster: o.left.key.cluster }, `orphan sweep: ${o.left.message}`);
@@ -243,6 +247,7 @@ export function syncController(plan: PublishedPlan, options: SyncControllerOptio
   const related = plan.published.related ?? [];
   const kinds: RelatedKinds = { service: uniqueResources(related.map((r) => relatedResource(plan, r, 'service'))), kcp: uniqueResources(related.map((r) => relatedResource(plan, r, 'kcp'))) };
   const everyKind = uniqueResources([...kinds.service, ...kinds.kcp]);
+  const statusKinds = new Set(related.filter((r) => r.syncStatus === true).flatMap((r) => [resourceId(relatedResource(plan, r, 'service')), resourceId(relatedResource(plan, r, 'kcp'))]));
   const finalizer = syncFinalizer(plan.agentName);
   const selector = plan.published.filter?.labelSelector === undefined ? undefined : parseLabelSelector(plan.published.filter.labelSelector);
   if (selector?.type === 'invalid') throw new ConfigError(`sync controller "${plan.published.name}": filter.labelSelector ${selector.message}`);
@@ -267,19 +272,20 @@ export function syncController(plan: PublishedPlan, options: SyncControllerOptio
       if (c === undefined) return error(new Error(`sync controller "${plan.published.name}": reconciled before its inputs were built`));
       const obj = req.object;
       // A live object that left the label selector (or never matched it): released, if it was taken.
-      if (obj !== undefined && obj.metadata.deletionTimestamp === undefined && !selected(obj.metadata.labels ?? {})) return release(plan, req, ctx, terminatingWaitMs);
+      if (obj !== undefined && obj.metadata.deletionTimestamp === undefined && !selected(obj.metadata.labels ?? {})) return release(plan, req, ctx, terminatingWaitMs, c);
       return withFinalizer<KubeObject>({
         finalizer,
         writes: finalizerWrites(ctx.sinks, plan.kcp),
         apply: (r) => syncOne(plan, c, kinds, waitMs, r, ctx),
-        cleanup: (r) => cleanup(plan, r, ctx, terminatingWaitMs),
+        cleanup: (r) => cleanup(plan, r, ctx, terminatingWaitMs, c),
       })(req, ctx);
     },
     writes: [
       { resource: plan.kcp, subresources: ['status', 'finalizers'], clusterSelector: isConsumer },
       { resource: plan.service, verbs: ['apply', 'delete'], clusterSelector: isService },
       { resource: namespaces, verbs: ['apply'], clusterSelector: isService },
-      ...everyKind.map((resource) => ({ resource, verbs: ['apply', 'delete'] as const })),
+      // Related copies: created, applied, patched (a status with syncStatus, a detach with cleanup: false) and deleted.
+      ...everyKind.map((resource) => ({ resource, verbs: ['create', 'apply', 'patch', 'delete'] as const, ...(statusKinds.has(resourceId(resource)) ? { subresources: ['status'] as const } : {}) })),
     ],
     // Nothing syncs without the service cluster: /readyz holds back while it is forbidden or unreachable.
     requiredClusters: [serviceCluster],

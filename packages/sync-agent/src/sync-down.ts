@@ -24,6 +24,7 @@ import type { SyncCaches } from './sync-caches.js';
 import type { Refusal } from './condition.js';
 import { mutate } from './mutation.js';
 import { withDerivedReferences } from './related-places.js';
+import { withCopyNamespaces } from './related-namespace.js';
 
 type Fields = Readonly<Record<string, unknown>>;
 type Strings = Readonly<Record<string, string>>;
@@ -80,7 +81,8 @@ const syncedKeys = (labels: Strings, annotations: Strings): string => `labels=${
 /**
  * The service copy the agent applies for a consumer object: every top-level field but
  * `apiVersion`, `kind`, `metadata` and `status`, with each related reference the consumer writes
- * replaced by the name the agent derived for it (see `withDerivedReferences`); the labels and
+ * replaced by the name the agent derived for it (see `withDerivedReferences`), each related
+ * namespace field by the copy's namespace (`withCopyNamespaces`); the labels and
  * annotations `syncDown` lists; the agent's labels; the back-reference to the consumer object.
  *
  * @example
@@ -96,7 +98,7 @@ const syncedKeys = (labels: Strings, annotations: Strings): string => `labels=${
  */
 export function desiredCopy(plan: PublishedPlan, obj: KubeObject, at: ServiceName, source: SourceIdentity, logicalCluster: string): KubeObject {
   const down = plan.published.syncDown ?? {};
-  const spec = withDerivedReferences(plan, logicalCluster, obj, Object.fromEntries(Object.entries(obj as unknown as Fields).filter(([k]) => !notSpec.has(k))));
+  const spec = withCopyNamespaces(plan, at.namespace, obj, withDerivedReferences(plan, logicalCluster, obj, Object.fromEntries(Object.entries(obj as unknown as Fields).filter(([k]) => !notSpec.has(k)))));
   const picked = pick(obj.metadata.annotations, down.annotations);
   const labels = pick(obj.metadata.labels, down.labels);
   const annotations = prefixes(down.labels) || prefixes(down.annotations) ? { ...picked, [syncedKeysAnnotation]: syncedKeys(labels, picked) } : picked;

@@ -174,6 +174,26 @@ export interface RelatedSelector {
 }
 
 /**
+ * Where a related object is in the consumer's workspace when not in the primary object's namespace
+ * (api-syncagent's `object.namespace`, by reference): a dotted path in the synced spec of the
+ * consumer object (`spec.secretNamespace`), with an optional RE2 rewrite. Only the workspace side
+ * follows it (any namespace of the consumer's own workspace); on the service cluster the related
+ * object stays in the copy's namespace, and the agent writes that namespace into the copy's field,
+ * so a consumer can never name a service-side namespace.
+ *
+ * @example
+ * ```ts
+ * const ns: RelatedNamespace = { path: 'spec.secretNamespace' };
+ * ```
+ */
+export interface RelatedNamespace {
+  /** A dotted path in the consumer object's synced fields (not `metadata`, not `status`). */
+  readonly path: string;
+  /** An RE2 rewrite of the value read: `pattern` (absent: the whole value) and `replacement` (`$1`). */
+  readonly regex?: { readonly pattern?: string; readonly replacement?: string };
+}
+
+/**
  * Where a related object's name is found, evaluated on each side's primary object (the consumer's
  * object in kcp, its copy on the service cluster): a dotted path (`spec.connectionSecret`) or a
  * template (see {@link PublishedNaming}); or a label selector on the origin side ({@link RelatedSelector}). A missing field means "not yet": no error, nothing synced.
@@ -197,6 +217,8 @@ export type RelatedReference =
       readonly template?: undefined;
       /** Not with `path`. */
       readonly selector?: undefined;
+      /** The namespace in the workspace (default: the primary object's); see {@link RelatedNamespace}. */
+      readonly namespace?: RelatedNamespace;
     }
   | {
       /** A template rendered against the primary object; its output is the name. */
@@ -205,6 +227,8 @@ export type RelatedReference =
       readonly path?: undefined;
       /** Not with `template`. */
       readonly selector?: undefined;
+      /** The namespace in the workspace (default: the primary object's); see {@link RelatedNamespace}. */
+      readonly namespace?: RelatedNamespace;
     }
   | {
       /** Labels that find the objects on their origin side. */
@@ -213,6 +237,8 @@ export type RelatedReference =
       readonly path?: undefined;
       /** Not with `selector`. */
       readonly template?: undefined;
+      /** Not with `selector` (a selector finds objects in the primary object's namespace). */
+      readonly namespace?: undefined;
     };
 
 /**
@@ -275,11 +301,26 @@ export interface RelatedResource {
   /** Where its name is found on each side. */
   readonly object: RelatedReference;
   /**
-   * Rewrite rules of the copy (`spec` only: `self` is the origin object, `other` the copy as the
-   * destination holds it, absent on the first sync); only its contents are copied, so a rule on
-   * `metadata` or `status` has no effect. The primary's engine and syntax ({@link MutationStep}).
+   * Rewrite rules of the copy, the primary's engine and syntax ({@link MutationStep}); `self` is the
+   * origin object, `other` the copy as the destination holds it (absent on the first sync). `spec`
+   * runs before the contents are copied (a rule on `metadata` has no effect); `status` before the
+   * status is copied, so only with `syncStatus`.
    */
-  readonly mutation?: { readonly spec?: readonly MutationStep[] };
+  readonly mutation?: { readonly spec?: readonly MutationStep[]; readonly status?: readonly MutationStep[] };
+  /**
+   * Also copy the status subresource, in the same direction as the contents (origin to destination,
+   * as api-syncagent's `syncStatus`). Preflight refuses it for a resource that has no status
+   * subresource on both sides. Default false.
+   */
+  readonly syncStatus?: boolean;
+  /**
+   * Whether the agent deletes the copies it made (when it lets go of the primary object, or when the
+   * name changes). Default true. `false`, for origin `service` only: the agent never deletes the
+   * copies in the workspace; when it lets go of the primary it detaches them (removes its labels and
+   * back-reference), and they stay the consumer's. Copies on the service cluster (origin `kcp`) are
+   * always deleted with their primary, as api-syncagent does.
+   */
+  readonly cleanup?: boolean;
 }
 
 /**
