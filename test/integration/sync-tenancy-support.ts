@@ -80,17 +80,19 @@ export function sharedNamespaceConfig(svc: ServiceSide, namespace: string, name 
  * await svc.stop();
  * ```
  * @param kubeconfigYaml - the service cluster's admin kubeconfig.
+ * @param extraSpecFields - more string fields the CRD's spec gains (besides `configName`).
  * @returns the service side.
  */
-export async function startTenancyService(kubeconfigYaml: string): Promise<TenancyService> {
+export async function startTenancyService(kubeconfigYaml: string, extraSpecFields: readonly string[] = []): Promise<TenancyService> {
   const svc = await startService(kubeconfigYaml, { readyAfterMs: 200 });
   const crd = databaseCrd(svc.group) as ReturnType<typeof databaseCrd> & { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] } };
-  for (const v of crd.spec.versions) v.schema.openAPIV3Schema.properties.spec.properties.configName = { type: 'string' };
+  const fields = ['configName', ...extraSpecFields];
+  for (const v of crd.spec.versions) for (const f of fields) v.schema.openAPIV3Schema.properties.spec.properties[f] = { type: 'string' };
   const widened = await svc.client.apply(customResourceDefinitions, crd, { fieldManager: 'sync-agent-example', force: true });
   if (E.isLeft(widened)) throw new Error(`widening the Database CRD: ${widened.left.message}`);
-  await waitFor('spec.configName kept by the CRD', async () => {
+  await waitFor(`spec.${fields.join(', spec.')} kept by the CRD`, async () => {
     const got = await svc.client.get(customResourceDefinitions, `databases.${svc.group}`);
-    return E.isRight(got) && JSON.stringify(got.right).includes('configName') ? true : undefined;
+    return E.isRight(got) && fields.every((f) => JSON.stringify(got.right).includes(f)) ? true : undefined;
   });
   const tiers: RunHandle = await run(tierReporter(kubeconfigYaml, svc), { logger: pino({ level: 'silent' }), http: false, signals: false });
   const sharedNamespace = `tenancy-shared-${randomBytes(3).toString('hex')}`;

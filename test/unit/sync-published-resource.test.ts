@@ -109,12 +109,11 @@ describe('a PublishedResource as configuration', () => {
       `${at}.projection.versions.v1: not supported yet: renaming versions (v1 → the string "v1beta1")`,
       `${at}.projection.scope: "Global" is not a scope`,
       `${at}.related[0].watch: give exactly one of byOwner or bySelector`,
-      `${at}.related[0].syncStatus: not supported yet`,
       `${at}.related[0].object.selector.rewrite: required: how a found object is named in the workspace`,
-      `${at}.related[1].mutation.status: not supported yet: mutations of a related object's status`,
+      `${at}.related[1].mutation.status: needs syncStatus: true`,
       `${at}.synchronization.enabled: not supported yet: publishing without syncing`,
     ]) expect(message).toContain(line);
-    expect(message).toMatch(/^sync\.yaml: 11 problems in the sync configuration/);
+    expect(message).toMatch(/^sync\.yaml: 10 problems in the sync configuration/);
   });
 
   it('mutations are checked at start: one kind per step, paths, RE2 patterns, template fields, CEL', () => {

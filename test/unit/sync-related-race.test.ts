@@ -41,6 +41,7 @@ describe('sync related copy: two objects naming one Secret at the same instant',
       related: (cluster: string, _r: ResourceDescriptor, namespace: string, name: string) => (cluster === serviceCluster && namespace === 'ws-a' && name === bOrigin.metadata.name ? bOrigin : undefined),
       relatedIn: () => [],
       primariesIn: () => [],
+      primaries: () => [],
       logicalCluster: (c) => c,
     };
     const results: RelatedResult[] = await lastValueFrom(syncRelated(sinks, plan, caches, { workspace, logicalCluster: 'ws-a', consumer: b, copy: bCopy }, connection, sourceIdentity(workspace, dbKcp, b)).pipe(toArray()));
