@@ -136,22 +136,23 @@ describe('rxfleet-sync-agent: related objects\' status, namespace and cleanup', 
 
   it('a consumer naming a service-side namespace and another tenant\'s objects gets only its own, and its status never reaches another\'s copy', async () => {
     // On the service cluster: an operator's own Lease in `default`, which B names with the namespace field.
-    must(await svc.client.create(leases, lease('root-credentials', 'default', 'operator-root')));
+    const root = `root-credentials-${svc.sharedNamespace.slice(-6)}`;
+    must(await svc.client.create(leases, lease(root, 'default', 'operator-root')));
     const aQuota = victim.spec.quotaName ?? '';
     // B names A's service-side quota name (with a quota of its own, status 99) and the operator's Lease.
     await quotaIn(b, aQuota, '99', '0');
-    must(await b.client.apply(dbs(), { metadata: { name: 'thief', namespace: 'default' }, spec: { engine: 'postgres', size: 1, quotaName: aQuota, connectionSecretName: 'root-credentials', connectionNamespace: 'default' } }, { fieldManager: 'consumer' }));
+    must(await b.client.apply(dbs(), { metadata: { name: 'thief', namespace: 'default' }, spec: { engine: 'postgres', size: 1, quotaName: aQuota, connectionSecretName: root, connectionNamespace: 'default' } }, { fieldManager: 'consumer' }));
     const thief = await copyOf(b, 'thief');
     expect(thief.spec.connectionNamespace).toBe(svc.sharedNamespace);
-    expect(thief.spec.connectionSecretName).not.toBe('root-credentials');
+    expect(thief.spec.connectionSecretName).not.toBe(root);
     expect(thief.spec.quotaName).not.toBe(aQuota);
     // Sentinels: B's quota status went to B's own copy; B's own grant (made by the operator for B) came up.
     await serviceQuota(thief.spec.quotaName ?? '', '99');
     must(await svc.client.create(leases, lease(thief.spec.connectionSecretName ?? '', svc.sharedNamespace, 'granted-to-b')));
-    await workspaceLease(b, 'default', 'root-credentials', 'granted-to-b');
+    await workspaceLease(b, 'default', root, 'granted-to-b');
     // A's copy keeps A's status; the operator's Lease is as it was.
     expect((await getOrUndefined<Quota>(svc.client, quotas, aQuota, svc.sharedNamespace))?.status?.hard?.pods).toBe('7');
-    expect(holder(await getOrUndefined<Lease>(svc.client, leases, 'root-credentials', 'default'))).toBe('operator-root');
+    expect(holder(await getOrUndefined<Lease>(svc.client, leases, root, 'default'))).toBe('operator-root');
   });
 
   it('deleting the consumer object deletes the service-side quota copy and keeps the Lease copy (cleanup: false), detached; origin objects stay', async () => {
