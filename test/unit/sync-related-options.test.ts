@@ -94,12 +94,12 @@ describe('related object.namespace', () => {
     const consumer = { apiVersion: 'db.example.dev/v1', kind: 'Database', metadata: { name: 'd', namespace: 'default' }, spec: { s: 'x', ns: 'ns-team' } } as KubeObject;
     expect(workspaceNamespace(related, consumer)).toEqual({ type: 'named', name: 'team' });
     expect(workspaceNamespace({ ...related, object: { path: 'spec.s' } }, consumer)).toEqual({ type: 'named', name: 'default' });
-    expect(workspaceNamespace(related, { ...consumer, spec: { s: 'x' } } as KubeObject).type).toBe('missing');
-    expect(workspaceNamespace(related, { ...consumer, spec: { s: 'x', ns: 'ns-Not_A_Label' } } as KubeObject).type).toBe('invalid');
+    expect(workspaceNamespace(related, { ...consumer, spec: { s: 'x' } }).type).toBe('missing');
+    expect(workspaceNamespace(related, { ...consumer, spec: { s: 'x', ns: 'ns-Not_A_Label' } }).type).toBe('invalid');
     const published: PublishedResource = { name: 'dbs', crd, related: [related] };
     const db = resource({ group: 'db.example.dev', version: 'v1', plural: 'databases', kind: 'Database', namespaced: true });
     const plan: PublishedPlan = { published, agentName: 'a', service: db, kcp: db, publishedVersions: ['v1'], statusSubresource: true };
     expect(withCopyNamespaces(plan, 'ws-1', consumer, { spec: { s: 'x', ns: 'ns-team' } })).toEqual({ spec: { s: 'x', ns: 'ws-1' } });
-    expect(withCopyNamespaces(plan, 'ws-1', { ...consumer, spec: { s: 'x' } } as KubeObject, { spec: { s: 'x' } })).toEqual({ spec: { s: 'x' } });
+    expect(withCopyNamespaces(plan, 'ws-1', { ...consumer, spec: { s: 'x' } }, { spec: { s: 'x' } })).toEqual({ spec: { s: 'x' } });
   });
 });

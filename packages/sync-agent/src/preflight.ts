@@ -157,7 +157,7 @@ function configProblems(p: PublishedResource): string[] {
     out.push(...options.list);
     const unsafe = relatedReferenceProblem(r.object);
     if (unsafe !== undefined) out.push(`related[${j}].object: ${unsafe}`);
-    const ns = r.object.namespace === undefined ? undefined : r.object.selector !== undefined ? 'not with selector' : relatedNamespaceProblem(r.object.namespace);
+    const ns = r.object.namespace === undefined ? undefined : relatedNamespaceProblem(r.object.namespace);
     if (ns !== undefined) out.push(`related[${j}].object.namespace: ${ns}`);
   });
   return out;
