@@ -15,8 +15,9 @@ const own = (related: Record<string, unknown>): unknown => ({ apiExport: 'x.exam
 describe('related[].identityHash', () => {
   it('is read in both forms with group, version and resource', () => {
     expect(parseSyncConfig(own({ ...widgets, identityHash: 'abc123' })).published[0]?.related?.[0]).toMatchObject({ ...widgets, identityHash: 'abc123' });
+    // (A PublishedResource keeps api-syncagent's `cleanup` default, false, for origin service.)
     const pr = { apiVersion: 'syncagent.kcp.io/v1alpha1', kind: 'PublishedResource', metadata: { name: 'p' }, spec: { resource: { apiGroup: 'db.example.dev', kind: 'Database', versions: ['v1'] }, related: [{ identifier: 'w', origin: 'service', ...widgets, identityHash: 'abc123', object: { reference: { path: 'spec.w' } } }] } };
-    expect(parseSyncConfig({ apiExport: 'x.example.dev', published: [pr] }).published[0]?.related?.[0]).toEqual({ identifier: 'w', origin: 'service', ...widgets, identityHash: 'abc123', object: { path: 'spec.w' } });
+    expect(parseSyncConfig({ apiExport: 'x.example.dev', published: [pr] }).published[0]?.related?.[0]).toEqual({ identifier: 'w', origin: 'service', ...widgets, identityHash: 'abc123', object: { path: 'spec.w' }, cleanup: false });
   });
 
   it('is refused without a group, a version or a resource, with the kind shorthand, and when it is not a hash', () => {
