@@ -2,11 +2,14 @@
 // copies of that entry are never deleted by the agent, neither when the consumer object renames
 // them nor when it goes, and are detached (the agent's labels and back-reference removed) when the
 // agent lets go of the consumer object; the other entries' copies, of the same kind too, are
-// deleted as before, and no origin object is touched.
+// deleted as before, and no origin object is touched; the orphan sweep leaves the kept ones too.
 import { afterEach, describe, expect, it } from 'vitest';
+import { resourceId } from '../../src/client/index.js';
 import type { KubeObject } from '../../src/index.js';
-import { secrets } from '../../src/index.js';
-import { readBackReference } from '../../src/sinks/index.js';
+import { clusterName, secrets } from '../../src/index.js';
+import { readBackReference, withBackReference } from '../../src/sinks/index.js';
+import { isWrite, requestLabel } from '../../src/testing/index.js';
+import { agentLabels, relatedLabel } from '../../packages/sync-agent/src/labels.js';
 import type { PublishedPlan } from '../../packages/sync-agent/src/plan.js';
 import type { Running } from './sync-fixture.js';
 import { agentFleet, copyRef, database, dbKcp, dbService, plan, relatedName, relatedRef, runSync, secret } from './sync-fixture.js';
@@ -69,5 +72,15 @@ describe('related cleanup: false', () => {
     expect(fleet.object('service', secrets, relatedRef('ws-a', orders, 'connection'))).toBeDefined();
     expect(fleet.object('service', secrets, `ws-a/${copyName}-extra`)).toBeDefined();
     expect(fleet.object('ws-a', secrets, 'default/orders-creds')).toBeDefined();
+  });
+
+  it('the orphan sweep leaves a kept entry\'s copies alone and deletes the others\' whose consumer object is gone', async () => {
+    const gone = { cluster: clusterName('ws-a'), resource: resourceId(dbKcp), namespace: 'default', name: 'gone', uid: 'u-gone' };
+    const orphan = (name: string, identifier: string): KubeObject => withBackReference({ ...secret('default', name, { v: 'dg==' }), metadata: { name, namespace: 'default', labels: { ...agentLabels(kept.agentName, kept.published.name), [relatedLabel]: identifier } } }, gone);
+    const fleet = agentFleet({ 'ws-a': [orphan('gone-conn', 'connection'), orphan('gone-extra', 'extra')] });
+    running = await runSync(fleet, [kept]);
+    await running.until(() => fleet.object('ws-a', secrets, 'default/gone-extra') === undefined);
+    expect(fleet.object('ws-a', secrets, 'default/gone-conn')).toBeDefined();
+    expect(fleet.requests.filter(isWrite).map(requestLabel)).toEqual(['delete ws-a/default/gone-extra']);
   });
 });
