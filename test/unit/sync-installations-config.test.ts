@@ -9,7 +9,8 @@ import { E } from '../../src/fp/index.js';
 import { clusterName } from '../../src/index.js';
 import { parseSyncConfig, syncConfigProblems } from '../../packages/sync-agent/src/config.js';
 import { installationCollisions } from '../../packages/sync-agent/src/installations-config.js';
-import { installationCluster, installationOf, namespacePrefixOf } from '../../packages/sync-agent/src/installations.js';
+import { installationCluster, installationOf, namespacePrefixOf, namingReports } from '../../packages/sync-agent/src/installations.js';
+import { reported } from '../../src/streams/index.js';
 import { serviceName } from '../../packages/sync-agent/src/naming.js';
 import { syncOptions } from '../../packages/sync-agent/src/sync-options.js';
 import type { PublishedResource } from '../../packages/sync-agent/src/types.js';
@@ -68,6 +69,16 @@ describe('sync config: installations', () => {
     expect(E.isRight(at) ? at.right.namespace : at.left.message).toBe('eu-root');
     const long = serviceName(published, 'a'.repeat(61), obj, 'eu-');
     expect(E.isLeft(long) ? long.left.message : '').toContain("(with the installation's prefix), which is 64 characters");
+  });
+
+  it("an installation's failing discovery source and its errors name it; other events pass as they are", () => {
+    const name = namingReports('eu');
+    const failing = name(reported({ type: 'source', provider: 'kcp-apiexport', state: 'failing', management: clusterName('root:provider'), resource: 'apibindings', error: 'Timeout', reason: 'watch timed out', at: 1 }));
+    expect(failing.type === 'report' ? failing.report : undefined).toMatchObject({ type: 'source', management: 'eu#root:provider', reason: 'watch timed out' });
+    const error = name(reported({ type: 'error', provider: 'kcp-apiexport', reason: 'path of workspace x cannot be read', at: 1 }));
+    expect(error.type === 'report' ? error.report : undefined).toMatchObject({ reason: 'installation eu: path of workspace x cannot be read' });
+    const engagedReport = reported({ type: 'engaged', provider: 'kcp-apiexport', cluster: clusterName('eu#root'), at: 1 });
+    expect(name(engagedReport)).toBe(engagedReport);
   });
 
   it('refuses, naming both, two installations whose naming could give two objects one place', () => {

@@ -2,7 +2,7 @@
 // publisher and one sync controller per published resource, all on ONE provider so a single run
 // shares its clusters, clients and watches: the consumer workspaces of the APIExport, the service
 // cluster, and the provider workspace where the export lives.
-import { merge } from 'rxjs';
+import { map, merge } from 'rxjs';
 import type { ClusterClientOptions } from 'rxfleet/client';
 import { createClusterClient } from 'rxfleet/client';
 import type { KubeconfigSource } from 'rxfleet/client';
@@ -17,7 +17,7 @@ import type { Controller } from 'rxfleet';
 import type { Provider } from 'rxfleet/streams';
 import { adoptControllers } from './adopt.js';
 import { exportCluster, serviceCluster } from './clusters.js';
-import { installationCluster, installationSeparator } from './installations.js';
+import { installationCluster, installationSeparator, namingReports } from './installations.js';
 import { preflight } from './preflight.js';
 import { publisherController } from './publisher.js';
 import { schemaFollower } from './schema-follow.js';
@@ -82,9 +82,9 @@ export function syncAgentProvider(options: SyncAgentOptions, published: readonly
   return merge(
     installation(options.kcp, options.config.apiExport),
     singleClusterProvider({ name: serviceCluster, kubeconfig: options.service }),
-    // Each other installation's clusters as `<name>#<cluster>` (installations.ts).
+    // Each other installation's clusters as `<name>#<cluster>` (installations.ts), its reports naming it too.
     ...(options.config.installations ?? []).map((i) =>
-      withPrefix(`${i.name}${installationSeparator}`, installation(() => ({ file: i.kubeconfig }), i.apiExport ?? options.config.apiExport)),
+      withPrefix(`${i.name}${installationSeparator}`, installation(() => ({ file: i.kubeconfig }), i.apiExport ?? options.config.apiExport)).pipe(map(namingReports(i.name))),
     ),
   );
 }

@@ -6,6 +6,8 @@
 // one) keeps bare names: the copies it made before installations existed are its own, unchanged.
 import type { ClusterName } from 'rxfleet';
 import { clusterName } from 'rxfleet';
+import type { FleetEvent } from 'rxfleet/streams';
+import { reported } from 'rxfleet/streams';
 
 /**
  * One more kcp installation the agent serves the same API to, beside the default one (the
@@ -100,4 +102,26 @@ export function installationOf(cluster: string): string {
 export function namespacePrefixOf(installations: readonly KcpInstallation[] | undefined, cluster: string): string {
   const name = installationOf(cluster);
   return installations?.find((i) => i.name === name)?.namespacePrefix ?? '';
+}
+
+/**
+ * Makes an installation's provider reports name it: `withPrefix` renames the clusters they name,
+ * but a failing discovery source names its provider workspace (`management`) and an error only says
+ * why, so the first gets `<installation>#` and the second `installation <name>: `. Other events pass.
+ *
+ * @example
+ * ```ts
+ * const eu: Provider = withPrefix('eu#', apiExportProvider(options)).pipe(map(namingReports('eu')));
+ * ```
+ * @param installation - the installation's name.
+ * @returns the event mapper.
+ */
+export function namingReports(installation: string): (ev: FleetEvent) => FleetEvent {
+  return (ev) => {
+    if (ev.type !== 'report') return ev;
+    const r = ev.report;
+    if (r.type === 'source') return reported({ ...r, management: installationCluster(installation, r.management) });
+    if (r.type === 'error') return reported({ ...r, reason: `installation ${installation}: ${r.reason}` });
+    return ev;
+  };
 }
