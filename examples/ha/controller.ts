@@ -89,14 +89,9 @@ export function copyController(opts: CopyOptions): Controller<ConfigMap> {
   const stamp = opts.stampOutputs ?? true;
   return controller({
     name: CONTROLLER,
-    // Unstamped: the provider's shared caches (one cluster-wide watch per selection) keep this
-    // controller's own Apply entries of managedFields, which prove an apply needless; the runtime's
-    // own caches keep them already, the provider's are configured here.
-    provider: namespaceProvider({
-      management: opts.server,
-      labelSelector: opts.tenantSelector ?? TENANT_SELECTOR,
-      ...(stamp ? {} : { managementWatch: { keepManagedFieldsOf: [CONTROLLER] } }),
-    }),
+    // The provider's shared caches (one cluster-wide watch per selection) keep this controller's
+    // own Apply entries of managedFields, which prove an apply needless: the run asks them to.
+    provider: namespaceProvider({ management: opts.server, labelSelector: opts.tenantSelector ?? TENANT_SELECTOR }),
     resource: configMaps,
     // Only inputs wake the controller: its own outputs are ConfigMaps too.
     select: { labelSelector: `${ROLE}=input` },

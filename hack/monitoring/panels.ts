@@ -123,6 +123,9 @@ export const rows: readonly Row[] = [
       series('Watch relists', 'Full lists after a 410 Gone, per hour: each one is a LIST of everything watched.', 'none', [
         { expr: `3600 * sum by (cluster, resource) (${rate(`rxfleet_watch_relists_total{${cc}}`)})`, legend: '{{ cluster }} {{ resource }}' },
       ]),
+      series('Requests by verb and result', 'Every request sent, per second, counted where it is sent (reads, watches and writes of watches, sinks, reconcilers, providers and Leases); result: the HTTP status class, or the error tag of a request no answer came to.', 'reqps', [
+        { expr: `sum by (verb, result) (${rate(`rxfleet_requests_total{${cc}}`)})`, legend: '{{ verb }} {{ result }}' },
+      ]),
       series('Keys denied (401/403) by cluster', 'Keys waiting to retry a request the cluster refused with 401 or 403; the cluster is unhealthy on /readyz while any wait.', 'none', [
         { expr: `sum by (cluster) (rxfleet_reconcile_denied_keys{${cc}})`, legend: '{{ cluster }}' },
       ]),

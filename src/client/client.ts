@@ -132,7 +132,7 @@ export function clientOver(t: Transport): ClusterClient {
         resourceVersion: opts?.resourceVersion,
         resourceVersionMatch: opts?.resourceVersionMatch,
       });
-      return json({ method: 'GET', path });
+      return json({ method: 'GET', path, verb: 'list' });
     },
     listAll(r, opts) {
       return listAllPages((o) => client.list(r, o), opts);

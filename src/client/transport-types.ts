@@ -3,7 +3,9 @@
 import type { Observable } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
+import type { Verb } from '../core/verb.js';
 import type { Either } from '../internal/fp.js';
+import type { RequestRecorder } from './request-count.js';
 
 /**
  * One HTTP request, relative to the cluster's server URL.
@@ -42,6 +44,11 @@ export interface HttpRequest {
    * and sharding use it so that a replica that lost its lease never writes; see `WriteOptions.fence`.
    */
   readonly fence?: () => KubeError | undefined;
+  /**
+   * The verb the request is counted under (`rxfleet_requests_total`); default from the method and
+   * content type (`verbOfRequest`): the client's `list` says `list`, a raw GET counts as `get`.
+   */
+  readonly verb?: Verb;
 }
 
 /**
@@ -93,6 +100,14 @@ export interface TransportOptions {
    * gets HTTP/1.1. `false`: HTTP/1.1 keep-alive connections of this cluster's own. Default `true`.
    */
   readonly http2?: boolean;
+  /**
+   * Where this transport reports each request it sends: cluster, verb and result (see
+   * {@link RequestRecorder}). Default: the recorder in effect where the transport is made, else
+   * where each request is made (`countingRequests`; `run` puts its metrics' recorder in effect, so
+   * what a run sends is counted in its `rxfleet_requests_total`). A closed transport counts nothing
+   * more, so a departed cluster's series, once removed, do not come back.
+   */
+  readonly requests?: RequestRecorder;
 }
 
 /**

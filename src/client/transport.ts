@@ -16,6 +16,7 @@ import { http2Carrier } from './h2-carrier.js';
 import { sharedH2Sessions } from './h2-pool.js';
 import type { HeadersBounds } from './headers-deadline.js';
 import { http1Carrier } from './http1-carrier.js';
+import { recorderInEffect, requestResult, verbOfRequest } from './request-count.js';
 import type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
 
 export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
@@ -101,6 +102,20 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
     const own = req.timeoutMs ?? (stream || !writes.has(req.method) ? headersMs : idleMs);
     return { connectMs: Math.min(headersMs, own), headersMs: own };
   };
+  // Each request is counted once, with the verb its caller named and its status class or error tag;
+  // nothing is counted once the transport is closed (its cluster has left, its series are gone).
+  const own = options.requests ?? recorderInEffect();
+  const counter = (req: HttpRequest, stream: boolean): ((outcome: number | KubeError) => void) | undefined => {
+    const record = own ?? recorderInEffect();
+    if (record === undefined) return undefined;
+    const verb = verbOfRequest(req, stream);
+    let counted = false;
+    return (outcome) => {
+      if (counted || closed) return;
+      counted = true;
+      record(cluster, verb, requestResult(outcome));
+    };
+  };
   const describe = (req: HttpRequest): string => `${req.method} ${prefix}${req.path.split('?')[0] ?? ''}`;
 
   // The credentials, the headers and the fence's first look; the carrier sends.
@@ -141,8 +156,12 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
   };
 
   const once = async (req: HttpRequest): Promise<Either<KubeError, HttpResponse>> => {
+    const count = counter(req, false);
     const prepared = await prepare(req, false);
-    if (E.isLeft(prepared)) return prepared;
+    if (E.isLeft(prepared)) {
+      count?.(prepared.left);
+      return prepared;
+    }
     const { p, tls } = prepared.right;
     return new Promise((resolve) => {
       let status = 0;
@@ -152,9 +171,12 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
         response: (s, h) => {
           status = s;
           headers = h;
+          count?.(s);
         },
         data: (c) => chunks.push(c),
         fail: (e) => {
+          // Counted here only when no answer came (see `counter`).
+          count?.(e);
           resolve(E.left(e));
         },
         end: () => {
@@ -185,8 +207,11 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
     lines(req) {
       return new Observable<string>((subscriber) => {
         const controller = new AbortController();
+        const count = counter(req, true);
         let done = false;
         const fail = (e: KubeError): void => {
+          // A stream is counted when its answer starts (below), or here when none came.
+          count?.(e);
           if (done) return;
           done = true;
           subscriber.error(e);
@@ -208,6 +233,7 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
             response: (s, h) => {
               status = s;
               headers = h;
+              count?.(s);
             },
             data: (c) => {
               if (status < 200 || status >= 300) {

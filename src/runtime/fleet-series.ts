@@ -1,20 +1,21 @@
 // The series of a run's shared fleet (src/runtime/metrics.ts keeps a controller's queue, reconciles
-// and writes): watch relists, reconnects, synced and healthy per cluster and resource, the engaged
-// clusters, and provider reports. Per-cluster series are noted in the run's ClusterSeries, so they
+// and writes): every request the run sent, watch relists, reconnects, synced and healthy per
+// cluster and resource, the engaged clusters, and provider reports. Per-cluster series are noted in the run's ClusterSeries, so they
 // go when their cluster leaves.
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { watchFailing } from '../streams/watch-failing.js';
 import type { ClusterSeries } from './cluster-series.js';
 import type { ControllerMetrics } from './metrics.js';
+import { requestsCounter } from './request-series.js';
 
 /** The fleet's part of {@link ControllerMetrics}. */
-export type FleetSeries = Pick<ControllerMetrics, 'watchHealth' | 'engaged' | 'report'>;
+export type FleetSeries = Pick<ControllerMetrics, 'request' | 'watchHealth' | 'engaged' | 'report'>;
 
 const nothing = (): void => undefined;
 
 /** A fleet part that records nothing: a metrics object of the `reconcile` scope. */
-export const idleFleetSeries: FleetSeries = { watchHealth: nothing, engaged: nothing, report: nothing };
+export const idleFleetSeries: FleetSeries = { request: nothing, watchHealth: nothing, engaged: nothing, report: nothing };
 
 /**
  * Registers the fleet's series and returns what records into them.
@@ -35,8 +36,14 @@ export function fleetSeries(registers: Registry[], series: ClusterSeries): Fleet
   const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch fails: since a failure, until a list or event comes through (its cluster is unhealthy on /readyz).', labelNames: ['cluster', 'resource'], registers });
   const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
   const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
+  const requests = requestsCounter(registers);
   engaged.set(0);
   return {
+    request(cluster, verb, result) {
+      const labels = { cluster, verb, result };
+      requests.inc(labels);
+      series.note(requests, 'requests', labels);
+    },
     watchHealth(h, previous) {
       const labels = { cluster: h.cluster, resource: h.resource };
       // A new engagement starts counting from 0 again: count the growth, never a negative step.

@@ -1,10 +1,10 @@
-// Counting writes per cluster without touching the sinks: the fleet the sinks see hands out
-// clients whose write calls report their result; a program's own client is counted the same way
-// (instrumentedClient). Reads pass through untouched: no request counter counts them.
+// Which controller wrote: the fleet a controller's sinks see hands out clients whose write calls
+// report their result (rxfleet_write_requests_total, by controller). Every request on the wire,
+// reads included, is counted once more where it is sent, by the transport
+// (rxfleet_requests_total, src/client/request-count.ts), which cannot tell controllers apart.
 import type { ObservableInput } from 'rxjs';
 import { defer, tap } from 'rxjs';
 import type { FleetView } from '../streams/cluster.js';
-import type { ClusterClient } from '../client/client.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import type { WriteVerb } from '../core/verb.js';
@@ -65,44 +65,5 @@ export function instrumentedFleet(fleet: FleetView | SinkClusters, record: Write
       return c === undefined ? undefined : wrap(c);
     },
     clusters: () => fleet.clusters().map(wrap),
-  };
-}
-
-/**
- * A {@link ClusterClient} whose write requests report their result to `record` (reads, watches and
- * `raw` pass through untouched): the counting the sinks get (`instrumentedFleet`), for a client a program
- * uses outside its controllers (see `requestMetrics`).
- *
- * @example
- * ```ts
- * const client = instrumentedClient(serviceClient, requestMetrics('rxfleet-sync-agent').record);
- * ```
- * @param client - the client to count.
- * @param record - the write counter.
- * @returns the same client, counted; closing it closes `client`.
- */
-export function instrumentedClient(client: ClusterClient, record: WriteRecorder): ClusterClient {
-  const cluster = client.cluster;
-  const counted = <R>(verb: WriteVerb, call: () => Promise<Either<KubeError, R>>): Promise<Either<KubeError, R>> =>
-    call().then((r) => {
-      record(cluster, verb, resultOf(r));
-      return r;
-    });
-  return {
-    cluster,
-    server: client.server,
-    get: (r, name, opts) => client.get(r, name, opts),
-    list: (r, opts) => client.list(r, opts),
-    listAll: (r, opts) => client.listAll(r, opts),
-    watch: (r, opts) => client.watch(r, opts),
-    create: (r, obj, opts) => counted('create', () => client.create(r, obj, opts)),
-    update: (r, obj, opts) => counted('update', () => client.update(r, obj, opts)),
-    apply: (r, obj, opts) => counted('apply', () => client.apply(r, obj, opts)),
-    patch: (r, name, p, opts) => counted('patch', () => client.patch(r, name, p, opts)),
-    delete: (r, name, opts) => counted('delete', () => client.delete(r, name, opts)),
-    raw: (req) => client.raw(req),
-    close: () => {
-      client.close();
-    },
   };
 }

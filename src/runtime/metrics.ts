@@ -14,9 +14,9 @@ import { errorClassifier } from './error-class.js';
 import { failingCluster } from './failing-cluster.js';
 import { fleetSeries, idleFleetSeries } from './fleet-series.js';
 import { queueMetrics } from './queue-metrics.js';
-import type { WriteVerb } from '../core/verb.js';
+import type { Verb, WriteVerb } from '../core/verb.js';
 import { unsentResult } from './unsent-result.js';
-import { writeRequestsCounter } from './write-requests.js';
+import { writeRequestsCounter } from './request-series.js';
 
 /**
  * Options of {@link controllerMetrics} (and `RunOptions.metrics`).
@@ -69,8 +69,16 @@ export interface ControllerMetricsOptions {
  *   `rxfleet_watch_healthy` (0 while the watch fails, from a failure until a list or event comes
  *   through: what makes its cluster `unhealthy` on /readyz), each `{cluster,resource}`
  * - `rxfleet_engaged_clusters`
- * - `rxfleet_write_requests_total{cluster,verb,result}` (`verb`: create, update, apply, patch,
- *   delete; `result`: `ok` or the error's tag)
+ * - `rxfleet_requests_total{cluster,verb,result}`: every request the run sent, counted by the
+ *   transport (reads, watches and writes of its watches, sinks, reconcilers, providers and
+ *   Leases); `verb`: get, list, watch, create, update, patch, apply, delete; `result`: the HTTP
+ *   status class (`2xx`, `4xx`…) or the error tag of a request no answer came to. `cluster` is the
+ *   client's: a provider's own clients (its management cluster, a kcp endpoint's wildcard) have
+ *   series of their own, and a cluster that borrows another's client (a namespace) counts under
+ *   the lender's name
+ * - `rxfleet_write_requests_total{cluster,verb,result}`: the writes this controller's sinks sent
+ *   (`verb`: create, update, apply, patch, delete; `result`: `ok` or the error's tag), by
+ *   controller where `rxfleet_requests_total` cannot tell controllers apart
  * - `rxfleet_writes_unsent_total{cluster,verb}`: writes not sent because the cache proved they
  *   would change nothing (an `apply` whose fields this controller already owns with those values)
  * - `rxfleet_reconcile_denied_keys{cluster}`: keys waiting to retry a request the server refused
@@ -97,6 +105,8 @@ export interface ControllerMetrics {
   watchHealth(h: WatchHealth, previous: WatchHealth | undefined): void;
   /** Sets the engaged-clusters gauge. */
   engaged(count: number): void;
+  /** Counts one request a transport sent (a `RequestRecorder`: `run` puts it in effect for all it starts). */
+  request(cluster: ClusterName, verb: Verb, result: string): void;
   /**
    * Counts one write request and its result (`ok` or an error tag); the result
    * `unsent` counts a write the cache proved needless, in `rxfleet_writes_unsent_total`.

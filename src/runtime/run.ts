@@ -5,6 +5,8 @@
 // (lifecycle.ts). Watches come from the informers, which ask each cluster's cache first: the
 // runtime knows no provider by name.
 import { asyncScheduler, finalize, merge, Subject, tap } from 'rxjs';
+import type { RequestRecorder } from '../client/request-count.js';
+import { countingRequests } from '../client/request-count.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import { resourceId } from '../core/resource.js';
@@ -63,7 +65,21 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
  * @returns the handle once the server listens and the pipeline is subscribed.
  * @throws ConfigError (as a rejection) when the probe server's port cannot be bound, `fleet` options can never work, or several controllers disagree on what they share.
  */
-export async function run<T extends KubeObject>(c: Controller<T> | readonly Controller<KubeObject>[], options: RunOptions = {}): Promise<RunHandle> {
+export function run<T extends KubeObject>(c: Controller<T> | readonly Controller<KubeObject>[], options: RunOptions = {}): Promise<RunHandle> {
+  // Every request the run sends (its providers' and watches', its sinks' and reconcilers', its
+  // Leases') is counted in its metrics: their recorder is in effect for all the run starts, and
+  // each transport reports to it (src/client/request-count.ts). Bound once the metrics exist.
+  let record: RequestRecorder | undefined;
+  return countingRequests(
+    (cluster, verb, result) => record?.(cluster, verb, result),
+    () =>
+      started(c, options, (r) => {
+        record = r;
+      }),
+  );
+}
+
+async function started<T extends KubeObject>(c: Controller<T> | readonly Controller<KubeObject>[], options: RunOptions, countInto: (record: RequestRecorder) => void): Promise<RunHandle> {
   const controllers = runControllers(c);
   const single = controllers.length === 1;
   const name = options.name ?? controllers.map((x) => x.name).join('+');
@@ -82,6 +98,9 @@ export async function run<T extends KubeObject>(c: Controller<T> | readonly Cont
   // One controller: every series on one registry, as before. Several: the fleet's series on the
   // run's registry, each controller's queue, reconciles and writes on its own, merged at /metrics.
   const metrics = single ? controllerMetrics(name, options.registry, options.metrics) : scopedMetrics(name, options.registry ?? new Registry(), options.metrics ?? {}, 'fleet');
+  countInto((cluster, verb, result) => {
+    metrics.request(cluster, verb, result);
+  });
   const own = single ? [metrics] : controllers.map((x) => scopedMetrics(x.name, new Registry(), options.metrics ?? {}, 'reconcile'));
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
   const fleetOptions = fleetSettings(options.discovery);

@@ -66,14 +66,35 @@ export interface CacheView<T extends KubeObject> {
  * const informer = (cluster: Cluster) => cluster.cache?.view(configMaps, { labelSelector: 'app=web' }, cluster.name) ?? ownWatch(cluster);
  * ```
  */
+export interface CacheViewOptions<T extends KubeObject> extends Selection {
+  /** Custom indexes of the view's store; they apply when the shared cache is first made (later views share it). */
+  readonly indexers?: Readonly<Record<string, Indexer<T>>>;
+  /**
+   * The field managers whose own Apply entries of `metadata.managedFields` the cache must keep in
+   * its objects (`WatchStreamOptions.keepManagedFieldsOf`): informers pass their controllers', so
+   * that an apply read through a provider's shared cache can be proven needless as through a watch
+   * of the cluster's own. A shared cache keeps these beside those it keeps anyway; views asking for
+   * different managers are served by different watches.
+   */
+  readonly keepManagedFieldsOf?: readonly string[];
+}
+
+/**
+ * A cache a provider keeps for its clusters: see {@link ClusterCache.view}.
+ *
+ * @example
+ * ```ts
+ * const cache: ClusterCache = { view: (r, options, name) => shared.view(r, options, scope, name) };
+ * ```
+ */
 export interface ClusterCache {
   /**
    * This cluster's view of `resource` with `options`, or `undefined` when the cache cannot serve
-   * that selection. `indexers` apply when the shared cache is first made (later views share it).
+   * that selection (see {@link CacheViewOptions} for `indexers` and `keepManagedFieldsOf`).
    * `name` is the name the fleet knows the cluster by (the engaged `Cluster`'s `name`, which
    * informers pass): the view's store keys, `synced` and health use it.
    */
-  view<T extends KubeObject>(resource: ResourceDescriptor<T>, options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, name: ClusterName): CacheView<T> | undefined;
+  view<T extends KubeObject>(resource: ResourceDescriptor<T>, options: CacheViewOptions<T>, name: ClusterName): CacheView<T> | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@
 // The contracts: clusters, providers and what they emit.
 // First: fails clearly on an unsupported Node before anything else loads.
 import '../internal/require-node.js';
-export type { CacheView, Cluster, ClusterCache, ClusterIdentity, FleetEvent, FleetView, Provider, Selection } from './cluster.js';
+export type { CacheView, CacheViewOptions, Cluster, ClusterCache, ClusterIdentity, FleetEvent, FleetView, Provider, Selection } from './cluster.js';
 export { disengaged, engaged, reported } from './cluster.js';
 export type { ProviderReport } from './provider-report.js';
 export type { ContactOptions, ContactProbe, ProviderOptions } from './provider-options.js';

@@ -128,11 +128,13 @@ export function createInformers(config: CreateInformersOptions = {}): Informers 
   const watchConfig = { ...rest, listPacer: config.listPacer ?? listPacer(listsPerServer) };
   const scheduler = config.scheduler ?? asyncScheduler;
   const byCluster = new WeakMap<Cluster, Map<string, Informer<KubeObject>>>();
+  const keepOf = config.keepManagedFieldsOf === undefined || config.keepManagedFieldsOf.length === 0 ? undefined : config.keepManagedFieldsOf;
 
   const build = <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>, options: InformerOptions<T>): Informer<T> => {
     // A cluster whose provider already keeps a cache of this selection serves it: no watch of
     // ours. The view is named after the cluster as engaged, whatever renamed it after its provider.
-    const view = cluster.cache?.view(resource, options, cluster.name);
+    // It keeps the Apply entries of the field managers this registry keeps (the run's controllers').
+    const view = cluster.cache?.view(resource, keepOf === undefined ? options : { ...options, keepManagedFieldsOf: keepOf }, cluster.name);
     if (view !== undefined) return { cluster, resource, ...view };
     const { indexers, ...selection } = options;
     const store = createStore<T>(indexers === undefined ? {} : { indexers });

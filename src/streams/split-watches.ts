@@ -5,12 +5,11 @@ import type { SchedulerLike } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
-import type { CacheView, Cluster, Selection } from './cluster.js';
+import type { CacheView, CacheViewOptions, Cluster } from './cluster.js';
 import { selectionKey } from './informers.js';
 import { listPacer } from './list-pacing.js';
 import type { SplitCache } from './split-cache.js';
 import { splitCache } from './split-cache.js';
-import type { Indexer } from './store.js';
 import type { WatchesOptions } from './watched.js';
 import { watched } from './watched.js';
 
@@ -49,7 +48,7 @@ export interface SplitWatches {
    */
   view<T extends KubeObject>(
     resource: ResourceDescriptor<T>,
-    options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> },
+    options: CacheViewOptions<T>,
     scope: ClusterName,
     as: ClusterName,
   ): CacheView<T>;
@@ -100,15 +99,18 @@ export function splitWatches(parent: Cluster, config: SplitWatchesOptions): Spli
   return {
     view<T extends KubeObject>(
       resource: ResourceDescriptor<T>,
-      options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> },
+      options: CacheViewOptions<T>,
       scope: ClusterName,
       as: ClusterName,
     ): CacheView<T> {
-      const { indexers, ...selection } = options;
-      const key = selectionKey(resource, selection);
+      const { indexers, keepManagedFieldsOf, ...selection } = options;
+      // The Apply entries kept: the provider's own choice and what this view asks for (its
+      // controllers' field managers); a view asking for other managers gets a watch of its own.
+      const keep = keepManagedFieldsOf === undefined || keepManagedFieldsOf.length === 0 ? undefined : [...new Set([...(rest.keepManagedFieldsOf ?? []), ...keepManagedFieldsOf])].sort();
+      const key = keep === undefined ? selectionKey(resource, selection) : `${selectionKey(resource, selection)}\0${keep.join('\0')}`;
       let cache = caches.get(key) as SplitCache<T> | undefined;
       if (cache === undefined) {
-        const { events, health } = watched(parent, resource, selection, how);
+        const { events, health } = watched(parent, resource, selection, keep === undefined ? how : { ...how, keepManagedFieldsOf: keep });
         cache = splitCache<T>({ events, health, scopeOf, ...(accepts === undefined ? {} : { accepts }), ...(how.scheduler === undefined ? {} : { scheduler: how.scheduler }), ...(indexers === undefined ? {} : { indexers }) });
         caches.set(key, cache);
       }

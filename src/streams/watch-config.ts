@@ -35,7 +35,8 @@ export interface WatchStreamOptions {
   /**
    * Keep, of `metadata.managedFields`, the server-side apply entries (operation `Apply`) of these
    * field managers, and cut the rest: what lets `apply` prove from the cache that a write would
-   * change nothing. `run` sets it to its controllers' field managers. Default none.
+   * change nothing. `run` sets it to its controllers' field managers, and its informers ask a
+   * provider's shared caches for the same (`CacheViewOptions.keepManagedFieldsOf`). Default none.
    */
   readonly keepManagedFieldsOf?: readonly string[];
   /** Page size of lists. Default 500. */

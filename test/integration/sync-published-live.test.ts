@@ -74,13 +74,13 @@ const ready = (name: string): Promise<Database> =>
     return d?.status?.phase === 'Ready' ? d : undefined;
   }, { context });
 
-/** The agent's `rxfleet_write_requests_total` line of its own requests (not a controller's) to `cluster` with `verb`, once there. */
-const agentWrite = (cluster: string, verb: string): Promise<string> =>
+/** The agent's `rxfleet_requests_total` line of its own requests (not a controller's) to `cluster` with `verb`, once there. */
+const agentRequest = (cluster: string, verb: string): Promise<string> =>
   waitFor(`the agent's own ${verb} requests to ${cluster} in /metrics`, async () => {
     const url = agent.lines().findLast((l) => typeof l.url === 'string')?.url;
     if (typeof url !== 'string') return undefined;
     const text = await (await fetch(`${url}/metrics`)).text();
-    return text.split('\n').find((l) => l.startsWith('rxfleet_write_requests_total{') && l.includes('controller="rxfleet-sync-agent"') && l.includes(`cluster="${cluster}"`) && l.includes(`verb="${verb}"`));
+    return text.split('\n').find((l) => l.startsWith('rxfleet_requests_total{') && l.includes('controller="rxfleet-sync-agent"') && l.includes(`cluster="${cluster}"`) && l.includes(`verb="${verb}"`));
   }, { context, timeoutMs: 20_000 });
 
 /** The `published` list of the agent's last "running the published resources" line, once it has logged one after `from` lines. */
@@ -125,7 +125,9 @@ describe('rxfleet-sync-agent with watchPublishedResources: PublishedResources on
     await ready('first');
     expect((await readyCondition(good, 'True')).reason).toBe('Served');
     // The agent's own status patch is a request like any other: counted on its /metrics.
-    expect(await agentWrite('service', 'patch')).toContain('result="ok"');
+    expect(await agentRequest('service', 'patch')).toContain('result="2xx"');
+    // Its reads too: the watch of the PublishedResources.
+    expect(await agentRequest('service', 'watch')).toContain('result="2xx"');
     // api-syncagent's default: the consumer's labels and annotations go down; kcp's do not.
     const copy = (await svc.copiesFrom(logicalCluster)).find((c) => c.metadata.annotations?.['rxfleet.dev/source-name'] === 'first');
     expect(copy?.metadata.labels?.team).toBe('payments');

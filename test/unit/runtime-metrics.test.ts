@@ -15,7 +15,7 @@ const outcome = (m: ControllerMetrics, cluster: ClusterName, result: OutcomeResu
 };
 
 // Everything a cluster writes while engaged: watch health (with relists and reconnects), each kind
-// of outcome, and writes that succeed and fail.
+// of outcome, writes that succeed and fail, and requests of every kind of result.
 function busyCluster(m: ControllerMetrics, cluster: ClusterName): void {
   m.watchHealth({ cluster, resource: 'configmaps', state: 'connected', synced: true, relists: 1, reconnects: 2 }, undefined);
   m.watchHealth({ cluster, resource: 'secrets', state: 'backingOff', synced: false, relists: 0, reconnects: 1 }, undefined);
@@ -24,6 +24,10 @@ function busyCluster(m: ControllerMetrics, cluster: ClusterName): void {
   outcome(m, cluster, 'terminal', new Error('bad spec'));
   m.write(cluster, 'apply', 'ok');
   m.write(cluster, 'delete', 'NotFound');
+  m.request(cluster, 'watch', '2xx');
+  m.request(cluster, 'apply', '2xx');
+  m.request(cluster, 'get', '4xx');
+  m.request(cluster, 'list', 'ClusterUnreachable');
 }
 
 /** The series of a /metrics text: every sample line without its value. */

@@ -12,7 +12,7 @@ import type { RunHandle, RunOptions, RunResult } from 'rxfleet';
 type Logger = NonNullable<RunOptions['logger']>;
 import { createClusterClient } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
-import { exitCodes, instrumentedClient, requestMetrics } from 'rxfleet/runtime';
+import { exitCodes, requestMetrics } from 'rxfleet/runtime';
 import type { SyncAgentOptions } from './agent.js';
 import { agentControllers } from './agent.js';
 import { exportCluster, serviceCluster } from './clusters.js';
@@ -50,14 +50,15 @@ export interface LiveAgentOptions extends SyncAgentOptions {
  */
 export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult> {
   const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
-  const service = createClusterClient(serviceCluster, options.service, options.client);
-  const provider = createClusterClient(exportCluster, kcp, options.client);
+  // The agent's own requests (preflight, the PublishedResources' list, watch and status patches)
+  // are served on every run's /metrics beside the controllers': in rxfleet_requests_total.
+  const requests = requestMetrics(agentSeries);
+  const counted = { ...options.client, requests: requests.record };
+  const service = createClusterClient(serviceCluster, options.service, counted);
+  const provider = createClusterClient(exportCluster, kcp, counted);
   if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
   if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
-  // The agent's own requests (preflight, the PublishedResources' list, watch and status patches)
-  // are served on every run's /metrics beside the controllers': writes in rxfleet_write_requests_total.
-  const requests = requestMetrics(agentSeries);
-  const clients = { service: instrumentedClient(service.right, requests.record), kcp: instrumentedClient(provider.right, requests.record) };
+  const clients = { service: service.right, kcp: provider.right };
   const runOptions: RunOptions = { ...options.run, signals: false, metricsFrom: [...(options.run.metricsFrom ?? []), requests.registry] };
   const log = options.logger;
   try {

@@ -8,9 +8,8 @@ import { clusterName } from '../../core/cluster.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { E } from '../../internal/fp.js';
-import type { CacheView, Cluster, ClusterCache, Selection } from '../../streams/cluster.js';
+import type { CacheView, CacheViewOptions, Cluster, ClusterCache, Selection } from '../../streams/cluster.js';
 import { splitWatches } from '../../streams/split-watches.js';
-import type { Indexer } from '../../streams/store.js';
 import { managementWatch } from '../internal/management.js';
 import type { Reporter } from '../internal/report.js';
 import type { KcpProviderOptions } from './config.js';
@@ -149,7 +148,7 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
       shared === undefined
         ? undefined
         : {
-            view: <T extends KubeObject>(r: ResourceDescriptor<T>, selection: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, as: ClusterName): CacheView<T> | undefined =>
+            view: <T extends KubeObject>(r: ResourceDescriptor<T>, selection: CacheViewOptions<T>, as: ClusterName): CacheView<T> | undefined =>
               wildcardServes(selection) ? shared.view(r, selection, logical, as) : undefined,
           },
     clientOf,

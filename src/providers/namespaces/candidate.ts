@@ -5,9 +5,8 @@ import { clusterName } from '../../core/cluster.js';
 import type { KubeObject, Namespace } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
 import { E } from '../../internal/fp.js';
-import type { Cluster, Selection } from '../../streams/cluster.js';
+import type { CacheViewOptions, Cluster } from '../../streams/cluster.js';
 import type { SplitWatches } from '../../streams/split-watches.js';
-import type { Indexer } from '../../streams/store.js';
 import type { Candidate } from '../internal/candidates.js';
 import { scopedClient } from './scoped-client.js';
 
@@ -38,7 +37,7 @@ export function namespaceCandidate(management: Cluster, ns: Namespace, shared?: 
           cache: {
             // Only what the shared watch holds: this namespace's objects of a namespaced resource,
             // named as the caller knows the cluster (`as`: `ns#team-a` under multiProvider).
-            view: <T extends KubeObject>(r: ResourceDescriptor<T>, o: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, as: ClusterName) => {
+            view: <T extends KubeObject>(r: ResourceDescriptor<T>, o: CacheViewOptions<T>, as: ClusterName) => {
               const { namespace, ...rest } = o;
               return r.namespaced && (namespace === undefined || namespace === n) ? shared.view(r, rest, name, as) : undefined;
             },

@@ -9,10 +9,9 @@ import type { ClusterName } from '../../core/cluster.js';
 import { ConfigError } from '../../core/config-error.js';
 import type { KubeObject } from '../../core/object.js';
 import type { ResourceDescriptor } from '../../core/resource.js';
-import type { CacheView, Cluster, ClusterCache, Selection } from '../../streams/cluster.js';
+import type { CacheView, CacheViewOptions, Cluster, ClusterCache } from '../../streams/cluster.js';
 import type { Informers } from '../../streams/informers.js';
 import { selectionKey } from '../../streams/informers.js';
-import type { Indexer } from '../../streams/store.js';
 import type { WatchSpec } from '../cluster-keeper.js';
 import { selects } from '../cluster-keeper.js';
 
@@ -130,7 +129,7 @@ export function warmCaches(informers: Informers, specs: readonly WatchSpec[], op
       const own = cluster.cache;
       if (w?.cluster !== cluster) return own;
       return {
-        view: <T extends KubeObject>(resource: ResourceDescriptor<T>, options: Selection & { readonly indexers?: Readonly<Record<string, Indexer<T>>> }, as: ClusterName): CacheView<T> | undefined => {
+        view: <T extends KubeObject>(resource: ResourceDescriptor<T>, options: CacheViewOptions<T>, as: ClusterName): CacheView<T> | undefined => {
           const { indexers: _i, ...selection } = options;
           if (as !== cluster.name || warm.get(cluster.name) !== w || !w.keys.has(selectionKey(resource, selection))) return own?.view(resource, options, as);
           // The warm informer of the provider's cluster, whose store is keyed by the same name.

@@ -1,0 +1,98 @@
+// Counting every request where it is sent: the transport reports each request's verb and result to
+// a recorder, injected (never prom-client here: the root entry point stays light). A transport's
+// recorder is its own (`TransportOptions.requests`), else the one in effect where it was made,
+// else the one in effect where the request is made: `run` puts its metrics' recorder in effect for
+// everything it starts, so the clients its providers make, its Lease client and a client made
+// before the run but used by it are all counted, with no provider knowing about metrics.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ClusterName } from '../core/cluster.js';
+import type { KubeError } from '../core/errors.js';
+import type { Verb } from '../core/verb.js';
+
+/**
+ * Receives one request a transport sent: its cluster (the transport's), its verb and its result:
+ * the HTTP status class (`2xx`, `3xx`, `4xx`, `5xx`) when the server answered, else the
+ * {@link KubeError} tag of why no answer came (`ClusterUnreachable`, `Timeout`, `Transient`,
+ * `Tls`, `Fenced`, `Unauthorized` for credentials that could not be had…). Every value is from a
+ * bounded set: never a path, a name or a namespace.
+ *
+ * @example
+ * ```ts
+ * const record: RequestRecorder = (cluster: ClusterName, verb: Verb, result: string) => console.log(cluster, verb, result);
+ * ```
+ */
+export type RequestRecorder = (cluster: ClusterName, verb: Verb, result: string) => void;
+
+const inEffect = new AsyncLocalStorage<RequestRecorder>();
+
+/**
+ * Runs `f` with `record` in effect: a transport made during `f`, or in anything `f` starts (its
+ * timers, promises and I/O callbacks), reports its requests to `record` unless it has a recorder
+ * of its own; so does a request made there by a transport made outside without one. `run` wraps
+ * itself in it with its metrics' recorder.
+ *
+ * @example
+ * ```ts
+ * const seen: string[] = [];
+ * await countingRequests((cluster, verb, result) => seen.push(`${cluster} ${verb} ${result}`), () => client.get(configMaps, 'a'));
+ * ```
+ * @param record - the recorder.
+ * @param f - the work whose requests it counts.
+ * @returns what `f` returns.
+ */
+export function countingRequests<R>(record: RequestRecorder, f: () => R): R {
+  return inEffect.run(record, f);
+}
+
+/**
+ * The recorder in effect here (see {@link countingRequests}), if any.
+ *
+ * @example
+ * ```ts
+ * const record = recorderInEffect();
+ * ```
+ * @returns the recorder, or `undefined`.
+ */
+export function recorderInEffect(): RequestRecorder | undefined {
+  return inEffect.getStore();
+}
+
+const methodVerbs = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as const satisfies Record<string, Verb>;
+
+/**
+ * The verb a request is counted under when its caller names none: `watch` for a stream, else by
+ * method (GET `get`, POST `create`, PUT `update`, PATCH `patch`, or `apply` for an apply patch,
+ * DELETE `delete`).
+ *
+ * @example
+ * ```ts
+ * verbOfRequest({ method: 'PATCH', contentType: 'application/apply-patch+yaml' }, false); // 'apply'
+ * ```
+ * @param req - the request's method, content type and named verb.
+ * @param stream - whether its body is streamed (a watch).
+ * @returns the verb.
+ */
+export function verbOfRequest(req: { readonly method: keyof typeof methodVerbs; readonly contentType?: string | undefined; readonly verb?: Verb | undefined }, stream: boolean): Verb {
+  if (req.verb !== undefined) return req.verb;
+  if (stream) return 'watch';
+  if (req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') === true) return 'apply';
+  return methodVerbs[req.method];
+}
+
+const classes = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
+/**
+ * The result a request is counted under: the status class of an answer, else the error's tag.
+ *
+ * @example
+ * ```ts
+ * requestResult(404); // '4xx'
+ * requestResult(kubeError('ClusterUnreachable', clusterName('east'), 'connect ECONNREFUSED')); // 'ClusterUnreachable'
+ * ```
+ * @param outcome - the HTTP status, or the error of a request the server did not answer.
+ * @returns the result label.
+ */
+export function requestResult(outcome: number | KubeError): string {
+  if (typeof outcome !== 'number') return outcome.code === undefined ? outcome.type : requestResult(outcome.code);
+  return classes[Math.floor(outcome / 100) - 1] ?? 'other';
+}

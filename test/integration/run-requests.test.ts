@@ -1,0 +1,85 @@
+// Every request a run sends, in its rxfleet_requests_total, on a real kube-apiserver: its leader
+// election's Lease requests, its provider's reads of kubeconfig Secrets (through a management
+// client made before the run), its watches of each engaged cluster; and a cluster's series go when
+// it leaves, so that clusters coming and going leave no series behind.
+import { pino } from 'pino';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster, RunHandle, Secret } from '../../src/index.js';
+import { configMaps, controller, done, run, secrets } from '../../src/index.js';
+import { kubeconfigSecretLabel, kubeconfigSecretProvider } from '../../src/providers/kubeconfig-secrets/index.js';
+import { sharedKubeApiserver } from '../support/context.js';
+import { eventually, must } from '../support/wait.js';
+import { b64, kubeApiserverAccess, kubeconfigWith } from './providers-support.js';
+import { clusterFrom, httpGet, randomName } from './runtime-support.js';
+
+const timing = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
+const handles: RunHandle[] = [];
+afterEach(async () => {
+  await Promise.all(handles.splice(0).map((h) => h.stop({ deadlineMs: 0 })));
+});
+
+/** The `rxfleet_requests_total` series of a /metrics text, as `cluster verb result`. */
+const requestSeries = (text: string): string[] =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('rxfleet_requests_total{'))
+    .map((l) => {
+      const label = (k: string): string => new RegExp(`[{,]${k}="([^"]*)"`).exec(l)?.[1] ?? '?';
+      return `${label('cluster')} ${label('verb')} ${label('result')}`;
+    });
+
+describe("a run's requests (kube-apiserver)", () => {
+  let hub: Cluster;
+  let home: Cluster;
+  let ns: string;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    const yaml = sharedKubeApiserver().kubeconfigYaml('admin');
+    hub = clusterFrom('hub', yaml);
+    home = clusterFrom('home', yaml);
+    ns = await sharedKubeApiserver().createNamespace('requests');
+    const access = kubeApiserverAccess();
+    kubeconfig = b64(kubeconfigWith(access.server, access.caData, { token: access.token }));
+  });
+  const secret = (name: string): Secret => ({ metadata: { name, namespace: ns, labels: { [kubeconfigSecretLabel]: 'true' } }, data: { kubeconfig } });
+
+  it('counts its Lease, provider and watch requests, and forgets the series of each cluster that left', async () => {
+    for (const name of ['stays-a', 'stays-b']) must(await hub.client.create(secrets, secret(name)));
+    const c = controller({
+      name: randomName('requests'),
+      provider: kubeconfigSecretProvider({ management: hub, namespace: ns }),
+      resource: configMaps,
+      select: { namespace: ns },
+      reconcile: () => done(),
+    });
+    const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: { port: 0 }, replicas: { type: 'leader-election', home, namespace: ns, timing } });
+    handles.push(handle);
+    const url = handle.url ?? '';
+    const series = async (): Promise<string[]> => requestSeries((await httpGet(`${url}/metrics`)).body);
+    const has = (all: readonly string[], cluster: string, verbs: readonly string[]): boolean => all.some((s) => verbs.some((v) => s === `${cluster} ${v} 2xx`));
+
+    await eventually('Lease, Secret and watch requests in /metrics', async () => {
+      const all = await series();
+      // The Lease on the home cluster (read, then created or renewed), the Secrets through the
+      // management client, each engaged cluster's watch through its own client.
+      return has(all, 'home', ['get']) && has(all, 'home', ['create', 'update']) && has(all, 'hub', ['list', 'watch']) && has(all, 'stays-a', ['list', 'watch']) && has(all, 'stays-b', ['list', 'watch']) ? true : undefined;
+    }, { timeoutMs: 30_000 });
+
+    // Clusters come and go: each one's series are there while it is engaged, gone once it left.
+    for (let round = 0; round < 3; round++) {
+      const names = [`round-${round}-a`, `round-${round}-b`];
+      for (const name of names) must(await hub.client.create(secrets, secret(name)));
+      await eventually(`round ${round}: its clusters' requests counted`, async () => {
+        const all = await series();
+        return names.every((n) => has(all, n, ['list', 'watch'])) ? true : undefined;
+      }, { timeoutMs: 30_000 });
+      for (const name of names) must(await hub.client.delete(secrets, name, { namespace: ns }));
+      await eventually(`round ${round}: its clusters' series gone`, async () => {
+        const all = await series();
+        return handle.fleet.clusters().length === 2 && !all.some((s) => names.some((n) => s.startsWith(`${n} `))) ? true : undefined;
+      }, { timeoutMs: 30_000 });
+    }
+    const clusters = new Set((await series()).map((s) => s.split(' ')[0]));
+    expect([...clusters].sort()).toEqual(['home', 'hub', 'stays-a', 'stays-b']);
+  });
+});

@@ -1,0 +1,83 @@
+// Counting requests where they are sent: the verb and result labels a transport reports (bounded:
+// never a path or a name), the recorder in effect across what a run starts, and the series a run's
+// metrics and a program's own `requestMetrics` keep.
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import type { RequestRecorder } from '../../src/client/index.js';
+import { countingRequests, kubeError, requestResult, verbOfRequest } from '../../src/client/index.js';
+import { recorderInEffect } from '../../src/client/request-count.js';
+import { clusterName } from '../../src/index.js';
+import { requestMetrics } from '../../src/runtime/index.js';
+import { controllerMetrics, scopedMetrics } from '../../src/runtime/metrics.js';
+
+describe('verbOfRequest', () => {
+  it('names the verb from the method and content type, a stream a watch, and takes the one the caller named', () => {
+    expect(verbOfRequest({ method: 'GET' }, false)).toBe('get');
+    expect(verbOfRequest({ method: 'GET' }, true)).toBe('watch');
+    expect(verbOfRequest({ method: 'GET', verb: 'list' }, false)).toBe('list');
+    expect(verbOfRequest({ method: 'POST' }, false)).toBe('create');
+    expect(verbOfRequest({ method: 'PUT' }, false)).toBe('update');
+    expect(verbOfRequest({ method: 'PATCH', contentType: 'application/merge-patch+json' }, false)).toBe('patch');
+    expect(verbOfRequest({ method: 'PATCH', contentType: 'application/apply-patch+yaml' }, false)).toBe('apply');
+    expect(verbOfRequest({ method: 'DELETE' }, false)).toBe('delete');
+  });
+});
+
+describe('requestResult', () => {
+  it('is the status class of an answer, else the tag of the error no answer came with', () => {
+    expect([200, 201, 304, 404, 409, 429, 500, 503].map(requestResult)).toEqual(['2xx', '2xx', '3xx', '4xx', '4xx', '4xx', '5xx', '5xx']);
+    expect(requestResult(kubeError('Conflict', clusterName('east'), 'modified', { code: 409 }))).toBe('4xx');
+    expect(requestResult(kubeError('ClusterUnreachable', clusterName('east'), 'connect ECONNREFUSED'))).toBe('ClusterUnreachable');
+    expect(requestResult(kubeError('Fenced', clusterName('east'), 'lease lost'))).toBe('Fenced');
+    // A server's odd status stays within a bounded set.
+    expect([0, 99, 600, 999].map(requestResult)).toEqual(['other', 'other', 'other', 'other']);
+  });
+});
+
+describe('countingRequests', () => {
+  it('puts a recorder in effect for everything its work starts, the innermost winning, and none outside', async () => {
+    const outer: RequestRecorder = () => undefined;
+    const inner: RequestRecorder = () => undefined;
+    expect(recorderInEffect()).toBeUndefined();
+    const seen = await countingRequests(outer, async () => {
+      const found: (RequestRecorder | undefined)[] = [recorderInEffect()];
+      await Promise.resolve();
+      found.push(await new Promise<RequestRecorder | undefined>((resolve) => setTimeout(() => resolve(recorderInEffect()), 0)));
+      found.push(countingRequests(inner, () => recorderInEffect()));
+      found.push(recorderInEffect());
+      return found;
+    });
+    expect(seen).toEqual([outer, outer, inner, outer]);
+    expect(recorderInEffect()).toBeUndefined();
+  });
+});
+
+describe('request series', () => {
+  it("are a run's fleet series, by cluster, verb and result, and a departed cluster's go", async () => {
+    const m = controllerMetrics('requests');
+    const east = clusterName('east');
+    m.request(east, 'watch', '2xx');
+    m.request(east, 'watch', '2xx');
+    m.request(east, 'apply', '4xx');
+    m.request(clusterName('hub'), 'list', '2xx');
+    const text = await m.registry.metrics();
+    expect(text).toContain('rxfleet_requests_total{cluster="east",verb="watch",result="2xx",controller="requests"} 2');
+    expect(text).toContain('rxfleet_requests_total{cluster="east",verb="apply",result="4xx",controller="requests"} 1');
+    m.forget(east);
+    const after = await m.registry.metrics();
+    expect(after).not.toContain('cluster="east"');
+    expect(after).toContain('rxfleet_requests_total{cluster="hub",verb="list",result="2xx",controller="requests"} 1');
+  });
+
+  it("are not a controller's own in a run of several (its reconcile scope), which counts them once for the fleet", async () => {
+    const own = scopedMetrics('one', new Registry(), {}, 'reconcile');
+    own.request(clusterName('east'), 'get', '2xx');
+    expect(await own.registry.metrics()).not.toContain('rxfleet_requests_total{');
+  });
+
+  it("of a program's own clients, under its controller label", async () => {
+    const requests = requestMetrics('rxfleet-sync-agent');
+    requests.record(clusterName('service'), 'patch', '2xx');
+    expect(await requests.registry.metrics()).toContain('rxfleet_requests_total{cluster="service",verb="patch",result="2xx",controller="rxfleet-sync-agent"} 1');
+  });
+});
