@@ -118,11 +118,14 @@ function proveItems(applied: readonly Json[], owned: Fields, cachedValue: Json |
   return proven;
 }
 
-// A granular map (or struct): this manager owns exactly the applied keys, each proven.
+// A granular map (or struct): this manager owns exactly the applied keys, each proven. It may own
+// the map itself too (`.`), where the schema tracks the map as a field of its own (a deduced schema:
+// kcp's virtual workspaces): the apply states the map (never empty here), so it states that too.
 function proveMap(applied: Readonly<Record<string, Json>>, owned: Fields, cached: Json | undefined, path: string): ApplyProof {
   if (!isMap(cached)) return no(`${path}: the cached value is not an object`);
   const stated = Object.keys(applied);
   for (const k of Object.keys(owned)) {
+    if (k === '.' && isLeaf(owned[k])) continue;
     if (!k.startsWith('f:') || !(k.slice(2) in applied)) return no(`${path}: this manager owns ${k}, which the apply no longer states (a real apply would remove it)`);
   }
   for (const k of stated) {

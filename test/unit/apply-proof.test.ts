@@ -41,6 +41,15 @@ describe('applyChangesNothing', () => {
     expect(reason(noAnnotations, obj({ data: { a: '1', b: '2' } }, [entry(owned)]))).toMatch(/owns f:metadata/);
   });
 
+  it('should prove an apply whose entry also owns the maps it states themselves (`.`: a deduced schema, as kcp virtual workspaces record it)', () => {
+    const deduced = { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:annotations': { '.': {}, 'f:bench.rxfleet.io/source': {} } } };
+    expect(proof(applied, obj({ data: { a: '1', b: '2' } }, [entry(deduced)]))).toEqual({ proven: true });
+    // The map itself owned, but a key in it no longer stated: a real apply removes that key.
+    expect(reason({ ...applied, data: { a: '1' } }, obj({ data: { a: '1', b: '2' } }, [entry(deduced)]))).toMatch(/owns f:b, which the apply no longer states/);
+    // The map owned and not stated at all: a real apply removes it.
+    expect(reason({ metadata: applied.metadata }, obj({ data: { a: '1', b: '2' } }, [entry(deduced)]))).toMatch(/owns f:data, which the apply no longer states/);
+  });
+
   it('should use only this manager’s Apply entry of the same subresource and apiVersion', () => {
     const data = { data: { a: '1', b: '2' } };
     expect(reason(applied, obj(data, []))).toMatch(/no Apply entry of bench-peer/);
