@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import type { Verb } from '../core/verb.js';
+import type { HttpRequest } from './transport-types.js';
 
 /**
  * Receives one request a transport sent: its cluster (the transport's), its verb and its result:
@@ -57,7 +58,7 @@ export function recorderInEffect(): RequestRecorder | undefined {
   return inEffect.getStore();
 }
 
-const methodVerbs = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as const satisfies Record<string, Verb>;
+const methodVerbs: Readonly<Record<HttpRequest['method'], Verb>> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 /**
  * The verb a request is counted under when its caller names none: `watch` for a stream, else by
@@ -72,7 +73,7 @@ const methodVerbs = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch',
  * @param stream - whether its body is streamed (a watch).
  * @returns the verb.
  */
-export function verbOfRequest(req: { readonly method: keyof typeof methodVerbs; readonly contentType?: string | undefined; readonly verb?: Verb | undefined }, stream: boolean): Verb {
+export function verbOfRequest(req: Pick<HttpRequest, 'method' | 'contentType' | 'verb'>, stream: boolean): Verb {
   if (req.verb !== undefined) return req.verb;
   if (stream) return 'watch';
   if (req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') === true) return 'apply';
