@@ -42,7 +42,7 @@ describe('countingRequests', () => {
     const seen = await countingRequests(outer, async () => {
       const found: (RequestRecorder | undefined)[] = [recorderInEffect()];
       await Promise.resolve();
-      found.push(await new Promise<RequestRecorder | undefined>((resolve) => setTimeout(() => resolve(recorderInEffect()), 0)));
+      found.push(await new Promise<RequestRecorder | undefined>((resolve) => setTimeout(() => { resolve(recorderInEffect()); }, 0)));
       found.push(countingRequests(inner, () => recorderInEffect()));
       found.push(recorderInEffect());
       return found;
