@@ -3,7 +3,7 @@
 // metrics and one log line per real state change.
 import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
-import { defer, finalize, ignoreElements, merge, mergeMap, NEVER, takeUntil, tap } from 'rxjs';
+import { defer, filter, finalize, from, ignoreElements, map, merge, mergeMap, NEVER, share, takeUntil, tap } from 'rxjs';
 import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
@@ -52,8 +52,10 @@ export function selects(spec: WatchSpec, cluster: Cluster): boolean {
 export interface KeeperParts {
   readonly fleet: Fleet;
   readonly informers: Informers;
-  /** The declared watches; read when a cluster engages (every input has declared its watches by then). */
+  /** The declared watches; read when a cluster engages (every input has declared its watches by then) and at each `specsChanged`. */
   readonly specs: readonly WatchSpec[];
+  /** Emits after `specs` changed while the run runs (a controller joined or left). */
+  readonly specsChanged?: Observable<void>;
   readonly health: HealthTracker;
   readonly metrics: ControllerMetrics;
   readonly logger: Logger;
@@ -114,14 +116,16 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
     const sharedLog = sharedWatchLog(logger);
     return fleet.engagements.pipe(
       mergeMap(({ cluster, lifetime }) => {
-        const mine = specs.filter((s) => selects(s, cluster));
-        const ids = [...new Set(mine.map((s) => resourceId(s.resource)))];
+        const selected = (): readonly WatchSpec[] => specs.filter((s) => selects(s, cluster));
+        const idsOf = (list: readonly WatchSpec[]): readonly string[] => [...new Set(list.map((s) => resourceId(s.resource)))];
+        let mine = selected();
+        let ids = idsOf(mine);
         const clog = logger.child({ cluster: cluster.name });
         health.engage(cluster.name, ids, cluster.unservedResourceHint);
         kept += 1;
         metrics.engaged(kept);
         clog.info({ labels: cluster.labels ?? {}, ...(cluster.identity === undefined ? {} : { from: cluster.identity.from }), watches: ids }, 'cluster engaged');
-        const perWatch = mine.map((s) => {
+        const keep = (s: WatchSpec): Observable<never> => {
           const inf = informers.informer(cluster, s.resource, s.options);
           return merge(
             inf.events.pipe(ignoreElements()),
@@ -135,10 +139,29 @@ export function keepClusters(parts: KeeperParts): Observable<never> {
               ignoreElements(),
             ),
           );
-        });
+        };
+        // A controller that joins or leaves the run changes the declared watches: a new one is kept
+        // from then on, a dropped one released (no log line per cluster: the run logs the change once).
+        const changes = (parts.specsChanged ?? NEVER).pipe(
+          map(() => {
+            const before = mine;
+            mine = selected();
+            const next = idsOf(mine);
+            // A dropped watch's series stay until the cluster leaves (bounded by the resources ever declared).
+            ids = next;
+            health.expect(cluster.name, ids);
+            return { added: mine.filter((s) => !before.includes(s)), current: mine };
+          }),
+          share(),
+        );
+        const released = (s: WatchSpec): Observable<unknown> => changes.pipe(filter((c) => !c.current.includes(s)));
+        const perWatch = merge(
+          from(mine),
+          changes.pipe(mergeMap((c) => from(c.added))),
+        ).pipe(mergeMap((s) => keep(s).pipe(takeUntil(released(s)))));
         // NEVER keeps a cluster that no watch selects (e.g. a downstream target) tracked until its
         // lifetime ends; an empty merge would complete at once and report it disengaged.
-        return merge(NEVER, ...perWatch).pipe(
+        return merge(NEVER, perWatch).pipe(
           takeUntil(lifetime),
           finalize(() => {
             health.disengage(cluster.name);

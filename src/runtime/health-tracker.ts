@@ -44,7 +44,7 @@ export function clusterHealth(cluster: ClusterName, expected: readonly string[],
 }
 
 interface Entry {
-  readonly expected: readonly string[];
+  expected: readonly string[];
   readonly latest: Map<string, WatchHealth>;
   readonly unservedResourceHint: string | undefined;
   /** Why each controller's requests are refused here (401/403), while they are. */
@@ -186,6 +186,14 @@ export function healthTracker(options: HealthTrackerOptions = {}): HealthTracker
       const entry = { ...parts, health: health(cluster, parts) };
       entries.set(cluster, entry);
       counts[entry.health.state] += 1;
+      changed();
+    },
+    expect(cluster, watches) {
+      const entry = entries.get(cluster);
+      if (entry === undefined) return;
+      entry.expected = watches;
+      for (const id of [...entry.latest.keys()]) if (!watches.includes(id)) entry.latest.delete(id);
+      setHealth(entry, health(cluster, entry));
       changed();
     },
     disengage(cluster) {

@@ -136,6 +136,12 @@ export interface HealthTracker extends HealthView {
    * `Cluster.unservedResourceHint` (what to do when one of them answers 404).
    */
   engage(cluster: ClusterName, watches: readonly string[], unservedResourceHint?: string): void;
+  /**
+   * The watches an engaged cluster reports changed (a controller joined or left the run): a watch
+   * no longer expected is forgotten, a new one holds the cluster `syncing` until it syncs. An unknown
+   * cluster is ignored.
+   */
+  expect(cluster: ClusterName, watches: readonly string[]): void;
   /** A cluster left: its health is forgotten. */
   disengage(cluster: ClusterName): void;
   /** Records a watch's health; returns the previous snapshot of that watch. */

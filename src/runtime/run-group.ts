@@ -92,3 +92,33 @@ export function legacyRateLimit(all: readonly Controller<KubeObject>[]): RateLim
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- as above
   return given[0]?.sinks?.rateLimit;
 }
+
+/**
+ * Whether a controller can join a run that already runs (`RunHandle.add`): the same provider and
+ * watch settings as the run's controllers (see {@link runControllers}), a field manager whose
+ * entries the run's caches keep (so its applies can be proven needless), required clusters the run
+ * already waits for (readiness), and no `sinks.rateLimit` of its own (the run's limiter is made).
+ *
+ * @example
+ * ```ts
+ * joinCheck(all)(another); // throws a ConfigError naming what differs
+ * ```
+ * @param all - the run's first controllers.
+ * @returns the check: throws a ConfigError naming what to fix.
+ */
+export function joinCheck(all: readonly Controller<KubeObject>[]): (c: Controller<KubeObject>) => void {
+  const first = all[0];
+  const managers = new Set(all.map((x) => x.fieldManager));
+  const required = new Set(all.flatMap((x) => x.requiredClusters ?? []));
+  return (c) => {
+    const cannot = `run: controller "${c.name}" cannot join the running run`;
+    if (first === undefined) throw new ConfigError(`${cannot}: the run has no controller`);
+    if (c.provider !== first.provider) throw new ConfigError(`${cannot}: it names another provider than "${first.name}"; pass the same Provider object`);
+    if (!isDeepStrictEqual(c.watchOptions, first.watchOptions)) throw new ConfigError(`${cannot}: its watchOptions differ from "${first.name}"'s`);
+    if (!managers.has(c.fieldManager)) throw new ConfigError(`${cannot}: its field manager "${c.fieldManager}" is not one of the run's (${[...managers].join(', ')}); the caches keep only theirs`);
+    const extra = (c.requiredClusters ?? []).filter((cl) => !required.has(cl));
+    if (extra.length > 0) throw new ConfigError(`${cannot}: it requires cluster(s) ${extra.join(', ')} that the run's readiness does not wait for; require them in a controller the run starts with`);
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- refused: the run's limiter is already made
+    if (c.sinks?.rateLimit !== undefined) throw new ConfigError(`${cannot}: it gives sinks.rateLimit; give RunOptions.clusterRateLimit when the run starts`);
+  };
+}

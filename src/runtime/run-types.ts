@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Outcome } from '../operators/types.js';
+import type { KubeObject } from '../core/object.js';
+import type { Controller } from './controller.js';
 import type { Fleet } from '../streams/fleet.js';
 import type { ClusterRateLimitOption } from './cluster-rate-limit.js';
 import type { Replicas, ReplicaView } from './ha/replicas.js';
@@ -156,6 +158,36 @@ export interface RunHandle {
   readonly fleet: Fleet;
   /** This replica's identity and state, when `RunOptions.replicas` is set. */
   readonly replica?: ReplicaView;
+  /**
+   * Starts more controllers in this run while it runs, beside the others: they share its fleet,
+   * watches, health, probe server and Lease. Each must name the run's provider and watch settings,
+   * one of its field managers and only clusters its readiness already requires, and a name no
+   * running controller has. Their watches count for readiness from now on (a cluster is `syncing`
+   * until they sync). The provider's reports so far are not replayed to them (`fleet.reports` is
+   * hot): an input that waits for the first discovery pass reads `health` instead. Does nothing
+   * once a stop was requested.
+   *
+   * @example
+   * ```ts
+   * handle.add([syncController(plan, { provider })]);
+   * ```
+   * @throws ConfigError naming what keeps one from joining (then none is added).
+   */
+  add(controllers: readonly Controller<KubeObject>[]): void;
+  /**
+   * Stops the named controllers of this run and leaves the others running: their input ends, their
+   * running and ready keys finish (retries are dropped; after the run's shutdown deadline what still
+   * runs is aborted), then their watches are released and their series leave /metrics. Names not
+   * running are ignored.
+   *
+   * @example
+   * ```ts
+   * await handle.remove(['databases']);
+   * handle.add([syncController(changedPlan, { provider })]);
+   * ```
+   * @returns once they drained.
+   */
+  remove(names: readonly string[]): Promise<void>;
   /** Stops taking new work, lets running reconciles finish within the deadline, then tears down. */
   stop(options?: { readonly deadlineMs?: number }): Promise<RunResult>;
   /** Resolves when the run has ended and everything is released. Never rejects. */

@@ -4,7 +4,8 @@
 // reconciles still read caches and write through the fleet), then everything is unsubscribed
 // (lifecycle.ts). Watches come from the informers, which ask each cluster's cache first: the
 // runtime knows no provider by name.
-import { asyncScheduler, finalize, merge, Subject, tap } from 'rxjs';
+import { asyncScheduler, finalize, Subject } from 'rxjs';
+import type { Registry as PromRegistry } from 'prom-client';
 import type { RequestRecorder } from '../client/request-count.js';
 import { countingRequests } from '../client/request-count.js';
 import type { ClusterName } from '../core/cluster.js';
@@ -23,9 +24,10 @@ import { healthTracker } from './health-tracker.js';
 import { defaultShutdownDeadlineMs, lifecycle } from './lifecycle.js';
 import { controllerLogger, defaultLogger } from './logging.js';
 import type { SharedRunParts } from './run-controller.js';
-import { controllerPipeline } from './run-controller.js';
-import { legacyRateLimit, runControllers, runProvider as provider, runWatchConfig as watchConfig } from './run-group.js';
-import { describeCause, logOutcome, probeServer } from './run-parts.js';
+import { controllerSet } from './controller-set.js';
+import type { MetricsSource } from './metrics-exposition.js';
+import { joinCheck, legacyRateLimit, runControllers, runProvider as provider, runWatchConfig as watchConfig } from './run-group.js';
+import { describeCause, probeServer } from './run-parts.js';
 import type { RunHandle, RunOptions } from './run-types.js';
 
 export type { RunHandle, RunOptions, RunResult } from './run-types.js';
@@ -59,6 +61,9 @@ export type { RunHandle, RunOptions, RunResult } from './run-types.js';
  * ```ts
  * const handle = await run([publisher, sync], { name: 'sync-agent' });
  * ```
+ * The list may change while the run runs: `handle.add([...])` starts more controllers beside the
+ * others, `handle.remove([name])` drains and stops some, and the rest keep their queues, caches,
+ * the probe server and the Lease.
  * @see main to run and exit with the result's code.
  * @param c - the controller, or several sharing one provider.
  * @param options - logger, probe server, signals, shutdown deadline, scheduler.
@@ -109,8 +114,15 @@ async function started<T extends KubeObject>(c: Controller<T> | readonly Control
   const health = healthTracker({ minClusters: fleetOptions.minClusters, awaitFirstPass: true, scheduler, requiredClusters: controllers.flatMap((x) => x.requiredClusters ?? []) });
   // Checked before the probe server listens: a missing Lease namespace or forbidden Leases fail the start.
   const replica = options.replicas === undefined ? undefined : await (await import('./ha/replica-runtime.js')).replicaRuntime(options.replicas, name, { logger: log, health, registry: metrics.registry, scheduler });
-  const others = [...(single ? [] : own.map((m) => m.registry)), ...(options.metricsFrom ?? [])];
-  const exposition = others.length === 0 ? metrics.registry : combinedMetrics(metrics.registry, others);
+  // Read at each scrape: a controller that joins later (RunHandle.add) is served beside the others.
+  // (A controller that left has its series dropped with its registry.)
+  const added = new Map<string, PromRegistry>();
+  const left = new Set<string>();
+  const others = (): readonly PromRegistry[] => [...(single ? [] : own.filter((_m, i) => !left.has(controllers[i]?.name ?? '')).map((m) => m.registry)), ...added.values(), ...(options.metricsFrom ?? [])];
+  const exposition: MetricsSource = {
+    contentType: metrics.registry.contentType,
+    metrics: () => (others().length === 0 ? metrics.registry.metrics() : combinedMetrics(metrics.registry, others()).metrics()),
+  };
   const server = await probeServer(name, options.http, health, exposition);
   const release = async (): Promise<void> => {
     await replica?.release();
@@ -132,29 +144,34 @@ async function started<T extends KubeObject>(c: Controller<T> | readonly Control
   // Each controller's own Apply entries stay in the caches, so its sinks can prove an apply needless.
   const informers = createInformers({ keepManagedFieldsOf: [...new Set(controllers.map((x) => x.fieldManager))], ...watchConfig(controllers), scheduler });
   const specs: WatchSpec[] = [];
+  const specsChanged = new Subject<void>();
   const owned = replica === undefined ? discovered : replica.provider(discovered, { informers, specs });
   const fleet = createFleet(limits === undefined ? owned : limits.provider(owned), { scheduler });
   const shared: SharedRunParts = { fleet, informers, specs, stopRequested: life.stopRequested, scheduler, ...(replica === undefined ? {} : { access: replica.access }), ...(limits === undefined ? {} : { clusterGate: (cl: ClusterName) => limits.delayMs(cl) }) };
-  const running = controllers.map(() => 0);
-  const pipelines = controllers.map((x, i) => {
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- folded into the one per-cluster limiter above
-    const { rateLimit: _legacy, ...sinkOptions } = x.sinks ?? {};
-    const ownLog = single ? log : controllerLogger(root, x.name);
-    return controllerPipeline(x, shared, {
-      logger: ownLog,
-      metrics: own[i] ?? metrics,
-      sinkOptions,
-      health,
-      onDepth: (n) => {
-        running[i] = n;
-        life.running(running.reduce((a, b) => a + b, 0));
+  const set = controllerSet(
+    {
+      shared,
+      specsChanged,
+      // One controller started alone keeps its series on the run's registry; every other gets its own.
+      own: (x, first) => {
+        if (first && single) return { logger: log, metrics };
+        const ownMetrics = first ? (own[controllers.indexOf(x)] ?? metrics) : scopedMetrics(x.name, new Registry(), options.metrics ?? {}, 'reconcile');
+        if (!first) added.set(x.name, ownMetrics.registry);
+        return { logger: controllerLogger(root, x.name), metrics: ownMetrics };
       },
-    }).pipe(
-      tap((o) => {
-        logOutcome(ownLog, o);
-      }),
-    );
-  });
+      left: (x) => {
+        left.add(x.name);
+        added.delete(x.name);
+      },
+      health,
+      running: (n) => {
+        life.running(n);
+      },
+      deadlineMs: options.shutdownDeadlineMs ?? defaultShutdownDeadlineMs,
+      canJoin: joinCheck(controllers),
+    },
+    controllers,
+  );
   const outcomes = new Subject<Outcome>();
 
   life.own(followReports(fleet.reports, { logger: log, health, metrics }).subscribe());
@@ -167,7 +184,7 @@ async function started<T extends KubeObject>(c: Controller<T> | readonly Control
     }),
   );
   life.own(
-    keepClusters({ fleet, informers, specs, health, metrics, logger: log }).subscribe({
+    keepClusters({ fleet, informers, specs, specsChanged, health, metrics, logger: log }).subscribe({
       error: (err: unknown) => {
         health.broken();
         life.finish('failed', `the provider failed: ${describeCause(err)}`);
@@ -175,7 +192,7 @@ async function started<T extends KubeObject>(c: Controller<T> | readonly Control
     }),
   );
   life.own(
-    merge(...pipelines)
+    set.outcomes
       .pipe(
         finalize(() => {
           outcomes.complete();
@@ -204,5 +221,13 @@ async function started<T extends KubeObject>(c: Controller<T> | readonly Control
     for (const x of controllers) log.info({ url: server?.url, ...(single ? {} : { controller: x.name }), fieldManager: x.fieldManager, resource: resourceId(x.resource) }, 'controller running');
   }
 
-  return { name, url: server?.url, health, metrics, outcomes: outcomes.asObservable(), fleet, ...(replica === undefined ? {} : { replica: replica.view }), stop: (opts) => life.stop(opts), done: life.done };
+  const add = (more: readonly Controller<KubeObject>[]): void => {
+    set.add(more);
+    for (const x of more) log.info({ url: server?.url, controller: x.name, fieldManager: x.fieldManager, resource: resourceId(x.resource) }, 'controller running');
+  };
+  const remove = async (names: readonly string[]): Promise<void> => {
+    await set.remove(names);
+    if (names.length > 0) log.info({ controllers: names }, 'controllers removed');
+  };
+  return { name, url: server?.url, health, metrics, outcomes: outcomes.asObservable(), fleet, ...(replica === undefined ? {} : { replica: replica.view }), add, remove, stop: (opts) => life.stop(opts), done: life.done };
 }

@@ -3,38 +3,23 @@
 // PublishedResource and log their verdict; only the leader writes its `Ready` condition (one writer),
 // and after kill -9 of the leader the standby, once it leads, writes the verdicts of what changed.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E } from '../../src/fp/index.js';
-import type { KubeObject } from '../../src/index.js';
-import { customResourceDefinitions, namespaces, resource } from '../../src/index.js';
-import { repoRoot } from '../support/binaries.js';
+import { namespaces } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { getOrUndefined } from '../support/sync-agent-kcp.js';
 import type { SyncAgentProcess } from '../support/sync-agent-process.js';
 import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
 import type { ServiceSide } from '../support/sync-agent-service.js';
 import { startService } from '../support/sync-agent-service.js';
+import type { PublishedResourceObject } from '../support/sync-published-resources.js';
+import { installPublishedResourceCrd, publishedResourceOf, publishedResources } from '../support/sync-published-resources.js';
 import { must } from '../support/wait.js';
-
-interface PublishedResourceObject extends KubeObject {
-  readonly spec?: unknown;
-  readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string }[] };
-}
-const publishedResources = resource<PublishedResourceObject>({ group: 'syncagent.kcp.io', version: 'v1alpha1', plural: 'publishedresources', kind: 'PublishedResource', namespaced: false });
 
 let svc: ServiceSide;
 const agents: SyncAgentProcess[] = [];
 const tag = randomBytes(3).toString('hex');
 const context = (): string => agents.map((a, i) => `--- agent ${i} ---\n${a.tail(30)}`).join('\n');
-const refusedResource = (name: string): PublishedResourceObject => ({
-  apiVersion: 'syncagent.kcp.io/v1alpha1',
-  kind: 'PublishedResource',
-  metadata: { name, labels: { 'rxfleet-test': tag } },
-  spec: { resource: { apiGroup: svc.group, kind: 'Nothing', versions: ['v1'] } },
-});
+const refusedResource = (name: string): PublishedResourceObject => publishedResourceOf(name, svc.group, 'Nothing', tag);
 const linesOf = (a: SyncAgentProcess, msg: string, name: string): number => a.lines().filter((l) => l.msg === msg && l.publishedResource === name).length;
 const leading = (a: SyncAgentProcess): boolean => a.lines().some((l) => (l.replica as { type?: unknown } | undefined)?.type === 'leading');
 const refusedOnServer = (name: string): Promise<true> =>
@@ -43,10 +28,7 @@ const refusedOnServer = (name: string): Promise<true> =>
 beforeAll(async () => {
   const kas = sharedKubeApiserver();
   svc = await startService(kas.kubeconfigYaml('admin'));
-  const crd = load(readFileSync(join(repoRoot, 'packages', 'sync-agent', 'crd', 'publishedresources.yaml'), 'utf8')) as KubeObject;
-  const made = await svc.client.create(customResourceDefinitions, crd);
-  if (E.isLeft(made) && made.left.type !== 'AlreadyExists') throw new Error(made.left.message);
-  await waitFor('the PublishedResource CRD served', async () => (E.isRight(await svc.client.list(publishedResources, { limit: 1 })) ? true : undefined));
+  await installPublishedResourceCrd(svc.client);
   const leaseNamespace = `sync-live-leader-${tag}`;
   must(await svc.client.create(namespaces, { metadata: { name: leaseNamespace } }));
   const p = await sharedKcp().createWorkspace();
@@ -75,7 +57,7 @@ describe('watched PublishedResources under leader election: one writer of their 
     must(await svc.client.create(publishedResources, refusedResource(name)));
     await refusedOnServer(name);
     // Each replica's verdict, then its next set running (a write without leading would come before that),
-    // then a leader of the new set (the Lease may change hands while both restart their sets).
+    // then the leader's write.
     await waitFor('both replicas running their next set', () => (agents.every((a, i) => runs(a) > (before[i] ?? 0)) ? true : undefined), { context });
     await waitFor('a write of the condition', () => (agents.some((a) => linesOf(a, 'wrote the Ready condition of a PublishedResource', name) > 0) ? true : undefined), { context });
     for (const a of agents) expect(linesOf(a, 'PublishedResource refused', name)).toBeGreaterThan(0);

@@ -5,17 +5,12 @@
 // other keeps syncing, a change reaches the APIExport's schema, and a deleted one stops syncing until
 // it is created again: all without restarting the agent.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
-import { E } from '../../src/fp/index.js';
 import type { KubeObject } from '../../src/index.js';
-import { customResourceDefinitions, resource } from '../../src/index.js';
+import { resource } from '../../src/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
 import { databasesIn } from '../../examples/sync-agent/api.js';
-import { repoRoot } from '../support/binaries.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import type { Export } from '../support/sync-agent-kcp.js';
 import { bindExport, getOrUndefined, schemasV1alpha1, waitForExport } from '../support/sync-agent-kcp.js';
@@ -23,20 +18,10 @@ import type { SyncAgentProcess } from '../support/sync-agent-process.js';
 import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
 import type { ServiceSide } from '../support/sync-agent-service.js';
 import { startService } from '../support/sync-agent-service.js';
+import type { PublishedResourceObject } from '../support/sync-published-resources.js';
+import { installPublishedResourceCrd, publishedResourceOf, publishedResources, readyCondition as readyOn } from '../support/sync-published-resources.js';
 import { must } from '../support/wait.js';
 import { clientFrom } from './runtime-support.js';
-
-interface Condition {
-  readonly type: string;
-  readonly status: string;
-  readonly reason?: string;
-  readonly message?: string;
-}
-interface PublishedResourceObject extends KubeObject {
-  readonly spec?: unknown;
-  readonly status?: { readonly conditions?: readonly Condition[] };
-}
-const publishedResources = resource<PublishedResourceObject>({ group: 'syncagent.kcp.io', version: 'v1alpha1', plural: 'publishedresources', kind: 'PublishedResource', namespaced: false });
 
 let svc: ServiceSide;
 let agent: SyncAgentProcess;
@@ -51,19 +36,8 @@ const context = (): string => agent.tail(50);
 const kcpDatabases = (): ReturnType<typeof databasesIn> => databasesIn(svc.group);
 const schemaOf = (ex: Export): string | undefined => ex.spec?.resources?.find((r) => r.name === 'databases')?.schema;
 
-const publishedResource = (name: string, kind: string, extra: Record<string, unknown> = {}): PublishedResourceObject => ({
-  apiVersion: 'syncagent.kcp.io/v1alpha1',
-  kind: 'PublishedResource',
-  metadata: { name, labels: { 'rxfleet-test': tag } },
-  spec: { resource: { apiGroup: svc.group, kind, versions: ['v1'] }, ...extra },
-});
-
-const readyCondition = (name: string, status: string): Promise<Condition> =>
-  waitFor(`PublishedResource ${name} Ready=${status}`, async () => {
-    const o = await getOrUndefined(svc.client, publishedResources, name);
-    const c = o?.status?.conditions?.find((x) => x.type === 'Ready');
-    return c?.status === status ? c : undefined;
-  }, { context });
+const publishedResource = (name: string, kind: string): PublishedResourceObject => publishedResourceOf(name, svc.group, kind, tag);
+const readyCondition = (name: string, status: string): ReturnType<typeof readyOn> => readyOn(svc.client, name, status, context);
 
 const createDatabase = async (name: string, metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } = {}): Promise<void> => {
   must(await consumer.apply(kcpDatabases(), { metadata: { name, namespace: 'default', ...metadata }, spec: { engine: 'postgres', size: 1, connectionSecretName: `${name}-db` } }, { fieldManager: 'consumer' }));
@@ -95,10 +69,7 @@ beforeAll(async () => {
   const kas = sharedKubeApiserver();
   svc = await startService(kas.kubeconfigYaml('admin'));
   // The package's CRD, applied as a user would (another test may have applied it already).
-  const crd = load(readFileSync(join(repoRoot, 'packages', 'sync-agent', 'crd', 'publishedresources.yaml'), 'utf8')) as KubeObject;
-  const made = await svc.client.create(customResourceDefinitions, crd);
-  if (E.isLeft(made) && made.left.type !== 'AlreadyExists') throw new Error(made.left.message);
-  await waitFor('the PublishedResource CRD served', async () => (E.isRight(await svc.client.list(publishedResources, { limit: 1 })) ? true : undefined));
+  await installPublishedResourceCrd(svc.client);
   const kcp = sharedKcp();
   const [p, ws] = await Promise.all([kcp.createWorkspace(), kcp.createWorkspace()]);
   provider = clientFrom(p.path, p.kubeconfigYaml());

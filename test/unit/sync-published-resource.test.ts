@@ -111,9 +111,35 @@ describe('a PublishedResource as configuration', () => {
       `${at}.related[0].watch: give exactly one of byOwner or bySelector`,
       `${at}.related[0].object.selector.rewrite: required: how a found object is named in the workspace`,
       `${at}.related[1].mutation.status: needs syncStatus: true`,
-      `${at}.synchronization.enabled: not supported yet: publishing without syncing`,
+      `${at}.related: has no effect with synchronization.enabled: false (nothing is synced)`,
     ]) expect(message).toContain(line);
     expect(message).toMatch(/^sync\.yaml: 10 problems in the sync configuration/);
+  });
+
+  it('filter.namespace naming one namespace by its name label, and synchronization.enabled: false, convert; other namespace selectors are refused with the reason', () => {
+    const one = (namespace: unknown, extra: Record<string, unknown> = {}): unknown => ({ ...pasted, spec: { resource: pasted.spec.resource, filter: { namespace }, ...extra } });
+    const entry = (doc: unknown): unknown => parseSyncConfig({ apiExport: 'x.example.dev', published: [doc] }).published[0];
+    expect(entry(one({ matchLabels: { 'kubernetes.io/metadata.name': 'apps' } }))).toMatchObject({ filter: { namespace: 'apps' } });
+    expect(entry(one({ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['apps'] }] }))).toMatchObject({ filter: { namespace: 'apps' } });
+    expect(entry(one({}))).not.toHaveProperty('filter');
+    expect(entry(one({}, { synchronization: { enabled: false } }))).toMatchObject({ sync: false });
+    const at = 'published[0] (PublishedResource "publish-databases"): spec';
+    for (const [selector, field] of [
+      [{ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['a', 'b'] }] }, 'filter.namespace'],
+      [{ matchLabels: { 'kubernetes.io/metadata.name': 'apps', team: 'a' } }, 'filter.namespace'],
+      [{ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['apps'] }] }, 'filter.namespace'],
+    ] as const) {
+      expect(syncConfigProblems({ apiExport: 'x.example.dev', published: [one(selector)] })).toEqual([`${at}.${field}: not supported yet: a label selector on namespaces other than one namespace by its kubernetes.io/metadata.name label (matchLabels, or In with one value); the agent does not read consumer namespaces, which would need a permission claim on them that every consumer must accept`]);
+    }
+    expect(syncConfigProblems({ apiExport: 'x.example.dev', published: [one({}, { synchronization: { enabled: 'no' } })] })).toEqual([`${at}.synchronization.enabled: expected true or false, got the string "no"`]);
+  });
+
+  it('the own form: sync is true or false, and sync: false refuses related and adopt (nothing would carry them)', () => {
+    const crd = { group: 'db.example.dev', kind: 'Database' };
+    expect(parseSyncConfig({ apiExport: 'x.example.dev', published: [{ name: 'db', crd, sync: false }] }).published[0]?.sync).toBe(false);
+    expect(syncConfigProblems({ apiExport: 'x.example.dev', published: [{ name: 'db', crd, sync: 'no' }] })).toEqual(['published[0].sync: expected true or false, got the string "no"']);
+    const related = [{ identifier: 'conn', origin: 'service', kind: 'Secret', object: { path: 'spec.conn' } }];
+    expect(syncConfigProblems({ apiExport: 'x.example.dev', published: [{ name: 'db', crd, sync: false, related }] })).toEqual(['published[0].related: has no effect with sync: false (nothing is synced); remove it or sync']);
   });
 
   it('mutations are checked at start: one kind per step, paths, RE2 patterns, template fields, CEL', () => {

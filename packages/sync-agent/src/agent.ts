@@ -2,6 +2,7 @@
 // publisher and one sync controller per published resource, all on ONE provider so a single run
 // shares its clusters, clients and watches: the consumer workspaces of the APIExport, the service
 // cluster, and the provider workspace where the export lives.
+import type { Observable } from 'rxjs';
 import { map, merge } from 'rxjs';
 import type { ClusterClientOptions } from 'rxfleet/client';
 import { createClusterClient } from 'rxfleet/client';
@@ -18,8 +19,10 @@ import type { Provider } from 'rxfleet/streams';
 import { adoptControllers } from './adopt.js';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { installationCluster, installationSeparator, namingReports } from './installations.js';
+import { defaultAgentName } from './labels.js';
 import { preflight } from './preflight.js';
 import { publisherController } from './publisher.js';
+import type { SchemaFollower } from './schema-follow.js';
 import { schemaFollower } from './schema-follow.js';
 import { syncController } from './sync-controller.js';
 import type { PublishedPlan } from './plan.js';
@@ -65,14 +68,19 @@ export interface SyncAgentOptions {
  * @param options - the config (for the export's name) and both kubeconfigs.
  * @param published - the published resources in kcp (`PublishedPlan.kcp`): their watches list again
  *   when a consumer workspace is bound to a new schema of them (a CRD change), so new fields sync
- *   without a restart. Default none.
+ *   without a restart. Default none. Or a follower whose set changes while the agent runs
+ *   (`schemaFollower`, `follow`), as the agent watching PublishedResources keeps one.
  * @returns the provider every controller of the agent shares.
  */
-export function syncAgentProvider(options: SyncAgentOptions, published: readonly ResourceDescriptor[] = []): Provider {
+export function syncAgentProvider(options: SyncAgentOptions, published: readonly ResourceDescriptor[] | SchemaFollower = []): Provider {
+  // The published resources' watches follow the schema each workspace is bound to (schema-follow.ts);
+  // a follower given is shared by every installation (a binding seen in two may cost one more list).
+  const given = Array.isArray(published) ? undefined : (published as SchemaFollower);
+  const descriptors: readonly ResourceDescriptor[] = Array.isArray(published) ? published : [];
   // One installation's consumer workspaces and provider workspace, with its own credentials only.
   const installation = (management: KcpKubeconfig, exportName: string): Provider => {
-    // The published resources' watches follow the schema each workspace is bound to (schema-follow.ts).
-    const managementWatch = published.length === 0 ? {} : { managementWatch: { listerWatcherFor: schemaFollower(published).listerWatcherFor } };
+    const follower = given ?? (descriptors.length === 0 ? undefined : schemaFollower(descriptors));
+    const managementWatch = follower === undefined ? {} : { managementWatch: { listerWatcherFor: follower.listerWatcherFor } };
     const kubeconfig = typeof management === 'function' ? management() : management;
     return merge(
       apiExportProvider({ management, ...(options.client === undefined ? {} : { client: options.client }), exportName, ...managementWatch }),
@@ -144,10 +152,47 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
  */
 export function agentControllers(options: SyncAgentOptions, plans: readonly PublishedPlan[]): readonly Controller<KubeObject>[] {
   const shared = syncAgentProvider(options, plans.map((p) => p.kcp));
-  const publisher = publisherController(plans, { provider: shared, apiExport: options.config.apiExport });
+  return [...publishers(options, plans, shared), ...plans.flatMap((plan) => planControllers(plan, shared))];
+}
+
+/**
+ * The publishers of the plans: the APIExport's, then one per other kcp installation (named
+ * `publisher.<installation>`). The live agent replaces them together when the plans change.
+ *
+ * @example
+ * ```ts
+ * handle.add(publishers(options, plans, provider));
+ * ```
+ * @param options - the config and both kubeconfigs.
+ * @param plans - what preflight returned (none: the export is kept as it is).
+ * @param provider - the agent's one provider.
+ * @returns the publishers.
+ */
+export function publishers(options: SyncAgentOptions, plans: readonly PublishedPlan[], provider: Provider): readonly Controller<KubeObject>[] {
+  const agentName = options.config.agentName ?? defaultAgentName;
+  const publisher = publisherController(plans, { provider, apiExport: options.config.apiExport, agentName });
   // Each other installation's export is kept by a publisher of its own, named after it.
   const others = (options.config.installations ?? []).map((i) =>
-    publisherController(plans, { provider: shared, apiExport: i.apiExport ?? options.config.apiExport, exportCluster: installationCluster(i.name, exportCluster), name: `publisher.${i.name}` }),
+    publisherController(plans, { provider, apiExport: i.apiExport ?? options.config.apiExport, exportCluster: installationCluster(i.name, exportCluster), name: `publisher.${i.name}`, agentName }),
   );
-  return [publisher, ...others, ...plans.map((plan) => syncController(plan, { provider: shared })), ...plans.flatMap((plan) => adoptControllers(plan, { provider: shared }))];
+  return [publisher, ...others];
+}
+
+/**
+ * One plan's controllers: its sync controller, then its adoption controllers (none for an entry
+ * with `sync: false`, which is only published). The live agent starts and stops them together when
+ * their PublishedResource changes.
+ *
+ * @example
+ * ```ts
+ * handle.add(planControllers(plan, provider));
+ * ```
+ * @param plan - the plan.
+ * @param provider - the agent's one provider.
+ * @param discovered - for controllers that join a running run: emits once its workspaces are discovered (the orphan sweep waits for it).
+ * @returns the controllers.
+ */
+export function planControllers(plan: PublishedPlan, provider: Provider, discovered?: Observable<unknown>): readonly Controller<KubeObject>[] {
+  if (plan.published.sync === false) return [];
+  return [syncController(plan, { provider, ...(discovered === undefined ? {} : { discovered }) }), ...adoptControllers(plan, { provider })];
 }

@@ -78,7 +78,7 @@ function checkRelated(v: unknown, path: string, p: Problems, identifiers: Map<st
 }
 
 function checkPublished(v: unknown, path: string, p: Problems, names: Map<string, string>): void {
-  const keys = ['name', 'crd', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related', 'mutation', 'adopt', 'from'];
+  const keys = ['name', 'crd', 'projection', 'naming', 'filter', 'syncDown', 'syncUp', 'related', 'mutation', 'adopt', 'sync', 'from'];
   const m = mapping(v, path, keys, p);
   if (m === undefined) return;
   const name = text(m, 'name', path, p, identifierProblem, true);
@@ -113,6 +113,9 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
   });
   if (m.mutation !== undefined) checkMutation(m.mutation, `${path}.mutation`, p);
   if (m.adopt !== undefined) checkAdopt(m, path, p);
+  if (m.sync !== undefined && typeof m.sync !== 'boolean') p.add(`${path}.sync`, `expected true or false, got ${describe(m.sync)}`);
+  // Published without syncing: what only travels with synced objects would be accepted and never done.
+  for (const k of ['related', 'adopt'] as const) if (m.sync === false && m[k] !== undefined) p.add(`${path}.${k}`, 'has no effect with sync: false (nothing is synced); remove it or sync');
   text(m, 'from', path, p, () => undefined);
 }
 

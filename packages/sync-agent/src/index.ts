@@ -38,6 +38,7 @@ export { parseSyncConfig, syncConfigProblems } from './config.js';
 export type { PublishedResourceFile } from './published-resource.js';
 export type { SyncAgentOptions } from './agent.js';
 export { syncAgent, syncAgentProvider } from './agent.js';
+export type { SchemaFollower } from './schema-follow.js';
 export type { PublishedPlan } from './plan.js';
 export type { PreflightClients } from './preflight.js';
 export { preflight } from './preflight.js';

@@ -1,10 +1,12 @@
 // The agent with `watchPublishedResources: true`: its published resources are the config's own
 // entries plus the PublishedResource objects on the service cluster, and they follow those objects
 // while it runs. Each time their set or a spec changes, the objects are checked again (one refused
-// is refused on its own status; the others are served), the running controllers are stopped
-// (reconciles in flight finish) and the new set is run: the publisher brings the APIExport and its
-// schemas to the new set, and the sync controllers of a removed resource are gone. One process, one
-// probe server address at a time, until SIGTERM or SIGINT.
+// is refused on its own status; the others are served) and ONE run changes in place: the
+// controllers of a plan that changed or went are removed (reconciles in flight finish), those of a
+// new or changed plan are added, and the publishers are replaced so they bring the APIExports and their
+// schemas to the new set. The other plans' controllers, their caches, the probe server and the Lease
+// stay. Entries of deleted PublishedResources leave the APIExport (export-retire.ts). One process
+// until SIGTERM or SIGINT.
 import { Subscription, concatMap, filter, from, take } from 'rxjs';
 import { ConfigError, run } from 'rxfleet';
 import type { RunHandle, RunOptions, RunResult } from 'rxfleet';
@@ -14,13 +16,17 @@ import { createClusterClient } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
 import { exitCodes, requestMetrics } from 'rxfleet/runtime';
 import type { SyncAgentOptions } from './agent.js';
-import { agentControllers } from './agent.js';
+import { planControllers, publishers, syncAgentProvider } from './agent.js';
+import { retireDeleted } from './export-retire.js';
+import { defaultAgentName } from './labels.js';
+import type { PublishedPlan } from './plan.js';
+import { schemaFollower } from './schema-follow.js';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
 import { acceptPublished, logVerdicts, planNames, publishedResourceSnapshots, writeVerdicts } from './published-live.js';
 
 /**
- * What {@link runLiveAgent} takes: the agent's options, and the options of each run (its probe
+ * What {@link runLiveAgent} takes: the agent's options, and the options of its one run (its probe
  * server, logger, replicas); signals are the live agent's own.
  *
  * @example
@@ -31,7 +37,7 @@ import { acceptPublished, logVerdicts, planNames, publishedResourceSnapshots, wr
 export interface LiveAgentOptions extends SyncAgentOptions {
   /** Where the agent says what it serves and refuses. */
   readonly logger: Logger;
-  /** The options of each run of the controllers (`signals` is ignored: the live agent handles them). */
+  /** The options of the run of the controllers (`signals` is ignored: the live agent handles them). */
   readonly run: RunOptions;
 }
 
@@ -64,6 +70,9 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
   try {
     // The config's own entries must fit, as without watching: a mistake there stops the agent at once.
     await preflight(options.config, clients);
+    // One provider for the agent's life: its watches follow the published set as it changes.
+    const follower = schemaFollower([]);
+    const shared = syncAgentProvider(options, follower);
     return await new Promise<RunResult>((resolve) => {
       let current: RunHandle | undefined;
       let ended = false;
@@ -90,6 +99,9 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
         end(undefined);
       };
       process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
+      // What runs now, by plan: its fingerprint and its controllers' names.
+      let served = new Map<string, RunningPlan>();
+      const agentName = options.config.agentName ?? defaultAgentName;
       const running = publishedResourceSnapshots(clients.service, options.config.publishedResourceSelector, log)
         .pipe(
           concatMap(async (objects) => {
@@ -103,31 +115,52 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
             }
             logVerdicts(next.verdicts, log);
             generation.unsubscribe();
-            const previous = current;
-            current = undefined;
-            if (previous !== undefined) await previous.stop();
             if (over()) return;
-            log.info({ published: planNames(next.plans) }, 'running the published resources');
-            const handle = await run(agentControllers(options, next.plans), runOptions);
-            if (over()) {
-              await handle.stop();
-              return;
+            const wanted = new Map(next.plans.map((p) => [p.published.name, { key: planKey(p), plan: p }]));
+            // Only the plans that changed stop and start again; the others keep their queues and caches.
+            const leaving = [...served].filter(([name, r]) => wanted.get(name)?.key !== r.key);
+            const joining = [...wanted].filter(([name, w]) => served.get(name)?.key !== w.key);
+            follower.follow(next.plans.map((p) => p.kcp));
+            // A controller joining the running run is past the provider's first pass: it is told by the run's health.
+            const discovered = current?.health.changes.pipe(filter((r) => r.discovery.firstPassDone));
+            const made = new Map(joining.map(([name, w]) => [name, { key: w.key, controllers: planControllers(w.plan, shared, discovered) }]));
+            const publisher = publishers(options, next.plans, shared);
+            const changed = leaving.length > 0 || joining.length > 0;
+            log.info({ published: planNames(next.plans), stopped: leaving.map(([n]) => n), started: joining.map(([n]) => n) }, 'running the published resources');
+            if (current === undefined) {
+              const handle = await run([...publisher, ...[...made.values()].flatMap((m) => m.controllers)], runOptions);
+              if (over()) {
+                await handle.stop();
+                return;
+              }
+              current = handle;
+              void handle.done.then((r) => {
+                if (current === handle) end(r);
+              });
+            } else if (changed) {
+              await current.remove([...publisher.map((c) => c.name), ...leaving.flatMap(([, r]) => r.names)]);
+              if (over()) return;
+              current.add([...publisher, ...[...made.values()].flatMap((m) => m.controllers)]);
             }
-            current = handle;
-            // The conditions are written by the replica that runs the set: at once without replicas,
-            // under leader election once this one leads (a standby writes nothing).
-            const write = (): Promise<void> => writeVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
-            const states = handle.replica?.states;
+            served = new Map([...[...served].filter(([name]) => !leaving.some(([n]) => n === name)), ...[...made].map(([name, m]) => [name, { key: m.key, names: m.controllers.map((c) => c.name) }] as const)]);
+            // The conditions (and the export's entries of deleted PublishedResources) are written by
+            // the replica that runs the controllers: at once without replicas, under leader election
+            // once this one leads (a standby writes nothing).
+            const keep = new Set([...options.config.published.map((p) => p.name), ...objects.map((o) => o.metadata.name ?? '')]);
+            const write = async (): Promise<void> => {
+              await writeVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
+              await retireDeleted(clients.kcp, { apiExport: options.config.apiExport, agentName, keep, logger: log });
+            };
+            const states = current.replica?.states;
             if (states === undefined) await write();
             else generation = states.pipe(filter((s) => s.type === 'leading'), take(1), concatMap(() => from(write()))).subscribe();
-            void handle.done.then((r) => {
-              if (current === handle) end(r);
-            });
           }),
         )
         .subscribe({
           error: (err: unknown) => {
-            end({ reason: 'failed', code: exitCodes.failed, message: err instanceof Error ? err.message : String(err), aborted: 0 });
+            const message = err instanceof Error ? err.message : String(err);
+            log.error({ cause: message }, 'cannot follow the PublishedResources; stopping');
+            end({ reason: 'failed', code: exitCodes.failed, message, aborted: 0 });
           },
         });
       sub.add(running);
@@ -140,5 +173,15 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
 
 /** The `controller` label of the agent's own requests (no controller of its runs has it). */
 const agentSeries = 'rxfleet-sync-agent';
+
+/** A plan that runs: what it was started from, and its controllers' names. */
+interface RunningPlan {
+  readonly key: string;
+  readonly names: readonly string[];
+}
+
+// What a plan's controllers are made from (the compiled mutations follow from the entry): equal
+// keys, nothing to restart.
+const planKey = (p: PublishedPlan): string => JSON.stringify([p.published, p.agentName, p.service, p.kcp, p.publishedVersions, p.statusSubresource, p.related ?? {}]);
 
 const clean: RunResult = { reason: 'clean', code: exitCodes.clean, message: 'stopped before anything ran', aborted: 0 };

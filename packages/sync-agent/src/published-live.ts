@@ -6,7 +6,7 @@
 import type { Observable } from 'rxjs';
 import { concatMap, debounceTime, defer, distinctUntilChanged, from, repeat, retry, startWith, timer } from 'rxjs';
 import type { ClusterClient } from 'rxfleet/client';
-import { ConfigError, resource } from 'rxfleet';
+import { ConfigError, customResourceDefinitions, resource } from 'rxfleet';
 import type { KubeObject, RunOptions } from 'rxfleet';
 import { E } from 'rxfleet/fp';
 import { parseSyncConfig } from './config.js';
@@ -14,6 +14,7 @@ import type { PublishedPlan } from './plan.js';
 import type { PreflightClients } from './preflight.js';
 import { preflight } from './preflight.js';
 import { publishedResourceApiVersion } from './published-resource.js';
+import { apiResourceSchemaOf } from './schema.js';
 import type { PublishedResource, SyncConfig } from './types.js';
 
 type Logger = NonNullable<RunOptions['logger']>;
@@ -21,7 +22,7 @@ type Logger = NonNullable<RunOptions['logger']>;
 /** A PublishedResource as the agent reads it from the service cluster. */
 interface PublishedResourceObject extends KubeObject {
   readonly spec?: unknown;
-  readonly status?: { readonly conditions?: readonly Condition[] };
+  readonly status?: { readonly conditions?: readonly Condition[]; readonly resourceSchemaName?: string };
 }
 
 interface Condition {
@@ -70,6 +71,8 @@ export interface Verdict {
   readonly generation: number | undefined;
   readonly accepted: boolean;
   readonly message: string;
+  /** The APIResourceSchema the publisher makes of it (served ones; api-syncagent's `status.resourceSchemaName`). */
+  readonly schema?: string;
 }
 
 /**
@@ -97,13 +100,23 @@ export async function acceptPublished(config: SyncConfig, objects: readonly Publ
       const next = [...accepted, ...entries];
       plans = await preflight({ ...config, published: next }, clients);
       accepted = next;
-      verdict(true, `served as ${plans.filter((p) => entries.some((e) => e.name === p.published.name)).map((p) => `${p.kcp.plural}.${p.kcp.group}`).join(', ')}`);
+      const mine = plans.filter((p) => entries.some((e) => e.name === p.published.name));
+      verdicts.push({ name, generation: o.metadata.generation, accepted: true, message: `served as ${mine.map((p) => `${p.kcp.plural}.${p.kcp.group}`).join(', ')}`, ...(await schemaNameOf(mine[0], clients.service)) });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       verdict(false, err.message);
     }
   }
   return { plans, verdicts };
+}
+
+// The name the publisher gives the plan's APIResourceSchema (a hash of its spec): read from the CRD as it is now.
+async function schemaNameOf(plan: PublishedPlan | undefined, service: ClusterClient): Promise<{ schema?: string }> {
+  if (plan === undefined) return {};
+  const crd = await service.get(customResourceDefinitions, `${plan.service.plural}.${plan.service.group}`);
+  if (E.isLeft(crd)) return {};
+  const made = apiResourceSchemaOf(crd.right, plan.published, plan.agentName);
+  return made.type === 'schema' && made.schema.metadata.name !== undefined ? { schema: made.schema.metadata.name } : {};
 }
 
 const fields = (v: Verdict): Record<string, unknown> => ({ publishedResource: v.name, accepted: v.accepted, reason: v.message });
@@ -117,22 +130,26 @@ export function logVerdicts(verdicts: readonly Verdict[], logger: Logger): void 
 }
 
 /**
- * Writes each verdict as the `Ready` condition of its PublishedResource (only when it changed); where
+ * Writes each verdict as the `Ready` condition of its PublishedResource, and a served one's
+ * APIResourceSchema as `status.resourceSchemaName` (as api-syncagent does; a refused one keeps the
+ * name it had), only when something changed; where
  * that cannot be written (no status subresource, forbidden), that is logged with the name. Only the
  * replica that runs the controllers writes (one writer).
  */
 export async function writeVerdicts(client: ClusterClient, objects: readonly PublishedResourceObject[], verdicts: readonly Verdict[], logger: Logger, now: () => Date): Promise<void> {
   for (const v of verdicts) {
     const log = fields(v);
-    const current = objects.find((o) => o.metadata.name === v.name)?.status?.conditions?.find((c) => c.type === 'Ready');
+    const was = objects.find((o) => o.metadata.name === v.name)?.status;
+    const current = was?.conditions?.find((c) => c.type === 'Ready');
+    const schema = v.schema === undefined || v.schema === was?.resourceSchemaName ? {} : { resourceSchemaName: v.schema };
     const status = v.accepted ? 'True' : 'False';
     const reason = v.accepted ? 'Served' : 'Refused';
     const message = v.message.slice(0, 4_000);
-    if (current?.status === status && current.reason === reason && current.message === message && current.observedGeneration === v.generation) continue;
+    if (current?.status === status && current.reason === reason && current.message === message && current.observedGeneration === v.generation && Object.keys(schema).length === 0) continue;
     const condition: Condition = { type: 'Ready', status, reason, message, ...(v.generation === undefined ? {} : { observedGeneration: v.generation }), lastTransitionTime: now().toISOString().replace(/\.\d+Z$/, 'Z') };
-    const r = await client.patch(publishedResources, v.name, { status: { conditions: [condition] } }, { type: 'merge', subresource: 'status' });
+    const r = await client.patch(publishedResources, v.name, { status: { conditions: [condition], ...schema } }, { type: 'merge', subresource: 'status' });
     if (E.isLeft(r)) logger.warn({ ...log, cause: r.left.message }, 'cannot write the Ready condition of a PublishedResource; its verdict is only in this log');
-    else logger.info({ publishedResource: v.name, status }, 'wrote the Ready condition of a PublishedResource');
+    else logger.info({ publishedResource: v.name, status, ...schema }, 'wrote the Ready condition of a PublishedResource');
   }
 }
 

@@ -5,6 +5,7 @@
 import type { Json, Problems } from './config-check.js';
 import { at, checkProjection, describe, list, mapping, text } from './config-check.js';
 import { parseLabelSelector } from './label-selector.js';
+import { dnsLabelProblem } from './naming.js';
 
 // Longest first: `$remoteNamespaceHash` before `$remoteNamespace`.
 const legacy: readonly (readonly [string, string])[] = [
@@ -107,4 +108,38 @@ export function checkPublishedProjection(v: unknown, path: string, p: Problems):
   if (typeof names.kind === 'string' && names.plural === undefined) names.plural = `${names.kind.toLowerCase()}s`;
   checkProjection(names, path, p);
   return p.list.length === before ? names : undefined;
+}
+
+const nameLabel = 'kubernetes.io/metadata.name';
+
+/**
+ * A PublishedResource's `spec.filter.namespace` (a label selector on the consumer's namespaces) in
+ * the agent's form: the one namespace it names by its `kubernetes.io/metadata.name` label (the
+ * label the API server sets on every namespace), or none for an empty selector (every namespace).
+ * Any other selector is refused: the agent does not read consumer namespaces, which would need a
+ * permission claim on them that every consumer must accept.
+ *
+ * @example
+ * ```ts
+ * namespaceFilter({ matchLabels: { 'kubernetes.io/metadata.name': 'apps' } }, 'x.yaml: spec.filter.namespace', problems); // 'apps'
+ * ```
+ * @param v - the selector as read.
+ * @param path - its path.
+ * @param p - where problems go.
+ * @returns the namespace, `''` for every namespace, or `undefined` when it is not usable.
+ */
+export function namespaceFilter(v: unknown, path: string, p: Problems): string | undefined {
+  const s = selectorString(v, path, p);
+  if (s === undefined || s === '') return s;
+  // selectorString checked the shape: a mapping of matchLabels and matchExpressions.
+  const m = v as Json;
+  const labels = (m.matchLabels ?? {}) as Readonly<Record<string, unknown>>;
+  const exprs = (m.matchExpressions ?? []) as readonly Json[];
+  const [e] = exprs;
+  const byLabel = exprs.length === 0 && Object.keys(labels).length === 1 ? labels[nameLabel] : undefined;
+  const byIn = Object.keys(labels).length === 0 && exprs.length === 1 && e?.key === nameLabel && e.operator === 'In' && Array.isArray(e.values) && e.values.length === 1 ? (e.values as readonly unknown[])[0] : undefined;
+  const ns = byLabel ?? byIn;
+  if (typeof ns === 'string' && dnsLabelProblem(ns) === undefined) return ns;
+  p.add(path, `not supported yet: a label selector on namespaces other than one namespace by its ${nameLabel} label (matchLabels, or In with one value); the agent does not read consumer namespaces, which would need a permission claim on them that every consumer must accept`);
+  return undefined;
 }

@@ -12,7 +12,7 @@ import { checkRelatedOptions } from './related-options-check.js';
 import { checkRelatedNamespace } from './related-namespace.js';
 import { dnsLabelProblem, dnsSubdomainProblem } from './naming.js';
 import { pathProblem } from './object-path.js';
-import { checkPublishedProjection, legacyNaming, selectorString } from './published-resource-fields.js';
+import { checkPublishedProjection, legacyNaming, namespaceFilter, selectorString } from './published-resource-fields.js';
 import { relatedReferenceProblem } from './related-places.js';
 import { checkIdentityHash, checkRelatedGvr, checkRelatedProjection } from './related-gvr-check.js';
 import { checkRegex, checkSelector } from './related-selector-check.js';
@@ -114,9 +114,11 @@ function convert(doc: Json, where: string, name: string, p: Problems): Json | un
     entry.crd = { group, kind, ...(one !== undefined ? { versions: [one] } : versions !== undefined ? { versions } : {}) };
   }
   if (spec.filter !== undefined) {
-    const f = mapping(spec.filter, at(s, 'filter'), ['resource'], p, { namespace: notYet('a label selector on namespaces; the agent\'s own form has filter.namespace, one namespace by name') });
+    const f = mapping(spec.filter, at(s, 'filter'), ['resource', 'namespace'], p);
     const selector = f?.resource === undefined ? undefined : selectorString(f.resource, at(at(s, 'filter'), 'resource'), p);
-    if (selector !== undefined && selector !== '') entry.filter = { labelSelector: selector };
+    const namespace = f?.namespace === undefined ? undefined : namespaceFilter(f.namespace, at(at(s, 'filter'), 'namespace'), p);
+    const filter = { ...(selector === undefined || selector === '' ? {} : { labelSelector: selector }), ...(namespace === undefined || namespace === '' ? {} : { namespace }) };
+    if (Object.keys(filter).length > 0) entry.filter = filter;
   }
   if (spec.naming !== undefined) {
     const n = mapping(spec.naming, at(s, 'naming'), ['name', 'namespace'], p);
@@ -147,7 +149,12 @@ function convert(doc: Json, where: string, name: string, p: Problems): Json | un
   if (related !== undefined && related.length > 0) entry.related = related;
   if (spec.synchronization !== undefined) {
     const sync = mapping(spec.synchronization, at(s, 'synchronization'), ['enabled'], p);
-    if (sync !== undefined && sync.enabled !== true) p.add(at(at(s, 'synchronization'), 'enabled'), sync.enabled === false ? notYet('publishing without syncing; remove the resource or leave synchronization out') : `expected true or false, got ${describe(sync.enabled)}`);
+    if (sync !== undefined && typeof sync.enabled !== 'boolean') p.add(at(at(s, 'synchronization'), 'enabled'), `expected true or false, got ${describe(sync.enabled)}`);
+    if (sync?.enabled === false) {
+      entry.sync = false;
+      // Related objects travel with synced objects: with nothing synced they would be accepted and never done.
+      if (related !== undefined && related.length > 0) p.add(at(s, 'related'), 'has no effect with synchronization.enabled: false (nothing is synced); remove it or enable synchronization');
+    }
   }
   return p.list.length === before ? entry : undefined;
 }

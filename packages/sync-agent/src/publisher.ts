@@ -55,6 +55,8 @@ export interface PublisherOptions {
   readonly exportCluster?: ClusterName;
   /** The controller's name (metrics, logs); default `publisher`. */
   readonly name?: string;
+  /** The agent's name (field manager, labels); default the plans', else `rxfleet-sync`: give it when there may be no plan. */
+  readonly agentName?: string;
 }
 
 /**
@@ -82,7 +84,7 @@ export interface PublisherOptions {
  *   `run([...])` list with the sync controllers.
  */
 export function publisherController(plans: readonly PublishedPlan[], options: PublisherOptions): Controller<KubeObject> {
-  const agentName = plans[0]?.agentName ?? defaultAgentName;
+  const agentName = options.agentName ?? plans[0]?.agentName ?? defaultAgentName;
   const target = options.exportCluster ?? exportCluster;
   const isTarget = (c: Cluster): boolean => (target === exportCluster ? isExport(c) : c.name === target && !isConsumer(c));
   const claims = relatedClaims(plans);

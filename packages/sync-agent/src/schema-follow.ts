@@ -38,6 +38,11 @@ export interface SchemaFollower {
   readonly listerWatcherFor: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => ListerWatcher<T>;
   /** Emits each time a binding moved to another schema of a published resource. */
   readonly moves: Observable<void>;
+  /**
+   * Follows these resources from now on instead (the published set changed while the agent runs);
+   * watches opened later read it.
+   */
+  follow(published: readonly ResourceDescriptor[]): void;
 }
 
 // A line the watch machine will judge itself: here a bad one is only not read.
@@ -104,7 +109,7 @@ export interface SchemaFollowerOptions {
  * @returns the follower.
  */
 export function schemaFollower(published: readonly ResourceDescriptor[], options: SchemaFollowerOptions = {}): SchemaFollower {
-  const ids = new Set(published.map(groupResource));
+  let ids: ReadonlySet<string> = new Set(published.map(groupResource));
   const seen = new Map<string, string>();
   const moved = new Subject<void>();
   // At most one list per window: the first move opens it, the end of it relists (auditTime).
@@ -120,6 +125,9 @@ export function schemaFollower(published: readonly ResourceDescriptor[], options
   };
   return {
     moves: moved.asObservable(),
+    follow: (next) => {
+      ids = new Set(next.map(groupResource));
+    },
     listerWatcherFor: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>): ListerWatcher<T> => {
       const base = clusterListerWatcher(cluster, resource);
       if (resource.group === 'apis.kcp.io' && resource.plural === 'apibindings') {

@@ -59,6 +59,12 @@ export interface SyncControllerOptions {
   readonly consumerProvider?: string;
   /** Sweep the service cluster for orphaned copies once the workspaces are discovered. Default true. */
   readonly sweep?: boolean;
+  /**
+   * Emits once the workspaces are discovered, for a controller that joins a run already past its
+   * provider's first discovery pass (`RunHandle.add`). Default: that pass's report, captured when
+   * the controller's inputs are built.
+   */
+  readonly discovered?: Observable<unknown>;
   /** How long a key waits for the caches to list before it is tried again. Default 1,000 ms. */
   readonly cacheWaitMs?: number;
   /** How long a cleanup waits for a service copy that is still terminating (finalizers on the service side). Default 5,000 ms. */
@@ -78,13 +84,13 @@ const copyKey =
 // the service side's copies and the workspaces' related copies whose consumer object is gone.
 // The pass is captured when the inputs are built, before the provider runs, so a provider that
 // reports at once is not missed. With several kcp installations, each one's first pass sweeps
-// again: a copy of an installation not engaged yet is kept by the one before, judged by its own.
-function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: string): Observable<never> {
-  const passes = 1 + (plan.installations?.length ?? 0);
+// again: a copy of an installation not engaged yet is kept by the one before, judged by its own. A
+// controller that joins a running run is told by `discovered` once, every pass being over.
+function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: string, discovered: Observable<unknown> | undefined): Observable<never> {
+  const passes = discovered === undefined ? 1 + (plan.installations?.length ?? 0) : 1;
   const pass = new ReplaySubject<void>(passes);
-  const capture = ic.fleet.reports
+  const capture = (discovered ?? ic.fleet.reports.pipe(filter((r) => r.type === 'discovered' && r.provider === consumerProvider)))
     .pipe(
-      filter((r) => r.type === 'discovered' && r.provider === consumerProvider),
       take(passes),
       map((): void => undefined),
     )
@@ -145,7 +151,7 @@ function inputs(plan: PublishedPlan, ic: InputContext, kinds: RelatedKinds, cach
     ...([[isService, kinds.service], [isConsumer, kinds.kcp]] as const).flatMap(([side, rs]) =>
       rs.map((r) => ic.fleetWatch(r, { ...w.related, clusterSelector: side }).pipe(mapToKeys(plan.kcp, (ev) => relatedKeys(plan, caches, ev.key.cluster, r, ev.object)))),
     ),
-    ...(options.sweep === false ? [] : [orphanSweep(plan, ic, options.consumerProvider ?? 'kcp-apiexport')]),
+    ...(options.sweep === false ? [] : [orphanSweep(plan, ic, options.consumerProvider ?? 'kcp-apiexport', options.discovered)]),
   ];
 }
 
