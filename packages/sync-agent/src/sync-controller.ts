@@ -59,11 +59,7 @@ export interface SyncControllerOptions {
   readonly consumerProvider?: string;
   /** Sweep the service cluster for orphaned copies once the workspaces are discovered. Default true. */
   readonly sweep?: boolean;
-  /**
-   * Emits once the workspaces are discovered, for a controller that joins a run already past its
-   * provider's first discovery pass (`RunHandle.add`). Default: that pass's report, captured when
-   * the controller's inputs are built.
-   */
+  /** Emits once the workspaces are discovered (a controller joining a running run); default: the provider's first-pass report. */
   readonly discovered?: Observable<unknown>;
   /** How long a key waits for the caches to list before it is tried again. Default 1,000 ms. */
   readonly cacheWaitMs?: number;
@@ -82,10 +78,9 @@ const copyKey =
 
 // The sweep: once the consumer provider's first pass is over and the service cluster is engaged,
 // the service side's copies and the workspaces' related copies whose consumer object is gone.
-// The pass is captured when the inputs are built, before the provider runs, so a provider that
-// reports at once is not missed. With several kcp installations, each one's first pass sweeps
-// again: a copy of an installation not engaged yet is kept by the one before, judged by its own. A
-// controller that joins a running run is told by `discovered` once, every pass being over.
+// The pass is captured when the inputs are built, so a provider that reports at once is not missed.
+// With several kcp installations, each one's first pass sweeps again: a copy of an installation not
+// engaged yet is kept by the one before (a controller joining a running run: once, by `discovered`).
 function orphanSweep(plan: PublishedPlan, ic: InputContext, consumerProvider: string, discovered: Observable<unknown> | undefined): Observable<never> {
   const passes = discovered === undefined ? 1 + (plan.installations?.length ?? 0) : 1;
   const pass = new ReplaySubject<void>(passes);

@@ -212,11 +212,7 @@ export interface PublishedResource {
   readonly mutation?: PublishedMutation;
   /** Service objects made without kcp, adopted into a workspace (see `AdoptRule`). Default none. */
   readonly adopt?: readonly AdoptRule[];
-  /**
-   * Default true. False publishes the CRD into the APIExport and syncs nothing: no consumer object
-   * is copied, no finalizer is set (api-syncagent's `synchronization.enabled: false`, for an API
-   * another controller serves). `related` and `adopt` are refused with it.
-   */
+  /** Default true. False publishes the CRD and syncs nothing (api-syncagent's `synchronization.enabled: false`); refuses `related`, `adopt`. */
   readonly sync?: boolean;
   /** Where the entry was read from, when it was a PublishedResource (its file and name); errors name it. */
   readonly from?: string;
