@@ -1,10 +1,12 @@
 // Watched PublishedResources under leader election (issue 28 item 4): two `rxfleet-sync-agent`
 // processes with `watchPublishedResources: true` and `--leader-election-namespace`. Both check a
 // PublishedResource and log their verdict; only the leader writes its `Ready` condition (one writer),
-// and after kill -9 of the leader the standby, once it leads, writes the verdicts of what changed.
+// a served one starts its controllers in the running run, so the Lease keeps its holder and its
+// transitions; and after kill -9 of the leader the standby, once it leads, writes the verdicts of what
+// changed.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namespaces } from '../../src/index.js';
+import { leases, namespaces } from '../../src/index.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { getOrUndefined } from '../support/sync-agent-kcp.js';
 import type { SyncAgentProcess } from '../support/sync-agent-process.js';
@@ -16,6 +18,7 @@ import { installPublishedResourceCrd, publishedResourceOf, publishedResources } 
 import { must } from '../support/wait.js';
 
 let svc: ServiceSide;
+let leaseNamespace: string;
 const agents: SyncAgentProcess[] = [];
 const tag = randomBytes(3).toString('hex');
 const context = (): string => agents.map((a, i) => `--- agent ${i} ---\n${a.tail(30)}`).join('\n');
@@ -29,7 +32,7 @@ beforeAll(async () => {
   const kas = sharedKubeApiserver();
   svc = await startService(kas.kubeconfigYaml('admin'));
   await installPublishedResourceCrd(svc.client);
-  const leaseNamespace = `sync-live-leader-${tag}`;
+  leaseNamespace = `sync-live-leader-${tag}`;
   must(await svc.client.create(namespaces, { metadata: { name: leaseNamespace } }));
   const p = await sharedKcp().createWorkspace();
   const config = [`apiExport: ${svc.exportName}`, `agentName: ${svc.agentName}`, 'watchPublishedResources: true', `publishedResourceSelector: rxfleet-test=${tag}`].join('\n');
@@ -45,7 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(agents.map((a) => a.stop(10_000)));
-  await Promise.all([svc.client.delete(publishedResources, `one-${tag}`), svc.client.delete(publishedResources, `two-${tag}`)]);
+  await Promise.all([svc.client.delete(publishedResources, `one-${tag}`), svc.client.delete(publishedResources, `two-${tag}`), svc.client.delete(publishedResources, `served-${tag}`)]);
   await svc.stop();
 });
 
@@ -62,6 +65,21 @@ describe('watched PublishedResources under leader election: one writer of their 
     await waitFor('a write of the condition', () => (agents.some((a) => linesOf(a, 'wrote the Ready condition of a PublishedResource', name) > 0) ? true : undefined), { context });
     for (const a of agents) expect(linesOf(a, 'PublishedResource refused', name)).toBeGreaterThan(0);
     expect(agents.map((a) => linesOf(a, 'wrote the Ready condition of a PublishedResource', name)).sort()).toEqual([0, 1]);
+  });
+
+  it('a served PublishedResource joins the running run: its controller starts, and the Lease keeps its holder and transitions', async () => {
+    const lease = async (): Promise<readonly [string | undefined, number | undefined]> => {
+      const [l] = must(await svc.client.list(leases, { namespace: leaseNamespace })).items;
+      return [l?.spec?.holderIdentity, l?.spec?.leaseTransitions];
+    };
+    const before = await lease();
+    expect(before[0]).toBeDefined();
+    const name = `served-${tag}`;
+    must(await svc.client.create(publishedResources, publishedResourceOf(name, svc.group, 'Database', tag)));
+    const started = (a: SyncAgentProcess): boolean => a.lines().some((l) => l.msg === 'controller running' && l.controller === `${svc.agentName}.${name}`);
+    await waitFor('its controller started in both replicas', () => (agents.every(started) ? true : undefined), { context });
+    await waitFor(`${name} Ready=True`, async () => ((await getOrUndefined(svc.client, publishedResources, name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true ? true : undefined), { context });
+    expect(await lease()).toEqual(before);
   });
 
   it('kill -9 of the leader: the standby, once it leads, writes the conditions', async () => {
