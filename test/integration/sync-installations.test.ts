@@ -8,7 +8,8 @@
 // name its own copy, each status going back to its own; a copy forged to name the other
 // installation's object is refused; deleting in one leaves the other's copy; a configuration whose
 // installations could share a place stops at start naming both; SIGSTOP of eu's kcp leaves the
-// default installation syncing and /readyz names the installation until it resumes.
+// default installation syncing and /readyz names the installation until it resumes; an agent started
+// while eu's kcp is stopped starts without it and serves it once its preflight passes.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
@@ -184,5 +185,27 @@ describe('rxfleet-sync-agent: one service cluster, two kcp installations', () =>
     await waitFor('/readyz 200 once eu resumes', async () => ((await readyz())?.status === 200 ? true : undefined), { timeoutMs: 300_000, intervalMs: 1_000, context });
     await create(rootEu, 'after', 1);
     await ready(rootEu, 'after', 120_000);
+  });
+
+  it("an agent started while eu's kcp is stopped syncs the default installation, keeps eu out with its cause on /readyz, and serves eu once it resumes", { timeout: 600_000 }, async () => {
+    await agent.stop(10_000);
+    await kcpEu.pause();
+    try {
+      agent = startSyncAgent({ ...files, configFile: tempFile('sync.yaml', both) });
+      // eu's preflight cannot read its kcp: the start goes on without it.
+      await create(root, 'cold', 1);
+      await ready(root, 'cold', 180_000);
+      const held = await waitFor('/readyz naming installation eu and why', async () => {
+        const r = await readyz();
+        return r?.status === 503 && r.body.includes('installation "eu": its preflight could not read its kcp') ? r : undefined;
+      }, { timeoutMs: 300_000, intervalMs: 1_000, context });
+      expect(held.body).toContain('required cluster eu#kcp-export is not engaged');
+    } finally {
+      kcpEu.resume();
+    }
+    await waitFor('/readyz 200 once eu passes its preflight', async () => ((await readyz())?.status === 200 ? true : undefined), { timeoutMs: 300_000, intervalMs: 1_000, context });
+    await create(rootEu, 'cold', 2);
+    const eu = await ready(rootEu, 'cold', 120_000);
+    expect(eu.status?.endpoint).toBe(`${place('eu-', 'cold').name}.eu-ws-root.svc:5432`);
   });
 });

@@ -18,6 +18,9 @@ import type { Controller } from 'rxfleet';
 import type { Provider } from 'rxfleet/streams';
 import { adoptControllers } from './adopt.js';
 import { exportCluster, serviceCluster } from './clusters.js';
+import type { InstallationCheck } from './installation-gate.js';
+import { gatedInstallation } from './installation-gate.js';
+import type { KcpInstallation } from './installations.js';
 import { installationCluster, installationSeparator, namingReports } from './installations.js';
 import { defaultAgentName } from './labels.js';
 import { preflight } from './preflight.js';
@@ -55,6 +58,9 @@ export interface SyncAgentOptions {
   readonly client?: ClusterClientOptions;
 }
 
+// An installation whose preflight passed at start.
+const passedAtStart: InstallationCheck = { passed: true, check: () => Promise.resolve() };
+
 /**
  * The agent's one provider: the APIExport's consumer workspaces, the service cluster as
  * `service`, and the provider workspace as `kcp-export` (see `serviceCluster`, `exportCluster`);
@@ -70,9 +76,11 @@ export interface SyncAgentOptions {
  *   when a consumer workspace is bound to a new schema of them (a CRD change), so new fields sync
  *   without a restart. Default none. Or a follower whose set changes while the agent runs
  *   (`schemaFollower`, `follow`), as the agent watching PublishedResources keeps one.
+ * @param checks - per installation of `config.installations`, whether its preflight passed at start
+ *   and how to run it again: one that did not joins the fleet once it passes. Default: all passed.
  * @returns the provider every controller of the agent shares.
  */
-export function syncAgentProvider(options: SyncAgentOptions, published: readonly ResourceDescriptor[] | SchemaFollower = []): Provider {
+export function syncAgentProvider(options: SyncAgentOptions, published: readonly ResourceDescriptor[] | SchemaFollower = [], checks: ReadonlyMap<string, InstallationCheck> = new Map()): Provider {
   // The published resources' watches follow the schema each workspace is bound to (schema-follow.ts);
   // a follower given is shared by every installation (a binding seen in two may cost one more list).
   const given = Array.isArray(published) ? undefined : (published as SchemaFollower);
@@ -91,8 +99,11 @@ export function syncAgentProvider(options: SyncAgentOptions, published: readonly
     installation(options.kcp, options.config.apiExport),
     singleClusterProvider({ name: serviceCluster, kubeconfig: options.service }),
     // Each other installation's clusters as `<name>#<cluster>` (installations.ts), its reports naming it too.
+    // One not checked at start stays out until its preflight passes (installation-gate.ts).
     ...(options.config.installations ?? []).map((i) =>
-      withPrefix(`${i.name}${installationSeparator}`, installation(() => ({ file: i.kubeconfig }), i.apiExport ?? options.config.apiExport)).pipe(map(namingReports(i.name))),
+      gatedInstallation(i.name, checks.get(i.name) ?? passedAtStart, () =>
+        withPrefix(`${i.name}${installationSeparator}`, installation(() => ({ file: i.kubeconfig }), i.apiExport ?? options.config.apiExport)).pipe(map(namingReports(i.name))),
+      ),
     ),
   );
 }
@@ -119,21 +130,42 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
   const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
   const service = createClusterClient(serviceCluster, options.service, options.client);
   const provider = createClusterClient(exportCluster, kcp, options.client);
-  const others = (options.config.installations ?? []).map((i) => ({ i, client: createClusterClient(installationCluster(i.name, exportCluster), { file: i.kubeconfig }, options.client) }));
+  let plans: readonly PublishedPlan[];
   try {
     if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
     if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
-    const plans = await preflight(options.config, { service: service.right, kcp: provider.right });
-    // The same checks against each other installation's provider workspace (its APIExport above all).
-    for (const { i, client } of others) {
-      if (E.isLeft(client)) throw new ConfigError(`sync agent: installation "${i.name}": its kubeconfig cannot be used: ${client.left.message}`);
-      await preflight({ ...options.config, apiExport: i.apiExport ?? options.config.apiExport }, { service: service.right, kcp: client.right });
-    }
-    return agentControllers(options, plans);
+    plans = await preflight(options.config, { service: service.right, kcp: provider.right });
   } finally {
     if (E.isRight(service)) service.right.close();
     if (E.isRight(provider)) provider.right.close();
-    for (const { client } of others) if (E.isRight(client)) client.right.close();
+  }
+  // The same checks against each other installation's provider workspace (its APIExport above all).
+  // A problem stops the start; a kcp that cannot be read keeps only its own installation out.
+  const checks = new Map<string, InstallationCheck>();
+  for (const i of options.config.installations ?? []) {
+    const check = (): Promise<void> => preflightInstallation(options, i);
+    try {
+      await check();
+      checks.set(i.name, { passed: true, check });
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      checks.set(i.name, { passed: false, check });
+    }
+  }
+  return agentControllers(options, plans, checks);
+}
+
+// One other installation's preflight, with clients of its own made and closed for it.
+async function preflightInstallation(options: SyncAgentOptions, i: KcpInstallation): Promise<void> {
+  const service = createClusterClient(serviceCluster, options.service, options.client);
+  const kcp = createClusterClient(installationCluster(i.name, exportCluster), { file: i.kubeconfig }, options.client);
+  try {
+    if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
+    if (E.isLeft(kcp)) throw new ConfigError(`sync agent: installation "${i.name}": its kubeconfig cannot be used: ${kcp.left.message}`);
+    await preflight({ ...options.config, apiExport: i.apiExport ?? options.config.apiExport }, { service: service.right, kcp: kcp.right });
+  } finally {
+    if (E.isRight(service)) service.right.close();
+    if (E.isRight(kcp)) kcp.right.close();
   }
 }
 
@@ -148,10 +180,11 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
  * ```
  * @param options - the config and both kubeconfigs.
  * @param plans - what preflight returned.
+ * @param checks - the other installations' preflights (see {@link syncAgentProvider}).
  * @returns the controllers.
  */
-export function agentControllers(options: SyncAgentOptions, plans: readonly PublishedPlan[]): readonly Controller<KubeObject>[] {
-  const shared = syncAgentProvider(options, plans.map((p) => p.kcp));
+export function agentControllers(options: SyncAgentOptions, plans: readonly PublishedPlan[], checks: ReadonlyMap<string, InstallationCheck> = new Map()): readonly Controller<KubeObject>[] {
+  const shared = syncAgentProvider(options, plans.map((p) => p.kcp), checks);
   return [...publishers(options, plans, shared), ...plans.flatMap((plan) => planControllers(plan, shared))];
 }
 

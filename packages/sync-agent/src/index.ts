@@ -53,6 +53,7 @@ export type { SyncControllerOptions } from './sync-controller.js';
 export { syncController } from './sync-controller.js';
 export { exportCluster, isConsumer, isExport, isService, serviceCluster } from './clusters.js';
 export type { KcpInstallation } from './installations.js';
+export type { InstallationCheck } from './installation-gate.js';
 export { defaultInstallation, installationCluster, installationOf, installationSeparator } from './installations.js';
 export { agentLabel, agentLabels, agentSelector, syncClusterAnnotation, defaultAgentName, publishedLabel, relatedLabel, syncFinalizer } from './labels.js';
 export type { NamingError, RelatedNameResult, ServiceName } from './naming.js';
