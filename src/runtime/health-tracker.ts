@@ -100,6 +100,11 @@ export function healthTracker(options: HealthTrackerOptions = {}): HealthTracker
     if (discovered < minClusters) return `the provider discovered ${discovered} cluster(s), fewer than minClusters (${minClusters})`;
     const missing = requiredProblem();
     if (missing !== undefined) return missing;
+    // Engaged by the provider but not yet handed to the keeper (the fleet hands engagements out in
+    // time-boxed slices): not synced, so not ready. A standby or a shard member runs only a share of
+    // what was found; a leader runs it all.
+    const runsAll = replica === undefined || replica.type === 'leading';
+    if (runsAll && entries.size < discovered) return `${discovered - entries.size} engaged cluster(s) not watched yet`;
     if (counts.syncing > 0) return `${counts.syncing} cluster(s) still syncing`;
     const needed = Math.min(minClusters, entries.size);
     if (counts.synced < needed) return `${counts.synced} cluster(s) synced here, fewer than ${needed} (the others are unhealthy)`;

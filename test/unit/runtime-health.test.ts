@@ -86,6 +86,7 @@ describe('healthTracker cost', () => {
   it('stays ready as a standby: the provider discovered enough clusters, and this replica runs none', () => {
     const t = healthTracker({ minClusters: 3, awaitFirstPass: true });
     t.phase('running');
+    t.replica({ type: 'standby', identity: 'agent-1' });
     t.discovered(5);
     expect(t.report().ready).toBe(false);
     t.firstPassDone();
