@@ -1,7 +1,8 @@
 // What the watch does to every object before anyone sees it: strip managedFields (large, rarely
-// read) and deep-freeze, so a cached object can be shared by every subscriber without copies.
+// read), share its repeated metadata strings (interned.ts) and deep-freeze, so a cached object can be shared by every subscriber without copies.
 import type { KubeObject, ObjectMeta } from '../core/object.js';
 import { ownApplyEntries } from '../client/managed-fields-cut.js';
+import { internMetadataStrings } from './interned.js';
 
 // A for-in walk rather than Object.values: no array per object, and V8's enum cache makes for-in
 // over freshly parsed JSON cheap. Frozen values are skipped: they are someone's finished work.
@@ -29,7 +30,7 @@ function withoutManagedFields(metadata: ObjectMeta, kept: readonly unknown[] | u
 
 /**
  * Prepares an object decoded from the wire for caching: removes `metadata.managedFields` unless
- * asked to keep it, then freezes it deeply. Freshly decoded JSON is edited and frozen in place to
+ * asked to keep it, interns its repeated metadata strings (a fresh object only), then freezes it deeply. Freshly decoded JSON is edited and frozen in place to
  * avoid a copy (only the metadata is rebuilt when managedFields must go); an already frozen input
  * is copied at the top level instead. A watch line normally arrives with managedFields already cut
  * out of its text ({@link parseWatchLine} with `dropManagedFields`), and then nothing is rebuilt.
@@ -46,6 +47,7 @@ function withoutManagedFields(metadata: ObjectMeta, kept: readonly unknown[] | u
  */
 export function preparedObject<T extends KubeObject>(obj: T, keepManagedFields: boolean, keepApplyEntriesOf: readonly string[] = []): T {
   let out = obj;
+  const fresh = !Object.isFrozen(obj);
   const all = obj.metadata.managedFields;
   const kept = keepManagedFields || all === undefined ? undefined : ownApplyEntries(all, keepApplyEntriesOf);
   // Nothing to rebuild when every entry is kept (a watch line's cut kept only those already).
@@ -55,6 +57,8 @@ export function preparedObject<T extends KubeObject>(obj: T, keepManagedFields: 
     if (Object.isFrozen(obj)) out = { ...obj, metadata };
     else (obj as { metadata: ObjectMeta }).metadata = metadata;
   }
+  // Fresh from the wire, nothing in it is frozen yet: its repeated strings can be shared.
+  if (fresh) internMetadataStrings(out);
   if (!Object.isFrozen(out)) freezeDeep(out);
   return out;
 }
