@@ -58,6 +58,50 @@ export function recorderInEffect(): RequestRecorder | undefined {
   return inEffect.getStore();
 }
 
+// A cluster's name as the fleet knows it, for requests made through a renamed client (withPrefix,
+// a namespace-cluster borrowing its hub's client): each rename maps its client's own name only,
+// so a context that outlives the call (a watch's callbacks, timers started there) renames nothing
+// else; renames made inside another apply first, the outer one last.
+const renames = new AsyncLocalStorage<(cluster: ClusterName) => ClusterName>();
+
+/**
+ * Runs `f` with requests of cluster `from` counted as cluster `to`: what a client renamed on its
+ * way to the fleet does around each call, so its requests are counted under the fleet's name and
+ * go with that name's series when the cluster leaves.
+ *
+ * @example
+ * ```ts
+ * const got = await countingAs(clusterName('east'), clusterName('prod#east'), () => east.get(configMaps, 'a'));
+ * ```
+ * @param from - the name the client's transport has.
+ * @param to - the name the fleet knows.
+ * @param f - the call.
+ * @returns what `f` returns.
+ */
+export function countingAs<R>(from: ClusterName, to: ClusterName, f: () => R): R {
+  const outer = renames.getStore();
+  const rename = (cluster: ClusterName): ClusterName => {
+    const inner = cluster === from ? to : cluster;
+    return outer === undefined ? inner : outer(inner);
+  };
+  return renames.run(rename, f);
+}
+
+/**
+ * The name a request of `cluster` is counted under here (see {@link countingAs}).
+ *
+ * @example
+ * ```ts
+ * countedName(clusterName('east')); // 'prod#east' inside countingAs('east', 'prod#east', ...)
+ * ```
+ * @param cluster - the transport's cluster.
+ * @returns the name to count under.
+ */
+export function countedName(cluster: ClusterName): ClusterName {
+  const rename = renames.getStore();
+  return rename === undefined ? cluster : rename(cluster);
+}
+
 const methodVerbs: Readonly<Record<HttpRequest['method'], Verb>> = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 /**

@@ -16,7 +16,7 @@ import { http2Carrier } from './h2-carrier.js';
 import { sharedH2Sessions } from './h2-pool.js';
 import type { HeadersBounds } from './headers-deadline.js';
 import { http1Carrier } from './http1-carrier.js';
-import { recorderInEffect, requestResult, verbOfRequest } from './request-count.js';
+import { countedName, recorderInEffect, requestResult, verbOfRequest } from './request-count.js';
 import type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
 
 export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport-types.js';
@@ -109,11 +109,12 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
     const record = own ?? recorderInEffect();
     if (record === undefined) return undefined;
     const verb = verbOfRequest(req, stream);
+    const as = countedName(cluster);
     let counted = false;
     return (outcome) => {
       if (counted || closed) return;
       counted = true;
-      record(cluster, verb, requestResult(outcome));
+      record(as, verb, requestResult(outcome));
     };
   };
   const describe = (req: HttpRequest): string => `${req.method} ${prefix}${req.path.split('?')[0] ?? ''}`;

@@ -1,12 +1,15 @@
 // Counting requests where they are sent: the verb and result labels a transport reports (bounded:
 // never a path or a name), the recorder in effect across what a run starts, and the series a run's
-// metrics and a program's own `requestMetrics` keep.
+// metrics and a program's own `requestMetrics` keep; a renamed client's requests under the fleet's name.
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { RequestRecorder } from '../../src/client/index.js';
-import { countingRequests, kubeError, requestResult, verbOfRequest } from '../../src/client/index.js';
-import { recorderInEffect } from '../../src/client/request-count.js';
-import { clusterName } from '../../src/index.js';
+import { firstValueFrom, materialize } from 'rxjs';
+import { countingRequests, createClusterClient, kubeError, requestResult, verbOfRequest } from '../../src/client/index.js';
+import { countedName, countingAs, recorderInEffect } from '../../src/client/request-count.js';
+import { clusterName, configMaps } from '../../src/index.js';
+import { renamedClient } from '../../src/providers/internal/renamed-client.js';
+import { must } from '../support/wait.js';
 import { requestMetrics } from '../../src/runtime/index.js';
 import { controllerMetrics, scopedMetrics } from '../../src/runtime/metrics.js';
 
@@ -79,5 +82,37 @@ describe('request series', () => {
     const requests = requestMetrics('rxfleet-sync-agent');
     requests.record(clusterName('service'), 'patch', '2xx');
     expect(await requests.registry.metrics()).toContain('rxfleet_requests_total{cluster="service",verb="patch",result="2xx",controller="rxfleet-sync-agent"} 1');
+  });
+});
+
+describe('a renamed client', () => {
+  const down = (name: string): string => `apiVersion: v1
+kind: Config
+clusters: [{ name: ${name}, cluster: { server: 'https://127.0.0.1:1' } }]
+users: [{ name: u, user: { token: not-a-secret } }]
+contexts: [{ name: ${name}, context: { cluster: ${name}, user: u } }]
+current-context: ${name}
+`;
+
+  it("counts each call, watches included, under the fleet's name, outer renames last, and nothing else under it", async () => {
+    const seen: string[] = [];
+    const record: RequestRecorder = (cluster, verb, result) => seen.push(`${cluster} ${verb} ${result}`);
+    const east = must(createClusterClient(clusterName('east'), { yaml: down('east') }));
+    const other = must(createClusterClient(clusterName('west'), { yaml: down('west') }));
+    // A namespace-cluster borrowing east's client, then prefixed by withPrefix.
+    const scoped = renamedClient(east, clusterName('team-a'));
+    const prefixed = renamedClient(scoped, clusterName('prod#team-a'));
+    await countingRequests(record, async () => {
+      await prefixed.get(configMaps, 'a', { namespace: 'default' });
+      await scoped.list(configMaps, { namespace: 'default' });
+      await east.get(configMaps, 'a', { namespace: 'default' });
+      await firstValueFrom(prefixed.watch(configMaps, { namespace: 'default' }).pipe(materialize()));
+      // A call inside a renamed one's context to another cluster keeps its own name.
+      await countingAs(clusterName('east'), clusterName('prod#team-a'), () => other.get(configMaps, 'a', { namespace: 'default' }));
+    });
+    expect(seen).toEqual(['prod#team-a get ClusterUnreachable', 'team-a list ClusterUnreachable', 'east get ClusterUnreachable', 'prod#team-a watch ClusterUnreachable', 'west get ClusterUnreachable']);
+    expect(countedName(clusterName('east'))).toBe('east');
+    east.close();
+    other.close();
   });
 });
