@@ -29,11 +29,12 @@ export interface QueueOptions {
   readonly concurrency?: number;
   /**
    * Reconciles of one cluster running at once while another cluster has a key waiting. Default
-   * `ceil(concurrency / 2)`: one busy cluster can never hold every worker, so a quiet cluster's key
-   * finds a free one instead of waiting for a busy cluster's reconcile to end, and two busy
-   * clusters still use every worker. Idle workers beyond it are lent (`lendIdleWorkers`). A
-   * controller of a single cluster gets all its workers with `perClusterConcurrency: concurrency`.
-   * Values above `concurrency` mean no cap.
+   * `concurrency - 1` (at least 1): one busy cluster can never hold every worker, so a quiet
+   * cluster's key finds a free one instead of waiting for a busy cluster's reconcile to end, and a
+   * wave that reaches one cluster first runs on all workers but one. A smaller cap holds a flood to
+   * a smaller share; idle workers beyond it are then lent (`lendIdleWorkers`). A controller of a
+   * single cluster gets all its workers with `perClusterConcurrency: concurrency`. Values above
+   * `concurrency` mean no cap.
    */
   readonly perClusterConcurrency?: number;
   /**
@@ -145,8 +146,8 @@ export interface ReconcileOptions<T extends KubeObject = KubeObject> extends Que
  *   instant and go round-robin across their clusters: every cluster's first key of the burst
  *   before any cluster's second. Fairness is the cap: a cluster at
  *   `perClusterConcurrency` sits out until one of its reconciles ends, so with the default cap a
- *   flooded cluster holds at most half the workers while other clusters have keys waiting, and a
- *   quiet cluster's key starts on the next free one, however old the flood's backlog. Workers no
+ *   flooded cluster always leaves one worker free, and a quiet cluster's key starts on it at once,
+ *   however old the flood's backlog. Workers no
  *   other cluster wants are lent to a cluster at its cap, all but one (`lendIdleWorkers`).
  * - **Admission** (optional): a cluster its `clusterGate` holds back takes no worker; its keys
  *   wait in its lane while other clusters' keys run, and it is asked again when its delay ends.

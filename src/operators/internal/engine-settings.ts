@@ -24,7 +24,7 @@ import type { DebounceSpan } from './debounce-window.js';
  * @example
  * ```ts
  * const s: EngineSettings<ConfigMap> = {
- *   concurrency: 10, perClusterConcurrency: 5, lendIdleWorkers: true, clusterGate: undefined, observer: undefined, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 },
+ *   concurrency: 10, perClusterConcurrency: 9, lendIdleWorkers: true, clusterGate: undefined, observer: undefined, debounce: undefined, backoff: { initialMs: 5, factor: 2, maxMs: 1_000_000, jitter: 0 },
  *   authBackoff: { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 }, rateLimit: { qps: 10, burst: 100 },
  *   lookup: undefined, fleet: undefined, logger: pino(), scheduler: asyncScheduler, onDepth: undefined,
  * };
@@ -65,16 +65,19 @@ const reconcileBackoff: Backoff = { initialMs: 5, factor: 2, maxMs: 1_000_000, j
 const reconcileAuthBackoff: Backoff = { initialMs: 5_000, factor: 2, maxMs: 300_000, jitter: 0.5 };
 
 /**
- * The default per-cluster cap: half the workers, rounded up. One busy cluster then leaves at least
- * half of them to the others, and two busy clusters still use them all; a controller of a single
- * cluster that wants every worker sets `perClusterConcurrency` to `concurrency`.
+ * The default per-cluster cap: every worker but one. One busy cluster then always leaves a worker
+ * free, so a quiet cluster's key starts at once, and a wave that reaches one cluster first is served
+ * by nearly every worker in the order it arrived, as multicluster-runtime's first-come queue serves
+ * it (half the workers, the default until 2026-11-27, made that cluster's keys wait about twice as
+ * long: bench/README.md, tenth figures). A controller of a single cluster that wants every worker
+ * sets `perClusterConcurrency` to `concurrency`; one that wants a flood held to a smaller share sets less.
  *
- * @example `defaultPerCluster(10) // 5`
+ * @example `defaultPerCluster(10) // 9`
  * @param concurrency - the queue's concurrency.
  * @returns the cap.
  */
 export function defaultPerCluster(concurrency: number): number {
-  return Math.max(1, Math.ceil(concurrency / 2));
+  return Math.max(1, concurrency - 1);
 }
 
 /**
