@@ -7,7 +7,8 @@
 // the reconciler's start, and the event loop's delay is recorded in each phase.
 // Run: npm run bench:noisy  (node --import ./bench/register.ts bench/noisy-neighbour.ts)
 // Environment: BENCH_FLOOD_BATCHES (default 10,100: events per FLOOD_EVERY_MS), BENCH_SAMPLES (200),
-// BENCH_PER_CLUSTER (the queue's perClusterConcurrency; default: reconcile's, ceil(concurrency / 2)).
+// BENCH_PER_CLUSTER (the queue's perClusterConcurrency; default: reconcile's, concurrency - 1).
+import { defaultPerCluster } from '../src/operators/internal/engine-settings.js';
 import type { PerformanceEntry } from 'node:perf_hooks';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -194,7 +195,7 @@ const k = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(1)}k` : x.to
 
 console.log(
   `noisy-neighbour benchmark: ${SAMPLES} quiet events every ${QUIET_EVERY_MS} ms, reconcile ${WORK_MS} ms (a timer), concurrency ${CONCURRENCY} ` +
-    `(per cluster ${PER_CLUSTER ?? `default, ${Math.ceil(CONCURRENCY / 2)}`}), ` +
+    `(per cluster ${PER_CLUSTER ?? `default, ${defaultPerCluster(CONCURRENCY)}`}), ` +
     `flood over ${NOISY_KEYS} keys every ${FLOOD_EVERY_MS} ms, node ${process.version}`,
 );
 const rows: Row[] = [];
