@@ -90,7 +90,7 @@ describe('a PublishedResource as configuration', () => {
         resource: { apiGroup: 'db.example.dev', kind: 'Database', version: 'v1', versions: ['v1'] },
         filter: { namespace: { matchLabels: { team: 'a' } } },
         enableWorkspacePaths: true,
-        projection: { versions: { v1: 'v1beta1' }, scope: 'Global' },
+        projection: { versions: { v1: 'V1' }, scope: 'Global' },
         related: [
           { identifier: 'cert', origin: 'kcp', group: 'cert-manager.io', version: 'v1', resource: 'certificates', identityHash: 'abc', watch: { byOwner: {}, bySelector: {} }, syncStatus: true, object: { selector: { matchLabels: { a: 'b' } } } },
           { identifier: 'conn', origin: 'service', kind: 'Secret', mutation: { status: [] }, projection: {}, object: { reference: { path: 'spec.conn', regex: { pattern: 'x' } } } },
@@ -106,7 +106,7 @@ describe('a PublishedResource as configuration', () => {
       `${at}.resource: give versions, or version (deprecated), not both`,
       `${at}.filter.namespace: not supported yet: a label selector on namespaces`,
       `${at}.enableWorkspacePaths: not supported yet: workspace paths`,
-      `${at}.projection.versions.v1: not supported yet: renaming versions (v1 → the string "v1beta1")`,
+      `${at}.projection.versions.v1: "V1" is not a Kubernetes version name kcp accepts`,
       `${at}.projection.scope: "Global" is not a scope`,
       `${at}.related[0].watch: give exactly one of byOwner or bySelector`,
       `${at}.related[0].object.selector.rewrite: required: how a found object is named in the workspace`,

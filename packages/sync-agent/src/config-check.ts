@@ -4,6 +4,7 @@
 import { parseLabelSelector } from './label-selector.js';
 import { dnsSubdomainProblem } from './naming.js';
 import { parseTemplate } from './template.js';
+import { versionNameProblem } from './version-names.js';
 
 /** A plain mapping read from YAML or JSON. */
 export type Json = Readonly<Record<string, unknown>>;
@@ -234,11 +235,12 @@ export function selectorProblem(s: string): string | undefined {
 }
 
 /**
- * Checks a projection's names (the agent's own form; a PublishedResource's is converted to it).
+ * Checks a projection's names and version renames (the agent's own form; a PublishedResource's is
+ * converted to it).
  *
  * @example
  * ```ts
- * checkProjection({ kind: 'Sertifikat', shortNames: ['sert'] }, 'published[0].projection', problems);
+ * checkProjection({ kind: 'Sertifikat', shortNames: ['sert'], versions: { v1: 'v1beta1' } }, 'published[0].projection', problems);
  * ```
  * @param m - the projection.
  * @param path - its path.
@@ -246,6 +248,9 @@ export function selectorProblem(s: string): string | undefined {
  */
 export function checkProjection(m: Json, path: string, p: Problems): void {
   text(m, 'scope', path, p, (s) => (s === 'Cluster' || s === 'Namespaced' ? undefined : 'is not a scope: Cluster or Namespaced'));
+  // Service version → kcp version; whether each key is a published version needs the CRD (preflight).
+  const renames = m.versions === undefined ? undefined : mapping(m.versions, at(path, 'versions'), typeof m.versions === 'object' && m.versions !== null ? Object.keys(m.versions) : ['<service version>'], p);
+  for (const k of Object.keys(renames ?? {})) text(renames ?? {}, k, at(path, 'versions'), p, versionNameProblem);
   text(m, 'group', path, p, dnsSubdomainProblem);
   text(m, 'plural', path, p, dns1035Problem);
   text(m, 'kind', path, p, kindProblem);

@@ -87,7 +87,7 @@ function checkPublished(v: unknown, path: string, p: Problems, names: Map<string
   if (name !== undefined && first === undefined) names.set(name, path);
   if (m.crd === undefined) p.add(`${path}.crd`, 'required: the CRD to publish, { group, kind }');
   else checkCrd(m.crd, `${path}.crd`, p);
-  const projection = m.projection === undefined ? undefined : mapping(m.projection, `${path}.projection`, ['group', 'plural', 'kind', 'shortNames', 'categories', 'scope'], p);
+  const projection = m.projection === undefined ? undefined : mapping(m.projection, `${path}.projection`, ['group', 'plural', 'kind', 'shortNames', 'categories', 'scope', 'versions'], p);
   if (projection !== undefined) checkProjection(projection, `${path}.projection`, p);
   const naming = m.naming === undefined ? undefined : mapping(m.naming, `${path}.naming`, ['namespace', 'name'], p);
   if (naming !== undefined) {

@@ -1,5 +1,6 @@
 // What preflight decided for one published resource, once at start: the two resources the agent
-// reads and writes (same version name on both sides) and whether status syncs through a subresource.
+// reads and writes (the sync version under its name on each side) and whether status syncs through a
+// subresource.
 import type { ResourceDescriptor } from 'rxfleet';
 import type { KcpInstallation } from './installations.js';
 import type { CompiledMutations } from './mutation.js';
@@ -8,8 +9,8 @@ import type { PublishedResource } from './types.js';
 /**
  * One published resource, resolved against the service cluster's CRD. `service` is the CRD at the
  * sync version (its storage version when published, else the highest published version in
- * Kubernetes version order); `kcp` is the same version projected (group, plural, kind from the
- * projection). Made by `preflight`, read by the publisher and the sync controllers.
+ * Kubernetes version order); `kcp` is the same version projected (group, plural, kind, and the
+ * version's name from the projection: objects are the same JSON under either apiVersion). Made by `preflight`, read by the publisher and the sync controllers.
  *
  * @example
  * ```ts
@@ -30,9 +31,9 @@ export interface PublishedPlan {
   readonly agentName: string;
   /** The CRD on the service cluster at the sync version. */
   readonly service: ResourceDescriptor;
-  /** The resource consumers see in kcp at the sync version. */
+  /** The resource consumers see in kcp at the sync version (under its kcp name, `projection.versions`). */
   readonly kcp: ResourceDescriptor;
-  /** The versions published into the APIResourceSchema, in the CRD's order. */
+  /** The versions published into the APIResourceSchema, in the CRD's order, by their service names. */
   readonly publishedVersions: readonly string[];
   /** True when the CRD's sync version has the status subresource (status syncs up through it). */
   readonly statusSubresource: boolean;

@@ -28,6 +28,7 @@ import { compileMutations } from './mutation.js';
 import type { PublishedPlan } from './plan.js';
 import { projectedNames, versionChoice } from './schema.js';
 import { parseTemplate } from './template.js';
+import { kcpVersionName } from './version-names.js';
 import { installationCollisions, unknownAdoptInstallations } from './installations-config.js';
 import type { PublishedResource, SyncConfig } from './types.js';
 
@@ -164,7 +165,7 @@ function configProblems(p: PublishedResource): string[] {
 }
 
 function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: string): { type: 'plan'; plan: PublishedPlan } | { type: 'invalid'; problems: readonly string[] } {
-  const choice = versionChoice(crd, p.crd);
+  const choice = versionChoice(crd, p.crd, p.projection?.versions);
   if (choice.type === 'invalid') return choice;
   const version = crd.spec.versions.find((v) => v.name === choice.storage);
   const statusSubresource = version?.subresources?.status !== undefined;
@@ -181,7 +182,7 @@ function planOf(crd: CustomResourceDefinition, p: PublishedResource, agentName: 
   const { group, names } = projectedNames(crd, p);
   let kcpResource: ResourceDescriptor;
   try {
-    kcpResource = resource({ group, version: choice.storage, plural: names.plural, kind: names.kind, namespaced: kcpNamespaced });
+    kcpResource = resource({ group, version: kcpVersionName(choice.storage, p.projection), plural: names.plural, kind: names.kind, namespaced: kcpNamespaced });
   } catch (e) {
     return { type: 'invalid', problems: [`projection: ${(e as Error).message}`] };
   }

@@ -1,11 +1,12 @@
 // The parts of a PublishedResource whose form differs from the agent's own: a metav1.LabelSelector
 // (turned into the `kubectl -l` string the agent matches), naming rules in the deprecated
 // `$remote...` form (turned into the templates api-syncagent documents as their replacements), and
-// the projection (whose version and scope changes are refused until the agent can convert).
+// the projection (its version renames, deprecated `version` included, as a map).
 import type { Json, Problems } from './config-check.js';
 import { at, checkProjection, describe, list, mapping, text } from './config-check.js';
 import { parseLabelSelector } from './label-selector.js';
 import { dnsLabelProblem } from './naming.js';
+import { versionNameProblem } from './version-names.js';
 
 // Longest first: `$remoteNamespaceHash` before `$remoteNamespace`.
 const legacy: readonly (readonly [string, string])[] = [
@@ -79,31 +80,41 @@ export function selectorString(v: unknown, path: string, p: Problems): string | 
   return parsed?.type === 'invalid' ? undefined : s;
 }
 
+const isMap = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /**
  * A PublishedResource's projection in the agent's form: group, kind, plural, shortNames and
  * categories as they are (a kind without a plural gets api-syncagent's: the kind in lowercase
- * with an "s"); `scope` kept for preflight (which refuses a change of scope); version
- * renames refused (the agent keeps version names; a map of each version to itself is accepted).
+ * with an "s"); `scope` kept for preflight (which refuses what a change of scope cannot carry);
+ * `versions` (service version → kcp version) kept, each version mapped to itself left out; the
+ * deprecated `version` as a rename of the one version `spec.resource` names (api-syncagent allows
+ * it with one selected version only).
  *
  * @example
  * ```ts
- * checkPublishedProjection({ kind: 'Sertifikat', shortNames: ['sert'] }, 'x.yaml: spec.projection', problems);
+ * checkPublishedProjection({ kind: 'Sertifikat', version: 'v1beta1' }, 'x.yaml: spec.projection', problems, ['v1']);
+ * // { kind: 'Sertifikat', plural: 'sertifikats', versions: { v1: 'v1beta1' } }
  * ```
  * @param v - the projection as read.
  * @param path - its path.
  * @param p - where problems go.
+ * @param selected - the versions `spec.resource` names (`version`, or `versions`), if it names any.
  * @returns the projection, or `undefined` when it is not usable.
  */
-export function checkPublishedProjection(v: unknown, path: string, p: Problems): Json | undefined {
+export function checkPublishedProjection(v: unknown, path: string, p: Problems, selected?: readonly string[]): Json | undefined {
   const m = mapping(v, path, ['group', 'kind', 'plural', 'shortNames', 'categories', 'scope', 'version', 'versions'], p);
   if (m === undefined) return undefined;
   const before = p.list.length;
-  const renames = m.versions === undefined ? {} : mapping(m.versions, at(path, 'versions'), Object.keys(m.versions as object), p);
-  for (const [from, to] of Object.entries(renames ?? {})) {
-    if (to !== from) p.add(at(at(path, 'versions'), from), `not supported yet: renaming versions (${from} → ${describe(to)}); the agent syncs one version, named the same on both sides, without conversion`);
-  }
-  if (m.version !== undefined) p.add(at(path, 'version'), `not supported yet: renaming versions (to ${describe(m.version)}); the agent syncs one version, named the same on both sides, without conversion`);
   const names: Record<string, unknown> = Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'version' && k !== 'versions'));
+  const renames = isMap(m.versions) ? Object.entries(m.versions).filter(([from, to]) => from !== to) : [];
+  if (m.versions !== undefined && !isMap(m.versions)) names.versions = m.versions; // checkProjection says what it is
+  else if (renames.length > 0) names.versions = Object.fromEntries(renames);
+  if (m.version !== undefined) {
+    const one = text(m, 'version', path, p, versionNameProblem);
+    if (m.versions !== undefined) p.add(path, 'give versions, or version (deprecated), not both');
+    else if (selected?.length !== 1) p.add(at(path, 'version'), `renames the one published version, so spec.resource must name exactly one (it names ${selected === undefined ? 'none: every served version is published' : selected.join(', ')}); or write spec.projection.versions: { <service version>: ${typeof m.version === 'string' ? m.version : '<name in kcp>'} }`);
+    else if (one !== undefined && selected[0] !== undefined && one !== selected[0]) names.versions = { [selected[0]]: one };
+  }
   // api-syncagent derives the plural of a new kind (lowercase + "s") unless one is given.
   if (typeof names.kind === 'string' && names.plural === undefined) names.plural = `${names.kind.toLowerCase()}s`;
   checkProjection(names, path, p);

@@ -137,7 +137,8 @@ function convert(doc: Json, where: string, name: string, p: Problems): Json | un
     p.add(at(s, 'enableWorkspacePaths'), notYet('workspace paths on service objects; the agent names a workspace by its logical cluster, which does not change when the workspace moves'));
   }
   if (spec.projection !== undefined) {
-    const projection = checkPublishedProjection(spec.projection, at(s, 'projection'), p);
+    const selected = (entry.crd as { versions?: readonly unknown[] } | undefined)?.versions;
+    const projection = checkPublishedProjection(spec.projection, at(s, 'projection'), p, selected?.every((v) => typeof v === 'string') === true ? selected : undefined);
     if (projection !== undefined && Object.keys(projection).length > 0) entry.projection = projection;
   }
   if (spec.mutation !== undefined) {

@@ -128,7 +128,7 @@ export function publisherController(plans: readonly PublishedPlan[], options: Pu
       for (const plan of mine) {
         const s = apiResourceSchemaOf(crd, plan.published, agentName);
         // The sync controllers read and write the plan's version: a CRD that stops publishing it cannot be rolled out.
-        const problems = s.type === 'invalid' ? s.problems : s.schema.spec.versions.some((v) => v.name === plan.service.version) ? [] : [`the sync version ${plan.service.version} is no longer published`];
+        const problems = s.type === 'invalid' ? s.problems : s.schema.spec.versions.some((v) => v.name === plan.kcp.version) ? [] : [`the sync version ${plan.service.version} is no longer published as ${plan.kcp.version}`];
         if (s.type === 'invalid' || problems.length > 0) {
           return terminal(new Error(`published "${plan.published.name}": CRD ${req.key.name} on the service cluster ${serviceCluster} cannot be published: ${problems.join('; ')}`));
         }

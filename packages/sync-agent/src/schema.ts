@@ -8,10 +8,8 @@ import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomRes
 import type { APIResourceSchema, APIResourceVersion, ExportResource } from 'rxfleet/providers/kcp';
 import { agentLabels } from './labels.js';
 import type { PublishedResource, PublishedCrd } from './types.js';
+import { kcpVersionName, renameProblems, versionNameProblem } from './version-names.js';
 import { compareKubeVersions } from './version-order.js';
-
-// kcp's rule for ARS version names (checked by its OpenAPI): a CRD version kcp would refuse is a config error.
-const ARS_VERSION = /^v[1-9][0-9]*([a-z]+[1-9][0-9]*)?$/;
 
 /**
  * The versions published from a CRD and the one that is the storage version (and the sync version),
@@ -28,7 +26,8 @@ export type VersionChoice =
 
 /**
  * Chooses the versions of a CRD to publish: `source.versions`, or every served version. Each must
- * exist and be served. The storage version (the one the agent reads and writes on both sides) is
+ * exist, be served, and have a name kcp accepts: its own, or its rename (`renames`, the
+ * projection's `versions`, checked by `renameProblems`). The storage version (the one the agent reads and writes on both sides) is
  * the CRD's storage version when it is published, else the highest published version in
  * Kubernetes version order (`v1` > `v1beta1` > `v1alpha1`).
  *
@@ -39,9 +38,10 @@ export type VersionChoice =
  * ```
  * @param crd - the CRD read from the service cluster.
  * @param source - the published resource's source.
- * @returns the choice, or every problem found.
+ * @param renames - the projection's version renames (service version → kcp version), if any.
+ * @returns the choice (service names), or every problem found.
  */
-export function versionChoice(crd: CustomResourceDefinition, source: PublishedCrd): VersionChoice {
+export function versionChoice(crd: CustomResourceDefinition, source: PublishedCrd, renames?: Readonly<Record<string, string>>): VersionChoice {
   const name = crd.metadata.name ?? `${crd.spec.names.plural}.${crd.spec.group}`;
   const all = crd.spec.versions;
   const served = all.filter((v) => v.served).map((v) => v.name);
@@ -52,10 +52,12 @@ export function versionChoice(crd: CustomResourceDefinition, source: PublishedCr
     const found = all.find((x) => x.name === v);
     if (found === undefined) problems.push(`version ${v} is not a version of CRD ${name} (it has ${all.map((x) => x.name).join(', ')})`);
     else if (!found.served) problems.push(`version ${v} of CRD ${name} is not served`);
-    else if (!ARS_VERSION.test(v)) problems.push(`version ${v} of CRD ${name} cannot be published: kcp requires version names like v1, v1beta2`);
+    else if (renames?.[v] === undefined && versionNameProblem(v) !== undefined) problems.push(`version ${v} of CRD ${name} cannot be published: kcp requires version names like v1, v1beta2`);
   }
   if (problems.length > 0) return { type: 'invalid', problems };
   const versions = all.map((v) => v.name).filter((v) => wanted.includes(v));
+  const renamed = renameProblems(versions, renames, name);
+  if (renamed.length > 0) return { type: 'invalid', problems: renamed };
   const storageVersion = all.find((v) => v.storage)?.name;
   const storage = storageVersion !== undefined && versions.includes(storageVersion) ? storageVersion : [...versions].sort(compareKubeVersions)[0];
   // `versions` is not empty here (wanted is not, and every wanted version was found).
@@ -92,7 +94,8 @@ export function projectedNames(crd: CustomResourceDefinition, published: Publish
 
 /**
  * The APIResourceSchema of a published CRD: the published versions only (the storage version as
- * {@link versionChoice} says), each with its schema, subresources and printer columns; scope kept;
+ * {@link versionChoice} says), each with its schema, subresources and printer columns, under its name
+ * in kcp (renamed by `projection.versions`, its flags following it, its content as it is); scope kept;
  * names projected; labelled with the agent and the published resource. Named
  * `v<hash>.<plural>.<group>`, the hash over the spec only (see {@link schemaName}).
  *
@@ -111,10 +114,10 @@ export function apiResourceSchemaOf(
   published: PublishedResource,
   agentName: string,
 ): { readonly type: 'schema'; readonly schema: APIResourceSchema; readonly storage: string } | { readonly type: 'invalid'; readonly problems: readonly string[] } {
-  const choice = versionChoice(crd, published.crd);
+  const choice = versionChoice(crd, published.crd, published.projection?.versions);
   if (choice.type === 'invalid') return choice;
   const { group, names } = projectedNames(crd, published);
-  const versions = crd.spec.versions.filter((v) => choice.versions.includes(v.name)).map((v) => arsVersion(v, v.name === choice.storage));
+  const versions = crd.spec.versions.filter((v) => choice.versions.includes(v.name)).map((v) => arsVersion(v, v.name === choice.storage, kcpVersionName(v.name, published.projection)));
   const spec: APIResourceSchema['spec'] = {
     group,
     names,
@@ -209,11 +212,11 @@ export function withConditions(schema: JSONSchemaProps, statusSubresource: boole
   return { ...schema, properties: { ...properties, status: { ...status, properties: { ...statusProperties, conditions: conditionsSchema } } } };
 }
 
-function arsVersion(v: CustomResourceDefinitionVersion, storage: boolean): APIResourceVersion {
+function arsVersion(v: CustomResourceDefinitionVersion, storage: boolean, name: string): APIResourceVersion {
   // A CRD version without a schema (apiextensions v1 requires one, but be safe) accepts anything.
   const schema: JSONSchemaProps = v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   return {
-    name: v.name,
+    name,
     served: true,
     storage,
     schema: withConditions(schema, v.subresources?.status !== undefined),

@@ -28,12 +28,11 @@ export interface PublishedCrd {
 }
 
 /**
- * How the resource appears in kcp. Version names are kept (the agent reads and writes one version,
- * the same on both sides; see {@link PublishedResource}).
+ * How the resource appears in kcp. Version names are kept unless `versions` renames them.
  *
  * @example
  * ```ts
- * const projection: PublishedProjection = { group: 'databases.example.dev', plural: 'databases' };
+ * const projection: PublishedProjection = { group: 'databases.example.dev', plural: 'databases', versions: { v1: 'v1beta1' } };
  * ```
  */
 export interface PublishedProjection {
@@ -49,6 +48,14 @@ export interface PublishedProjection {
   readonly categories?: readonly string[];
   /** The scope in kcp (default: the CRD's); across a change of scope, no related objects. */
   readonly scope?: 'Cluster' | 'Namespaced';
+  /**
+   * Version names in kcp, by the service cluster's name (`{ v1: 'v1beta1' }`: the CRD's v1 is
+   * v1beta1 in kcp). Only the name changes, nothing is converted: consumers read and write the
+   * object under the kcp name, its service copy keeps the service name. Each key must be a
+   * published version, each value a version name kcp accepts, and no two versions may end up with
+   * one name. Default: every version keeps its name.
+   */
+  readonly versions?: Readonly<Record<string, string>>;
 }
 
 /**
