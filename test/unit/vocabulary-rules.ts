@@ -38,6 +38,8 @@ export const glossaryTypes: Readonly<Record<string, readonly string[]>> = {
 export const glossaryExceptions: Readonly<Record<string, string>> = {
   'LoadedKubeconfig.cluster': "a kubeconfig's own `cluster` entry (clusters[].cluster)",
   'Credentials.key': "Node's TLS option `key` (the client private key), passed as it is",
+  'SelectorRequirement.key': "a label selector requirement's `key` (metav1.LabelSelectorRequirement), as a PublishedResource writes it",
+  'KcpInstallation.kubeconfig': "the sync configuration file's `kubeconfig:` field, a path in the YAML document (SyncConfig)",
 };
 
 /** Exported types that keep `…Config` because they mirror a configuration format of that name. */
