@@ -28,7 +28,7 @@
 //                      8 per core by default). Every bundle column has the environment of the scaffold's
 //                      image (its Dockerfile's `ENV` lines). Default none.
 //   BENCH_TIMEOUT_S    longest wait for a convergence (default 600)
-//   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, ceil(10 / 2) = 5)
+//   BENCH_PER_CLUSTER  rxfleet's per-cluster concurrency cap (default: rxfleet's, 10 - 1 = 9)
 //   BENCH_RXFLEET_OUTPUTS  0: the rxfleet controller does not watch its outputs (then its restart
 //                      cannot prove its applies needless, and sends them all). Default 1.
 //   BENCH_RXFLEET_NODE_ARGS  Node flags for the rxfleet controllers, space-separated (e.g.

@@ -43,7 +43,7 @@ void main(
       provider: providerFromArgs(),
       resource: configMaps,
       select: { labelSelector: `${INPUT_LABEL}=true` },
-      // BENCH_PER_CLUSTER sets the per-cluster cap (default ceil(10 / 2) = 5; MCR's queue has none).
+      // BENCH_PER_CLUSTER sets the per-cluster cap (default 10 - 1 = 9; MCR's queue has none).
       ...(WATCH_OUTPUTS
         ? {
             inputs: ({ fleetWatch }) => [
