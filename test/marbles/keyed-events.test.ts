@@ -6,14 +6,8 @@ import type { ConfigMap } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import type { KeyedEvent, WatchEvent } from '../../src/streams/index.js';
 import { createStore, reflect, toKeyedEvents } from '../../src/streams/index.js';
-import { cm, east } from './watch-fixtures.js';
+import { cm, east, listing } from './watch-fixtures.js';
 import { testScheduler } from '../support/marbles.js';
-
-const listing = (...objs: ConfigMap[]): WatchEvent<ConfigMap>[] => [
-  { type: 'initStarted' },
-  ...objs.map((object): WatchEvent<ConfigMap> => ({ type: 'initApply', object })),
-  { type: 'initDone' },
-];
 
 const label = (ev: KeyedEvent<ConfigMap>): string =>
   ev.type === 'clusterRemoved' ? `removed ${ev.cluster}` : `${ev.type} ${ev.key.name}@${ev.object.metadata.resourceVersion ?? ''}`;

@@ -10,7 +10,7 @@ import type { Cluster, FleetEvent, WatchEvent } from '../../src/streams/index.js
 import { createFleet, disengaged, engaged } from '../../src/streams/index.js';
 import { slices } from '../../src/streams/slices.js';
 import { splitCache } from '../../src/streams/split-cache.js';
-import { cm, testScheduler } from './watch-fixtures.js';
+import { byNamespace, cm, initApply, testScheduler } from './watch-fixtures.js';
 
 const cluster = (name: string): Cluster => ({ name: clusterName(name), client: {} as unknown as ClusterClient });
 
@@ -109,9 +109,6 @@ describe('fleet engagements in slices', () => {
 });
 
 describe('a shared watch ends its clusters’ listings in slices', () => {
-  const byNamespace = (o: ConfigMap) => (o.metadata.namespace === undefined ? undefined : clusterName(o.metadata.namespace));
-  const initApply = (o: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'initApply', object: o });
-
   it('ends two listings per turn; a cluster’s own live event and a new view end its listing first', () => {
     const ts = testScheduler();
     ts.run(({ cold }) => {

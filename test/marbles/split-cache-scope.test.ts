@@ -7,17 +7,11 @@ import { NEVER } from 'rxjs';
 import type { ConfigMap } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
 import type { ClusterName } from '../../src/index.js';
-import type { WatchEvent } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
-import { cm, testScheduler } from './watch-fixtures.js';
+import { applied, byNamespace, cm, initDone as d, initApply, initStarted as s, testScheduler } from './watch-fixtures.js';
 
 const a = clusterName('a');
 const b = clusterName('b');
-const byNamespace = (o: ConfigMap) => (o.metadata.namespace === undefined ? undefined : clusterName(o.metadata.namespace));
-const s: WatchEvent<ConfigMap> = { type: 'initStarted' };
-const d: WatchEvent<ConfigMap> = { type: 'initDone' };
-const initApply = (o: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'initApply', object: o });
-const applied = (o: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'applied', object: o });
 const a1 = cm('one', '1', 'a');
 const b1 = cm('one', '2', 'b');
 const b2 = cm('two', '3', 'b');

@@ -3,22 +3,13 @@
 // stops with the last, and no view sees another cluster's objects.
 import { describe, expect, it } from 'vitest';
 import { NEVER } from 'rxjs';
-import type { ConfigMap } from '../../src/index.js';
 import { clusterName, objectKey } from '../../src/index.js';
-import type { WatchEvent, WatchHealth } from '../../src/streams/index.js';
+import type { WatchHealth } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
-import { cm, testScheduler } from './watch-fixtures.js';
-
+import { applied, byNamespace, cm, deleted, initDone as d, initApply, initStarted as s, testScheduler } from './watch-fixtures.js';
 
 const a = clusterName('a');
 const b = clusterName('b');
-const byNamespace = (o: ConfigMap) => (o.metadata.namespace === undefined ? undefined : clusterName(o.metadata.namespace));
-
-const s: WatchEvent<ConfigMap> = { type: 'initStarted' };
-const d: WatchEvent<ConfigMap> = { type: 'initDone' };
-const initApply = (o: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'initApply', object: o });
-const applied = (o: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'applied', object: o });
-const deleted = (o: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'deleted', object: o });
 
 const a1 = cm('one', '1', 'a');
 const a2 = cm('two', '2', 'a');

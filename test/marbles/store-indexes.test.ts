@@ -3,20 +3,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
-import type { StoreView, WatchEvent } from '../../src/streams/index.js';
+import type { StoreView } from '../../src/streams/index.js';
 import { createStore } from '../../src/streams/index.js';
-import { cm, east } from './watch-fixtures.js';
+import { cm, east, listing } from './watch-fixtures.js';
 
 const west = clusterName('west');
 const names = (objs: readonly ConfigMap[]): string[] => objs.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`).sort();
 // What an index must answer: the entries whose indexer returns the value.
 const scan = (view: StoreView<ConfigMap>, f: (o: ConfigMap) => readonly string[], value: string): string[] => names(view.list().filter((o) => f(o).includes(value)));
 const app = (o: ConfigMap): readonly string[] => [o.metadata.labels?.app ?? ''];
-const listing = (...objs: ConfigMap[]): WatchEvent<ConfigMap>[] => [
-  { type: 'initStarted' },
-  ...objs.map((object): WatchEvent<ConfigMap> => ({ type: 'initApply', object })),
-  { type: 'initDone' },
-];
 
 describe('store indexes', () => {
   it('answers a first query after many writes, then follows updates, moves and deletes', () => {

@@ -3,17 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/index.js';
 import { clusterName, objectKey } from '../../src/index.js';
-import type { WatchEvent } from '../../src/streams/index.js';
 import { createStore } from '../../src/streams/index.js';
-import { cm, east, label } from './watch-fixtures.js';
+import { cm, east, label, listing } from './watch-fixtures.js';
 
 const west = clusterName('west');
-const listing = (...objs: ConfigMap[]): WatchEvent<ConfigMap>[] => [
-  { type: 'initStarted' },
-  ...objs.map((object): WatchEvent<ConfigMap> => ({ type: 'initApply', object })),
-  { type: 'initDone' },
-];
-
 describe('store', () => {
   it('should key by cluster so the same namespace/name in two clusters never collides', () => {
     const store = createStore<ConfigMap>();

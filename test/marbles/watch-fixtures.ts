@@ -6,9 +6,9 @@ import type { TestScheduler } from 'rxjs/testing';
 import type { ListOptions, WatchOptions } from '../../src/client/index.js';
 import { kubeError } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
-import type { ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
+import type { ClusterName, ConfigMap, Either, KubeError, ObjectList } from '../../src/index.js';
 import { clusterName } from '../../src/index.js';
-import type { WatchHealth, WatchSignal, ListerWatcher } from '../../src/streams/index.js';
+import type { WatchEvent, WatchHealth, WatchSignal, ListerWatcher } from '../../src/streams/index.js';
 
 export const east = clusterName('east');
 
@@ -17,6 +17,20 @@ export { testScheduler } from '../support/marbles.js';
 export function cm(name: string, rv: string, namespace = 'default', labels?: Record<string, string>): ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, resourceVersion: rv, ...(labels === undefined ? {} : { labels }) } };
 }
+
+/** The watch events of a listing's start and end. */
+export const initStarted: WatchEvent<ConfigMap> = { type: 'initStarted' };
+export const initDone: WatchEvent<ConfigMap> = { type: 'initDone' };
+/** Watch events of an object: listed, applied live, deleted. */
+export const initApply = (object: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'initApply', object });
+export const applied = (object: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'applied', object });
+export const deleted = (object: ConfigMap): WatchEvent<ConfigMap> => ({ type: 'deleted', object });
+
+/** A whole listing of these objects, as an informer receives it. */
+export const listing = (...objs: ConfigMap[]): WatchEvent<ConfigMap>[] => [initStarted, ...objs.map(initApply), initDone];
+
+/** The cluster of an object of a shared watch split by namespace: the namespace's name. */
+export const byNamespace = (o: ConfigMap): ClusterName | undefined => (o.metadata.namespace === undefined ? undefined : clusterName(o.metadata.namespace));
 
 export function page(rv: string, items: readonly ConfigMap[], cont?: string): Either<KubeError, ObjectList<ConfigMap>> {
   return E.right({ metadata: { resourceVersion: rv, ...(cont === undefined ? {} : { continue: cont }) }, items });
