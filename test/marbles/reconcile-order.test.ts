@@ -96,4 +96,49 @@ describe('reconcile: the order of ready keys', () => {
     expect(starts('east')).toEqual([0, 0, 0, 10, 10, 20]);
     expect(starts('west')).toEqual([8, 10, 18]);
   });
+
+  it('should serve keys across clusters in the order they became ready: a wave that reaches the clusters one after another', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      // east's three keys become ready at 0, west's at 2: first come, first served (round-robin
+      // lanes would have run west's first key second, leaving east's last key waiting longest).
+      const input = hot<ReconcileInput<ConfigMap>>('(abc) (def)', {
+        a: ev.applied('east', 'default/e1'),
+        b: ev.applied('east', 'default/e2'),
+        c: ev.applied('east', 'default/e3'),
+        d: ev.applied('west', 'default/w1'),
+        e: ev.applied('west', 'default/w2'),
+        f: ev.applied('west', 'default/w3'),
+      });
+      const out = input.pipe(reconcile(takes(10), { concurrency: 1 }), toLabels());
+      expectObservable(out).toBe('10ms a 9ms b 9ms c 9ms d 9ms e 9ms f', {
+        a: 'done east/default/e1',
+        b: 'done east/default/e2',
+        c: 'done east/default/e3',
+        d: 'done west/default/w1',
+        e: 'done west/default/w2',
+        f: 'done west/default/w3',
+      });
+    });
+  });
+
+  it('should give a quiet cluster the next free worker while a noisy cluster with an older backlog is at its cap', () => {
+    const rec = recorder<ConfigMap>(takes(10));
+    testScheduler().run(({ hot, expectObservable }) => {
+      // Four workers, at most two for one cluster (a hard cap): the noisy backlog is older, but at its
+      // cap it sits out, and the quiet key starts on a free worker the moment it arrives.
+      const input = hot<ReconcileInput<ConfigMap>>('(abcdef) 3ms q', {
+        a: ev.applied('noisy', 'default/n1'),
+        b: ev.applied('noisy', 'default/n2'),
+        c: ev.applied('noisy', 'default/n3'),
+        d: ev.applied('noisy', 'default/n4'),
+        e: ev.applied('noisy', 'default/n5'),
+        f: ev.applied('noisy', 'default/n6'),
+        q: ev.applied('quiet', 'default/q1'),
+      });
+      expectObservable(input.pipe(reconcile(rec.reconciler, { concurrency: 4, perClusterConcurrency: 2, lendIdleWorkers: false }), toLabels()), '^ 40ms !');
+    });
+    const starts = (cluster: string) => rec.calls.filter((c) => c.key.cluster === cluster).map((c) => c.startedAt);
+    expect(starts('quiet')).toEqual([11]); // the group takes 8 frames, then 3ms: it arrives at 11
+    expect(starts('noisy')).toEqual([0, 0, 10, 10, 20, 20]);
+  });
 });
