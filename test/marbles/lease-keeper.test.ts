@@ -39,46 +39,65 @@ function probe(ts: TestScheduler, k: () => boolean, times: readonly number[]): R
 
 const writesAfter = (fake: FakeLeases, time: number): string[] => fake.calls.filter((c) => !c.startsWith('GET') && Number(c.split('@')[1]) > time);
 
+/** What {@link runKeeper} watches: the keeper's states until `until` (marbles), and valid() at `times`. */
+interface KeeperRun {
+  readonly until: string;
+  readonly states: string;
+  readonly values: Readonly<Record<string, LeaseState>>;
+  readonly times: readonly number[];
+  /** Options of the keeper, given the virtual clock. */
+  readonly over?: (ts: TestScheduler) => Partial<LeaseKeeperCommon>;
+  /** Runs first, inside the run: the fake's other holders, timers. */
+  readonly arrange?: (ts: TestScheduler, fake: FakeLeases) => void;
+}
+
+/** Runs one keeper on a fresh fake in virtual time; returns the fake and what valid() said when. */
+function runKeeper(o: KeeperRun): { readonly fake: FakeLeases; readonly valid: Record<number, boolean> } {
+  const ts = testScheduler();
+  const fake = fakeLeases(ts);
+  let valid: Record<number, boolean> = {};
+  ts.run(({ expectObservable }) => {
+    o.arrange?.(ts, fake);
+    const k = keeper(ts, fake, o.over?.(ts));
+    valid = probe(ts, () => k.valid(), o.times);
+    expectObservable(k.states, o.until).toBe(o.states, o.values);
+  });
+  return { fake, valid };
+}
+
 describe('leaseKeeper', () => {
   it('creates an absent Lease, holds it, and renews it every retry period with one PUT each', () => {
-    const ts = testScheduler();
-    const fake = fakeLeases(ts);
-    let valid: Record<number, boolean> = {};
-    ts.run(({ expectObservable }) => {
-      const k = keeper(ts, fake);
-      valid = probe(ts, () => k.valid(), [1, 9_000]);
-      expectObservable(k.states, '^ 9s !').toBe('(ah)', { a: acquiring, h: held(1) });
-    });
+    const { fake, valid } = runKeeper({ until: '^ 9s !', states: '(ah)', values: { a: acquiring, h: held(1) }, times: [1, 9_000] });
     expect(fake.calls).toEqual(['GET ctl @0', 'POST ctl @0', 'PUT ctl @2000', 'PUT ctl @4000', 'PUT ctl @6000', 'PUT ctl @8000']);
     expect(fake.read('ctl')?.spec).toEqual({ holderIdentity: 'me', leaseDurationSeconds: 15, acquireTime: microTime(0), renewTime: microTime(8_000), leaseTransitions: 0 });
     expect(valid).toEqual({ 1: true, 9000: true });
   });
 
   it('never writes a Lease another holder keeps renewing', () => {
-    const ts = testScheduler();
-    const fake = fakeLeases(ts);
-    fake.writeAs('ctl', 'other');
-    let valid: Record<number, boolean> = {};
-    ts.run(({ expectObservable }) => {
-      for (let t = 1_000; t < 60_000; t += 2_000) at(ts, t, () => { fake.writeAs('ctl', 'other'); });
-      const k = keeper(ts, fake);
-      valid = probe(ts, () => k.valid(), [0, 30_000, 59_000]);
-      expectObservable(k.states, '^ 60s !').toBe('(ab)', { a: acquiring, b: heldBy('other') });
+    const { fake, valid } = runKeeper({
+      until: '^ 60s !',
+      states: '(ab)',
+      values: { a: acquiring, b: heldBy('other') },
+      times: [0, 30_000, 59_000],
+      arrange: (ts, fake) => {
+        fake.writeAs('ctl', 'other');
+        for (let t = 1_000; t < 60_000; t += 2_000) at(ts, t, () => { fake.writeAs('ctl', 'other'); });
+      },
     });
     expect(writesAfter(fake, -1)).toEqual([]);
     expect(valid).toEqual({ 0: false, 30000: false, 59000: false });
   });
 
   it('takes an abandoned Lease over exactly leaseDuration after it last saw it change, counting a transition', () => {
-    const ts = testScheduler();
-    const fake = fakeLeases(ts);
-    fake.writeAs('ctl', 'other');
-    let valid: Record<number, boolean> = {};
-    ts.run(({ expectObservable }) => {
-      at(ts, 3_000, () => { fake.writeAs('ctl', 'other'); }); // its last renew; we see it at our 4 s read
-      const k = keeper(ts, fake);
-      valid = probe(ts, () => k.valid(), [18_999, 19_001]);
-      expectObservable(k.states, '^ 25s !').toBe('(ab) 18996ms h', { a: acquiring, b: heldBy('other'), h: held(1) });
+    const { fake, valid } = runKeeper({
+      until: '^ 25s !',
+      states: '(ab) 18996ms h',
+      values: { a: acquiring, b: heldBy('other'), h: held(1) },
+      times: [18_999, 19_001],
+      arrange: (ts, fake) => {
+        fake.writeAs('ctl', 'other');
+        at(ts, 3_000, () => { fake.writeAs('ctl', 'other'); }); // its last renew; we see it at our 4 s read
+      },
     });
     expect(writesAfter(fake, 3_000)[0]).toBe('PUT ctl @19000');
     expect(fake.read('ctl')?.spec).toMatchObject({ holderIdentity: 'me', acquireTime: microTime(19_000), leaseTransitions: 1 });
@@ -86,20 +105,16 @@ describe('leaseKeeper', () => {
   });
 
   it.each(['fail', 'hang'] as const)('is lost renewDeadline after the last successful renew was sent when renews %s, and held again after', (mode) => {
-    const ts = testScheduler();
-    const fake = fakeLeases(ts);
-    let valid: Record<number, boolean> = {};
-    ts.run(({ expectObservable }) => {
-      at(ts, 1_000, () => (fake.mode = mode));
-      at(ts, 13_000, () => (fake.mode = 'ok'));
-      const k = keeper(ts, fake, { requestTimeoutMs: 1_000 });
-      valid = probe(ts, () => k.valid(), [9_999, 10_000, 13_999, 14_001]);
-      expectObservable(k.states, '^ 20s !').toBe('(ah) 9996ms l 3999ms g', {
-        a: acquiring,
-        h: held(1),
-        l: lost('not renewed within the renew deadline of 10000 ms (last successful renew sent 10000 ms ago)'),
-        g: held(2),
-      });
+    const { valid } = runKeeper({
+      until: '^ 20s !',
+      states: '(ah) 9996ms l 3999ms g',
+      values: { a: acquiring, h: held(1), l: lost('not renewed within the renew deadline of 10000 ms (last successful renew sent 10000 ms ago)'), g: held(2) },
+      times: [9_999, 10_000, 13_999, 14_001],
+      over: () => ({ requestTimeoutMs: 1_000 }),
+      arrange: (ts, fake) => {
+        at(ts, 1_000, () => (fake.mode = mode));
+        at(ts, 13_000, () => (fake.mode = 'ok'));
+      },
     });
     expect(valid).toEqual({ 9999: true, 10000: false, 13999: false, 14001: true });
   });
@@ -244,14 +259,7 @@ describe('leaseKeeper', () => {
   });
 
   it('stops every timer and call when unsubscribed, and is no longer valid', () => {
-    const ts = testScheduler();
-    const fake = fakeLeases(ts);
-    let valid: Record<number, boolean> = {};
-    ts.run(({ expectObservable }) => {
-      const k = keeper(ts, fake);
-      valid = probe(ts, () => k.valid(), [4_999, 5_002]);
-      expectObservable(k.states, '^ 5s !').toBe('(ah)', { a: acquiring, h: held(1) });
-    });
+    const { fake, valid } = runKeeper({ until: '^ 5s !', states: '(ah)', values: { a: acquiring, h: held(1) }, times: [4_999, 5_002] });
     expect(fake.calls.at(-1)).toBe('PUT ctl @4000');
     expect(valid).toEqual({ 4999: true, 5002: false });
   });

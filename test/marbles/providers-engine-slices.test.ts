@@ -3,6 +3,7 @@
 // build; a small burst is built at once. Each queued candidate is built as it is desired when its
 // turn comes: removed meanwhile, never; changed meanwhile, once, as changed.
 import { Subject } from 'rxjs';
+import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { clusterName } from '../../src/core/cluster.js';
 import { E } from '../../src/internal/fp.js';
@@ -26,14 +27,20 @@ const candidate = (name: string, fingerprint = '1'): Candidate => ({
 const desired = (cs: readonly Candidate[]): Desired => new Map(cs.map((c) => [c.name, c]));
 const names = (n: number): string[] => Array.from({ length: n }, (_, i) => `c${i}`);
 
+/** An engine on a virtual clock fed the desired sets pushed to `sets`, every fleet event described in `events`; nothing built yet. */
+function engine(): { ts: TestScheduler; sets: Subject<Desired>; events: string[] } {
+  built.length = 0;
+  const ts = testScheduler();
+  const sets = new Subject<Desired>();
+  const events: string[] = [];
+  const cfg = engineConfig(ts);
+  reporting(cfg, (say) => sets.pipe(engageCandidates(cfg, say))).subscribe((ev: FleetEvent) => events.push(describeEv(ev)));
+  return { ts, sets, events };
+}
+
 describe('engageCandidates with a burst of candidates', () => {
   it('builds and engages 200 per turn, says discovered once all are engaged, and builds a small burst at once', () => {
-    built.length = 0;
-    const ts = testScheduler();
-    const sets = new Subject<Desired>();
-    const events: string[] = [];
-    const cfg = engineConfig(ts);
-    reporting(cfg, (say) => sets.pipe(engageCandidates(cfg, say))).subscribe((ev: FleetEvent) => events.push(describeEv(ev)));
+    const { ts, sets, events } = engine();
     const engagedNow = (): number => events.filter((e) => e.startsWith('+')).length;
 
     sets.next(desired(names(450).map((n) => candidate(n))));
@@ -47,12 +54,7 @@ describe('engageCandidates with a burst of candidates', () => {
   });
 
   it('never builds a queued candidate removed before its turn, and builds one changed before its turn once, as changed', () => {
-    built.length = 0;
-    const ts = testScheduler();
-    const sets = new Subject<Desired>();
-    const events: string[] = [];
-    const cfg = engineConfig(ts);
-    reporting(cfg, (say) => sets.pipe(engageCandidates(cfg, say))).subscribe((ev: FleetEvent) => events.push(describeEv(ev)));
+    const { ts, sets, events } = engine();
 
     const all = names(300);
     sets.next(desired(all.map((n) => candidate(n))));

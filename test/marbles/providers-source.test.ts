@@ -4,6 +4,7 @@
 // that holds garbage is reported as skipped, naming the Secret; a good one carries its labels.
 import type { Observable } from 'rxjs';
 import { filter, map, NEVER, of, tap, throwError } from 'rxjs';
+import type { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { ListOptions } from '../../src/client/index.js';
 import type { KubeError } from '../../src/core/errors.js';
@@ -53,6 +54,17 @@ const fail = <T extends KubeObject>(e: KubeError): ListResult<T> => of(E.left(e)
 const ok = <T extends KubeObject>(items: T[] = []): ListResult<T> => of(E.right({ metadata: { resourceVersion: '7' }, items }));
 
 /** The provider's reports, collected from its own stream, and its lifecycle events only. */
+/** The Secrets provider of namespace `fleet` on the hub, its watch read through `sourceFor` and retried every 10 ms. */
+function retryingSecrets(ts: TestScheduler, sourceFor: NonNullable<WatchesOptions['listerWatcherFor']>): Observable<FleetEvent> {
+  return kubeconfigSecretProvider({
+    management: hub,
+    namespace: 'fleet',
+    probe: false,
+    scheduler: ts,
+    managementWatch: { listerWatcherFor: sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
+  });
+}
+
 function split(provider: Observable<FleetEvent>, reports: ProviderReport[]): Observable<FleetEvent> {
   return provider.pipe(
     tap((ev) => ev.type === 'report' && reports.push(ev.report)),
@@ -72,13 +84,7 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
       const reports: ProviderReport[] = [];
       // Lists at 0, 10, 20, 30 are refused; the one at 40 works (the RBAC was fixed), with no Secret.
       const s = source<Secret>([fail(forbidden()), fail(forbidden()), fail(forbidden()), fail(forbidden()), ok()]);
-      const provider = kubeconfigSecretProvider({
-        management: hub,
-        namespace: 'fleet',
-        probe: false,
-        scheduler: ts,
-        managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
-      });
+      const provider = retryingSecrets(ts, s.sourceFor);
       expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
       expect(s.lists).toHaveLength(5);
@@ -111,13 +117,7 @@ describe('kubeconfigSecretProvider: the health of its Secret watch', () => {
           cold('-a', { a: JSON.stringify({ type: 'ADDED', object: secret }) }),
         ],
       );
-      const provider = kubeconfigSecretProvider({
-        management: hub,
-        namespace: 'fleet',
-        probe: false,
-        scheduler: ts,
-        managementWatch: { listerWatcherFor: s.sourceFor, scheduler: ts, streamingList: false, authBackoff: fast, backoff: fast, random: () => 1 },
-      });
+      const provider = retryingSecrets(ts, s.sourceFor);
       expectObservable(split(provider, reports), '^ 100ms !').toBe('');
       ts.flush();
       expect(reports.filter((r) => r.type === 'source').map(describeReport)).toEqual([
