@@ -2,9 +2,7 @@
 // `dropped` (not retried: its cluster is leaving this replica, and the next owner reconciles it),
 // the log says once per 30 s that the replica lost its lease and the write was refused, at info,
 // and no error series counts it.
-import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import { pino } from 'pino';
 import { tap } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { KubeError } from '../../src/core/errors.js';
@@ -19,6 +17,7 @@ import { controllerMetrics } from '../../src/runtime/metrics.js';
 import { logOutcome } from '../../src/runtime/run-parts.js';
 import { keyedEvents, toLabels } from '../../src/testing/index.js';
 import { testScheduler } from '../support/marbles.js';
+import { capturedLogger } from './log-capture.js';
 
 const east = clusterName('east');
 const west = clusterName('west');
@@ -33,14 +32,8 @@ const refused = (why: 'lease' | 'cluster', cluster = east): KubeError => {
 };
 
 const capture = (): { log: Logger; lines: () => Record<string, unknown>[] } => {
-  const raw: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      raw.push(chunk.toString());
-      cb();
-    },
-  });
-  return { log: pino(sink), lines: () => raw.map((l) => JSON.parse(l) as Record<string, unknown>) };
+  const { log, lines } = capturedLogger();
+  return { log, lines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 };
 
 const dropped = (cluster: typeof east, e: KubeError): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'dropped', attempt: 1, startedAt: 0, durationMs: 1, error: e, retryAfterMs: undefined });

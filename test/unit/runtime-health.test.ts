@@ -4,9 +4,7 @@
 // any other cluster's health shows up. Also: readiness counted incrementally, `changes`
 // coalesced in virtual time, and a resource a cluster does not serve explained with its provider's
 // hint (the runtime names no provider).
-import { pino } from 'pino';
 import { VirtualTimeScheduler } from 'rxjs';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
 import type { ClusterName } from '../../src/index.js';
@@ -15,6 +13,7 @@ import { logTransition } from '../../src/runtime/cluster-keeper.js';
 import { healthTracker } from '../../src/runtime/health-tracker.js';
 import type { HealthReport } from '../../src/runtime/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
+import { capturedLogger } from './log-capture.js';
 
 /** A watch snapshot whose field reads are counted in `reads.n`. */
 function counted(reads: { n: number }, cluster: ClusterName, fields: Partial<WatchHealth> = {}): WatchHealth {
@@ -161,16 +160,10 @@ describe('a resource a cluster does not serve', () => {
   });
 
   it("is logged with the cluster's hint", () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
+    const { log, lines } = capturedLogger();
     const h = notFound(clusterName('root:org:a'));
-    logTransition(pino({ level: 'info' }, sink), h, undefined, () => 0, hint);
-    logTransition(pino({ level: 'info' }, sink), h, undefined);
+    logTransition(log, h, undefined, () => 0, hint);
+    logTransition(log, h, undefined);
     expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
       `cluster unhealthy: resource widgets.example.com is not served by this cluster (list answered 404): ${hint}, or check the group, version and plural of the descriptor`,
       'cluster unhealthy: resource widgets.example.com is not served by this cluster (list answered 404): install its CRD, or check the group, version and plural of the descriptor',

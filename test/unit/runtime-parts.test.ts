@@ -1,9 +1,6 @@
 // The runtime's small parts on their own: the controller definition's checks, readiness folding,
 // metrics labels, signal handling, log redaction and the probe server.
 import { EventEmitter } from 'node:events';
-import { Writable } from 'node:stream';
-import type { Logger } from 'pino';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
 import type { ControllerSpec, Provider } from '../../src/index.js';
@@ -16,19 +13,9 @@ import { logOutcome } from '../../src/runtime/run-parts.js';
 import { controllerLogger, controllerMetrics, onStopSignals, startProbeServer } from '../../src/runtime/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
 import { staticProvider } from '../../src/streams/index.js';
+import { capturedLogger } from './log-capture.js';
 
 const east = clusterName('east');
-// A logger whose lines are kept, one JSON string each.
-const capture = (): { log: Logger; lines: string[] } => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      lines.push(chunk.toString());
-      cb();
-    },
-  });
-  return { log: pino(sink), lines };
-};
 const west = clusterName('west');
 const h = (cluster: typeof east, fields: Partial<WatchHealth> = {}): WatchHealth => ({
   cluster,
@@ -99,14 +86,7 @@ describe('healthTracker', () => {
   });
 
   it('should log a watch turning degraded once, however many retries follow, and once when it recovers', () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
-    const log = pino(sink);
+    const { log, lines } = capturedLogger();
     const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
     const failing = { lastError, failingSinceAt: 0 };
     const seq = [
@@ -127,7 +107,7 @@ describe('healthTracker', () => {
   });
 
   it('should log one "failing" for a watch retrying 5 times and one "recovered", with how long, once data flows', () => {
-    const { log, lines } = capture();
+    const { log, lines } = capturedLogger();
     const lastError = kubeError('Transient', east, 'GET configmaps: 500 Internal Server Error', { code: 500 });
     const failing = { lastError, failingSinceAt: 1_000 };
     const seq: WatchHealth[] = [h(east)];
@@ -145,7 +125,7 @@ describe('healthTracker', () => {
   });
 
   it('should log nothing for a retry that opens a request and fails again', () => {
-    const { log, lines } = capture();
+    const { log, lines } = capturedLogger();
     const failing = { lastError: kubeError('Transient', east, 'reset', { code: 500 }), failingSinceAt: 0 };
     const backingOff = h(east, { ...failing, state: 'backingOff', nextAttemptAt: 1_000 });
     const opened = h(east, { ...failing, state: 'connected' });
@@ -155,7 +135,7 @@ describe('healthTracker', () => {
   });
 
   it('should log a new failure episode again after a recovery', () => {
-    const { log, lines } = capture();
+    const { log, lines } = capturedLogger();
     const lastError = kubeError('Transient', east, 'reset', { code: 500 });
     const seq = [h(east), h(east, { lastError, failingSinceAt: 0, state: 'backingOff' }), h(east, { lastError }), h(east, { lastError, failingSinceAt: 5_000, state: 'backingOff' })];
     seq.forEach((now, i) => {
@@ -207,7 +187,7 @@ describe('a fan-out failure', () => {
     expect(text).toContain('rxfleet_reconcile_total{cluster="hub",result="error",controller="fan"} 1');
     expect(text).toContain('rxfleet_reconcile_errors_total{cluster="member-3",result="error",reason="Forbidden",controller="fan"} 1');
     expect(text).not.toContain('rxfleet_reconcile_errors_total{cluster="hub"');
-    const { log, lines } = capture();
+    const { log, lines } = capturedLogger();
     logOutcome(log, o, createLogLimiter({ now: () => 0 }));
     expect(lines[0]).toContain('"cluster":"member-3"');
     expect(lines[0]).toContain('"reconciledIn":"hub"');
@@ -222,7 +202,7 @@ describe('logOutcome', () => {
   const failure = (cluster: typeof east, error: unknown, startedAt: number): Outcome => ({ key: objectKey(cluster, 'default', 'x'), cluster, result: 'error', attempt: 1, startedAt, durationMs: 1, error, retryAfterMs: 5 });
 
   it('logs 6 identical failures in 20 s once, then the next window says how many were suppressed', () => {
-    const { log, lines } = capture();
+    const { log, lines } = capturedLogger();
     let t = 0;
     const limiter = createLogLimiter({ now: () => t });
     const notFound = kubeError('NotFound', east, 'configmaps "a" not found', { code: 404 });
@@ -239,7 +219,7 @@ describe('logOutcome', () => {
   });
 
   it('does not merge failures of another cluster, type or message', () => {
-    const { log, lines } = capture();
+    const { log, lines } = capturedLogger();
     const limiter = createLogLimiter({ now: () => 0 });
     logOutcome(log, failure(east, kubeError('NotFound', east, 'a'), 0), limiter);
     logOutcome(log, failure(west, kubeError('NotFound', west, 'a'), 0), limiter);
@@ -267,14 +247,8 @@ describe('onStopSignals', () => {
 
 describe('controllerLogger', () => {
   it('redacts tokens, Authorization headers and Secret data even on an injected logger', () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
-    const log = controllerLogger(pino(sink), 'c');
+    const { log: out, lines } = capturedLogger();
+    const log = controllerLogger(out, 'c');
     log.info({ headers: { authorization: 'Bearer s3cret' }, token: 's3cret', secret: { data: { k: 's3cret' } } }, 'hello');
     expect(lines.join('')).not.toContain('s3cret');
     expect(lines.join('')).toContain('"controller":"c"');

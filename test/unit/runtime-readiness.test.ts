@@ -5,7 +5,6 @@
 // watch sources are injected.
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Observable } from 'rxjs';
 import { concat, filter, firstValueFrom, NEVER, of, Subject } from 'rxjs';
@@ -18,6 +17,7 @@ import type { HealthReport } from '../../src/runtime/index.js';
 import type { FleetEvent, Provider, ListerWatcher } from '../../src/streams/index.js';
 import { engaged, reported, staticProvider } from '../../src/streams/index.js';
 import { fakeCluster } from '../../src/testing/index.js';
+import { capturedLogger } from './log-capture.js';
 
 const quiet = pino({ level: 'silent' });
 
@@ -44,14 +44,8 @@ const fileOnMissingPath = (): Provider => kubeconfigFileProvider({ paths: [missi
 
 describe('a run whose provider finds no cluster', () => {
   it('ends with reason config (exit code 2), naming the provider, the path and the cause, when a file provider points at a missing path', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
-    const handle = await start(fileOnMissingPath(), { logger: pino(sink) });
+    const { log, lines } = capturedLogger();
+    const handle = await start(fileOnMissingPath(), { logger: log });
     const result = await within(handle.done, 2_000);
     expect(result).toMatchObject({ reason: 'config', code: 2 });
     const message = (result as RunResult).message;
@@ -119,15 +113,9 @@ describe('readiness gated by the first discovery pass and minClusters', () => {
   });
 
   it('takes the first pass of a provider that never reports it as done after firstPassTimeoutMs, with a warning', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
+    const { log, lines } = capturedLogger();
     const silent: Observable<FleetEvent> = concat(of(engaged(fakeCluster('east'))), NEVER);
-    const handle = await start(silent, { logger: pino(sink), discovery: { firstPassTimeoutMs: 50 } });
+    const handle = await start(silent, { logger: log, discovery: { firstPassTimeoutMs: 50 } });
     expect(handle.health.report().ready).toBe(false);
     await untilReport(handle, (r) => r.ready);
     expect(lines.some((l) => l.includes('did not finish its first discovery pass in time'))).toBe(true);

@@ -1,42 +1,23 @@
 // run() end to end without a server: injected watch sources stand in for the API, so the tests
 // can hold a list back (readiness), hold a reconcile open (graceful stop) or answer 404 (a resource
 // a cluster does not serve). The same behaviours are proven against real servers in
-// test/integration/runtime.test.ts.
+// test/integration/runtime.test.ts. Provider reports and process metrics in a run:
+// runtime-run-reports.test.ts.
 import { pino } from 'pino';
-import type { Observable } from 'rxjs';
-import { Writable } from 'node:stream';
-import { concat, defer, filter, finalize, firstValueFrom, NEVER, of, Subject, toArray } from 'rxjs';
+import { defer, filter, finalize, firstValueFrom, NEVER, Subject, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
 import type { ClusterName, ConfigMap, ControllerReconciler, KubeError, KubeObject, ObjectList, ResourceDescriptor, RunHandle } from '../../src/index.js';
 import { clusterName, ConfigError, configMaps, controller, done, run } from '../../src/index.js';
 import type { HealthReport } from '../../src/runtime/index.js';
-import { registerProcessMetrics } from '../../src/runtime/index.js';
-import { Registry } from 'prom-client';
-import type { CacheView, Cluster, ProviderReport, WatchEvent, WatchHealth, ListerWatcher } from '../../src/streams/index.js';
-import { reported, staticProvider } from '../../src/streams/index.js';
+import type { CacheView, Cluster, WatchEvent, WatchHealth } from '../../src/streams/index.js';
+import { staticProvider } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
 import { fakeCluster } from '../../src/testing/index.js';
 import { eventually } from '../support/wait.js';
-
-type ListAnswer = Either404 | Observable<E.Either<KubeError, ObjectList>>;
-type Either404 = 'notFound';
-
-const cm = (name: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', uid: `u-${name}`, resourceVersion: '1' } });
-const listOf = (...items: ConfigMap[]) => of(E.right({ metadata: { resourceVersion: '1' }, items }));
-
-/** A source per cluster: the list answer the test chose, then a watch that stays open. */
-function sources(answers: Record<string, ListAnswer>) {
-  return <T extends KubeObject>(cluster: { name: string }, _r: ResourceDescriptor<T>): ListerWatcher<T> => ({
-    list: () => {
-      const a = answers[cluster.name] ?? listOf();
-      if (a === 'notFound') return of(E.left(kubeError('NotFound', clusterName(cluster.name), 'the server could not find the requested resource', { code: 404 })));
-      return a as Observable<E.Either<KubeError, ObjectList<T>>>;
-    },
-    watch: () => NEVER,
-  });
-}
+import type { ListAnswer } from './run-sources.js';
+import { cm, listOf, sources } from './run-sources.js';
 
 const quiet = pino({ level: 'silent' });
 const untilReport = (h: RunHandle, p: (r: HealthReport) => boolean) => firstValueFrom(h.health.changes.pipe(filter(p)));
@@ -249,56 +230,5 @@ describe('run', () => {
       expect(() => controller({ ...c, source: { events: NEVER } } as never)).toThrow(ConfigError);
       expect(() => controller({ ...c, source: { events: NEVER } } as never)).toThrow(/cache/);
     });
-  });
-});
-
-describe('provider reports in a run', () => {
-  it('logs a skipped candidate as a warning naming the source and the cause, shows it on /readyz and counts it, with no option', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
-    const skipped: ProviderReport = { type: 'skipped', provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file', at: 0 };
-    const provider = concat(of(reported(skipped)), staticProvider([fakeCluster('east')]));
-    const c = controller({ name: 'reports', provider, resource: configMaps, reconcile: () => done(), watchOptions: { streamingList: false, listerWatcherFor: sources({}) } });
-    const handle = await run(c, { logger: pino(sink), signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });
-    const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'provider: candidate skipped');
-    expect(warn).toMatchObject({ level: 40, provider: 'file', candidate: 'missing.kubeconfig', reason: 'cannot read missing.kubeconfig: no such file' });
-    expect(handle.health.report().providers).toEqual([{ provider: 'file', type: 'skipped', subject: 'missing.kubeconfig', reason: skipped.reason, at: 0 }]);
-    const readyz = await fetch(`${handle.url ?? ''}/readyz`).then((r) => r.text());
-    expect(readyz).toContain('provider file: skipped missing.kubeconfig (cannot read missing.kubeconfig: no such file)');
-    const metrics = await fetch(`${handle.url ?? ''}/metrics`).then((r) => r.text());
-    expect(metrics).toContain('rxfleet_provider_reports_total{provider="file",type="skipped",controller="reports"} 1');
-    expect((await handle.stop()).reason).toBe('clean');
-  });
-});
-
-describe('process metrics in a run', () => {
-  const plain = () => controller({ name: 'procs', provider: staticProvider([fakeCluster('east')]), resource: configMaps, reconcile: () => done(), watchOptions: { streamingList: false, listerWatcherFor: sources({}) } });
-
-  it('serves the process and Node runtime metrics by default, and not when turned off', async () => {
-    const on = await run(plain(), { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000 });
-    const served = await fetch(`${on.url ?? ''}/metrics`).then((r) => r.text());
-    expect(served).toContain('process_cpu_user_seconds_total');
-    expect(served).toContain('process_resident_memory_bytes');
-    expect(served).toContain('nodejs_eventloop_lag_seconds');
-    expect(served).toContain('nodejs_heap_size_used_bytes');
-    await on.stop();
-    const off = await run(plain(), { logger: quiet, signals: false, http: { port: 0 }, shutdownDeadlineMs: 5_000, metrics: { processMetrics: false } });
-    const bare = await fetch(`${off.url ?? ''}/metrics`).then((r) => r.text());
-    expect(bare).not.toContain('process_cpu_user_seconds_total');
-    expect(bare).toContain('rxfleet_engaged_clusters');
-    await off.stop();
-  });
-
-  it('registers them once on a registry, however often asked', async () => {
-    const registry = new Registry();
-    const a = await run(plain(), { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000, registry });
-    expect(registerProcessMetrics(registry)).toBe(false);
-    expect((await registry.metrics()).match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);
-    await a.stop();
   });
 });
