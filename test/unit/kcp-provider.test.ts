@@ -1,4 +1,4 @@
-// The kcp providers in process, every watch answered by a fake source (no server): an APIExport's
+// The APIExport provider in process, every watch answered by a fake kcp (no server): an APIExport's
 // bound workspaces become ordinary clusters (identity, labels, guarded client, a cache that serves
 // their informers from one wildcard watch per endpoint), bindings and endpoints come and go, reports
 // travel in the provider's stream, and every client the provider made is closed. A resource the
@@ -7,98 +7,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Subscription } from 'rxjs';
 import { filter, firstValueFrom, of, Subject } from 'rxjs';
 import { pino } from 'pino';
-import type { ClusterClient, ListOptions } from '../../src/client/index.js';
 import { kubeError } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
-import type { Cluster, KeyedEvent, KubeObject, ResourceDescriptor } from '../../src/index.js';
-import { clusterName, controller, done, formatKey, namespaces, resource, run } from '../../src/index.js';
-import type { APIBinding, APIExportEndpointSlice, LogicalCluster } from '../../src/providers/kcp/index.js';
-import { apiExportProvider, initializerLabel, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
-import type { ProviderReport, ListerWatcher } from '../../src/streams/index.js';
+import type { KeyedEvent } from '../../src/index.js';
+import { clusterName, controller, done, formatKey, run } from '../../src/index.js';
+import { apiExportProvider } from '../../src/providers/kcp/index.js';
+import type { ProviderReport } from '../../src/streams/index.js';
 import { createFleet, createInformers, fleetWatch } from '../../src/streams/index.js';
-import type { WatchesOptions } from '../../src/streams/watched.js';
-
-const widgets = resource({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
-const SERVER = 'https://kcp.test:6443';
-const ENDPOINT = `${SERVER}/services/apiexport/prov/widgets`;
-const WILDCARD = `${ENDPOINT}/clusters/*`;
-const kubeconfig = {
-  yaml: JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kcp', cluster: { server: `${SERVER}/clusters/root:prov` } }],
-    users: [{ name: 'u', user: { token: 't' } }],
-    contexts: [{ name: 'c', context: { cluster: 'kcp', user: 'u' } }],
-    'current-context': 'c',
-  }),
-};
-
-const inWs = (logical: string, name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
-  metadata: { name, namespace: 'default', resourceVersion: rv, annotations: { 'kcp.io/cluster': logical }, ...extra },
-});
-const bound = (logical: string, rv = '1'): APIBinding => ({
-  metadata: { name: 'widgets', resourceVersion: rv, annotations: { 'kcp.io/cluster': logical } },
-  spec: { reference: { export: { name: 'widgets' } } },
-  status: { phase: 'Bound' },
-});
-const slice = (urls: string[], rv = '1'): APIExportEndpointSlice => ({ metadata: { name: 'widgets', resourceVersion: rv }, status: { endpoints: urls.map((url) => ({ url })) } });
-
-/** A fake kcp: per (cluster, resource) an initial listing and a line stream, every call recorded. */
-class FakeKcp {
-  readonly calls: string[] = [];
-  readonly parents = new Map<string, Cluster>();
-  private readonly listings = new Map<string, readonly KubeObject[] | E.Either<never, never>>();
-  private readonly streams = new Map<string, Subject<string>>();
-  private readonly unserved = new Set<string>();
-
-  has(cluster: string, plural: string, items: readonly KubeObject[]): this {
-    this.listings.set(`${cluster} ${plural}`, items);
-    return this;
-  }
-
-  /** Lists of `plural` at `cluster` answer 404, as for a resource that is not served there. */
-  notServing(cluster: string, plural: string): this {
-    this.unserved.add(`${cluster} ${plural}`);
-    return this;
-  }
-
-  send(cluster: string, plural: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): void {
-    this.stream(`${cluster} ${plural}`).next(JSON.stringify({ type, object }));
-  }
-
-  private stream(key: string): Subject<string> {
-    let s = this.streams.get(key);
-    if (s === undefined) this.streams.set(key, (s = new Subject<string>()));
-    return s;
-  }
-
-  readonly sourceFor = <T extends KubeObject>(cluster: Cluster, r: ResourceDescriptor<T>): ListerWatcher<T> => {
-    const key = `${cluster.name} ${r.plural}`;
-    this.parents.set(cluster.name, cluster);
-    const where = (o: ListOptions): string => `${key}${o.namespace === undefined ? '' : ` ns=${o.namespace}`}`;
-    return {
-      list: (o) => {
-        this.calls.push(`list ${where(o)}`);
-        if (this.unserved.has(key)) return of(E.left(kubeError('NotFound', cluster.name, 'the server could not find the requested resource', { code: 404 })));
-        const items = (this.listings.get(key) ?? []) as readonly T[];
-        return of(E.right({ metadata: { resourceVersion: '1' }, items: [...items] }));
-      },
-      watch: (o) => {
-        this.calls.push(`watch ${where(o)}`);
-        return this.stream(key);
-      },
-    };
-  };
-
-  watchConfig(): WatchesOptions {
-    return { streamingList: false, listerWatcherFor: this.sourceFor };
-  }
-}
-
-const closed = async (client: ClusterClient | undefined): Promise<boolean> => {
-  const r = await client?.get(namespaces, 'default');
-  return r !== undefined && E.isLeft(r) && r.left.type === 'NotEngaged';
-};
+import { bound, closed, ENDPOINT, FakeKcp, inWs, kubeconfig, slice, WILDCARD, widgets } from './fake-kcp.js';
 
 const subs: Subscription[] = [];
 afterEach(() => {
@@ -279,35 +195,5 @@ describe('apiExportProvider on a fake kcp', () => {
   it('refuses an empty export name and a backoff that can never work', () => {
     expect(() => apiExportProvider({ management: kubeconfig, exportName: '' })).toThrow(/APIExport name is empty/);
     expect(() => apiExportProvider({ management: kubeconfig, managementWatch: { backoff: { initialMs: 0 } }, exportName: 'widgets' })).toThrow(/managementWatch\.backoff\.initialMs/);
-  });
-});
-
-describe('initializingWorkspaces on a fake kcp', () => {
-  it('names initializing workspaces by the path on their LogicalCluster, with identity and the initializer label, and no shared cache', async () => {
-    const INIT = `${SERVER}/services/initializingworkspaces/root:org:tenant`;
-    const lc = (logical: string, path: string): LogicalCluster => ({
-      metadata: { name: 'cluster', resourceVersion: '1', annotations: { 'kcp.io/cluster': logical, 'kcp.io/path': path } },
-      status: { initializers: ['root:org:tenant'] },
-    });
-    const kcp = new FakeKcp()
-      .has('root:prov', 'workspacetypes', [{ metadata: { name: 'tenant', resourceVersion: '1' }, status: { virtualWorkspaces: [{ url: INIT }, { url: `${SERVER}/services/other` }] } }])
-      .has(`${INIT}/clusters/*`, 'logicalclusters', [lc('x1', 'root:org:x')]);
-    const fleet = createFleet(initializingWorkspaceProvider({ management: kubeconfig, pathAware: true, managementWatch: kcp.watchConfig(), workspaceType: 'tenant' }));
-    subs.push(fleet.engagements.subscribe());
-    const x = await vi.waitFor(() => {
-      const c = fleet.get(clusterName('root:org:x'));
-      if (c === undefined) throw new Error('not yet');
-      return c;
-    });
-    expect(x.identity).toEqual({ provider: 'kcp-initializing', from: 'workspace root:org:x initializing for WorkspaceType tenant', id: 'x1' });
-    expect(x.labels).toEqual({ [initializerLabel]: 'root:org:tenant', 'kcp.io/cluster': 'x1', 'kcp.io/path': 'root:org:x' });
-    expect(x.cache).toBeUndefined();
-    expect(x.unservedResourceHint).toBe('bind an APIExport that exports it in workspace root:org:x, or create its CRD there');
-    // kcp's synthetic DELETED once it no longer waits for this initializer.
-    kcp.send(`${INIT}/clusters/*`, 'logicalclusters', 'DELETED', lc('x1', 'root:org:x'));
-    await vi.waitFor(() => {
-      expect(fleet.clusters()).toEqual([]);
-    });
-    expect(await closed(x.client)).toBe(true);
   });
 });
