@@ -2,9 +2,11 @@
 // behind namespaces-as-clusters) go into one store keyed by the cluster each object belongs to, and
 // every such cluster gets a view with the informer's contract (listing, then live; health; store)
 // without a watch of its own. Routing is a map lookup per event: no per-event work grows with the
-// number of clusters; the end of a listing reaches the clusters a slice per turn.
-import type { Observable, SchedulerLike } from 'rxjs';
-import { asyncScheduler, concat, defer, finalize, from, ignoreElements, map, merge, share, startWith, Subject, switchMap, tap } from 'rxjs';
+// number of clusters; the end of a listing reaches the clusters a slice per turn. A view is one
+// subscriber in its cluster's route and one in the shared watch's count (no operator chain of its
+// own): ten thousand workspaces are ten thousand views.
+import type { SchedulerLike, Subscriber } from 'rxjs';
+import { asyncScheduler, map, Observable, startWith, Subject, Subscription, switchMap } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { CacheView } from './cluster.js';
@@ -73,9 +75,16 @@ export interface SplitCache<T extends KubeObject> {
   rescope(): void;
 }
 
+// The subscribers of one cluster's views, in the order they subscribed.
 interface Route<T extends KubeObject> {
-  readonly out: Subject<WatchEvent<T>>;
-  subscribers: number;
+  readonly subscribers: Subscriber<WatchEvent<T>>[];
+}
+
+// One run of the shared watch: its subscription and the views that keep it running (in the order
+// they subscribed: an error reaches them in that order).
+interface Run<T extends KubeObject> {
+  readonly sub: Subscription;
+  readonly viewers: Set<Subscriber<WatchEvent<T>>>;
 }
 
 /**
@@ -119,8 +128,11 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
 
   const apply = (scope: ClusterName, ev: WatchEvent<T>): void => {
     known.add(scope);
-    const out = routes.get(scope)?.out;
-    for (const e of store.apply(scope, ev)) out?.next(e);
+    const out = routes.get(scope)?.subscribers;
+    const events = store.apply(scope, ev);
+    if (out === undefined) return;
+    // As a Subject would: each event to the subscribers there are when it is sent.
+    for (const e of events) for (const s of out.length === 1 ? out : [...out]) s.next(e);
   };
   // Scopes whose listing the shared watch has ended and that wait for their turn to end theirs
   // (value: whether their listing started). A scope's own event or a new view takes its turn at once.
@@ -197,29 +209,64 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
     listing = undefined;
     running = false;
   };
-  const shared = defer(() => {
+  // The shared watch runs while a view that joined this run is subscribed; it stops (and the store
+  // is emptied) when the last one leaves, and ends with the watch's own end (an error reaches its views first).
+  let run: Run<T> | undefined;
+  const stop = (r: Run<T>): void => {
+    if (run !== r) return;
+    run = undefined;
+    r.sub.unsubscribe();
+    reset();
+  };
+  const join = (viewer: Subscriber<WatchEvent<T>>): Run<T> => {
+    if (run !== undefined) {
+      run.viewers.add(viewer);
+      return run;
+    }
+    const r: Run<T> = { sub: new Subscription(), viewers: new Set([viewer]) };
+    run = r;
     running = true;
-    return relists.pipe(startWith(undefined), switchMap(() => config.events));
-  }).pipe(tap(onEvent), ignoreElements(), finalize(reset), share());
+    r.sub.add(
+      relists.pipe(startWith(undefined), switchMap(() => config.events)).subscribe({
+        next: onEvent,
+        error: (e: unknown) => {
+          if (run === r) run = undefined;
+          for (const v of [...r.viewers]) v.error(e);
+          reset();
+        },
+        complete: () => {
+          if (run === r) run = undefined;
+          reset();
+        },
+      }),
+    );
+    return r;
+  };
 
   return {
     view(scope, as) {
-      const events = defer(() => {
+      const events = new Observable<WatchEvent<T>>((subscriber) => {
         let route = routes.get(scope);
-        if (route === undefined) routes.set(scope, (route = { out: new Subject<WatchEvent<T>>(), subscribers: 0 }));
-        route.subscribers++;
+        if (route === undefined) routes.set(scope, (route = { subscribers: [] }));
         const mine = route;
         endings.take(scope);
         if (listed && !store.synced(scope) && !awaiting.has(scope)) emptyListing(scope);
-        // The route is subscribed before the shared watch may start, and the replay is taken in
-        // the same synchronous step: no event falls between them.
-        return merge(concat(from(store.replay(scope)), mine.out), shared).pipe(
-          finalize(() => {
-            if (--mine.subscribers > 0 || routes.get(scope) !== mine) return;
-            routes.delete(scope);
-            forget(scope);
-          }),
-        );
+        // The cached listing and the route's live events join in one synchronous step: no event
+        // falls between them. The shared watch may start (and emit) only after both.
+        for (const e of store.replay(scope)) {
+          if (subscriber.closed) break;
+          subscriber.next(e);
+        }
+        if (!subscriber.closed) mine.subscribers.push(subscriber);
+        const joined = subscriber.closed ? undefined : join(subscriber);
+        return () => {
+          const i = mine.subscribers.indexOf(subscriber);
+          if (i >= 0) mine.subscribers.splice(i, 1);
+          if (joined !== undefined && joined.viewers.delete(subscriber) && joined.viewers.size === 0) stop(joined);
+          if (mine.subscribers.length > 0 || routes.get(scope) !== mine) return;
+          routes.delete(scope);
+          forget(scope);
+        };
       });
       return {
         events,
