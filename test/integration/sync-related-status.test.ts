@@ -7,66 +7,39 @@
 //   (`object.namespace`), and stays, detached, when the consumer object goes (`cleanup: false`);
 // - a tenant tries to use both to reach another's objects; preflight refuses syncStatus on a
 //   resource without a status subresource.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterClient } from '../../src/client/index.js';
-import type { KubeObject, ResourceDescriptor } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/index.js';
 import { ConfigError, namespaces, resource } from '../../src/index.js';
 import type { Lease } from '../../src/resources/index.js';
 import { leases } from '../../src/resources/index.js';
 import { readBackReference } from '../../src/sinks/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
-import { databasesIn } from '../../examples/sync-agent/api.js';
 import { preflight } from '../../packages/sync-agent/src/preflight.js';
 import type { SyncConfig } from '../../packages/sync-agent/src/types.js';
-import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
-import type { KcpWorkspace } from '../support/kcp.js';
-import { bindExport, getOrUndefined, waitForExport } from '../support/sync-agent-kcp.js';
-import type { SyncAgentProcess } from '../support/sync-agent-process.js';
-import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
+import { getOrUndefined } from '../support/sync-agent-kcp.js';
+import { waitFor } from '../support/sync-agent-process.js';
 import { backRef } from '../support/sync-agent-service.js';
 import { must } from '../support/wait.js';
-import { clientFrom } from './runtime-support.js';
+import type { AgentWorkspace as Workspace } from './sync-agent-scenario.js';
+import { claimNames, holder, relatedScenario } from './sync-agent-scenario.js';
 import type { TenancyService } from './sync-tenancy-support.js';
-import { startTenancyService } from './sync-tenancy-support.js';
+import { sharedNamespaceSyncConfig } from './sync-tenancy-support.js';
 
 type Db = Database & { readonly spec: Database['spec'] & { readonly quotaName?: string; readonly connectionNamespace?: string } };
 interface Quota extends KubeObject {
   readonly spec?: { readonly hard?: Readonly<Record<string, string>> };
   readonly status?: { readonly hard?: Readonly<Record<string, string>>; readonly used?: Readonly<Record<string, string>> };
 }
-interface Workspace { readonly ws: KcpWorkspace; readonly client: ClusterClient }
 
 const quotas = resource<Quota>({ group: '', version: 'v1', plural: 'resourcequotas', kind: 'ResourceQuota', namespaced: true });
-let svc: TenancyService;
-let agent: SyncAgentProcess;
-let provider: Workspace;
-let a: Workspace;
-let b: Workspace;
-const context = (): string => agent.tail(60);
-const dbs = (): ResourceDescriptor<Db> => databasesIn(svc.group);
-const holder = (l: Lease | undefined): string | undefined => l?.spec?.holderIdentity;
 
 /** A quota down with its status (`used` removed), a Lease up into the namespace the consumer names, kept. */
-const config = (namespace: string, grant: Readonly<Record<string, unknown>> = {}): SyncConfig => ({
-  agentName: svc.agentName,
-  apiExport: svc.exportName,
-  published: [
-    {
-      name: 'databases',
-      crd: { group: svc.group, kind: 'Database' },
-      naming: { namespace, name: '{{ .ClusterName }}-{{ sha3short .Object.metadata.namespace 8 }}-{{ sha3short .Object.metadata.name 8 }}' },
-      syncUp: { status: true },
-      related: [
-        { identifier: 'quota', origin: 'kcp', resource: 'resourcequotas', object: { path: 'spec.quotaName' }, syncStatus: true, mutation: { status: [{ delete: { path: 'status.used' } }] } },
-        { identifier: 'grant', origin: 'service', group: 'coordination.k8s.io', resource: 'leases', object: { path: 'spec.connectionSecretName', namespace: { path: 'spec.connectionNamespace' } }, cleanup: false, ...grant },
-      ],
-    },
+const config = (side: TenancyService, grant: Readonly<Record<string, unknown>> = {}): SyncConfig => sharedNamespaceSyncConfig(side, side.sharedNamespace, {
+  related: [
+    { identifier: 'quota', origin: 'kcp', resource: 'resourcequotas', object: { path: 'spec.quotaName' }, syncStatus: true, mutation: { status: [{ delete: { path: 'status.used' } }] } },
+    { identifier: 'grant', origin: 'service', group: 'coordination.k8s.io', resource: 'leases', object: { path: 'spec.connectionSecretName', namespace: { path: 'spec.connectionNamespace' } }, cleanup: false, ...grant },
   ],
 });
-
-async function copyOf(w: Workspace, name: string): Promise<Db> {
-  return waitFor(`the copy of ${w.ws.logicalCluster}/default/${name}`, async () => (await svc.copiesFrom(w.ws.logicalCluster)).find((c) => backRef(c).name === name) as Db | undefined, { context });
-}
 
 /** A quota with `hard.pods`, its status written through the status subresource (as a quota controller would). */
 async function quotaIn(w: Workspace, name: string, pods: string, used: string): Promise<void> {
@@ -77,106 +50,81 @@ async function quotaIn(w: Workspace, name: string, pods: string, used: string): 
 /** The service-side quota at `name` once its status says `pods`. */
 const serviceQuota = (name: string, pods: string): Promise<Quota> =>
   waitFor(`the service-side quota ${name} with status.hard.pods ${pods}`, async () => {
-    const q = await getOrUndefined<Quota>(svc.client, quotas, name, svc.sharedNamespace);
+    const q = await getOrUndefined<Quota>(s.svc.client, quotas, name, s.svc.sharedNamespace);
     return q?.status?.hard?.pods === pods ? q : undefined;
-  }, { context });
+  }, { context: s.context });
 
 const lease = (name: string, namespace: string, holderIdentity: string): Lease => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: { holderIdentity } });
 
-const workspaceLease = (w: Workspace, namespace: string, name: string, holderIdentity: string): Promise<Lease> =>
-  waitFor(`the Lease ${namespace}/${name} in ${w.ws.logicalCluster} held by ${holderIdentity}`, async () => {
-    const l = await getOrUndefined<Lease>(w.client, leases, name, namespace);
-    return holder(l) === holderIdentity ? l : undefined;
-  }, { context });
-
-const workspace = async (): Promise<Workspace> => {
-  const ws = await sharedKcp().createWorkspace();
-  return { ws, client: clientFrom(ws.path, ws.kubeconfigYaml()) };
-};
-
-beforeAll(async () => {
-  const kas = sharedKubeApiserver();
-  svc = await startTenancyService(kas.kubeconfigYaml('admin'), ['quotaName', 'connectionNamespace']);
-  [provider, a, b] = await Promise.all([workspace(), workspace(), workspace()]);
-  const files = { configFile: tempFile('sync.yaml', JSON.stringify(config(svc.sharedNamespace))), kcpKubeconfig: tempFile('kcp.kubeconfig', provider.ws.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) };
-  agent = startSyncAgent(files);
-  const claims = (e: { spec?: { permissionClaims?: readonly { group?: string; resource: string }[] } }): string[] => (e.spec?.permissionClaims ?? []).map((c) => `${c.resource}.${c.group ?? ''}`).sort();
-  const exported = await waitForExport(provider.client, svc.exportName, (e) => (e.spec?.resources ?? []).length > 0 && claims(e).join() === 'leases.coordination.k8s.io,resourcequotas.', context);
-  await Promise.all([bindExport(a.client, exported, provider.ws.path, dbs()), bindExport(b.client, exported, provider.ws.path, dbs())]);
-});
-
-afterAll(async () => {
-  await agent.stop(10_000);
-  await svc.stop();
-});
+const s = relatedScenario<Db>({ consumers: 2, specFields: ['quotaName', 'connectionNamespace'], config: (side) => config(side), claimed: (c) => claimNames(c).join() === 'leases.coordination.k8s.io,resourcequotas.' });
 
 describe('rxfleet-sync-agent: related objects\' status, namespace and cleanup', () => {
   let victim: Db;
 
   it('a ResourceQuota goes down with its status (syncStatus), status.used removed by mutation.status; a change of status follows', async () => {
-    await quotaIn(a, 'a-quota', '5', '1');
-    must(await a.client.apply(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }, { fieldManager: 'consumer' }));
-    must(await a.client.apply(dbs(), { metadata: { name: 'orders', namespace: 'default' }, spec: { engine: 'postgres', size: 1, quotaName: 'a-quota', connectionSecretName: 'a-grant', connectionNamespace: 'team' } }, { fieldManager: 'consumer' }));
-    victim = await copyOf(a, 'orders');
+    await quotaIn(s.a, 'a-quota', '5', '1');
+    must(await s.a.client.apply(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }, { fieldManager: 'consumer' }));
+    must(await s.a.client.apply(s.dbs, { metadata: { name: 'orders', namespace: 'default' }, spec: { engine: 'postgres', size: 1, quotaName: 'a-quota', connectionSecretName: 'a-grant', connectionNamespace: 'team' } }, { fieldManager: 'consumer' }));
+    victim = await s.copyOf(s.a, 'orders');
     const down = await serviceQuota(victim.spec.quotaName ?? '', '5');
     expect(down.spec?.hard).toEqual({ pods: '5' });
     expect(down.status?.used).toBeUndefined();
-    expect(backRef(down)).toMatchObject({ cluster: a.ws.logicalCluster, namespace: 'default', name: 'orders' });
-    await quotaIn(a, 'a-quota', '7', '2');
+    expect(backRef(down)).toMatchObject({ cluster: s.a.ws.logicalCluster, namespace: 'default', name: 'orders' });
+    await quotaIn(s.a, 'a-quota', '7', '2');
     expect((await serviceQuota(victim.spec.quotaName ?? '', '7')).status?.used).toBeUndefined();
   });
 
   it('a Lease the operator makes comes up into the workspace namespace the consumer names (object.namespace); the copy\'s field says the copy\'s own namespace', async () => {
-    expect(victim.spec.connectionNamespace).toBe(svc.sharedNamespace);
-    must(await svc.client.create(leases, lease(victim.spec.connectionSecretName ?? '', svc.sharedNamespace, 'granted-to-a')));
-    const up = await workspaceLease(a, 'team', 'a-grant', 'granted-to-a');
-    expect(backRef(up)).toMatchObject({ cluster: a.ws.logicalCluster, namespace: 'default', name: 'orders' });
-    expect(await getOrUndefined<Lease>(a.client, leases, 'a-grant', 'default')).toBeUndefined();
+    expect(victim.spec.connectionNamespace).toBe(s.svc.sharedNamespace);
+    must(await s.svc.client.create(leases, lease(victim.spec.connectionSecretName ?? '', s.svc.sharedNamespace, 'granted-to-a')));
+    const up = await s.workspaceLease(s.a, 'a-grant', 'granted-to-a', 'team');
+    expect(backRef(up)).toMatchObject({ cluster: s.a.ws.logicalCluster, namespace: 'default', name: 'orders' });
+    expect(await getOrUndefined<Lease>(s.a.client, leases, 'a-grant', 'default')).toBeUndefined();
   });
 
   it('a consumer naming a service-side namespace and another tenant\'s objects gets only its own, and its status never reaches another\'s copy', async () => {
     // On the service cluster: an operator's own Lease in `default`, which B names with the namespace field.
-    const root = `root-credentials-${svc.sharedNamespace.slice(-6)}`;
-    must(await svc.client.create(leases, lease(root, 'default', 'operator-root')));
+    const root = `root-credentials-${s.svc.sharedNamespace.slice(-6)}`;
+    must(await s.svc.client.create(leases, lease(root, 'default', 'operator-root')));
     const aQuota = victim.spec.quotaName ?? '';
     // B names A's service-side quota name (with a quota of its own, status 99) and the operator's Lease.
-    await quotaIn(b, aQuota, '99', '0');
-    must(await b.client.apply(dbs(), { metadata: { name: 'thief', namespace: 'default' }, spec: { engine: 'postgres', size: 1, quotaName: aQuota, connectionSecretName: root, connectionNamespace: 'default' } }, { fieldManager: 'consumer' }));
-    const thief = await copyOf(b, 'thief');
-    expect(thief.spec.connectionNamespace).toBe(svc.sharedNamespace);
+    await quotaIn(s.b, aQuota, '99', '0');
+    must(await s.b.client.apply(s.dbs, { metadata: { name: 'thief', namespace: 'default' }, spec: { engine: 'postgres', size: 1, quotaName: aQuota, connectionSecretName: root, connectionNamespace: 'default' } }, { fieldManager: 'consumer' }));
+    const thief = await s.copyOf(s.b, 'thief');
+    expect(thief.spec.connectionNamespace).toBe(s.svc.sharedNamespace);
     expect(thief.spec.connectionSecretName).not.toBe(root);
     expect(thief.spec.quotaName).not.toBe(aQuota);
     // Sentinels: B's quota status went to B's own copy; B's own grant (made by the operator for B) came up.
     await serviceQuota(thief.spec.quotaName ?? '', '99');
-    must(await svc.client.create(leases, lease(thief.spec.connectionSecretName ?? '', svc.sharedNamespace, 'granted-to-b')));
-    await workspaceLease(b, 'default', root, 'granted-to-b');
+    must(await s.svc.client.create(leases, lease(thief.spec.connectionSecretName ?? '', s.svc.sharedNamespace, 'granted-to-b')));
+    await s.workspaceLease(s.b, root, 'granted-to-b');
     // A's copy keeps A's status; the operator's Lease is as it was.
-    expect((await getOrUndefined<Quota>(svc.client, quotas, aQuota, svc.sharedNamespace))?.status?.hard?.pods).toBe('7');
-    expect(holder(await getOrUndefined<Lease>(svc.client, leases, root, 'default'))).toBe('operator-root');
+    expect((await getOrUndefined<Quota>(s.svc.client, quotas, aQuota, s.svc.sharedNamespace))?.status?.hard?.pods).toBe('7');
+    expect(holder(await getOrUndefined<Lease>(s.svc.client, leases, root, 'default'))).toBe('operator-root');
   });
 
   it('deleting the consumer object deletes the service-side quota copy and keeps the Lease copy (cleanup: false), detached; origin objects stay', async () => {
     const [quotaCopy, grantOrigin] = [victim.spec.quotaName ?? '', victim.spec.connectionSecretName ?? ''];
-    must(await a.client.delete(dbs(), 'orders', { namespace: 'default' }));
+    must(await s.a.client.delete(s.dbs, 'orders', { namespace: 'default' }));
     // The finalizer goes only after the cleanup (the quota copy deleted, the Lease copy detached).
     await waitFor('the consumer object and the quota copy gone', async () => {
-      const [down, db] = await Promise.all([getOrUndefined<Quota>(svc.client, quotas, quotaCopy, svc.sharedNamespace), getOrUndefined(a.client, dbs(), 'orders', 'default')]);
+      const [down, db] = await Promise.all([getOrUndefined<Quota>(s.svc.client, quotas, quotaCopy, s.svc.sharedNamespace), getOrUndefined(s.a.client, s.dbs, 'orders', 'default')]);
       return down === undefined && db === undefined ? true : undefined;
-    }, { context });
-    const kept = must(await a.client.get<Lease>(leases, 'a-grant', { namespace: 'team' }));
+    }, { context: s.context });
+    const kept = must(await s.a.client.get<Lease>(leases, 'a-grant', { namespace: 'team' }));
     expect(holder(kept)).toBe('granted-to-a');
     expect(readBackReference(kept)).toBeUndefined();
     expect(Object.keys(kept.metadata.labels ?? {}).filter((k) => k.startsWith('sync.rxfleet.dev/') || k.startsWith('rxfleet.dev/'))).toEqual([]);
     expect(Object.keys(kept.metadata.annotations ?? {}).filter((k) => k.startsWith('rxfleet.dev/'))).toEqual([]);
-    expect((await getOrUndefined<Quota>(a.client, quotas, 'a-quota', 'default'))?.spec?.hard).toEqual({ pods: '7' });
-    expect(holder(await getOrUndefined<Lease>(svc.client, leases, grantOrigin, svc.sharedNamespace))).toBe('granted-to-a');
+    expect((await getOrUndefined<Quota>(s.a.client, quotas, 'a-quota', 'default'))?.spec?.hard).toEqual({ pods: '7' });
+    expect(holder(await getOrUndefined<Lease>(s.svc.client, leases, grantOrigin, s.svc.sharedNamespace))).toBe('granted-to-a');
   });
 
   it('preflight refuses syncStatus on a resource without a status subresource, naming the published resource, the identifier and the cause', async () => {
-    const clients = { service: svc.client, kcp: provider.client };
-    const err = await preflight(config(svc.sharedNamespace, { syncStatus: true }), clients).then(() => undefined, (e: unknown) => e);
+    const clients = { service: s.svc.client, kcp: s.provider.client };
+    const err = await preflight(config(s.svc, { syncStatus: true }), clients).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as Error).message).toContain(`published[0] "databases": related[1] "grant": syncStatus: leases.v1.coordination.k8s.io has no status subresource on the service cluster ${svc.client.cluster}, so there is no status to copy`);
-    expect((await preflight(config(svc.sharedNamespace), clients)).map((p) => Object.keys(p.related ?? {}))).toEqual([['quota', 'grant']]);
+    expect((err as Error).message).toContain(`published[0] "databases": related[1] "grant": syncStatus: leases.v1.coordination.k8s.io has no status subresource on the service cluster ${s.svc.client.cluster}, so there is no status to copy`);
+    expect((await preflight(config(s.svc), clients)).map((p) => Object.keys(p.related ?? {}))).toEqual([['quota', 'grant']]);
   });
 });

@@ -14,6 +14,7 @@ import { singleClusterProvider } from '../../src/providers/single/index.js';
 import { patch } from '../../src/sinks/index.js';
 import type { Database } from '../../examples/sync-agent/api.js';
 import { databaseCrd } from '../../examples/sync-agent/api.js';
+import type { RelatedResource, SyncConfig } from '../../packages/sync-agent/src/types.js';
 import { waitFor } from '../support/sync-agent-process.js';
 import type { ServiceSide } from '../support/sync-agent-service.js';
 import { startService } from '../support/sync-agent-service.js';
@@ -39,8 +40,56 @@ type TieredDatabase = Database & { readonly spec: Database['spec'] & { readonly 
 export const tierMessage = (tier: string): string => `config tier ${tier}`;
 
 /**
- * The agent configuration with every workspace's copies in `namespace` (the documented
- * `naming.namespace` option; the name template tells workspaces apart).
+ * What a shared-namespace configuration may change: the related objects, whether status syncs up,
+ * the name template.
+ *
+ * @example
+ * ```ts
+ * const o: SharedNamespaceOptions = { related: [], syncUp: false };
+ * ```
+ */
+export interface SharedNamespaceOptions {
+  /** The published resource's related objects (default: none). */
+  readonly related?: readonly RelatedResource[];
+  /** Whether the service side's status goes up to the consumer (default true). */
+  readonly syncUp?: boolean;
+  /** The name template (default: workspace, namespace and name). */
+  readonly name?: string;
+}
+
+/**
+ * The agent configuration publishing the service's Databases with every workspace's copies in
+ * `namespace` (the documented `naming.namespace` option; the name template tells workspaces apart).
+ *
+ * @example
+ * ```ts
+ * const config = sharedNamespaceSyncConfig(svc, svc.sharedNamespace, { related: [{ identifier: 'lock', origin: 'kcp', resource: 'leases', group: 'coordination.k8s.io', object: { path: 'spec.configName' } }] });
+ * ```
+ * @param svc - the service side (group, export, agent name).
+ * @param namespace - the shared service namespace.
+ * @param o - the related objects, status up, the name template.
+ * @returns the configuration.
+ */
+export function sharedNamespaceSyncConfig(svc: ServiceSide, namespace: string, o: SharedNamespaceOptions = {}): SyncConfig {
+  const name = o.name ?? '{{ .ClusterName }}-{{ sha3short .Object.metadata.namespace 8 }}-{{ sha3short .Object.metadata.name 8 }}';
+  return {
+    agentName: svc.agentName,
+    apiExport: svc.exportName,
+    published: [
+      {
+        name: 'databases',
+        crd: { group: svc.group, kind: 'Database' },
+        naming: { namespace, name },
+        ...(o.syncUp === false ? {} : { syncUp: { status: true } }),
+        related: o.related ?? [],
+      },
+    ],
+  };
+}
+
+/**
+ * The tenancy test's agent configuration with every workspace's copies in `namespace`: a
+ * connection Secret up and a config ConfigMap down.
  *
  * @example
  * ```ts
@@ -51,23 +100,12 @@ export const tierMessage = (tier: string): string => `config tier ${tier}`;
  * @param name - the name template (default: workspace, namespace and name).
  * @returns the configuration text (JSON, valid YAML).
  */
-export function sharedNamespaceConfig(svc: ServiceSide, namespace: string, name = '{{ .ClusterName }}-{{ sha3short .Object.metadata.namespace 8 }}-{{ sha3short .Object.metadata.name 8 }}'): string {
-  return JSON.stringify({
-    agentName: svc.agentName,
-    apiExport: svc.exportName,
-    published: [
-      {
-        name: 'databases',
-        crd: { group: svc.group, kind: 'Database' },
-        naming: { namespace, name },
-        syncUp: { status: true },
-        related: [
-          { identifier: 'connection', origin: 'service', kind: 'Secret', object: { path: 'spec.connectionSecretName' } },
-          { identifier: 'config', origin: 'kcp', kind: 'ConfigMap', object: { path: 'spec.configName' } },
-        ],
-      },
-    ],
-  });
+export function sharedNamespaceConfig(svc: ServiceSide, namespace: string, name?: string): string {
+  const related: RelatedResource[] = [
+    { identifier: 'connection', origin: 'service', kind: 'Secret', object: { path: 'spec.connectionSecretName' } },
+    { identifier: 'config', origin: 'kcp', kind: 'ConfigMap', object: { path: 'spec.configName' } },
+  ];
+  return JSON.stringify(sharedNamespaceSyncConfig(svc, namespace, name === undefined ? { related } : { related, name }));
 }
 
 /**
