@@ -11,7 +11,7 @@
 // null values, empty maps and lists (owned as a leaf when atomic, as nothing when granular),
 // lists by index (`i:`), and any keyed or set list whose cached items differ in number or order
 // from the applied ones (another manager's items, or an order a merge might change).
-import { canonicalJson } from '../core/canonical-json.js';
+import { sameJsonContent } from '../core/json-equal.js';
 import type { KubeObject } from '../core/object.js';
 
 /**
@@ -68,7 +68,7 @@ const identity = new Set(['name', 'namespace']);
 const proven: ApplyProof = Object.freeze({ proven: true });
 const no = (reason: string): ApplyProof => ({ proven: false, reason });
 const isMap = (v: unknown): v is Readonly<Record<string, Json>> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+const sameJson = (a: unknown, b: unknown): boolean => sameJsonContent(a, b);
 const at = (path: string, k: string): string => (path === '' ? k : `${path}.${k}`);
 
 function parseItemKey(k: string): Json | undefined {
@@ -79,8 +79,11 @@ function parseItemKey(k: string): Json | undefined {
   }
 }
 
+// `{}`: owned as a whole (checked for every owned field, so without listing its keys).
 function isLeaf(owned: unknown): boolean {
-  return isMap(owned) && Object.keys(owned).length === 0;
+  if (!isMap(owned)) return false;
+  for (const _ in owned) return false;
+  return true;
 }
 
 // A list whose items this manager owns as keyed (`k:`) or set (`v:`) items: the cached list must be

@@ -1,6 +1,6 @@
 // What sinks know about an object around a write: its key, whether a write changed it, and what a
 // 404 from a status write means; plus the one read the read-modify-write sinks make (readOrNull, public in rxfleet/sinks).
-import { canonicalJson } from '../core/canonical-json.js';
+import { sameJsonContent } from '../core/json-equal.js';
 import type { Observable } from 'rxjs';
 import { map, of } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
@@ -116,13 +116,12 @@ export function changeOf(before: KubeObject | null | undefined, after: KubeObjec
   if (before === undefined) return 'unknown';
   if (before === null) return true;
   if (!dryRun && before.metadata.resourceVersion === after.metadata.resourceVersion) return false;
-  return canonicalJson(comparable(before)) !== canonicalJson(comparable(after));
+  return !(sameJsonContent(before, after, NOT_METADATA) && sameJsonContent(before.metadata, after.metadata, VOLATILE_METADATA));
 }
 
-function comparable(o: KubeObject): KubeObject {
-  const { managedFields: _mf, resourceVersion: _rv, ...metadata } = o.metadata;
-  return { ...o, metadata };
-}
+// The content a write's `changed` compares: everything but the metadata's bookkeeping.
+const NOT_METADATA: ReadonlySet<string> = new Set(['metadata']);
+const VOLATILE_METADATA: ReadonlySet<string> = new Set(['managedFields', 'resourceVersion']);
 
 /**
  * Explains a 404 from a status write without another request. The server answers 404 both when

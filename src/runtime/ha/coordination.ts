@@ -3,7 +3,7 @@
 // Leader election and sharding differ only in how the lease states become ownership.
 import type { SchedulerLike } from 'rxjs';
 import { BehaviorSubject, combineLatest, distinctUntilChanged, map, Observable, Subject, switchMap, tap } from 'rxjs';
-import { canonicalJson } from '../../core/canonical-json.js';
+import { sameJsonContent } from '../../core/json-equal.js';
 import type { ClusterName } from '../../core/cluster.js';
 import { leases } from '../../core/resource.js';
 import type { WriteFence } from './fence.js';
@@ -166,7 +166,7 @@ export function coordination(replicas: Replicas, controller: string, parts: Coor
     applied,
     fence,
     // Several inputs build a state (the Lease, the peers, each ownership applied): only a different one is news.
-    states: states.pipe(distinctUntilChanged((a, b) => canonicalJson(a) === canonicalJson(b))),
+    states: states.pipe(distinctUntilChanged((a, b) => sameJsonContent(a, b))),
     release: () => keeper.release(),
   };
 }
