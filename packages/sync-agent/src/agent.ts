@@ -20,7 +20,7 @@ import { adoptControllers } from './adopt.js';
 import { exportCluster, serviceCluster } from './clusters.js';
 import type { InstallationCheck } from './installation-gate.js';
 import { gatedInstallation } from './installation-gate.js';
-import type { KcpInstallation } from './installations.js';
+import { installationChecks } from './installation-preflight.js';
 import { installationCluster, installationSeparator, namingReports } from './installations.js';
 import { defaultAgentName } from './labels.js';
 import { preflight } from './preflight.js';
@@ -141,32 +141,7 @@ export async function syncAgent(options: SyncAgentOptions): Promise<readonly Con
   }
   // The same checks against each other installation's provider workspace (its APIExport above all).
   // A problem stops the start; a kcp that cannot be read keeps only its own installation out.
-  const checks = new Map<string, InstallationCheck>();
-  for (const i of options.config.installations ?? []) {
-    const check = (): Promise<void> => preflightInstallation(options, i);
-    try {
-      await check();
-      checks.set(i.name, { passed: true, check });
-    } catch (err) {
-      if (err instanceof ConfigError) throw err;
-      checks.set(i.name, { passed: false, check });
-    }
-  }
-  return agentControllers(options, plans, checks);
-}
-
-// One other installation's preflight, with clients of its own made and closed for it.
-async function preflightInstallation(options: SyncAgentOptions, i: KcpInstallation): Promise<void> {
-  const service = createClusterClient(serviceCluster, options.service, options.client);
-  const kcp = createClusterClient(installationCluster(i.name, exportCluster), { file: i.kubeconfig }, options.client);
-  try {
-    if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
-    if (E.isLeft(kcp)) throw new ConfigError(`sync agent: installation "${i.name}": its kubeconfig cannot be used: ${kcp.left.message}`);
-    await preflight({ ...options.config, apiExport: i.apiExport ?? options.config.apiExport }, { service: service.right, kcp: kcp.right });
-  } finally {
-    if (E.isRight(service)) service.right.close();
-    if (E.isRight(kcp)) kcp.right.close();
-  }
+  return agentControllers(options, plans, await installationChecks(options));
 }
 
 /**
@@ -199,14 +174,16 @@ export function agentControllers(options: SyncAgentOptions, plans: readonly Publ
  * @param options - the config and both kubeconfigs.
  * @param plans - what preflight returned (none: the export is kept as it is).
  * @param provider - the agent's one provider.
+ * @param byInstallation - the plans another installation's export gets instead, by its name (the
+ *   live agent's: only what was checked against that installation's kcp). Default: `plans` for each.
  * @returns the publishers.
  */
-export function publishers(options: SyncAgentOptions, plans: readonly PublishedPlan[], provider: Provider): readonly Controller<KubeObject>[] {
+export function publishers(options: SyncAgentOptions, plans: readonly PublishedPlan[], provider: Provider, byInstallation: ReadonlyMap<string, readonly PublishedPlan[]> = new Map()): readonly Controller<KubeObject>[] {
   const agentName = options.config.agentName ?? defaultAgentName;
   const publisher = publisherController(plans, { provider, apiExport: options.config.apiExport, agentName });
   // Each other installation's export is kept by a publisher of its own, named after it.
   const others = (options.config.installations ?? []).map((i) =>
-    publisherController(plans, { provider, apiExport: i.apiExport ?? options.config.apiExport, exportCluster: installationCluster(i.name, exportCluster), name: `publisher.${i.name}`, agentName }),
+    publisherController(byInstallation.get(i.name) ?? plans, { provider, apiExport: i.apiExport ?? options.config.apiExport, exportCluster: installationCluster(i.name, exportCluster), name: `publisher.${i.name}`, agentName }),
   );
   return [publisher, ...others];
 }

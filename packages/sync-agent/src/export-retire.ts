@@ -52,7 +52,7 @@ export function withoutRetired(ex: APIExport, made: ReadonlyMap<string, string>,
 export async function retireDeleted(client: ClusterClient, o: { readonly apiExport: string; readonly agentName: string; readonly keep: ReadonlySet<string>; readonly logger: Logger }): Promise<void> {
   const schemas = await client.listAll(apiResourceSchemas, { labelSelector: `${agentLabel}=${o.agentName}` });
   if (E.isLeft(schemas)) {
-    o.logger.warn({ apiExport: o.apiExport, cause: schemas.left.message }, 'cannot list the agent\'s APIResourceSchemas; the entries of deleted PublishedResources stay until the next change');
+    o.logger.warn({ cluster: client.cluster, apiExport: o.apiExport, cause: schemas.left.message }, 'cannot list the agent\'s APIResourceSchemas; the entries of deleted PublishedResources stay until the next change');
     return;
   }
   const made = new Map(schemas.right.items.flatMap((s) => {
@@ -62,7 +62,7 @@ export async function retireDeleted(client: ClusterClient, o: { readonly apiExpo
   for (let attempt = 1; attempt <= 3; attempt++) {
     const got = await client.get(apiExports, o.apiExport);
     if (E.isLeft(got)) {
-      if (got.left.type !== 'NotFound') o.logger.warn({ apiExport: o.apiExport, cause: got.left.message }, 'cannot read the APIExport to remove the entries of deleted PublishedResources');
+      if (got.left.type !== 'NotFound') o.logger.warn({ cluster: client.cluster, apiExport: o.apiExport, cause: got.left.message }, 'cannot read the APIExport to remove the entries of deleted PublishedResources');
       return;
     }
     const owner = exportOwner(got.right);
@@ -72,13 +72,13 @@ export async function retireDeleted(client: ClusterClient, o: { readonly apiExpo
     const gone = (got.right.spec?.resources ?? []).filter((r) => !(next.spec?.resources ?? []).includes(r));
     const written = await client.update(apiExports, next);
     if (E.isRight(written)) {
-      o.logger.info({ apiExport: o.apiExport, removed: gone.map((r) => `${r.name}.${r.group}`), publishedResources: [...new Set(gone.map((r) => made.get(r.schema)))] }, 'removed the APIExport entries of deleted PublishedResources');
+      o.logger.info({ cluster: client.cluster, apiExport: o.apiExport, removed: gone.map((r) => `${r.name}.${r.group}`), publishedResources: [...new Set(gone.map((r) => made.get(r.schema)))] }, 'removed the APIExport entries of deleted PublishedResources');
       return;
     }
     if (written.left.type !== 'Conflict') {
-      o.logger.warn({ apiExport: o.apiExport, cause: written.left.message }, 'cannot remove the APIExport entries of deleted PublishedResources');
+      o.logger.warn({ cluster: client.cluster, apiExport: o.apiExport, cause: written.left.message }, 'cannot remove the APIExport entries of deleted PublishedResources');
       return;
     }
   }
-  o.logger.warn({ apiExport: o.apiExport }, 'the APIExport kept changing (3 conflicts); the entries of deleted PublishedResources stay until the next change');
+  o.logger.warn({ cluster: client.cluster, apiExport: o.apiExport }, 'the APIExport kept changing (3 conflicts); the entries of deleted PublishedResources stay until the next change');
 }

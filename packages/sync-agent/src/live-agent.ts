@@ -5,9 +5,11 @@
 // controllers of a plan that changed or went are removed (reconciles in flight finish), those of a
 // new or changed plan are added, and the publishers are replaced so they bring the APIExports and their
 // schemas to the new set. The other plans' controllers, their caches, the probe server and the Lease
-// stay. Entries of deleted PublishedResources leave the APIExport (export-retire.ts). One process
-// until SIGTERM or SIGINT.
-import { Subscription, concatMap, filter, from, take } from 'rxjs';
+// stay. Entries of deleted PublishedResources leave the APIExports (export-retire.ts). With other
+// kcp installations, each is checked, published to and retired from on its own, one whose kcp cannot
+// be read holding back no other (live-installations.ts); what could not be checked (an installation,
+// or the default kcp) is checked again after a capped backoff. One process until SIGTERM or SIGINT.
+import { Subject, Subscription, concatMap, filter, from, map, merge, take, tap, timer } from 'rxjs';
 import { ConfigError, run } from 'rxfleet';
 import type { RunHandle, RunOptions, RunResult } from 'rxfleet';
 
@@ -18,11 +20,14 @@ import { exitCodes, requestMetrics } from 'rxfleet/runtime';
 import type { SyncAgentOptions } from './agent.js';
 import { planControllers, publishers, syncAgentProvider } from './agent.js';
 import { retireDeleted } from './export-retire.js';
+import { installationChecks } from './installation-preflight.js';
+import { liveInstallations } from './live-installations.js';
 import { defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { schemaFollower } from './schema-follow.js';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
+import type { PublishedResourceObject } from './published-live.js';
 import { acceptPublished, logVerdicts, planNames, publishedResourceSnapshots, writeVerdicts } from './published-live.js';
 
 /**
@@ -70,9 +75,14 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
   try {
     // The config's own entries must fit, as without watching: a mistake there stops the agent at once.
     await preflight(options.config, clients);
+    // Each other installation as at a start without watching: a problem stops the start, a kcp that
+    // cannot be read keeps its installation out of the fleet until its preflight passes.
+    const countedOptions: LiveAgentOptions = { ...options, client: counted };
+    const checks = await installationChecks(countedOptions);
+    const others = liveInstallations(countedOptions, options.logger, clients.service);
     // One provider for the agent's life: its watches follow the published set as it changes.
     const follower = schemaFollower([]);
-    const shared = syncAgentProvider(options, follower);
+    const shared = syncAgentProvider(options, follower, checks);
     return await new Promise<RunResult>((resolve) => {
       let current: RunHandle | undefined;
       let ended = false;
@@ -99,20 +109,45 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
         end(undefined);
       };
       process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
-      // What runs now, by plan: its fingerprint and its controllers' names.
+      // What runs now, by plan: its fingerprint and its controllers' names; what the publishers were made of.
       let served = new Map<string, RunningPlan>();
+      let published = new Map<string, string>();
       const agentName = options.config.agentName ?? defaultAgentName;
-      const running = publishedResourceSnapshots(clients.service, options.config.publishedResourceSelector, log)
+      // A check that could not read a kcp is made again (the last objects), unless a change comes first.
+      const recheck = new Subject<void>();
+      let pending = new Subscription();
+      sub.add(() => {
+        pending.unsubscribe();
+      });
+      const again = (complete: boolean): void => {
+        const delayMs = others.recheckDelayMs(complete);
+        if (delayMs === undefined) return;
+        log.warn({ delayMs }, 'the PublishedResources could not be checked against every kcp; checked again in a while');
+        pending = timer(delayMs).subscribe(() => {
+          recheck.next();
+        });
+      };
+      let latest: readonly PublishedResourceObject[] = [];
+      const snapshots = publishedResourceSnapshots(clients.service, options.config.publishedResourceSelector, log).pipe(
+        tap((objects) => {
+          latest = objects;
+        }),
+      );
+      const running = merge(snapshots, recheck.pipe(map(() => latest)))
         .pipe(
           concatMap(async (objects) => {
+            pending.unsubscribe();
             let next;
             try {
-              next = await acceptPublished(options.config, objects, clients);
+              next = await acceptPublished(options.config, objects, clients, others.checks);
             } catch (err) {
-              // A server that cannot be read: the running set stays until the next change.
+              // The default kcp or the service cluster cannot be read: the running set stays.
               log.error({ cause: err instanceof Error ? err.message : String(err) }, 'cannot check the PublishedResources against the servers; the running set is kept');
+              again(false);
               return;
             }
+            for (const [installation, cause] of next.unchecked) log.warn({ installation, cause }, 'installation not checked: its export keeps what it had, minus what is no longer published');
+            again(next.unchecked.size === 0);
             logVerdicts(next.verdicts, log);
             generation.unsubscribe();
             if (over()) return;
@@ -124,8 +159,14 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
             // A controller joining the running run is past the provider's first pass: it is told by the run's health.
             const discovered = current?.health.changes.pipe(filter((r) => r.discovery.firstPassDone));
             const made = new Map(joining.map(([name, w]) => [name, { key: w.key, controllers: planControllers(w.plan, shared, discovered) }]));
-            const publisher = publishers(options, next.plans, shared);
-            const changed = leaving.length > 0 || joining.length > 0;
+            const byInstallation = others.plansAfter(next);
+            const publisher = publishers(options, next.plans, shared, byInstallation);
+            // Only the publishers whose plans changed are replaced: one of an installation whose kcp does
+            // not answer may take the shutdown deadline to stop, and must not hold the others back.
+            const sets = [next.plans, ...(options.config.installations ?? []).map((i) => byInstallation.get(i.name) ?? next.plans)];
+            const publishing = new Map(publisher.map((c, k) => [c.name, JSON.stringify((sets[k] ?? []).map(planKey))]));
+            const renewed = publisher.filter((c) => published.get(c.name) !== publishing.get(c.name));
+            const changed = leaving.length > 0 || joining.length > 0 || renewed.length > 0;
             log.info({ published: planNames(next.plans), stopped: leaving.map(([n]) => n), started: joining.map(([n]) => n) }, 'running the published resources');
             if (current === undefined) {
               const handle = await run([...publisher, ...[...made.values()].flatMap((m) => m.controllers)], runOptions);
@@ -138,10 +179,11 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
                 if (current === handle) end(r);
               });
             } else if (changed) {
-              await current.remove([...publisher.map((c) => c.name), ...leaving.flatMap(([, r]) => r.names)]);
+              await current.remove([...renewed.map((c) => c.name), ...leaving.flatMap(([, r]) => r.names)]);
               if (over()) return;
-              current.add([...publisher, ...[...made.values()].flatMap((m) => m.controllers)]);
+              current.add([...renewed, ...[...made.values()].flatMap((m) => m.controllers)]);
             }
+            published = publishing;
             served = new Map([...[...served].filter(([name]) => !leaving.some(([n]) => n === name)), ...[...made].map(([name, m]) => [name, { key: m.key, names: m.controllers.map((c) => c.name) }] as const)]);
             // The conditions (and the export's entries of deleted PublishedResources) are written by
             // the replica that runs the controllers: at once without replicas, under leader election
@@ -150,6 +192,7 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
             const write = async (): Promise<void> => {
               await writeVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
               await retireDeleted(clients.kcp, { apiExport: options.config.apiExport, agentName, keep, logger: log });
+              await others.retire(keep, next.unchecked);
             };
             const states = current.replica?.states;
             if (states === undefined) await write();

@@ -19,8 +19,15 @@ import type { PublishedResource, SyncConfig } from './types.js';
 
 type Logger = NonNullable<RunOptions['logger']>;
 
-/** A PublishedResource as the agent reads it from the service cluster. */
-interface PublishedResourceObject extends KubeObject {
+/**
+ * A PublishedResource as the agent reads it from the service cluster.
+ *
+ * @example
+ * ```ts
+ * const o: PublishedResourceObject = { metadata: { name: 'databases' }, spec: { resource: { apiGroup: 'db.example.dev', kind: 'Database' } } };
+ * ```
+ */
+export interface PublishedResourceObject extends KubeObject {
   readonly spec?: unknown;
   readonly status?: { readonly conditions?: readonly Condition[]; readonly resourceSchemaName?: string };
 }
@@ -76,13 +83,62 @@ export interface Verdict {
 }
 
 /**
+ * Another kcp installation's check of a set of published resources (its kcp's preflight), for
+ * {@link acceptPublished}: resolves when it passes, rejects with a `ConfigError` for what its kcp
+ * refuses, with another error when its kcp cannot be read.
+ *
+ * @example
+ * ```ts
+ * const eu: InstallationPreflight = { name: 'eu', check: (config) => preflightInstallation(options, euInstallation, config) };
+ * ```
+ */
+export interface InstallationPreflight {
+  /** The installation's name. */
+  readonly name: string;
+  /** Checks the set against its kcp. */
+  readonly check: (config: SyncConfig) => Promise<unknown>;
+}
+
+/** What {@link acceptPublished} decided. */
+export interface Accepted {
+  /** The plans of the config's own entries and of every PublishedResource served. */
+  readonly plans: readonly PublishedPlan[];
+  /** One per PublishedResource. */
+  readonly verdicts: readonly Verdict[];
+  /**
+   * The other installations not checked this time, by name, with the cause: their kcp could not be
+   * read, or it refused even the config's own entries. Nothing is refused because of them; they are
+   * checked again at the next call.
+   */
+  readonly unchecked: ReadonlyMap<string, string>;
+}
+
+/**
  * The plans of `base` (the config's own entries, already checked) and of every PublishedResource that
  * can be served, with a verdict per object. Objects are tried in name order, each with those accepted
- * before it, so a conflict between two refuses the later one.
+ * before it, so a conflict between two refuses the later one. Each is checked against the default
+ * installation's kcp, then against every other installation's (`others`): what one of them refuses
+ * refuses the object, naming the installation, since a published resource's sync controller reads
+ * every installation's workspaces; one whose kcp cannot be read is left out (`unchecked`) and
+ * refuses nothing.
  */
-export async function acceptPublished(config: SyncConfig, objects: readonly PublishedResourceObject[], clients: PreflightClients): Promise<{ readonly plans: readonly PublishedPlan[]; readonly verdicts: readonly Verdict[] }> {
+export async function acceptPublished(config: SyncConfig, objects: readonly PublishedResourceObject[], clients: PreflightClients, others: readonly InstallationPreflight[] = []): Promise<Accepted> {
   let accepted: readonly PublishedResource[] = config.published;
   let plans = await preflight(config, clients);
+  const unchecked = new Map<string, string>();
+  // Every other installation still checked, on `candidate`: a refusal of an object names the installation.
+  const inOthers = async (candidate: SyncConfig, refuse: boolean): Promise<void> => {
+    for (const i of others) {
+      if (unchecked.has(i.name)) continue;
+      try {
+        await i.check(candidate);
+      } catch (err) {
+        if (refuse && err instanceof ConfigError) throw new ConfigError(`installation "${i.name}": ${err.message}`);
+        unchecked.set(i.name, err instanceof Error ? err.message : String(err));
+      }
+    }
+  };
+  await inOthers(config, false);
   const verdicts: Verdict[] = [];
   const sorted = [...objects].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   for (const o of sorted) {
@@ -98,7 +154,9 @@ export async function acceptPublished(config: SyncConfig, objects: readonly Publ
       const taken = entries.find((e) => accepted.some((a) => a.name === e.name));
       if (taken !== undefined) throw new ConfigError(`${where}: the name "${taken.name}" is already published (${accepted.find((a) => a.name === taken.name)?.from ?? 'the config file'})`);
       const next = [...accepted, ...entries];
-      plans = await preflight({ ...config, published: next }, clients);
+      const checked = await preflight({ ...config, published: next }, clients);
+      await inOthers({ ...config, published: next }, true);
+      plans = checked;
       accepted = next;
       const mine = plans.filter((p) => entries.some((e) => e.name === p.published.name));
       verdicts.push({ name, generation: o.metadata.generation, accepted: true, message: `served as ${mine.map((p) => `${p.kcp.plural}.${p.kcp.group}`).join(', ')}`, ...(await schemaNameOf(mine[0], clients.service)) });
@@ -107,7 +165,10 @@ export async function acceptPublished(config: SyncConfig, objects: readonly Publ
       verdict(false, err.message);
     }
   }
-  return { plans, verdicts };
+  // A served one says where it is not checked yet: served there only once it is.
+  const pending = [...unchecked.keys()].map((n) => `installation "${n}"`).join(', ');
+  const said = pending === '' ? verdicts : verdicts.map((v) => (v.accepted ? { ...v, message: `${v.message}; not checked yet in ${pending} (its kcp cannot be read or refuses the config), published there once it is` } : v));
+  return { plans, verdicts: said, unchecked };
 }
 
 // The name the publisher gives the plan's APIResourceSchema (a hash of its spec): read from the CRD as it is now.
