@@ -24,7 +24,7 @@ import type { SyncConfig } from './types.js';
  *
  * @example
  * ```ts
- * await withInstallationClients(options, eu, ({ kcp }) => retireDeleted(kcp, retire));
+ * const cluster = await withInstallationClients(options, eu, ({ kcp }: { kcp: ClusterClient }) => Promise.resolve(kcp.cluster)); // 'eu#kcp-export'
  * ```
  * @param options - the agent's options (the service kubeconfig, the clients' options).
  * @param i - the installation.
@@ -73,7 +73,7 @@ export function preflightInstallation(options: SyncAgentOptions, i: KcpInstallat
  * @example
  * ```ts
  * const checks = await installationChecks(options);
- * const provider = syncAgentProvider(options, plans.map((p) => p.kcp), checks);
+ * const provider = syncAgentProvider(options, plans.map((p: PublishedPlan) => p.kcp), checks);
  * ```
  * @param options - the agent's options.
  * @returns each installation's check, by name.

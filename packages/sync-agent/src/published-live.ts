@@ -89,7 +89,7 @@ export interface Verdict {
  *
  * @example
  * ```ts
- * const eu: InstallationPreflight = { name: 'eu', check: (config) => preflightInstallation(options, euInstallation, config) };
+ * const eu: InstallationPreflight = { name: 'eu', check: (config: SyncConfig) => preflightInstallation(options, euInstallation, config) };
  * ```
  */
 export interface InstallationPreflight {
