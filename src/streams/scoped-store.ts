@@ -7,26 +7,50 @@ import { formatKey, objectKey, parseKey } from '../core/key.js';
 import type { KubeObject } from '../core/object.js';
 import type { Store, StoreView } from './store.js';
 
-function scopedView<T extends KubeObject>(shared: StoreView<T>, scope: ClusterName, as: ClusterName, scopeOf: (o: T) => ClusterName | undefined): StoreView<T> {
-  const inScope = (key: ObjectKey | string): string | undefined => {
+// A class, not an object literal: a literal with a \`size\` getter is made in dictionary mode by V8
+// (~0.45 KiB each, two per cluster: 9 MiB at 10,000 kcp workspaces, measured); here \`size\` is on
+// the prototype and the methods stay detachable arrow functions.
+class ScopedView<T extends KubeObject> implements StoreView<T> {
+  protected readonly shared: StoreView<T>;
+  protected readonly scope: ClusterName;
+  protected readonly as: ClusterName;
+  protected readonly scopeOf: (o: T) => ClusterName | undefined;
+
+  constructor(shared: StoreView<T>, scope: ClusterName, as: ClusterName, scopeOf: (o: T) => ClusterName | undefined) {
+    this.shared = shared;
+    this.scope = scope;
+    this.as = as;
+    this.scopeOf = scopeOf;
+  }
+
+  readonly get = (key: ObjectKey | string): T | undefined => {
     const k = typeof key === 'string' ? parseKey(key) : key;
-    return k?.cluster === as ? formatKey(objectKey(scope, k.namespace, k.name)) : undefined;
+    return k?.cluster === this.as ? this.shared.get(formatKey(objectKey(this.scope, k.namespace, k.name))) : undefined;
   };
-  const mine = (): readonly T[] => shared.byIndex('cluster', scope);
-  return {
-    get: (key) => {
-      const k = inScope(key);
-      return k === undefined ? undefined : shared.get(k);
-    },
-    list: mine,
-    byIndex: (index, value) => {
-      if (index === 'cluster') return value === as ? mine() : [];
-      return shared.byIndex(index, value).filter((o) => scopeOf(o) === scope);
-    },
-    get size() {
-      return mine().length;
-    },
+
+  readonly list = (): readonly T[] => this.shared.byIndex('cluster', this.scope);
+
+  readonly byIndex = (index: string, value: string): readonly T[] => {
+    if (index === 'cluster') return value === this.as ? this.list() : [];
+    return this.shared.byIndex(index, value).filter((o) => this.scopeOf(o) === this.scope);
   };
+
+  get size(): number {
+    return this.list().length;
+  }
+}
+
+class ScopedStore<T extends KubeObject> extends ScopedView<T> implements Store<T> {
+  private readonly store: Store<T>;
+
+  constructor(store: Store<T>, scope: ClusterName, as: ClusterName, scopeOf: (o: T) => ClusterName | undefined) {
+    super(store, scope, as, scopeOf);
+    this.store = store;
+  }
+
+  readonly synced = (cluster: ClusterName): boolean => cluster === this.as && this.store.synced(this.scope);
+
+  readonly snapshot = (): StoreView<T> => new ScopedView(this.store.snapshot(), this.scope, this.as, this.scopeOf);
 }
 
 /**
@@ -45,15 +69,5 @@ function scopedView<T extends KubeObject>(shared: StoreView<T>, scope: ClusterNa
  * @returns the cluster's store.
  */
 export function scopedStore<T extends KubeObject>(shared: Store<T>, scope: ClusterName, as: ClusterName, scopeOf: (o: T) => ClusterName | undefined): Store<T> {
-  const live = scopedView(shared, scope, as, scopeOf);
-  return {
-    get: live.get,
-    list: live.list,
-    byIndex: live.byIndex,
-    get size() {
-      return live.size;
-    },
-    synced: (cluster) => cluster === as && shared.synced(scope),
-    snapshot: () => scopedView(shared.snapshot(), scope, as, scopeOf),
-  };
+  return new ScopedStore(shared, scope, as, scopeOf);
 }
