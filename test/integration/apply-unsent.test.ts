@@ -2,32 +2,21 @@
 // converges, is restarted over the converged objects and sends no apply at all (its metrics count
 // every write request its sinks send, and each write left unsent); then another field manager takes
 // a field, a field drifts, a field is removed, and each time the controller sends its apply again.
-import { pino } from 'pino';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterClient } from '../../src/client/index.js';
 import { E } from '../../src/fp/index.js';
-import type { Cluster, ConfigMap, RunHandle } from '../../src/index.js';
-import { configMaps, controller, done, objectKey, run, toAction } from '../../src/index.js';
+import type { Cluster, ConfigMap } from '../../src/index.js';
+import { configMaps, controller, done, objectKey, toAction } from '../../src/index.js';
 import { mapToKeys } from '../../src/operators/index.js';
 import { apply } from '../../src/sinks/index.js';
 import { staticProvider } from '../../src/streams/index.js';
-import { httpGet, kubeApiserverCluster, randomName } from './runtime-support.js';
+import { kubeApiserverCluster, randomName } from './runtime-support.js';
+import type { CountedRun } from './counted-runs.js';
+import { counter, countedRuns, unsentAfterRestart } from './counted-runs.js';
 import { eventually, must } from '../support/wait.js';
 
 const N = 20;
-const quiet = pino({ level: 'silent' });
-const handles: RunHandle[] = [];
-afterEach(async () => {
-  await Promise.all(handles.splice(0).map((h) => h.stop({ deadlineMs: 0 })));
-});
-
-/** The sum of a counter's series whose labels contain every `label="value"` given. */
-function counter(metrics: string, name: string, labels: readonly string[]): number {
-  return metrics
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
+const counted = countedRuns();
 
 describe('apply sends nothing when the cache proves nothing would change (kube-apiserver)', () => {
   let cluster: Cluster;
@@ -41,8 +30,8 @@ describe('apply sends nothing when the cache proves nothing would change (kube-a
     }
   });
 
-  const start = async (): Promise<{ handle: RunHandle; metrics: () => Promise<string> }> => {
-    const c = controller({
+  const start = (): Promise<CountedRun> =>
+    counted(controller({
       name: randomName('unsent'),
       fieldManager: 'rxfleet-unsent-test',
       provider: staticProvider([cluster]),
@@ -56,13 +45,7 @@ describe('apply sends nothing when the cache proves nothing would change (kube-a
         const out = { metadata: { name: `${req.key.name}-out`, namespace, labels: { role: 'out' }, annotations: { source: req.key.name } }, data: x.data ?? {} };
         return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object: out }).pipe(toAction());
       },
-    });
-    const handle = await run(c, { logger: quiet, signals: false, http: { port: 0 } });
-    handles.push(handle);
-    const url = handle.url;
-    if (url === undefined) throw new Error('the run serves no probes');
-    return { handle, metrics: async () => (await httpGet(`${url}/metrics`)).body };
-  };
+    }));
   const output = async (i: number): Promise<ConfigMap> => must(await client.get(configMaps, `in-${i}-out`, { namespace }));
   const applies = (m: string): number => counter(m, 'rxfleet_write_requests_total', ['verb="apply"']);
   const unsent = (m: string): number => counter(m, 'rxfleet_writes_unsent_total', ['verb="apply"']);
@@ -81,11 +64,7 @@ describe('apply sends nothing when the cache proves nothing would change (kube-a
     const versions = await Promise.all(Array.from({ length: N }, async (_, i) => (await output(i)).metadata.resourceVersion));
 
     // The restart: every input is reconciled (each one counted as an unsent apply), none is sent.
-    const second = await start();
-    const afterRestart = await eventually('every input reconciled after the restart', async () => {
-      const m = await second.metrics();
-      return unsent(m) >= N ? m : undefined;
-    });
+    const { run: second, metrics: afterRestart } = await unsentAfterRestart(start, N, 'input');
     // No apply sent, and every input decided unsent at least once: an input whose output's list event
     // arrives after its first reconcile ended is reconciled again (level-triggered), and proves
     // unsent again, so the count is N or a little more, never fewer.

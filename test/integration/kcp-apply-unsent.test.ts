@@ -3,32 +3,20 @@
 // label to each Widget, is restarted over the converged fleet and sends no apply at all, as counted
 // where requests are sent (rxfleet_requests_total); the wildcard cache keeps the controller's own
 // Apply entries of managedFields because the run's informers ask it to.
-import { pino } from 'pino';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunHandle } from '../../src/index.js';
-import { controller, done, run, toAction } from '../../src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { controller, done, toAction } from '../../src/index.js';
 import { apiExportProvider } from '../../src/providers/kcp/index.js';
 import { apply } from '../../src/sinks/index.js';
 import type { ApiExportFixture, Widget } from '../support/kcp-apiexport.js';
 import { createIn, getIn, setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp } from '../support/context.js';
 import { eventually } from '../support/wait.js';
-import { httpGet } from './runtime-support.js';
+import type { CountedRun } from './counted-runs.js';
+import { counter, countedRuns, unsentAfterRestart } from './counted-runs.js';
 
 const PER_WORKSPACE = 4;
 const fastWatch = { backoff: { initialMs: 200, maxMs: 2_000 }, authBackoff: { initialMs: 500, maxMs: 2_000 } };
-const handles: RunHandle[] = [];
-afterEach(async () => {
-  await Promise.all(handles.splice(0).map((h) => h.stop({ deadlineMs: 0 })));
-});
-
-/** The sum of a counter's series whose labels contain every `label="value"` given. */
-function counter(metrics: string, name: string, labels: readonly string[]): number {
-  return metrics
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
+const counted = countedRuns();
 
 describe('apply sends nothing through a kcp APIExport shared cache when nothing would change', () => {
   let fx: ApiExportFixture;
@@ -42,8 +30,8 @@ describe('apply sends nothing through a kcp APIExport shared cache when nothing 
   });
   const N = (): number => fx.consumers.length * PER_WORKSPACE;
 
-  const start = async (): Promise<{ handle: RunHandle; metrics: () => Promise<string> }> => {
-    const c = controller<Widget>({
+  const start = (): Promise<CountedRun> =>
+    counted(controller<Widget>({
       name: 'widgets-unsent',
       fieldManager: 'rxfleet-kcp-unsent-test',
       provider: apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch: fastWatch, exportName: fx.exportName }),
@@ -54,12 +42,7 @@ describe('apply sends nothing through a kcp APIExport shared cache when nothing 
         const labelled = { metadata: { name: req.key.name, namespace: req.key.namespace, labels: { 'example.dev/size': String(req.object.spec?.size ?? 0) } } };
         return apply(ctx.sinks, { cluster: req.cluster, resource: fx.widgets, object: labelled }).pipe(toAction());
       },
-    });
-    const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: { port: 0 } });
-    handles.push(handle);
-    const url = handle.url ?? '';
-    return { handle, metrics: async () => (await httpGet(`${url}/metrics`)).body };
-  };
+    }));
   const labelled = async (): Promise<boolean> => {
     for (const ws of fx.consumers) {
       for (let i = 0; i < PER_WORKSPACE; i++) {
@@ -87,11 +70,7 @@ describe('apply sends nothing through a kcp APIExport shared cache when nothing 
     await first.handle.stop();
 
     // The restart: every widget is reconciled again, its apply proven needless from the shared cache.
-    const second = await start();
-    const afterRestart = await eventually('every widget reconciled after the restart', async () => {
-      const m = await second.metrics();
-      return counter(m, 'rxfleet_writes_unsent_total', ['verb="apply"']) >= N() ? m : undefined;
-    }, { timeoutMs: 60_000 });
+    const { metrics: afterRestart } = await unsentAfterRestart(start, N(), 'widget', { timeoutMs: 60_000 });
     expect(counter(afterRestart, 'rxfleet_requests_total', ['verb="apply"'])).toBe(0);
     expect(counter(afterRestart, 'rxfleet_write_requests_total', ['verb="apply"'])).toBe(0);
   });

@@ -3,29 +3,20 @@
 // cluster-wide watch, split by namespace) labels each one, is restarted over the converged objects
 // and sends no apply, as counted where requests are sent (rxfleet_requests_total): the run asks
 // the shared cache to keep its own Apply entries, with no provider option (examples/ha relies on it).
-import { pino } from 'pino';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster, RunHandle } from '../../src/index.js';
-import { configMaps, controller, done, namespaces as namespaceResource, run, toAction } from '../../src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster } from '../../src/index.js';
+import { configMaps, controller, done, namespaces as namespaceResource, toAction } from '../../src/index.js';
 import { namespaceProvider } from '../../src/providers/namespaces/index.js';
 import { apply } from '../../src/sinks/index.js';
 import { sharedKubeApiserver } from '../support/context.js';
 import { eventually, must } from '../support/wait.js';
-import { clusterFrom, httpGet, randomName } from './runtime-support.js';
+import { clusterFrom, randomName } from './runtime-support.js';
+import type { CountedRun } from './counted-runs.js';
+import { counter, countedRuns, unsentAfterRestart } from './counted-runs.js';
 
 const TENANTS = 3;
 const PER_TENANT = 3;
-const handles: RunHandle[] = [];
-afterEach(async () => {
-  await Promise.all(handles.splice(0).map((h) => h.stop({ deadlineMs: 0 })));
-});
-
-/** The sum of a counter's series whose labels contain every `label="value"` given. */
-const counter = (metrics: string, name: string, labels: readonly string[]): number =>
-  metrics
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+const counted = countedRuns();
 
 describe("apply sends nothing through the namespaces provider's shared cache when nothing would change", () => {
   let hub: Cluster;
@@ -42,8 +33,8 @@ describe("apply sends nothing through the namespaces provider's shared cache whe
   });
   const N = TENANTS * PER_TENANT;
 
-  const start = async (): Promise<() => Promise<string>> => {
-    const c = controller({
+  const start = (): Promise<CountedRun> =>
+    counted(controller({
       name: 'tenants-unsent',
       fieldManager: 'rxfleet-ns-unsent-test',
       provider: namespaceProvider({ management: hub, labelSelector: `tenant=${label}` }),
@@ -54,12 +45,7 @@ describe("apply sends nothing through the namespaces provider's shared cache whe
         const object = { metadata: { name: req.key.name, namespace: req.key.namespace, labels: { 'example.dev/seen': 'yes' } } };
         return apply(ctx.sinks, { cluster: req.cluster, resource: configMaps, object }).pipe(toAction());
       },
-    });
-    const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: { port: 0 } });
-    handles.push(handle);
-    const url = handle.url ?? '';
-    return async () => (await httpGet(`${url}/metrics`)).body;
-  };
+    }));
 
   it('sends no apply after a restart over the converged namespaces', async () => {
     const first = await start();
@@ -70,14 +56,10 @@ describe("apply sends nothing through the namespaces provider's shared cache whe
       }
       return true;
     });
-    await eventually('the first run to have sent an apply per ConfigMap', async () => counter(await first(), 'rxfleet_requests_total', ['verb="apply"', 'result="2xx"']) >= N);
-    await Promise.all(handles.splice(0).map((h) => h.stop()));
+    await eventually('the first run to have sent an apply per ConfigMap', async () => counter(await first.metrics(), 'rxfleet_requests_total', ['verb="apply"', 'result="2xx"']) >= N);
+    await first.handle.stop();
 
-    const second = await start();
-    const after = await eventually('every ConfigMap reconciled after the restart', async () => {
-      const m = await second();
-      return counter(m, 'rxfleet_writes_unsent_total', ['verb="apply"']) >= N ? m : undefined;
-    });
+    const { metrics: after } = await unsentAfterRestart(start, N, 'ConfigMap');
     expect(counter(after, 'rxfleet_requests_total', ['verb="apply"'])).toBe(0);
   });
 });
