@@ -4,16 +4,13 @@
 // Ready, and leave the fleet.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { mergeMap } from 'rxjs';
-import { E } from '../../src/fp/index.js';
-import type { Cluster } from '../../src/index.js';
-import { configMaps, namespaces } from '../../src/index.js';
-import { finishInitialization, initializerLabel, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
+import { initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
 import type { ProviderReport } from '../../src/streams/index.js';
 import { createFleet } from '../../src/streams/index.js';
 import { sharedKcp } from '../support/context.js';
 import { requestJson, stringField } from '../support/http.js';
 import { createKcpWorkspace, kcpClusterKubeConfig } from '../support/kcp.js';
+import { createInitializerType, createTypedWorkspace, welcomeEach, workspaceReady } from '../support/kcp-initializing.js';
 import { eventually } from '../support/wait.js';
 
 describe('initializingWorkspaceProvider on a real kcp', () => {
@@ -22,56 +19,25 @@ describe('initializingWorkspaceProvider on a real kcp', () => {
     const home = await createKcpWorkspace(admin, `types-${randomBytes(3).toString('hex')}`);
     const homeKc = () => kcpClusterKubeConfig(admin, home.path);
     const typeName = 'tenant';
-    const created = await requestJson(homeKc(), 'POST', '/apis/tenancy.kcp.io/v1alpha1/workspacetypes', {
-      apiVersion: 'tenancy.kcp.io/v1alpha1',
-      kind: 'WorkspaceType',
-      metadata: { name: typeName },
-      spec: { initializer: true, extend: { with: [{ name: 'universal', path: 'root' }] } },
-    });
+    const created = await createInitializerType(homeKc(), typeName);
     expect(created.status).toBe(201);
 
-    const engagedClusters: Cluster[] = [];
     const reports: ProviderReport[] = [];
-    const finished: string[] = [];
-    const errors: unknown[] = [];
     const provider = initializingWorkspaceProvider(
       { management: () => ({ yaml: homeKc().exportConfig() }), pathAware: true, managementWatch: { backoff: { initialMs: 200, factor: 2, maxMs: 2_000, resetAfterMs: 60_000 } }, workspaceType: typeName },
     );
     const fleet = createFleet(provider);
-    const subs = [
-      fleet.reports.subscribe((r) => reports.push(r)),
-      fleet.engagements
-        .pipe(
-          mergeMap(async ({ cluster }) => {
-            engagedClusters.push(cluster);
-            // Its own namespace: `default` is made by the root:universal initializer, which may run after this one.
-            const ns = await cluster.client.create(namespaces, { metadata: { name: 'welcome' } });
-            if (E.isLeft(ns) && ns.left.type !== 'AlreadyExists') throw new Error(ns.left.message);
-            const cm = await cluster.client.create(configMaps, { metadata: { name: 'welcome', namespace: 'welcome' }, data: { workspace: cluster.name } });
-            if (E.isLeft(cm) && cm.left.type !== 'AlreadyExists') throw new Error(cm.left.message);
-            const r = await finishInitialization(cluster, cluster.labels?.[initializerLabel] ?? '');
-            if (E.isLeft(r)) throw new Error(r.left.message);
-            finished.push(cluster.name);
-          }),
-        )
-        .subscribe({ error: (err: unknown) => errors.push(err) }),
-    ];
+    const reported = fleet.reports.subscribe((r) => reports.push(r));
+    const { engaged: engagedClusters, finished, errors, subscription } = welcomeEach(fleet);
+    const subs = [reported, subscription];
     try {
       const names = ['init-a', 'init-b'];
       for (const name of names) {
-        const ws = await requestJson(homeKc(), 'POST', '/apis/tenancy.kcp.io/v1alpha1/workspaces', {
-          apiVersion: 'tenancy.kcp.io/v1alpha1',
-          kind: 'Workspace',
-          metadata: { name },
-          spec: { type: { name: typeName, path: home.path } },
-        });
+        const ws = await createTypedWorkspace(homeKc(), name, { name: typeName, path: home.path });
         expect(ws.status).toBe(201);
       }
       for (const name of names) {
-        await eventually(`${name} Ready`, async () => {
-          const res = await requestJson(homeKc(), 'GET', `/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`);
-          return stringField(res.body, 'status', 'phase') === 'Ready' ? true : undefined;
-        }, { timeoutMs: 90_000 });
+        await workspaceReady(homeKc, name, 90_000);
         // The initializer's setup is there, written through the initializing virtual workspace.
         const cm = await requestJson(kcpClusterKubeConfig(admin, `${home.path}:${name}`), 'GET', '/api/v1/namespaces/welcome/configmaps/welcome');
         expect(stringField(cm.body, 'data', 'workspace')).toBe(`${home.path}:${name}`);
