@@ -70,9 +70,9 @@ export const rows: readonly Row[] = [
         { expr: p(0.5, `rxfleet_reconcile_duration_seconds_bucket{${c}}`, 'le, result'), legend: 'p50 {{ result }}' },
         { expr: p(0.99, `rxfleet_reconcile_duration_seconds_bucket{${c}}`, 'le, result'), legend: 'p99 {{ result }}' },
       ]),
-      series('Writes by verb and result, and writes not sent', 'Write requests per second; a result other than ok is the error tag (Conflict, Forbidden, ...). Unsent: applies the cache proved would change nothing, so nothing was sent.', 'reqps', [
-        { expr: `sum by (verb, result) (${rate(`rxfleet_write_requests_total{${cc}}`)})`, legend: '{{ verb }} {{ result }}' },
-        { expr: `sum by (verb) (${rate(`rxfleet_writes_unsent_total{${cc}}`)})`, legend: '{{ verb }} unsent' },
+      series('Writes by verb and result, and writes not sent', "The controller's write requests per second, every cluster (by cluster: \"Requests by cluster\"); a result other than ok is the error tag (Conflict, Forbidden, ...). Unsent: applies the cache proved would change nothing, so nothing was sent.", 'reqps', [
+        { expr: `sum by (verb, result) (${rate(`rxfleet_write_requests_total{${c}}`)})`, legend: '{{ verb }} {{ result }}' },
+        { expr: `sum by (verb) (${rate(`rxfleet_writes_unsent_total{${c}}`)})`, legend: '{{ verb }} unsent' },
       ]),
     ],
   },
@@ -123,8 +123,12 @@ export const rows: readonly Row[] = [
       series('Watch relists', 'Full lists after a 410 Gone, per hour: each one is a LIST of everything watched.', 'none', [
         { expr: `3600 * sum by (cluster, resource) (${rate(`rxfleet_watch_relists_total{${cc}}`)})`, legend: '{{ cluster }} {{ resource }}' },
       ]),
-      series('Requests by verb and result', 'Every request sent, per second, counted where it is sent (reads, watches and writes of watches, sinks, reconcilers, providers and Leases); result: the HTTP status class, or the error tag of a request no answer came to.', 'reqps', [
-        { expr: `sum by (verb, result) (${rate(`rxfleet_requests_total{${cc}}`)})`, legend: '{{ verb }} {{ result }}' },
+      series('Requests by verb and result', 'Every request sent, per second, every cluster, counted where it is sent (reads, watches and writes of watches, sinks, reconcilers, providers and Leases); result: the HTTP status class, or the error tag of a request no answer came to.', 'reqps', [
+        { expr: `sum by (verb, result) (${rate(`rxfleet_requests_total{${c}}`)})`, legend: '{{ verb }} {{ result }}' },
+      ]),
+      series('Requests by cluster', 'Requests per second to the 10 busiest clusters (and to the clients of providers: a management cluster, a kcp endpoint), and the requests that failed by cluster and result (any but 2xx).', 'reqps', [
+        { expr: `topk(10, sum by (cluster) (${rate(`rxfleet_cluster_requests_total{${cc}}`)}))`, legend: '{{ cluster }}' },
+        { expr: `sum by (cluster, result) (${rate(`rxfleet_cluster_requests_total{${cc},result!="2xx"}`)})`, legend: '{{ cluster }} {{ result }}' },
       ]),
       series('Keys denied (401/403) by cluster', 'Keys waiting to retry a request the cluster refused with 401 or 403; the cluster is unhealthy on /readyz while any wait.', 'none', [
         { expr: `sum by (cluster) (rxfleet_reconcile_denied_keys{${cc}})`, legend: '{{ cluster }}' },

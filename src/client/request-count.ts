@@ -15,14 +15,24 @@ import type { HttpRequest } from './transport-types.js';
  * the HTTP status class (`2xx`, `3xx`, `4xx`, `5xx`) when the server answered, else the
  * {@link KubeError} tag of why no answer came (`ClusterUnreachable`, `Timeout`, `Transient`,
  * `Tls`, `Fenced`, `Unauthorized` for credentials that could not be had…). Every value is from a
- * bounded set: never a path, a name or a namespace.
+ * bounded set: never a path, a name or a namespace. The cluster is a fleet cluster's name, or a
+ * client's own (a provider's management cluster, a kcp endpoint's URL): `forget` removes a client's
+ * series when it closes, if that client's name comes and goes (`TransportOptions.countedWhileOpen`).
  *
  * @example
  * ```ts
  * const record: RequestRecorder = (cluster: ClusterName, verb: Verb, result: string) => console.log(cluster, verb, result);
  * ```
  */
-export type RequestRecorder = (cluster: ClusterName, verb: Verb, result: string) => void;
+export interface RequestRecorder {
+  /** Counts one request: its cluster, verb and result. */
+  (cluster: ClusterName, verb: Verb, result: string): void;
+  /**
+   * Removes what was counted for `cluster` (called when a transport made with
+   * `countedWhileOpen` closes: its name will not be seen again). Without it, nothing is removed.
+   */
+  readonly forget?: (cluster: ClusterName) => void;
+}
 
 const inEffect = new AsyncLocalStorage<RequestRecorder>();
 

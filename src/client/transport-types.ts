@@ -108,6 +108,15 @@ export interface TransportOptions {
    * more, so a departed cluster's series, once removed, do not come back.
    */
   readonly requests?: RequestRecorder;
+  /**
+   * Its request series live only while it is open: closing it removes them (its recorder's
+   * `forget`, for the recorder it was made with or in effect where it was made). For a client named
+   * by something that comes and goes and is no fleet cluster's name, such as a kcp endpoint's
+   * wildcard URL (the endpoint leaves its slice, another shard's URL comes), whose series would
+   * otherwise stay in /metrics for the life of the process. A fleet cluster's series go when it
+   * leaves the fleet, whatever this says. Default `false`.
+   */
+  readonly countedWhileOpen?: boolean;
 }
 
 /**

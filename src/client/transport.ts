@@ -277,6 +277,8 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
       });
     },
     close() {
+      // Its requests still in flight are not counted from here on, so nothing comes back.
+      if (!closed && options.countedWhileOpen === true) own?.forget?.(cluster);
       closed = true;
       carrier.close();
     },

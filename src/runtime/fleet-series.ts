@@ -1,13 +1,13 @@
 // The series of a run's shared fleet (src/runtime/metrics.ts keeps a controller's queue, reconciles
-// and writes): every request the run sent, watch relists, reconnects, synced and healthy per
-// cluster and resource, the engaged clusters, and provider reports. Per-cluster series are noted in the run's ClusterSeries, so they
-// go when their cluster leaves.
+// and writes): every request the run sent (by verb, and by cluster), watch relists, reconnects,
+// synced and healthy per cluster and resource, the engaged clusters, and provider reports.
+// Per-cluster series are noted in the run's ClusterSeries, so they go when their cluster leaves.
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { watchFailing } from '../streams/watch-failing.js';
 import type { ClusterSeries } from './cluster-series.js';
 import type { ControllerMetrics } from './metrics.js';
-import { requestsCounter } from './request-series.js';
+import { requestSeries } from './request-series.js';
 
 /** The fleet's part of {@link ControllerMetrics}. */
 export type FleetSeries = Pick<ControllerMetrics, 'request' | 'watchHealth' | 'engaged' | 'report'>;
@@ -36,13 +36,11 @@ export function fleetSeries(registers: Registry[], series: ClusterSeries): Fleet
   const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch fails: since a failure, until a list or event comes through (its cluster is unhealthy on /readyz).', labelNames: ['cluster', 'resource'], registers });
   const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
   const reports = new Counter({ name: 'rxfleet_provider_reports_total', help: 'Provider reports by provider and type (skipped, waiting, error, source, engaged…).', labelNames: ['provider', 'type'], registers });
-  const requests = requestsCounter(registers);
+  const requests = requestSeries(registers, series);
   engaged.set(0);
   return {
     request(cluster, verb, result) {
-      const labels = { cluster, verb, result };
-      requests.inc(labels);
-      series.note(requests, 'requests', labels);
+      requests(cluster, verb, result);
     },
     watchHealth(h, previous) {
       const labels = { cluster: h.cluster, resource: h.resource };

@@ -1,29 +1,46 @@
-// The request families: rxfleet_requests_total, what every transport sent (fed by the transport's
-// recorder, src/client/request-count.ts), and rxfleet_write_requests_total, the writes each
-// controller's sinks sent (fed by instrument.ts), which says which controller wrote. One
-// definition each, for a run's metrics (metrics.ts, fleet-series.ts) and for a program's own
-// clients outside any run (`requestMetrics`, served beside a run's series through
-// `RunOptions.metricsFrom`).
+// The request families: what every transport sent (fed by the transport's recorder,
+// src/client/request-count.ts), in two families whose labels never cross `cluster` with `verb`:
+// rxfleet_requests_total{verb,result} for the fleet as a whole and
+// rxfleet_cluster_requests_total{cluster,result} per cluster (one series for a healthy cluster,
+// forgotten when it goes); and rxfleet_write_requests_total{verb,result}, the writes each
+// controller's sinks sent (fed by instrument.ts), which says which controller wrote. One definition
+// each, for a run's metrics (metrics.ts, fleet-series.ts) and for a program's own clients outside
+// any run (`requestMetrics`, served beside a run's series through `RunOptions.metricsFrom`).
 import { Counter, Registry } from 'prom-client';
 import type { RequestRecorder } from '../client/request-count.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { Verb } from '../core/verb.js';
+import { ClusterSeries } from './cluster-series.js';
 
-/** The request family on these registers (internal: fleet-series.ts and `requestMetrics`). */
-export function requestsCounter(registers: Registry[]): Counter<'cluster' | 'verb' | 'result'> {
-  return new Counter({ name: 'rxfleet_requests_total', help: 'Requests sent by cluster, verb and result (HTTP status class, or why no answer came).', labelNames: ['cluster', 'verb', 'result'], registers });
+/** Counts requests into both request families (internal: fleet-series.ts and `requestMetrics`). */
+export type RequestSeries = (cluster: ClusterName, verb: Verb, result: string) => void;
+
+/**
+ * The request families on these registers, their per-cluster series noted in `series` so that they
+ * go with their cluster (internal: fleet-series.ts and `requestMetrics`).
+ */
+export function requestSeries(registers: Registry[], series: ClusterSeries): RequestSeries {
+  const byVerb = new Counter({ name: 'rxfleet_requests_total', help: 'Requests sent, by verb and result (HTTP status class, or why no answer came); by cluster in rxfleet_cluster_requests_total.', labelNames: ['verb', 'result'], registers });
+  const byCluster = new Counter({ name: 'rxfleet_cluster_requests_total', help: 'Requests sent, by cluster and result (HTTP status class, or why no answer came); by verb in rxfleet_requests_total.', labelNames: ['cluster', 'result'], registers });
+  return (cluster, verb, result) => {
+    byVerb.inc({ verb, result });
+    const labels = { cluster, result };
+    byCluster.inc(labels);
+    series.note(byCluster, 'requests', labels);
+  };
 }
 
 /** The write-request family on these registers (internal: metrics.ts). */
-export function writeRequestsCounter(registers: Registry[]): Counter<'cluster' | 'verb' | 'result'> {
-  return new Counter({ name: 'rxfleet_write_requests_total', help: 'Write requests of this controller by cluster, verb and result.', labelNames: ['cluster', 'verb', 'result'], registers });
+export function writeRequestsCounter(registers: Registry[]): Counter<'verb' | 'result'> {
+  return new Counter({ name: 'rxfleet_write_requests_total', help: "Write requests of this controller's sinks by verb and result (by cluster: rxfleet_cluster_requests_total).", labelNames: ['verb', 'result'], registers });
 }
 
 /**
  * The request series of a program's own clients (those it uses outside any run, e.g. before its
  * first run starts): every request of a client made with `{ requests: record }`
- * (`TransportOptions.requests`) counted in `rxfleet_requests_total{cluster,verb,result}` under its
- * own `controller` label, on a registry that outlives any run. Serve it with a run's series
+ * (`TransportOptions.requests`), or sent inside `countingRequests(record, ...)`, counted in
+ * `rxfleet_requests_total{verb,result}` and `rxfleet_cluster_requests_total{cluster,result}` under
+ * its own `controller` label, on a registry that outlives any run. Serve it with a run's series
  * through `RunOptions.metricsFrom`. A client made without a recorder of its own is counted by the
  * run whose work sends its requests.
  *
@@ -54,11 +71,13 @@ export interface RequestMetrics {
 export function requestMetrics(controller: string): RequestMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ controller });
-  const requests = requestsCounter([registry]);
-  return {
-    registry,
-    record: (cluster: ClusterName, verb: Verb, result: string) => {
-      requests.inc({ cluster, verb, result });
-    },
+  const series = new ClusterSeries();
+  const requests = requestSeries([registry], series);
+  const forget = (cluster: ClusterName): void => {
+    series.forget(cluster);
   };
+  const record = (cluster: ClusterName, verb: Verb, result: string): void => {
+    requests(cluster, verb, result);
+  };
+  return { registry, record: Object.assign(record, { forget }) };
 }

@@ -9,6 +9,7 @@ import type { Registry as PromRegistry } from 'prom-client';
 import type { RequestRecorder } from '../client/request-count.js';
 import { countingRequests } from '../client/request-count.js';
 import type { ClusterName } from '../core/cluster.js';
+import type { Verb } from '../core/verb.js';
 import type { KubeObject } from '../core/object.js';
 import { resourceId } from '../core/resource.js';
 import type { Outcome } from '../operators/types.js';
@@ -75,8 +76,9 @@ export function run<T extends KubeObject>(c: Controller<T> | readonly Controller
   // Leases') is counted in its metrics: their recorder is in effect for all the run starts, and
   // each transport reports to it (src/client/request-count.ts). Bound once the metrics exist.
   let record: RequestRecorder | undefined;
+  const forget = (cluster: ClusterName): void => record?.forget?.(cluster);
   return countingRequests(
-    (cluster, verb, result) => record?.(cluster, verb, result),
+    Object.assign((cluster: ClusterName, verb: Verb, result: string) => record?.(cluster, verb, result), { forget }),
     () =>
       started(c, options, (r) => {
         record = r;
@@ -103,9 +105,17 @@ async function started<T extends KubeObject>(c: Controller<T> | readonly Control
   // One controller: every series on one registry, as before. Several: the fleet's series on the
   // run's registry, each controller's queue, reconciles and writes on its own, merged at /metrics.
   const metrics = single ? controllerMetrics(name, options.registry, options.metrics) : scopedMetrics(name, options.registry ?? new Registry(), options.metrics ?? {}, 'fleet');
-  countInto((cluster, verb, result) => {
+  // A client closed with `countedWhileOpen` (a kcp endpoint's, named by its URL) takes its series with it.
+  const request = (cluster: ClusterName, verb: Verb, result: string): void => {
     metrics.request(cluster, verb, result);
-  });
+  };
+  countInto(
+    Object.assign(request, {
+      forget: (cluster: ClusterName): void => {
+        metrics.forget(cluster);
+      },
+    }),
+  );
   const own = single ? [metrics] : controllers.map((x) => scopedMetrics(x.name, new Registry(), options.metrics ?? {}, 'reconcile'));
   if (options.metrics?.processMetrics !== false) registerProcessMetrics(metrics.registry);
   const fleetOptions = fleetSettings(options.discovery);

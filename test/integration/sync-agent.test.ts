@@ -224,7 +224,9 @@ describe('rxfleet-sync-agent: a service cluster published into kcp by configurat
     const perWorkspace = (name: string): string[] => metrics.split('\n').filter((l) => l.startsWith(`${name}{`) && l.includes(`cluster="${a.ws.logicalCluster}"`));
     // The sync controller's own series (controller label: the published resource), per workspace.
     expect(perWorkspace('rxfleet_reconcile_total').some((l) => /controller="[^"]*databases"/.test(l))).toBe(true);
-    expect(perWorkspace('rxfleet_write_requests_total').some((l) => /controller="[^"]*databases"/.test(l) && l.includes('verb="patch"'))).toBe(true);
+    expect(perWorkspace('rxfleet_cluster_requests_total').some((l) => l.includes('result="2xx"'))).toBe(true);
+    // Its writes by controller, every workspace together.
+    expect(metrics.split('\n').some((l) => l.startsWith('rxfleet_write_requests_total{') && /controller="[^"]*databases"/.test(l) && l.includes('verb="patch"'))).toBe(true);
     expect(agent.lines().some((l) => l.msg === 'cluster engaged' && l.cluster === a.ws.logicalCluster)).toBe(true);
     // The restarted agent's orphan sweep said which published resource it swept for.
     expect(agent.lines().some((l) => l.published === 'databases' && l.cluster === 'service')).toBe(true);

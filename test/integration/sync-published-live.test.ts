@@ -48,13 +48,18 @@ const ready = (name: string): Promise<Database> =>
     return d?.status?.phase === 'Ready' ? d : undefined;
   }, { context });
 
-/** The agent's `rxfleet_requests_total` line of its own requests (not a controller's) to `cluster` with `verb`, once there. */
+/**
+ * The agent's `rxfleet_requests_total` line of its own requests (not a controller's) with `verb`,
+ * once there and once its `rxfleet_cluster_requests_total` has `cluster` (its only cluster with
+ * that verb: the agent's own clients read kcp once, at preflight, and write only the service).
+ */
 const agentRequest = (cluster: string, verb: string): Promise<string> =>
   waitFor(`the agent's own ${verb} requests to ${cluster} in /metrics`, async () => {
     const url = agent.lines().findLast((l) => typeof l.url === 'string')?.url;
     if (typeof url !== 'string') return undefined;
-    const text = await (await fetch(`${url}/metrics`)).text();
-    return text.split('\n').find((l) => l.startsWith('rxfleet_requests_total{') && l.includes('controller="rxfleet-sync-agent"') && l.includes(`cluster="${cluster}"`) && l.includes(`verb="${verb}"`));
+    const own = (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((l) => l.includes('controller="rxfleet-sync-agent"'));
+    if (!own.some((l) => l.startsWith('rxfleet_cluster_requests_total{') && l.includes(`cluster="${cluster}"`))) return undefined;
+    return own.find((l) => l.startsWith('rxfleet_requests_total{') && l.includes(`verb="${verb}"`));
   }, { context, timeoutMs: 20_000 });
 
 /** The `published` list of the agent's last "running the published resources" line, once it has logged one after `from` lines. */

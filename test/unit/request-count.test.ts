@@ -7,6 +7,7 @@ import type { RequestRecorder } from '../../src/client/index.js';
 import { firstValueFrom, materialize } from 'rxjs';
 import { countingRequests, createClusterClient, kubeError, requestResult, verbOfRequest } from '../../src/client/index.js';
 import { countedName, countingAs, recorderInEffect } from '../../src/client/request-count.js';
+import type { ClusterName, Verb } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
 import { renamedClient } from '../../src/providers/internal/renamed-client.js';
 import { must } from '../support/wait.js';
@@ -56,7 +57,7 @@ describe('countingRequests', () => {
 });
 
 describe('request series', () => {
-  it("are a run's fleet series, by cluster, verb and result, and a departed cluster's go", async () => {
+  it("are a run's fleet series, by verb and by cluster (never both), and a departed cluster's go", async () => {
     const m = controllerMetrics('requests');
     const east = clusterName('east');
     m.request(east, 'watch', '2xx');
@@ -64,24 +65,76 @@ describe('request series', () => {
     m.request(east, 'apply', '4xx');
     m.request(clusterName('hub'), 'list', '2xx');
     const text = await m.registry.metrics();
-    expect(text).toContain('rxfleet_requests_total{cluster="east",verb="watch",result="2xx",controller="requests"} 2');
-    expect(text).toContain('rxfleet_requests_total{cluster="east",verb="apply",result="4xx",controller="requests"} 1');
+    expect(text).toContain('rxfleet_requests_total{verb="watch",result="2xx",controller="requests"} 2');
+    expect(text).toContain('rxfleet_requests_total{verb="apply",result="4xx",controller="requests"} 1');
+    expect(text).toContain('rxfleet_cluster_requests_total{cluster="east",result="2xx",controller="requests"} 2');
+    expect(text).toContain('rxfleet_cluster_requests_total{cluster="east",result="4xx",controller="requests"} 1');
+    // A cluster's requests cost one series per result, whatever the verbs.
+    expect(text.split('\n').filter((l) => l.includes('cluster="east"'))).toHaveLength(2);
     m.forget(east);
     const after = await m.registry.metrics();
     expect(after).not.toContain('cluster="east"');
-    expect(after).toContain('rxfleet_requests_total{cluster="hub",verb="list",result="2xx",controller="requests"} 1');
+    expect(after).toContain('rxfleet_cluster_requests_total{cluster="hub",result="2xx",controller="requests"} 1');
+    expect(after).toContain('rxfleet_requests_total{verb="watch",result="2xx",controller="requests"} 2');
   });
 
   it("are not a controller's own in a run of several (its reconcile scope), which counts them once for the fleet", async () => {
     const own = scopedMetrics('one', new Registry(), {}, 'reconcile');
     own.request(clusterName('east'), 'get', '2xx');
-    expect(await own.registry.metrics()).not.toContain('rxfleet_requests_total{');
+    expect(await own.registry.metrics()).not.toMatch(/rxfleet_(cluster_)?requests_total\{/);
   });
 
-  it("of a program's own clients, under its controller label", async () => {
+  it("of a program's own clients, under its controller label, forgotten by cluster", async () => {
     const requests = requestMetrics('rxfleet-sync-agent');
     requests.record(clusterName('service'), 'patch', '2xx');
-    expect(await requests.registry.metrics()).toContain('rxfleet_requests_total{cluster="service",verb="patch",result="2xx",controller="rxfleet-sync-agent"} 1');
+    requests.record(clusterName('kcp'), 'get', '2xx');
+    const text = await requests.registry.metrics();
+    expect(text).toContain('rxfleet_requests_total{verb="patch",result="2xx",controller="rxfleet-sync-agent"} 1');
+    expect(text).toContain('rxfleet_cluster_requests_total{cluster="service",result="2xx",controller="rxfleet-sync-agent"} 1');
+    requests.record.forget?.(clusterName('kcp'));
+    const after = await requests.registry.metrics();
+    expect(after).not.toContain('cluster="kcp"');
+    expect(after).toContain('cluster="service"');
+  });
+});
+
+describe('a client counted while open', () => {
+  const down = (name: string): string => `apiVersion: v1
+kind: Config
+clusters: [{ name: ${name}, cluster: { server: 'https://127.0.0.1:1' } }]
+users: [{ name: u, user: { token: not-a-secret } }]
+contexts: [{ name: ${name}, context: { cluster: ${name}, user: u } }]
+current-context: ${name}
+`;
+
+  it('takes its series with it when it closes (a kcp endpoint named by its URL); another client keeps its own', async () => {
+    const m = controllerMetrics('endpoints');
+    const record: RequestRecorder = Object.assign(
+      (cluster: ClusterName, verb: Verb, result: string): void => {
+        m.request(cluster, verb, result);
+      },
+      {
+        forget: (cluster: ClusterName): void => {
+          m.forget(cluster);
+        },
+      },
+    );
+    const url = clusterName('https://kcp.example:6443/services/apiexport/root:org/widgets/clusters/*');
+    // Made where the recorder is in effect, as a provider's clients are in a run.
+    const [endpoint, management] = countingRequests(record, () => [
+      must(createClusterClient(url, { yaml: down('endpoint') }, { countedWhileOpen: true })),
+      must(createClusterClient(clusterName('management'), { yaml: down('management') })),
+    ]);
+    await endpoint.get(configMaps, 'a', { namespace: 'default' });
+    await management.get(configMaps, 'a', { namespace: 'default' });
+    expect(await m.registry.metrics()).toContain(`rxfleet_cluster_requests_total{cluster="${url}",result="ClusterUnreachable",controller="endpoints"} 1`);
+    endpoint.close();
+    management.close();
+    const after = await m.registry.metrics();
+    expect(after).not.toContain(url);
+    expect(after).toContain('rxfleet_cluster_requests_total{cluster="management",result="ClusterUnreachable",controller="endpoints"} 1');
+    // Its fleet-wide count stays: those requests were sent.
+    expect(after).toContain('rxfleet_requests_total{verb="get",result="ClusterUnreachable",controller="endpoints"} 2');
   });
 });
 

@@ -158,7 +158,7 @@ describe('healthTracker', () => {
 });
 
 describe('controllerMetrics', () => {
-  it('labels reconciles, watches and writes with the cluster, on a registry of its own', async () => {
+  it('labels reconciles and watches with the cluster, writes by controller only, on a registry of its own', async () => {
     const a = controllerMetrics('one');
     const b = controllerMetrics('two'); // no clash: separate registries
     a.outcome({ key: objectKey(east, 'default', 'x'), cluster: east, result: 'error', attempt: 1, startedAt: 0, durationMs: 12, error: kubeError('Conflict', east, 'x'), retryAfterMs: 5 });
@@ -170,7 +170,7 @@ describe('controllerMetrics', () => {
     expect(text).toContain('rxfleet_reconcile_total{cluster="east",result="error",controller="one"} 1');
     expect(text).toContain('rxfleet_reconcile_errors_total{cluster="east",result="error",reason="Conflict",controller="one"} 1');
     expect(text).toContain('rxfleet_watch_relists_total{cluster="east",resource="configmaps",controller="one"} 3');
-    expect(text).toContain('rxfleet_write_requests_total{cluster="east",verb="apply",result="ok",controller="one"} 1');
+    expect(text).toContain('rxfleet_write_requests_total{verb="apply",result="ok",controller="one"} 1');
     expect(text).toContain('rxfleet_engaged_clusters{controller="one"} 1');
     expect(await b.registry.metrics()).not.toContain('cluster="east"');
   });

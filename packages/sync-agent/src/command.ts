@@ -3,7 +3,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from 'rxfleet';
 import type { LeaderElectionFlags } from './leader-election.js';
-import { defaultAgentName } from './labels.js';
+import { agentSeries, defaultAgentName } from './labels.js';
 import { syncOptions } from './sync-options.js';
 
 /**
@@ -45,7 +45,13 @@ after a clean stop. See docs/sync.md.`;
 async function handler(args: SyncArgs): Promise<void> {
   const options = syncOptions({ config: args.config, kcpKubeconfig: args.kcpKubeconfig, serviceKubeconfig: args.serviceKubeconfig });
   // Loaded here, not at the top: every other command (and --help) starts without the runtime.
-  const [{ defaultLogger }, { main }, { syncAgent }, { leaderElection }] = await Promise.all([import('rxfleet/runtime'), import('rxfleet'), import('./agent.js'), import('./leader-election.js')]);
+  const [{ defaultLogger, requestMetrics }, { main }, { countingRequests }, { syncAgent }, { leaderElection }] = await Promise.all([
+    import('rxfleet/runtime'),
+    import('rxfleet'),
+    import('rxfleet/client'),
+    import('./agent.js'),
+    import('./leader-election.js'),
+  ]);
   const logger = defaultLogger();
   const agentName = options.config.agentName ?? defaultAgentName;
   // Checked (and its client made) before anything starts: a bad flag is a configuration error.
@@ -60,9 +66,12 @@ async function handler(args: SyncArgs): Promise<void> {
     return;
   }
   // A function: the provider workspace's kubeconfig is re-read after a 401 (a restarted kcp issues a new token).
-  const controllers = await syncAgent({ config: options.config, kcp: () => ({ file: options.kcpKubeconfig }), service: { file: options.serviceKubeconfig } });
+  // Its preflight reads both servers before the run exists: counted as the agent's own requests,
+  // served on the run's /metrics beside the controllers' (as the live agent does).
+  const requests = requestMetrics(agentSeries);
+  const controllers = await countingRequests(requests.record, () => syncAgent({ config: options.config, kcp: () => ({ file: options.kcpKubeconfig }), service: { file: options.serviceKubeconfig } }));
   // The run's name labels the fleet-wide series; each controller keeps its own `controller` label.
-  await main(controllers, runOptions);
+  await main(controllers, { ...runOptions, metricsFrom: [requests.registry] });
 }
 
 /**

@@ -16,6 +16,18 @@
 export const defaultAgentName = 'rxfleet-sync';
 
 /**
+ * The `controller` label of the agent's own requests (its preflight's, and the live agent's reads
+ * and status patches of PublishedResources) in `rxfleet_requests_total`: no controller of its
+ * runs has it.
+ *
+ * @example
+ * ```ts
+ * const requests = requestMetrics(agentSeries);
+ * ```
+ */
+export const agentSeries = 'rxfleet-sync-agent';
+
+/**
  * Label: the agent that made the object (its `agentName`). On every object the agent creates:
  * service copies, service-side namespaces, related copies, APIResourceSchemas. Also the annotation
  * on the APIExport the agent keeps (an export whose annotation names another agent is refused).

@@ -22,7 +22,7 @@ import { planControllers, publishers, syncAgentProvider } from './agent.js';
 import { retireDeleted } from './export-retire.js';
 import { installationChecks } from './installation-preflight.js';
 import { liveInstallations } from './live-installations.js';
-import { defaultAgentName } from './labels.js';
+import { agentSeries, defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { schemaFollower } from './schema-follow.js';
 import { exportCluster, serviceCluster } from './clusters.js';
@@ -213,9 +213,6 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
     clients.kcp.close();
   }
 }
-
-/** The `controller` label of the agent's own requests (no controller of its runs has it). */
-const agentSeries = 'rxfleet-sync-agent';
 
 /** A plan that runs: what it was started from, and its controllers' names. */
 interface RunningPlan {

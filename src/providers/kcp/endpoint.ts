@@ -133,7 +133,8 @@ export function openEndpoint<P extends KubeObject>(url: string, spec: EndpointSp
   // One load of the kubeconfig for the endpoint and every client of its workspaces.
   const auth = rereadingAuth(name, spec.config.management);
   const clientOf = (clientName: ClusterName, server: string): Either<KubeError, ClusterClient> => (E.isLeft(auth) ? auth : kcpClientWith(clientName, server, auth.right, spec.config.client));
-  const client = clientOf(name, wildcardUrl(url));
+  // Named by its URL, which leaves with the endpoint: its request series go when it closes.
+  const client = E.isLeft(auth) ? auth : kcpClientWith(name, wildcardUrl(url), auth.right, { ...spec.config.client, countedWhileOpen: true });
   if (E.isLeft(client)) {
     say({ type: 'error', reason: `virtual-workspace endpoint ${url} cannot be watched: ${client.left.message}` });
     return { cacheOf: () => undefined, clientOf, start: () => undefined, drop: () => tracker.drop(), rescope: () => undefined, close: () => undefined };
