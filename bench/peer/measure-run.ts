@@ -108,7 +108,8 @@ async function update(st: FleetState, k: { cmPath: string; i: number; key: strin
   return sentAt;
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/** Stops `child` with SIGTERM (SIGKILL after 15 s) and waits for its exit. @example await stopChild(child); */
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once('exit', () => { r(); }));
   child.kill('SIGTERM');
@@ -241,7 +242,8 @@ async function cleanUp(st: FleetState, child: ChildProcess, log: { end(): void }
   await deleteOutputs(st);
 }
 
-async function deleteOutputs(st: FleetState): Promise<void> {
+/** Deletes every output in the fleet and waits until the driver's watches have seen them go. @example await deleteOutputs(st); */
+export async function deleteOutputs(st: FleetState): Promise<void> {
   await pool(st.fleet.workspaces, 4, async (ws) => {
     const q = `labelSelector=${encodeURIComponent(`!${INPUT_LABEL}`)}&fieldSelector=${encodeURIComponent('metadata.name!=kube-root-ca.crt')}`;
     // kcp under load may answer 5xx (etcd timed out) while the delete still lands: asked again.
