@@ -135,7 +135,9 @@ if (MODE === 'rss') {
           peakRss.set(s.label, [...(peakRss.get(s.label) ?? []), stats.peakRssBytes / 2 ** 20]);
         }
         await stopChild(child);
-        say(`${s.label} start ${i + 1}: first write ${ms.toFixed(0)} ms, load1 ${(loadavg()[0] ?? NaN).toFixed(1)}`);
+        // Each start's figures as it ends: a session cut short (a loaded machine) keeps what it measured.
+        const converged = CONVERGE ? `, CPU per object ${(cpuPerObject.get(s.label)?.at(-1) ?? NaN).toFixed(3)} ms, peak RSS ${(peakRss.get(s.label)?.at(-1) ?? NaN).toFixed(1)} MiB` : '';
+        say(`${s.label} start ${i + 1}: first write ${ms.toFixed(0)} ms, set-up RSS ${rss().toFixed(1)} MiB${converged}, load1 ${(loadavg()[0] ?? NaN).toFixed(1)}`);
         if (timeline !== undefined) console.log(`\n${s.label}, start ${i + 1} (ms from spawn; CPU ms where the process reports it):\n${timeline.lines(ms).join('\n')}`);
         await deleteOutputs(st);
       }
