@@ -46,9 +46,7 @@ describe('sharding the workspaces of a kcp APIExport', () => {
       // Both deleted their membership Leases on the way out: nothing is left behind.
       expect(await rs.leasesLeft()).toEqual([]);
     } finally {
-      await a.handle.stop();
-      await b.handle.stop();
-      rs.close();
+      await rs.close();
     }
   }, 240_000);
 });

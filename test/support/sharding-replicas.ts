@@ -48,8 +48,8 @@ export interface ShardingReplicas {
   split(a: Replica, b: Replica, total: number, timeoutMs: number): Promise<{ readonly all: ClusterName[]; readonly expected: ReadonlyMap<string, string> }>;
   /** The names of the controller's membership Leases left in the provider workspace. */
   leasesLeft(): Promise<readonly string[]>;
-  /** Closes the provider workspace's client. */
-  close(): void;
+  /** Stops every replica started (a stopped one again is a no-op), then closes the provider workspace's client. */
+  close(): Promise<void>;
 }
 
 /**
@@ -70,6 +70,7 @@ export function shardingReplicas(fx: ApiExportFixture, name: string, watch: Mana
   if (E.isLeft(made)) throw new Error(made.left.message);
   const home: Cluster = { name: clusterName('provider'), client: made.right };
   const reconciled: Reconciled[] = [];
+  const started: RunHandle[] = [];
   const latest = new Map<string, ReplicaState>();
   const names = (r: Replica): ClusterName[] => r.handle.fleet.clusters().map((c) => c.name);
   const settled = (id: string): boolean => {
@@ -93,6 +94,7 @@ export function shardingReplicas(fx: ApiExportFixture, name: string, watch: Mana
       });
       const handle = await run(c, { logger: pino({ level: 'silent' }), http: false, signals: false, replicas: { type: 'sharding', home, namespace: 'default', identity, timing } });
       handle.replica?.states.subscribe((s: ReplicaState) => latest.set(identity, s));
+      started.push(handle);
       return { identity, handle };
     },
     split: async (a, b, total, timeoutMs) => {
@@ -108,7 +110,8 @@ export function shardingReplicas(fx: ApiExportFixture, name: string, watch: Mana
       if (E.isLeft(left)) throw new Error(`listing the membership Leases: ${left.left.message}`);
       return left.right.items.map((l) => l.metadata.name ?? '');
     },
-    close: () => {
+    close: async () => {
+      for (const h of started) await h.stop();
       made.right.close();
     },
   };
