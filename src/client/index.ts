@@ -42,6 +42,8 @@ export { authFromKubeconfig } from './auth.js';
 export type { ExecPluginConfig } from './exec-credential.js';
 export type { HttpRequest, HttpResponse, Transport, TransportOptions } from './transport.js';
 export { createTransport } from './transport.js';
+export type { ServedResource, ServedResources, ServedResourcesOptions } from './served-resources.js';
+export { servedResources } from './served-resources.js';
 export type { RequestRecorder } from './request-count.js';
 export { countingRequests, requestResult, verbOfRequest } from './request-count.js';
 export type { KubeErrorFields, Status, StatusCause } from '../core/errors.js';

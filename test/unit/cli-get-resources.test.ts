@@ -3,7 +3,7 @@
 // for an unknown name, the nearest served names by edit distance.
 import { describe, expect, it } from 'vitest';
 import { editDistance, nearest } from '../../packages/cli/src/did-you-mean.js';
-import type { ServedResource, ServedResources } from '../../packages/cli/src/discovery.js';
+import type { ServedResource, ServedResources } from '../../src/client/index.js';
 import { parseResourceName, resolveServed } from '../../packages/cli/src/resource-name.js';
 import { E } from '../../src/fp/index.js';
 

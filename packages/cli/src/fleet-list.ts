@@ -3,13 +3,12 @@
 // then in every engaged cluster at once resolve the resource name through its discovery and list
 // it; then let the provider go (which closes the clients).
 import type { Cluster, ClusterName, Either, KubeError, KubeObject, Provider, ResourceDescriptor } from 'rxfleet';
-import { kubeError } from 'rxfleet/client';
+import { kubeError, servedResources } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
 import type { FirstPass } from 'rxfleet/runtime';
 import { firstPass } from 'rxfleet/runtime';
 import type { ProviderReport } from 'rxfleet/streams';
 import { createFleet } from 'rxfleet/streams';
-import { servedResources } from './discovery.js';
 import type { ResourceName } from './resource-name.js';
 import { resolveServed } from './resource-name.js';
 
@@ -113,7 +112,7 @@ function runFleet(provider: Provider, timeoutMs: number): { readonly end: Promis
 }
 
 async function listOne(c: Cluster, name: ResourceName, opts: FleetListOptions): Promise<ClusterListing> {
-  const served = await servedResources(c.client, opts.timeoutMs);
+  const served = await servedResources(c.client, { timeoutMs: opts.timeoutMs });
   if (E.isLeft(served)) return { cluster: c.name, result: served };
   const resolved = resolveServed(name, served.right);
   if (E.isLeft(resolved)) return { cluster: c.name, result: E.left(kubeError('NotFound', c.name, resolved.left)) };

@@ -1,12 +1,12 @@
 // What `rxfleet get <resource>` names, resolved as kubectl resolves it: against what the cluster's
-// discovery serves (discovery.ts), by plural, singular, short name or kind, optionally with its
+// discovery serves (`servedResources` of rxfleet/client), by plural, singular, short name or kind, optionally with its
 // group (`backups.ops.example.com`) or version and group (`backups.v1.ops.example.com`); or exactly,
 // as `group/version/plural`. An unknown name gets the nearest served names as a hint.
 import type { Either, ResourceDescriptor } from 'rxfleet';
 import { ConfigError, resource } from 'rxfleet';
 import { E } from 'rxfleet/fp';
 import { nearest } from './did-you-mean.js';
-import type { ServedResource, ServedResources } from './discovery.js';
+import type { ServedResource, ServedResources } from 'rxfleet/client';
 
 /**
  * A resource name as given, checked for form: `group/version/plural` (a `path`), or a name
@@ -103,7 +103,7 @@ function didYouMean(names: readonly string[]): string {
  *
  * @example
  * ```ts
- * const served = await servedResources(client, 30_000);
+ * const served = await servedResources(client, { timeoutMs: 30_000 });
  * if (E.isRight(served)) resolveServed(parseResourceName('deploy'), served.right); // Right(apps/v1 deployments)
  * ```
  * @param name - the parsed name.

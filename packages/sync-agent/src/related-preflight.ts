@@ -9,8 +9,9 @@ import type { ResourceDescriptor } from 'rxfleet';
 import { resourceId } from 'rxfleet/client';
 import type { ClusterClient } from 'rxfleet/client';
 import type { PublishedPlan } from './plan.js';
+import type { ServedResources } from 'rxfleet/client';
 import type { Discovered } from './related-discovery.js';
-import { discoverResource } from './related-discovery.js';
+import { discoverResource, servedOn } from './related-discovery.js';
 import type { RelatedGvr } from './related-gvr.js';
 import { gvrText, projectedGvr, relatedGvr } from './related-gvr.js';
 
@@ -52,15 +53,15 @@ export async function resolveRelated(plans: readonly PublishedPlan[], clients: {
     synced.set(`service ${resourceId(p.service)}`, p.published.name);
     synced.set(`kcp ${resourceId(p.kcp)}`, p.published.name);
   }
-  const cache = new Map<string, Promise<Discovered>>();
-  const discover = (side: 'service' | 'kcp', gvr: RelatedGvr): Promise<Discovered> => {
-    const k = `${side} ${gvrText(gvr)} ${gvr.group}`;
-    let got = cache.get(k);
+  // Each side's discovery is read once, when a related entry first needs it.
+  const served = new Map<'service' | 'kcp', Promise<ServedResources>>();
+  const discover = async (side: 'service' | 'kcp', gvr: RelatedGvr): Promise<Discovered> => {
+    let got = served.get(side);
     if (got === undefined) {
-      got = discoverResource(side === 'service' ? clients.service : clients.kcp, gvr);
-      cache.set(k, got);
+      got = servedOn(side === 'service' ? clients.service : clients.kcp);
+      served.set(side, got);
     }
-    return got;
+    return discoverResource(await got, gvr);
   };
   const named = (side: 'service' | 'kcp'): string => (side === 'service' ? `on the service cluster ${clients.service.cluster}` : `in kcp workspace ${clients.kcp.cluster}`);
   const problems: string[] = [];

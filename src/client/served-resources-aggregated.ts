@@ -1,8 +1,8 @@
 // Aggregated discovery (apidiscovery.k8s.io/v2, GA in Kubernetes 1.30): asked with its Accept
 // header, `/api` and `/apis` each answer every group, version and resource in one document, so a
 // cluster's discovery costs two requests instead of one per group version. kubectl asks for it
-// first; a server that does not serve it answers the legacy documents, which discovery.ts reads.
-import type { ServedResource, ServedResources } from './discovery.js';
+// first; a server that does not serve it answers the legacy documents, which served-resources.ts reads.
+import type { ServedResource, ServedResources } from './served-resources.js';
 
 /** The Accept header that asks for aggregated discovery, and for plain JSON where it is not served. */
 export const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
@@ -14,6 +14,7 @@ interface DiscoveryResource {
   readonly singularResource?: string;
   readonly shortNames?: readonly string[];
   readonly verbs?: readonly string[];
+  readonly subresources?: readonly { readonly subresource?: string }[];
 }
 interface DiscoveryVersion {
   readonly version?: string;
@@ -34,15 +35,19 @@ export function isAggregated(doc: GroupDiscoveryList | undefined): boolean {
 function resourcesOf(group: string, v: DiscoveryVersion): ServedResource[] {
   return (v.resources ?? [])
     .filter((r) => typeof r.resource === 'string' && (r.verbs ?? []).includes('list'))
-    .map((r) => ({
-      group,
-      version: v.version ?? '',
-      plural: r.resource ?? '',
-      singular: r.singularResource ?? '',
-      kind: r.responseKind?.kind ?? '',
-      namespaced: r.scope === 'Namespaced',
-      shortNames: r.shortNames ?? [],
-    }));
+    .map((r) => {
+      const subresources = (r.subresources ?? []).flatMap((s) => (s.subresource === undefined ? [] : [s.subresource]));
+      return {
+        group,
+        version: v.version ?? '',
+        plural: r.resource ?? '',
+        singular: r.singularResource ?? '',
+        kind: r.responseKind?.kind ?? '',
+        namespaced: r.scope === 'Namespaced',
+        shortNames: r.shortNames ?? [],
+        ...(subresources.length === 0 ? {} : { subresources }),
+      };
+    });
 }
 
 /**

@@ -1,11 +1,13 @@
 // What a cluster serves, from its discovery documents, as kubectl reads them: aggregated discovery
 // where the server serves it (two requests), else /api/v1, /apis, then every version of every group.
-// `rxfleet get` resolves a resource name against it per cluster.
-import type { Either, KubeError } from 'rxfleet';
-import type { ClusterClient } from 'rxfleet/client';
-import { E } from 'rxfleet/fp';
-import type { GroupDiscoveryList } from './aggregated-discovery.js';
-import { aggregatedAccept, fromAggregated, isAggregated } from './aggregated-discovery.js';
+// The one discovery reader: `rxfleet get` (packages/cli) resolves a resource name against it per
+// cluster, the sync agent (packages/sync-agent) a related entry's resource on each side.
+import type { KubeError } from '../core/errors.js';
+import type { Either } from '../internal/fp.js';
+import { E } from '../internal/fp.js';
+import type { ClusterClient } from './client.js';
+import type { GroupDiscoveryList } from './served-resources-aggregated.js';
+import { aggregatedAccept, fromAggregated, isAggregated } from './served-resources-aggregated.js';
 
 /**
  * One resource a cluster serves, as its discovery document lists it.
@@ -30,6 +32,8 @@ export interface ServedResource {
   readonly namespaced: boolean;
   /** Its short names (`cm`, `deploy`). */
   readonly shortNames: readonly string[];
+  /** Its subresources (`status`, `scale`), when it has any. */
+  readonly subresources?: readonly string[];
 }
 
 /**
@@ -59,43 +63,64 @@ interface GroupListDoc {
 /** Group versions asked at once per cluster: the h2 connection carries them together, bounded. */
 const concurrency = 8;
 
-async function getDoc<T>(client: ClusterClient, path: string, timeoutMs: number, accept?: string): Promise<Either<KubeError, T | undefined>> {
-  const got = await client.raw({ method: 'GET', path, timeoutMs, ...(accept === undefined ? {} : { accept }) });
+async function getDoc<T>(client: ClusterClient, path: string, timeoutMs: number | undefined, accept?: string): Promise<Either<KubeError, T | undefined>> {
+  const got = await client.raw({ method: 'GET', path, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(accept === undefined ? {} : { accept }) });
   // A server that serves no such document (a kcp virtual workspace has no /api) serves nothing there.
   if (E.isLeft(got)) return got.left.type === 'NotFound' ? E.right(undefined) : got;
   return E.right(got.right as T);
 }
 
 function resourcesOf(group: string, version: string, doc: ResourceListDoc | undefined): ServedResource[] {
-  return (doc?.resources ?? [])
+  const all = doc?.resources ?? [];
+  // A subresource is listed as `<plural>/<subresource>`, beside its resource.
+  const subresourcesOf = (plural: string): readonly string[] => all.flatMap((r) => (r.name?.startsWith(`${plural}/`) === true ? [r.name.slice(plural.length + 1)] : []));
+  return all
     .filter((r) => typeof r.name === 'string' && !r.name.includes('/') && (r.verbs ?? []).includes('list'))
-    .map((r) => ({
-      group,
-      version,
-      plural: r.name ?? '',
-      singular: r.singularName ?? '',
-      kind: r.kind ?? '',
-      namespaced: r.namespaced === true,
-      shortNames: r.shortNames ?? [],
-    }));
+    .map((r) => {
+      const subresources = subresourcesOf(r.name ?? '');
+      return {
+        group,
+        version,
+        plural: r.name ?? '',
+        singular: r.singularName ?? '',
+        kind: r.kind ?? '',
+        namespaced: r.namespaced === true,
+        shortNames: r.shortNames ?? [],
+        ...(subresources.length === 0 ? {} : { subresources }),
+      };
+    });
+}
+
+/**
+ * What {@link servedResources} takes.
+ *
+ * @example
+ * ```ts
+ * const options: ServedResourcesOptions = { timeoutMs: 30_000 };
+ * ```
+ */
+export interface ServedResourcesOptions {
+  /** The bound of each request. Default: the client's. */
+  readonly timeoutMs?: number;
 }
 
 /**
  * Reads a cluster's discovery, each request bounded by `timeoutMs`: `/api` and `/apis` as aggregated
- * discovery (two requests in all, aggregated-discovery.ts); from a server that does not serve it,
+ * discovery (two requests in all); from a server that does not serve it,
  * `/api/v1` and every version of every group (8 at a time) besides. A group version that fails is
  * listed in `failed` and left out, as kubectl does; a failure of a root document fails the whole.
  *
  * @example
  * ```ts
- * const served = await servedResources(cluster.client, 30_000);
+ * const served = await servedResources(client, { timeoutMs: 30_000 });
  * // Right({ resources: [{ group: '', version: 'v1', plural: 'configmaps', … }, …], failed: [] })
  * ```
  * @param client - the cluster's client.
- * @param timeoutMs - the bound of each request.
+ * @param options - the bound of each request.
  * @returns the served resources, or the error of the root documents (it names the cluster).
  */
-export async function servedResources(client: ClusterClient, timeoutMs: number): Promise<Either<KubeError, ServedResources>> {
+export async function servedResources(client: ClusterClient, options: ServedResourcesOptions = {}): Promise<Either<KubeError, ServedResources>> {
+  const timeoutMs = options.timeoutMs;
   const [root, apis] = await Promise.all([getDoc<GroupDiscoveryList>(client, '/api', timeoutMs, aggregatedAccept), getDoc<GroupDiscoveryList>(client, '/apis', timeoutMs, aggregatedAccept)]);
   if (E.isLeft(root)) return root;
   if (E.isLeft(apis)) return apis;
