@@ -46,8 +46,8 @@ export interface AgentScenarioOptions<S extends ServiceSide> {
   readonly service: (kubeconfigYaml: string) => Promise<S>;
   /** How many consumer workspaces bind the export. */
   readonly consumers: number;
-  /** The agent's configuration (text is written as it is). */
-  readonly config: (svc: S) => SyncConfig | string;
+  /** The agent's configuration, given the service side and the consumer workspaces (text is written as it is). */
+  readonly config: (svc: S, consumers: readonly AgentWorkspace[]) => SyncConfig | string;
   /** What the export's permission claims must be before it is bound (default: at least one). */
   readonly claimed?: (claims: readonly ExportClaim[]) => boolean;
   /** Runs once the service side is up, before any workspace exists. */
@@ -182,7 +182,7 @@ async function startAgentScenario<S extends ServiceSide, Db extends Database>(o:
     const [provider, ...consumers] = await Promise.all(Array.from({ length: o.consumers + 1 }, workspace));
     if (provider === undefined) throw new Error('no provider workspace');
     await o.beforeAgent?.(consumers);
-    const config = o.config(svc);
+    const config = o.config(svc, consumers);
     const files = { configFile: tempFile('sync.yaml', typeof config === 'string' ? config : JSON.stringify(config)), kcpKubeconfig: tempFile('kcp.kubeconfig', provider.ws.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) };
     const started = startSyncAgent(files);
     agent = started;
