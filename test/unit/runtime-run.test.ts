@@ -38,6 +38,13 @@ describe('run', () => {
   it('should become ready only when every cluster has synced its cache', async () => {
     const westList = new Subject<E.Either<KubeError, ObjectList>>();
     const handle = await start(() => done(), { east: listOf(cm('a')), west: westList });
+    // Both clusters are watched, and east's list answered, on later turns: wait for that; west's list,
+    // held back, then keeps the run unready.
+    const settled = () => {
+      const cs = handle.health.report().clusters;
+      return cs.length === 2 && cs.some((c) => c.cluster === 'east' && c.state === 'synced');
+    };
+    await eventually('both clusters watched, east synced', settled, { timeoutMs: 5_000 });
     expect(handle.health.report().ready).toBe(false);
     expect(handle.health.report().clusters.map((c) => [c.cluster, c.state])).toEqual([
       ['east', 'synced'],
@@ -221,6 +228,8 @@ describe('run', () => {
     it('opens a watch of its own for a selection the cache does not serve', async () => {
       const { c, opened } = cached();
       const handle = await run({ ...c, select: { namespace: 'default' } }, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
+      // The informers open as the clusters engage, which need not have happened when run() resolves.
+      await eventually('both clusters watched', () => opened.length >= 2, { timeoutMs: 5_000 });
       expect(opened.sort()).toEqual(['east/configmaps', 'west/configmaps']);
       expect((await handle.stop()).reason).toBe('clean');
     });
