@@ -7,7 +7,7 @@
 import { asyncScheduler, finalize, Subject } from 'rxjs';
 import type { Registry as PromRegistry } from 'prom-client';
 import type { RequestRecorder } from '../client/request-count.js';
-import { countingRequests } from '../client/request-count.js';
+import { countingRequests, recorderInEffect } from '../client/request-count.js';
 import type { ClusterName } from '../core/cluster.js';
 import type { Verb } from '../core/verb.js';
 import type { KubeObject } from '../core/object.js';
@@ -134,8 +134,11 @@ async function started<T extends KubeObject>(c: Controller<T> | readonly Control
     metrics: () => (others().length === 0 ? metrics.registry.metrics() : combinedMetrics(metrics.registry, others()).metrics()),
   };
   const server = await probeServer(name, options.http, health, exposition);
+  // The Lease's release (its last update, a member's delete after it) may start from a signal or
+  // the caller's stop(), outside the run: sent with the run's recorder in effect, so it is counted.
+  const recorder = recorderInEffect();
   const release = async (): Promise<void> => {
-    await replica?.release();
+    await (recorder === undefined ? replica?.release() : countingRequests(recorder, () => replica?.release()));
     await server?.close();
   };
   const life = lifecycle({ logger: log, health, scheduler, deadlineMs: options.shutdownDeadlineMs ?? defaultShutdownDeadlineMs, release });

@@ -4,6 +4,7 @@
 // client made before the run), its watches of each engaged cluster; and a cluster's series go when
 // it leaves, so that clusters coming and going leave no series behind.
 import { pino } from 'pino';
+import { filter, firstValueFrom } from 'rxjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, RunHandle, Secret } from '../../src/index.js';
 import { configMaps, controller, done, run, secrets } from '../../src/index.js';
@@ -98,5 +99,21 @@ describe("a run's requests (kube-apiserver)", () => {
     }
     const clusters = new Set((await series()).map((s) => s.split(' ')[0]));
     expect([...clusters].sort()).toEqual(['home', 'hub', 'stays-a', 'stays-b']);
+  });
+
+  it("counts its Lease's release when stopped from outside the run (a sharding member's delete)", async () => {
+    const c = controller({ name: randomName('release'), provider: kubeconfigSecretProvider({ management: hub, namespace: ns }), resource: configMaps, select: { namespace: ns }, reconcile: () => done() });
+    const leases = await sharedKubeApiserver().createNamespace('release');
+    const handle = await run(c, { logger: pino({ level: 'silent' }), signals: false, http: false, replicas: { type: 'sharding', home, namespace: leases, timing } });
+    const states = handle.replica?.states;
+    if (states === undefined) throw new Error('a sharding run has a replica');
+    await firstValueFrom(states.pipe(filter((st) => st.type === 'sharing' && st.confirmed)));
+    const deletes = async (): Promise<string[]> => verbSeries(await handle.metrics.registry.metrics()).filter((v) => v.startsWith('delete '));
+    // (Its start may send a delete that is refused, 4xx; none succeeds before the release.)
+    expect(await deletes()).not.toContain('delete 2xx');
+    // Stopped here, where no recorder is in effect: the release deletes the member's own Lease once
+    // released, through the home client made outside the run.
+    await handle.stop();
+    expect(await deletes()).toContain('delete 2xx');
   });
 });
