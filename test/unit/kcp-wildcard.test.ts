@@ -16,6 +16,7 @@ import { workspaceOf } from '../../src/providers/kcp/sources.js';
 import { clusterUrl, urlsOf, wildcardUrl } from '../../src/providers/kcp/urls.js';
 import type { WatchEvent } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
+import { unhurried } from '../support/unhurried.js';
 
 const obj = (cluster: string, name: string, rv = '1'): KubeObject => ({ metadata: { name, namespace: 'default', resourceVersion: rv, annotations: { 'kcp.io/cluster': cluster } } });
 const binding = (cluster: string, phase: string, extra: Partial<APIBinding['metadata']> = {}): APIBinding => ({
@@ -27,7 +28,7 @@ const binding = (cluster: string, phase: string, extra: Partial<APIBinding['meta
 /** One wildcard watch (a Subject standing in for it) split by kcp.io/cluster, as each endpoint does. */
 function wildcard(): { readonly watch: Subject<WatchEvent>; readonly split: ReturnType<typeof splitCache<KubeObject>> } {
   const watch = new Subject<WatchEvent>();
-  return { watch, split: splitCache<KubeObject>({ events: watch, health: NEVER, scopeOf: logicalScope }) };
+  return { watch, split: splitCache<KubeObject>({ events: watch, health: NEVER, scopeOf: logicalScope, scheduler: unhurried }) };
 }
 
 const labelOf = (ev: WatchEvent): string => (ev.type === 'initStarted' || ev.type === 'initDone' ? ev.type : `${ev.type} ${ev.object.metadata.name ?? ''}`);

@@ -15,6 +15,7 @@ import type { CacheView, Cluster, WatchEvent, WatchHealth } from '../../src/stre
 import { staticProvider } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
 import { fakeCluster } from '../../src/testing/index.js';
+import { unhurried } from '../support/unhurried.js';
 import { eventually } from '../support/wait.js';
 import type { ListAnswer } from './run-sources.js';
 import { cm, listOf, sources } from './run-sources.js';
@@ -148,7 +149,7 @@ describe('run', () => {
     function cached() {
       const shared = new Subject<WatchEvent<ConfigMap>>();
       const health = new Subject<WatchHealth>();
-      const split = splitCache<ConfigMap>({ events: shared, health, scopeOf: (o) => (o.metadata.namespace === undefined ? undefined : clusterName(o.metadata.namespace)) });
+      const split = splitCache<ConfigMap>({ events: shared, health, scopeOf: (o) => (o.metadata.namespace === undefined ? undefined : clusterName(o.metadata.namespace)), scheduler: unhurried });
       const opened: string[] = [];
       const withCache = (name: ClusterName): Cluster => ({
         ...fakeCluster(name),
