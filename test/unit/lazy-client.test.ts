@@ -79,4 +79,19 @@ describe('lazyClient', () => {
     expect(await c.get(namespaces, 'default')).toEqual(E.left(failed));
     await expect(firstValueFrom(c.watch(namespaces))).rejects.toBe(failed);
   });
+
+  it('serves methods read off it (detached) and off a spread copy, as any client does', async () => {
+    const log: string[] = [];
+    let made = 0;
+    const c = lazyClient(name, 'https://x/clusters/ws', () => (made++, E.right(fake(log))));
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- detaching is what this test proves works
+    const { get, close } = c;
+    const copy = { ...c };
+    expect(await get(namespaces, 'default')).toEqual(E.right({}));
+    expect(await copy.list(namespaces)).toEqual(E.right({}));
+    close();
+    expect(await copy.get(namespaces, 'default')).toEqual(E.left(kubeError('NotEngaged', name, 'closed')));
+    expect(made).toBe(1);
+    expect(log).toEqual(['get', 'list', 'close', 'get (closed)']);
+  });
 });
