@@ -60,7 +60,8 @@ describe('sync config: installations', () => {
     expect(installationCluster(undefined, 'root')).toBe('root');
     expect(installationCluster('default', 'kcp-export')).toBe('kcp-export');
     expect([installationOf(clusterName('eu#root')), installationOf(clusterName('root'))]).toEqual(['eu', 'default']);
-    expect([namespacePrefixOf([eu], 'eu#root'), namespacePrefixOf([eu], 'root'), namespacePrefixOf(undefined, 'eu#root')]).toEqual(['eu-', '', '']);
+    // An installation the config does not list has no place: never the default's ('').
+    expect([namespacePrefixOf([eu], 'eu#root'), namespacePrefixOf([eu], 'root'), namespacePrefixOf(undefined, 'eu#root'), namespacePrefixOf([eu], 'us#root')]).toEqual(['eu-', '', undefined, undefined]);
   });
 
   it("the prefix goes before the naming's namespace, and a result too long for a namespace is a naming error naming the prefix", () => {

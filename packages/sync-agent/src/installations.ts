@@ -88,8 +88,9 @@ export function installationOf(cluster: string): string {
 }
 
 /**
- * The service-side namespace prefix of a fleet cluster's installation: `''` for the default one
- * and for an installation not listed.
+ * The service-side namespace prefix of a fleet cluster's installation: `''` for the default one,
+ * `undefined` for an installation the config does not list (never the default's place: its
+ * objects would land among the default installation's tenants).
  *
  * @example
  * ```ts
@@ -97,11 +98,11 @@ export function installationOf(cluster: string): string {
  * ```
  * @param installations - the config's installations.
  * @param cluster - a fleet cluster name.
- * @returns the prefix.
+ * @returns the prefix, or `undefined` for an installation not listed.
  */
-export function namespacePrefixOf(installations: readonly KcpInstallation[] | undefined, cluster: string): string {
+export function namespacePrefixOf(installations: readonly KcpInstallation[] | undefined, cluster: string): string | undefined {
   const name = installationOf(cluster);
-  return installations?.find((i) => i.name === name)?.namespacePrefix ?? '';
+  return name === defaultInstallation ? '' : installations?.find((i) => i.name === name)?.namespacePrefix;
 }
 
 /**

@@ -4,23 +4,17 @@
 // down, up and related syncs in a finalizer whose cleanup deletes the service-side objects first.
 import type { Observable } from 'rxjs';
 import { EMPTY, ReplaySubject, concat, concatMap, filter, finalize, from, ignoreElements, map, reduce, take, tap, toArray } from 'rxjs';
-import { objectKey } from 'rxfleet';
 import type { KubeObject } from 'rxfleet';
 import type { ResourceDescriptor } from 'rxfleet';
-import { namespaces } from 'rxfleet';
 import { resourceId } from 'rxfleet/client';
 import { E } from 'rxfleet/fp';
 import type { Action } from 'rxfleet';
-import { done, error, requeueAfter, terminal } from 'rxfleet';
+import { controller, done, error, namespaces, objectKey, requeueAfter, terminal, toAction } from 'rxfleet';
 import { mapToKeys } from 'rxfleet/operators';
 import type { ReconcileInput } from 'rxfleet';
 import { withFinalizer } from 'rxfleet/operators';
 import type { Controller, ControllerContext, InputContext } from 'rxfleet';
-import { controller } from 'rxfleet';
-import { readBackReference, sourceIdentity } from 'rxfleet/sinks';
-import { finalizerWrites } from 'rxfleet/sinks';
-import { sweepOrphans } from 'rxfleet/sinks';
-import { toAction } from 'rxfleet';
+import { finalizerWrites, readBackReference, sourceIdentity, sweepOrphans } from 'rxfleet/sinks';
 import type { Provider } from 'rxfleet/streams';
 import type { ReconcileRequest } from 'rxfleet';
 import type { WriteOutcome } from 'rxfleet/sinks';
@@ -177,7 +171,9 @@ function syncOne(plan: PublishedPlan, caches: SyncCaches, kinds: RelatedKinds, w
     const refusal = { key: objectKey(serviceCluster, adopted.at.namespace, adopted.at.name), detail: `sync refused: ${adopted.detail}`, reason: adopted.reason };
     return syncStatus(ctx.sinks, plan, req.key, obj, undefined, [refusal], now()).pipe(toArray(), concatMap((up) => outcomeAction(up, [refusal])));
   }
-  const at = adopted.type === 'at' ? E.right(adopted.at) : serviceName(plan.published, logical, obj, namespacePrefixOf(plan.installations, req.cluster));
+  const prefix = namespacePrefixOf(plan.installations, req.cluster);
+  if (prefix === undefined) return terminal(new Error(`cluster ${req.cluster} belongs to an installation the config does not list: not synced`));
+  const at = adopted.type === 'at' ? E.right(adopted.at) : serviceName(plan.published, logical, obj, prefix);
   if (E.isLeft(at)) return terminal(new Error(at.left.message));
   // A related kind not listed yet on either side (or never: a workspace that refused its permission
   // claim) holds back the related objects only, never the primary's spec and status.
