@@ -145,6 +145,9 @@ describe('the leader Lease deleted right after a renew (two processes, lease 15 
       { timeoutMs: 30_000, context: () => tails(both) },
     );
     const standby = leader === a ? b : a;
+    // The premise: the standby has seen the leader's Lease. One whose process started late and never
+    // saw it may rightly take a deleted Lease at once (as CI's load once made happen).
+    await eventually("the standby has seen the leader's Lease", () => states(standby).some((s) => s.type === 'standby' && s.holder === leader.identity), { timeoutMs: 20_000, context: () => tails(both) });
     const fencedAfter: number[] = [];
     for (let trial = 0; trial < TRIALS; trial++) {
       const from = leader.lines().length;
