@@ -14,6 +14,15 @@ import { must } from '../support/wait.js';
 import { requestMetrics } from '../../src/runtime/index.js';
 import { controllerMetrics, scopedMetrics } from '../../src/runtime/metrics.js';
 
+/** A kubeconfig of one cluster that nothing answers (port 1): every request fails fast, and is counted. */
+const down = (name: string): string => `apiVersion: v1
+kind: Config
+clusters: [{ name: ${name}, cluster: { server: 'https://127.0.0.1:1' } }]
+users: [{ name: u, user: { token: not-a-secret } }]
+contexts: [{ name: ${name}, context: { cluster: ${name}, user: u } }]
+current-context: ${name}
+`;
+
 describe('verbOfRequest', () => {
   it('names the verb from the method and content type, a stream a watch, and takes the one the caller named', () => {
     expect(verbOfRequest({ method: 'GET' }, false)).toBe('get');
@@ -99,14 +108,6 @@ describe('request series', () => {
 });
 
 describe('a client counted while open', () => {
-  const down = (name: string): string => `apiVersion: v1
-kind: Config
-clusters: [{ name: ${name}, cluster: { server: 'https://127.0.0.1:1' } }]
-users: [{ name: u, user: { token: not-a-secret } }]
-contexts: [{ name: ${name}, context: { cluster: ${name}, user: u } }]
-current-context: ${name}
-`;
-
   it('takes its series with it when it closes (a kcp endpoint named by its URL); another client keeps its own', async () => {
     const m = controllerMetrics('endpoints');
     const record: RequestRecorder = Object.assign(
@@ -139,14 +140,6 @@ current-context: ${name}
 });
 
 describe('a renamed client', () => {
-  const down = (name: string): string => `apiVersion: v1
-kind: Config
-clusters: [{ name: ${name}, cluster: { server: 'https://127.0.0.1:1' } }]
-users: [{ name: u, user: { token: not-a-secret } }]
-contexts: [{ name: ${name}, context: { cluster: ${name}, user: u } }]
-current-context: ${name}
-`;
-
   it("counts each call, watches included, under the fleet's name, outer renames last, and nothing else under it", async () => {
     const seen: string[] = [];
     const record: RequestRecorder = (cluster, verb, result) => seen.push(`${cluster} ${verb} ${result}`);
