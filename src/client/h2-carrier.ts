@@ -3,7 +3,7 @@
 // session must be up within `connectMs` and the response headers back within `headersMs`; a fence
 // is asked right before the stream's headers are handed to the session; a server that does not
 // speak HTTP/2 sends this transport (and every other of the key) to HTTP/1.1, with nothing sent.
-import http2 from 'node:http2';
+import type { ClientHttp2Stream, OutgoingHttpHeaders } from 'node:http2';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import { fromTransport, kubeError } from '../core/errors.js';
@@ -17,7 +17,8 @@ import { headersTimeout } from './headers-deadline.js';
 import { afterPendingIo, ioTimeout } from './io-timeout.js';
 import { tlsFingerprint } from './http1-carrier.js';
 
-const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
+// From getBuiltinModule, not `import`: see h2-pool.ts.
+const { NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = process.getBuiltinModule('node:http2').constants;
 // What a TLS server that does not offer h2 answers (ALPN), Node's word for a non-h2 peer, or the
 // pool's when the handshake chose another protocol or none.
 const noHttp2 = new RegExp(`NO_APPLICATION_PROTOCOL|ERR_HTTP2_ERROR|${noHttp2Code}`);
@@ -59,9 +60,9 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
       events.fail(refused);
       return;
     }
-    const headers: http2.OutgoingHttpHeaders = { ':method': p.method, ':path': p.path };
+    const headers: OutgoingHttpHeaders = { ':method': p.method, ':path': p.path };
     for (const [k, v] of Object.entries(p.headers)) headers[k.toLowerCase()] = v;
-    let s: http2.ClientHttp2Stream;
+    let s: ClientHttp2Stream;
     try {
       s = slot.session.request(headers, { endStream: p.body === undefined });
     } catch (err) {

@@ -5,15 +5,22 @@
 // and a client certificate is part of the identity, so no cluster ever sends another's credentials.
 // Bounded: streams per session (a new session past the cap), sessions closed when idle or when
 // their last transport closes, and a PING check so a dead connection fails its streams in seconds.
-import http2 from 'node:http2';
-import tls from 'node:tls';
+import type { ClientHttp2Session } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
 import type { Credentials } from './auth.js';
 import type { H2Lease, H2Settings, H2Slot } from './h2-types.js';
 import { defaultH2Settings, noHttp2Code } from './h2-types.js';
 
+
+// Taken with getBuiltinModule, not `import`, as in http1-carrier.ts: an ESM import builds the
+// module's namespace by reading every export, and some are getters that load more of Node for
+// nothing here (node:tls's `rootCertificates` parses the bundled CA list; node:util's and
+// node:crypto's load their parseArgs, diff and webcrypto modules): 1.8 MiB of set-up RSS together.
+const http2 = process.getBuiltinModule('node:http2');
+const tls = process.getBuiltinModule('node:tls');
 interface Live {
-  readonly session: http2.ClientHttp2Session;
-  readonly socket: tls.TLSSocket;
+  readonly session: ClientHttp2Session;
+  readonly socket: TLSSocket;
   streams: number;
   heard: boolean;
   pinging: boolean;

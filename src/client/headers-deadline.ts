@@ -4,12 +4,14 @@
 // fires minutes later (or a connect to a blackholed address waiting for the OS's timeout).
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
 import { kubeError } from '../core/errors.js';
 import type { IoTimeout } from './io-timeout.js';
 import { ioTimeout } from './io-timeout.js';
+
+// From getBuiltinModule, not `import`: see h2-pool.ts.
+const { TLSSocket } = process.getBuiltinModule('node:tls');
 
 /**
  * How far a request had got when its deadline passed: no TCP connection yet, a connection whose

@@ -1,7 +1,6 @@
 // HTTP/1.1 for one cluster: one keep-alive agent of its own, built from its TLS material and rebuilt
 // only when that changes (an exec plugin issuing a new client certificate). Used for plain-http
 // servers, for servers that do not speak HTTP/2, and when a client asks for it (`http2: false`).
-import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeError } from '../core/errors.js';
@@ -14,7 +13,9 @@ import { afterPendingIo } from './io-timeout.js';
 
 // Taken with getBuiltinModule, not `import`: an ESM import of node:http builds its module
 // namespace by reading every export, and three of them (WebSocket, MessageEvent, CloseEvent) are
-// getters that load Node's bundled undici (~2.5 MiB RSS of rxfleet's import), for nothing here.
+// getters that load Node's bundled undici (~2.5 MiB RSS of rxfleet's import), for nothing here
+// (node:crypto's namespace loads webcrypto: see h2-pool.ts).
+const { createHash } = process.getBuiltinModule('node:crypto');
 const { Agent: HttpAgent, request: httpRequest } = process.getBuiltinModule('node:http');
 const { Agent: HttpsAgent, request: httpsRequest } = process.getBuiltinModule('node:https');
 

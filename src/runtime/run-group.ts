@@ -1,12 +1,14 @@
 // The controllers of one run, checked before anything starts: a run of several controllers is one
 // fleet (one provider subscription, one set of watches), so they must agree on what they share.
-import { isDeepStrictEqual } from 'node:util';
 import type { RateLimit } from '../core/token-bucket.js';
 import { ConfigError } from '../core/config-error.js';
 import type { KubeObject } from '../core/object.js';
 import type { InformersOptions } from '../streams/informers.js';
 import type { Provider } from '../streams/cluster.js';
 import type { Controller } from './controller.js';
+
+// From getBuiltinModule, not `import`: see client/h2-pool.ts.
+const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 /**
  * The controllers of a run as a list, checked: at least one, names unique (they label metrics and

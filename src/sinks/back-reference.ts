@@ -2,7 +2,6 @@
 // target written to another cluster carries a back-reference to its source instead: a label with a
 // short hash of the source's identity (label values are limited to 63 characters of [A-Za-z0-9-_.],
 // and selecting by label is cheap on the server), plus annotations holding the full identity.
-import { createHash } from 'node:crypto';
 import { produce } from 'immer';
 import type { ClusterName } from '../core/cluster.js';
 import { clusterName } from '../core/cluster.js';
@@ -10,6 +9,9 @@ import type { KubeObject } from '../core/object.js';
 import type { ResourceDescriptor } from '../core/resource.js';
 import { resourceId } from '../core/resource.js';
 import { ConfigError } from '../core/config-error.js';
+
+// From getBuiltinModule, not `import`: see client/h2-pool.ts.
+const { createHash } = process.getBuiltinModule('node:crypto');
 
 /** The label holding the source's hash; select a source's targets with `<label>=<hash>`. @example `client.list(configMaps, { labelSelector: sourceLabel })` */
 export const sourceLabel = 'rxfleet.dev/source';

@@ -2,7 +2,6 @@
 // a file whose stamp (inode, size, mtime, ctime) is unchanged is not read; one whose content hash is
 // unchanged is not parsed. A stamp is trusted only once the file has been still for a while before
 // it was read, as git does with racily clean files: two writes in one timestamp tick keep the stamp.
-import { createHash } from 'node:crypto';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { asyncScheduler, catchError, defer, map, mergeMap, of, take } from 'rxjs';
 import type { Either } from '../../internal/fp.js';
@@ -11,6 +10,9 @@ import type { FileStamp, KubeconfigFileSystem } from './file-system.js';
 import type { LoadedFile } from './load-file.js';
 import { loadKubeconfigDocumentInSlices } from './load-file.js';
 import { parseFailureOf, parseFailureText } from './parse-document.js';
+
+// From getBuiltinModule, not `import`: see client/h2-pool.ts.
+const { createHash } = process.getBuiltinModule('node:crypto');
 
 /**
  * A file's contexts, or why it is skipped (naming the path and the cause). The same object is

@@ -2,11 +2,13 @@
 // a fingerprint of what makes it that cluster (server and credentials). Providers only compute the
 // desired set; the engine (engage.ts) turns successive sets into FleetEvents.
 import type { ClusterClientOptions } from '../../client/client.js';
-import { createHash } from 'node:crypto';
 import type { Cluster } from '../../streams/cluster.js';
 import type { ClusterName } from '../../core/cluster.js';
 import type { Either } from '../../internal/fp.js';
 import { E } from '../../internal/fp.js';
+
+// From getBuiltinModule, not `import`: see client/h2-pool.ts.
+const { createHash } = process.getBuiltinModule('node:crypto');
 
 /**
  * A cluster a provider wants engaged.

@@ -1,12 +1,14 @@
 // What a user says to run a controller as several replicas, and what a replica reports about
 // itself: leader election (one replica runs everything) or sharding (each runs its share of the
 // clusters), both on coordination.k8s.io/v1 Leases in a namespace of a home cluster.
-import { randomBytes } from 'node:crypto';
 import type { Observable } from 'rxjs';
 import { hostname } from 'node:os';
 import type { Cluster } from '../../streams/cluster.js';
 import type { LeaseTiming } from './lease-timing.js';
 import type { WarmCachesOption } from './warm-caches.js';
+
+// From getBuiltinModule, not `import`: see client/h2-pool.ts.
+const { randomBytes } = process.getBuiltinModule('node:crypto');
 
 /**
  * Where the Leases live and how this replica names itself.

@@ -1,9 +1,11 @@
 // The sharding view: one set of live members, its id, and who owns which cluster under it; plus
 // the names, label and annotations of the membership Leases that make the view observable. Pure:
 // every replica that sees the same members computes the same id and the same owners.
-import { createHash } from 'node:crypto';
 import type { RendezvousMember } from './rendezvous.js';
 import { rendezvousOwner } from './rendezvous.js';
+
+// From getBuiltinModule, not `import`: see client/h2-pool.ts.
+const { createHash } = process.getBuiltinModule('node:crypto');
 
 /** Label on every membership Lease; its value names the replica set (from the prefix). @example `'rxfleet.io/replicas'` */
 export const replicasLabel = 'rxfleet.io/replicas';
