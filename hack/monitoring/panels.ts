@@ -117,8 +117,8 @@ export const rows: readonly Row[] = [
       series('Provider reports', 'Discovery reports per type: engaged, disengaged, skipped (a bad candidate), source_failing (a management watch failing), ...', 'none', [
         { expr: `sum by (provider, type) (increase(rxfleet_provider_reports_total{${c}}[$__rate_interval]))`, legend: '{{ provider }} {{ type }}' },
       ], 8),
-      series('Watch reconnects', 'Watch requests opened again, per minute (a healthy watch: every 5 to 10 minutes).', 'none', [
-        { expr: `60 * sum by (cluster, resource) (${rate(`rxfleet_watch_reconnects_total{${cc}}`)})`, legend: '{{ cluster }} {{ resource }}' },
+      series('Watch interruptions', 'Watch requests cut, failed or ended before their timeoutSeconds, per hour; routine renewals (every 5 to 10 minutes) are not counted, so a healthy watch has none.', 'none', [
+        { expr: `3600 * sum by (cluster, resource) (${rate(`rxfleet_watch_interruptions_total{${cc}}`)})`, legend: '{{ cluster }} {{ resource }}' },
       ]),
       series('Watch relists', 'Full lists after a 410 Gone, per hour: each one is a LIST of everything watched.', 'none', [
         { expr: `3600 * sum by (cluster, resource) (${rate(`rxfleet_watch_relists_total{${cc}}`)})`, legend: '{{ cluster }} {{ resource }}' },

@@ -1,6 +1,7 @@
 // The series of a run's shared fleet (src/runtime/metrics.ts keeps a controller's queue, reconciles
-// and writes): every request the run sent (by verb, and by cluster), watch relists, reconnects,
-// synced and healthy per cluster and resource, the engaged clusters, and provider reports.
+// and writes): every request the run sent (by verb, and by cluster), watch relists, interruptions
+// (never routine renewals: a healthy watch has none at any age), synced and healthy per cluster
+// and resource, the engaged clusters, and provider reports.
 // Per-cluster series are noted in the run's ClusterSeries, so they go when their cluster leaves.
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
@@ -31,7 +32,12 @@ export const idleFleetSeries: FleetSeries = { request: nothing, watchHealth: not
  */
 export function fleetSeries(registers: Registry[], series: ClusterSeries): FleetSeries {
   const relists = new Counter({ name: 'rxfleet_watch_relists_total', help: 'Lists made after the first one (410 Gone).', labelNames: ['cluster', 'resource'], registers });
-  const reconnects = new Counter({ name: 'rxfleet_watch_reconnects_total', help: 'Watch requests opened again.', labelNames: ['cluster', 'resource'], registers });
+  const interruptions = new Counter({
+    name: 'rxfleet_watch_interruptions_total',
+    help: 'Watch requests that failed or ended before their timeoutSeconds (cut, errors, inactivity); routine renewals are not counted.',
+    labelNames: ['cluster', 'resource'],
+    registers,
+  });
   const synced = new Gauge({ name: 'rxfleet_watch_synced', help: '1 once the watch delivered a full list.', labelNames: ['cluster', 'resource'], registers });
   const healthy = new Gauge({ name: 'rxfleet_watch_healthy', help: '0 while the watch fails: since a failure, until a list or event comes through (its cluster is unhealthy on /readyz).', labelNames: ['cluster', 'resource'], registers });
   const engaged = new Gauge({ name: 'rxfleet_engaged_clusters', help: 'Clusters engaged in the fleet.', registers });
@@ -47,14 +53,14 @@ export function fleetSeries(registers: Registry[], series: ClusterSeries): Fleet
       // A new engagement starts counting from 0 again: count the growth, never a negative step.
       const grow = (now: number, before: number | undefined): number => Math.max(0, now - (before === undefined || before > now ? 0 : before));
       const r = grow(h.relists, previous?.relists);
-      const c = grow(h.reconnects, previous?.reconnects);
+      const i = grow(h.interruptions, previous?.interruptions);
       if (r > 0) {
         relists.inc(labels, r);
         series.note(relists, 'relists', labels);
       }
-      if (c > 0) {
-        reconnects.inc(labels, c);
-        series.note(reconnects, 'reconnects', labels);
+      if (i > 0) {
+        interruptions.inc(labels, i);
+        series.note(interruptions, 'interruptions', labels);
       }
       synced.set(labels, h.synced ? 1 : 0);
       series.note(synced, 'synced', labels);

@@ -121,7 +121,7 @@ export interface HealthView {
  * ```ts
  * const t = healthTracker();
  * t.engage(clusterName('east'), ['configmaps']);
- * t.watchHealth({ cluster: clusterName('east'), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0 });
+ * t.watchHealth({ cluster: clusterName('east'), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0, interruptions: 0 });
  * t.phase('running');
  * t.report().ready; // true
  * ```

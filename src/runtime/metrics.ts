@@ -69,9 +69,11 @@ export interface ControllerMetricsOptions {
  *   `perClusterHistograms`), `rxfleet_workqueue_work_duration_seconds`,
  *   `rxfleet_workqueue_unfinished_work_seconds`, `rxfleet_workqueue_longest_running_processor_seconds`
  *   (both computed at scrape time), `rxfleet_active_workers`, `rxfleet_max_concurrent_reconciles`
- * - `rxfleet_watch_relists_total`, `rxfleet_watch_reconnects_total`, `rxfleet_watch_synced`,
- *   `rxfleet_watch_healthy` (0 while the watch fails, from a failure until a list or event comes
- *   through: what makes its cluster `unhealthy` on /readyz), each `{cluster,resource}`
+ * - `rxfleet_watch_relists_total`, `rxfleet_watch_interruptions_total` (watch requests that failed
+ *   or ended before their `timeoutSeconds`: never a routine renewal, so a healthy watch has no
+ *   such series at any age), `rxfleet_watch_synced`, `rxfleet_watch_healthy` (0 while the watch
+ *   fails, from a failure until a list or event comes through: what makes its cluster `unhealthy`
+ *   on /readyz), each `{cluster,resource}`
  * - `rxfleet_engaged_clusters`
  * - `rxfleet_requests_total{verb,result}` and `rxfleet_cluster_requests_total{cluster,result}`:
  *   every request the run sent, counted by the transport (reads, watches and writes of its

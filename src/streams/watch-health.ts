@@ -60,8 +60,19 @@ export interface WatchHealth {
   readonly lastEventAt?: number;
   /** Lists made after the first successful one (each follows a 410 Gone). */
   readonly relists: number;
-  /** Watch requests opened again after the first one of each listing (timeouts, failures). */
+  /**
+   * Watch requests opened again after the first one of each listing: routine renewals (the server
+   * ends every watch at its `timeoutSeconds`, every 5 to 10 minutes) and recoveries alike.
+   */
   readonly reconnects: number;
+  /**
+   * Watch requests (a streaming list's included) that were not a routine renewal: ended by the
+   * server or a proxy before the `timeoutSeconds` they asked for, cut, answered with an error, or
+   * restarted by the inactivity timeout. Ends counted elsewhere are not here: a 410 Gone (in
+   * `relists`) and a server refusing streaming lists (which switches to list-then-watch). A healthy
+   * watch keeps 0 at any age.
+   */
+  readonly interruptions: number;
   /**
    * Set when this cluster's watch is a view of a watch shared by many clusters (a kcp endpoint's
    * wildcard watch, split by workspace): its failures are that one watch's, and the runtime logs

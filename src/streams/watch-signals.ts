@@ -18,6 +18,8 @@ import { inactivityTimeout } from './inactivity-timeout.js';
 import { defaultPageSize, listPages } from './list-pages.js';
 import { preparedObject } from './prepared-object.js';
 import type { WatchSignalsOptions } from './watch-config.js';
+import type { WatchEnding } from './watch-end.js';
+import { watchEnd } from './watch-end.js';
 import { initialEventsEndAnnotation } from './watch-config.js';
 import { failingFields, isKubeError, retryDelayMs, watchLimits } from './watch-failing.js';
 import type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
@@ -25,9 +27,6 @@ import type { ListerWatcher } from './watch-source.js';
 
 // Declared beside WatchStreamOptions (this file is the state machine alone); exported from here as before.
 export type { WatchSignalsOptions } from './watch-config.js';
-// A watch that ends cleanly this fast without a single line is a server refusing in disguise;
-// resuming at once would spin, so it counts as a failure.
-const SHORT_WATCH_MS = 1_000;
 // lastEventAt is refreshed in health at most this often, so health does not double the traffic.
 const HEALTH_REFRESH_MS = 5_000;
 const isLastPage = (list: ObjectList): boolean => list.metadata.continue === undefined || list.metadata.continue === '';
@@ -87,7 +86,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
     let lastHealthAt = -Infinity;
     // When the current run of failures began; undefined while the watch works (see watch-failing.ts).
     let failingSince: number | undefined;
-    let health: WatchHealth = { cluster, resource: resourceId(config.resource), state: 'listing', synced: false, relists: 0, reconnects: 0 };
+    let health: WatchHealth = { cluster, resource: resourceId(config.resource), state: 'listing', synced: false, relists: 0, reconnects: 0, interruptions: 0 };
     // The latest line's time, put in health at its next report (a copy of health per line was garbage).
     let lastEventAt: number | undefined;
 
@@ -199,7 +198,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
       const startedAt = scheduler.now();
       let lines = 0;
       let initStarted = false;
-      let failed = false;
+      let ending: WatchEnding = 'clean';
       let releaseTurn: (() => void) | undefined;
 
       const onLine = (line: string): WatchSignal<T>[] | KubeError => {
@@ -243,20 +242,18 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
       };
 
       const onFailure = (err: KubeError): void => {
-        failed = true;
+        ending = 'failed';
         // Streaming lists refused (feature gate off, old server), or broken by the server before
         // their end bookmark (kcp v0.28.1's APIExport virtual workspace ends one with an ERROR 500
         // "Object 'Kind' is missing"): list-then-watch from now on. A 503 or a lost connection is
         // not the server's answer to streaming, and retries as it is.
         if (initial && needsList && (err.type === 'BadRequest' || err.type === 'Invalid' || err.code === 500)) {
           streaming = false;
+          ending = 'counted';
           health = { ...health, lastError: err };
           return;
         }
-        if (err.type === 'Gone') {
-          needsList = true;
-          listRv = '';
-        }
+        if (err.type === 'Gone') [ending, needsList, listRv] = ['counted', true, '']; // a relist
         fail(err);
       };
 
@@ -279,10 +276,11 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
         // A streaming list holds its server's turn until its end bookmark, not for the watch's life.
         initial && turn !== undefined ? turn((release) => ((releaseTurn = release), request)) : request,
         defer(() => {
-          // A clean close (the server's timeoutSeconds) resumes from the last resourceVersion at once.
-          if (!failed && lines === 0 && scheduler.now() - startedAt < SHORT_WATCH_MS) {
-            fail(kubeError('Transient', cluster, 'the server closed the watch at once without sending anything'));
-          }
+          // A clean close resumes from the last resourceVersion at once, unless it was a refusal in
+          // disguise (resuming at once would spin). Only a renewal at timeoutSeconds is routine.
+          const end = watchEnd({ ending, elapsedMs: scheduler.now() - startedAt, timeoutSeconds, lines });
+          if (end === 'refusal') fail(kubeError('Transient', cluster, 'the server closed the watch at once without sending anything'));
+          if (end === 'refusal' || end === 'interruption') health = { ...health, interruptions: health.interruptions + 1 };
           return EMPTY;
         }),
       );

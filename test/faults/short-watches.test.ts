@@ -1,7 +1,8 @@
 // Many short watch requests in a row: each asks the shared kube-apiserver for `timeoutSeconds=1`, so
 // the server ends it cleanly every second while a writer creates, updates and deletes. Every end
-// must resume from the last resourceVersion: many reconnects, zero relists, zero failures, and
-// the store exact with every write delivered and each delete seen once.
+// must resume from the last resourceVersion: many reconnects, all of them routine renewals (zero
+// interruptions: a real server ends each watch no earlier than the timeoutSeconds it asked for),
+// zero relists, zero failures, and the store exact with every write delivered and each delete seen once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
@@ -52,6 +53,7 @@ describe('watches the server ends every second', () => {
       await storeMatchesServer(inf.store, cluster.client, namespace, 30_000);
       const last = rec.latest();
       expect(last?.reconnects).toBeGreaterThanOrEqual(WATCHES);
+      expect(last?.interruptions, 'interruptions (the server\'s timeouts are renewals)').toBe(0);
       expect(last?.relists, 'relists').toBe(0);
       expect(rec.health.filter((h) => h.failingSinceAt !== undefined || h.state === 'backingOff'), 'failures').toEqual([]);
       for (const name of created) {
@@ -60,7 +62,7 @@ describe('watches the server ends every second', () => {
       }
       for (const name of deleted) expect(rec.deletes.get(name), `deletes of ${name}`).toBe(1);
       expect([...rec.deletes.keys()].filter((n) => !deleted.includes(n)), 'deletes of objects nobody deleted').toEqual([]);
-      console.log(JSON.stringify({ shortWatches: { writes: i, reconnects: last?.reconnects, relists: last?.relists, objects: inf.store.size } }));
+      console.log(JSON.stringify({ shortWatches: { writes: i, reconnects: last?.reconnects, interruptions: last?.interruptions, relists: last?.relists, objects: inf.store.size } }));
     } finally {
       sub.unsubscribe();
       hsub.unsubscribe();

@@ -1,6 +1,6 @@
 // deploy/monitoring is built from what a running controller serves. A controller runs as a sharding
 // replica (its Leases on the shared kube-apiserver) over three clusters of that server: one direct,
-// one behind an HTTP fault proxy whose watch is cut and then answered 410 (a reconnect and a relist),
+// one behind an HTTP fault proxy whose watch is cut and then answered 410 (an interruption and a relist),
 // one behind a proxy where every list hangs (a cluster unhealthy on /readyz). It copies
 // one input (writes, then unsent applies as its outputs' watch proves them needless) and fails on another
 // (errors); the relisting cluster is rate-limited, then answered 429 and 403 on writes (throttling, a
@@ -131,12 +131,12 @@ describe('the series deploy/monitoring queries, on a running controller', () => 
     }
     expect(handle.health.report().clusters.map((h) => `${h.cluster}: ${h.state}`).sort()).toEqual(['direct: synced', 'held: unhealthy', 'relisting: synced']);
 
-    // A reconnect and a relist: cut relisting's watch, and answer its resume 410 Gone.
+    // An interruption and a relist: cut relisting's watch, and answer its resume 410 Gone.
     relisting.proxy.inject({ kinds: ['watch'], resource: 'configmaps', injection: { type: 'watchError', code: 410, reason: 'Expired' } });
     relisting.proxy.endWatches();
-    await eventually('a relist, a reconnect, a write and a failed reconcile in /metrics', async () => {
+    await eventually('a relist, an interruption, a write and a failed reconcile in /metrics', async () => {
       const text = await scrape();
-      return ['rxfleet_watch_relists_total{cluster="relisting"', 'rxfleet_watch_reconnects_total{cluster="relisting"', 'rxfleet_write_requests_total{', 'rxfleet_reconcile_errors_total{', 'rxfleet_replica_handovers_total{'].every((s) =>
+      return ['rxfleet_watch_relists_total{cluster="relisting"', 'rxfleet_watch_interruptions_total{cluster="relisting"', 'rxfleet_write_requests_total{', 'rxfleet_reconcile_errors_total{', 'rxfleet_replica_handovers_total{'].every((s) =>
         text.includes(s),
       )
         ? true

@@ -78,7 +78,7 @@ describe('split cache', () => {
   it('names the shared watch health after the viewing cluster, marked as the shared watch it is a view of', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable }) => {
-      const h: WatchHealth = { cluster: clusterName('kcp-endpoint'), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0 };
+      const h: WatchHealth = { cluster: clusterName('kcp-endpoint'), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0, interruptions: 0 };
       const split = splitCache({ events: NEVER, health: cold('h', { h }), scopeOf: byNamespace });
       expectObservable(split.view(a, clusterName('root:a')).health).toBe('h', { h: { ...h, cluster: clusterName('root:a'), shared: { watch: clusterName('kcp-endpoint'), clusters: 0 } } });
     });

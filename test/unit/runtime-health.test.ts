@@ -17,7 +17,7 @@ import { capturedLogger } from './log-capture.js';
 
 /** A watch snapshot whose field reads are counted in `reads.n`. */
 function counted(reads: { n: number }, cluster: ClusterName, fields: Partial<WatchHealth> = {}): WatchHealth {
-  const h: WatchHealth = { cluster, resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0, ...fields };
+  const h: WatchHealth = { cluster, resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0, interruptions: 0, ...fields };
   return new Proxy(h, {
     get(target, key, receiver) {
       reads.n += 1;
@@ -118,7 +118,7 @@ describe('healthTracker cost', () => {
     const t = healthTracker({ minClusters: 1 });
     t.engage(east, ['configmaps']);
     const lastError = kubeError('Timeout', east, 'GET /api/v1/configmaps: no response headers within 10000 ms');
-    const base: WatchHealth = { cluster: east, resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 1 };
+    const base: WatchHealth = { cluster: east, resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 1, interruptions: 0 };
     // A request open, no headers yet, after a failure: still failing.
     t.watchHealth({ ...base, lastError, failingSinceAt: 1_000 });
     expect(t.report().clusters[0]?.state).toBe('unhealthy');
@@ -137,6 +137,7 @@ describe('a resource a cluster does not serve', () => {
     synced: false,
     relists: 0,
     reconnects: 0,
+    interruptions: 0,
     failingSinceAt: 0,
     lastError: kubeError('NotFound', c, 'the server could not find the requested resource', { code: 404 }),
   });

@@ -1,6 +1,7 @@
 // The controller metrics under churn and at fleet scale: a departed cluster leaves no series behind,
 // the per-cluster reconcile-duration histogram is opt-in, and the queue gauges count each key once.
-import { NEVER, Subject, VirtualTimeScheduler } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { NEVER, Subject, VirtualTimeScheduler, filter, interval, map, of, takeUntil, takeWhile, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { kubeError } from '../../src/client/index.js';
 import type { ClusterName, ReconcileInput } from '../../src/index.js';
@@ -9,16 +10,19 @@ import { enqueue, reconcile } from '../../src/operators/index.js';
 import type { ControllerMetrics, ControllerMetricsOptions } from '../../src/runtime/metrics.js';
 import { controllerMetrics } from '../../src/runtime/metrics.js';
 import type { OutcomeResult } from '../../src/operators/types.js';
+import type { WatchHealth } from '../../src/streams/index.js';
+import { watchSignals } from '../../src/streams/index.js';
+import { E } from '../../src/fp/index.js';
 
 const outcome = (m: ControllerMetrics, cluster: ClusterName, result: OutcomeResult, cause?: unknown): void => {
   m.outcome({ key: objectKey(cluster, 'default', 'web'), cluster, result, attempt: 1, startedAt: 0, durationMs: 12, error: cause, retryAfterMs: undefined });
 };
 
-// Everything a cluster writes while engaged: watch health (with relists and reconnects), each kind
+// Everything a cluster writes while engaged: watch health (with relists and interruptions), each kind
 // of outcome, writes that succeed and fail, and requests of every kind of result.
 function busyCluster(m: ControllerMetrics, cluster: ClusterName): void {
-  m.watchHealth({ cluster, resource: 'configmaps', state: 'connected', synced: true, relists: 1, reconnects: 2 }, undefined);
-  m.watchHealth({ cluster, resource: 'secrets', state: 'backingOff', synced: false, relists: 0, reconnects: 1 }, undefined);
+  m.watchHealth({ cluster, resource: 'configmaps', state: 'connected', synced: true, relists: 1, reconnects: 2, interruptions: 1 }, undefined);
+  m.watchHealth({ cluster, resource: 'secrets', state: 'backingOff', synced: false, relists: 0, reconnects: 1, interruptions: 1 }, undefined);
   outcome(m, cluster, 'done');
   outcome(m, cluster, 'error', kubeError('Conflict', cluster, 'the object has been modified'));
   outcome(m, cluster, 'terminal', new Error('bad spec'));
@@ -101,7 +105,7 @@ describe('controllerMetrics cardinality', () => {
     for (let i = 0; i < 2000; i++) {
       const cluster = clusterName(`cluster-${String(i).padStart(4, '0')}`);
       outcome(m, cluster, 'done');
-      m.watchHealth({ cluster, resource: 'apps/v1/deployments', state: 'connected', synced: true, relists: 0, reconnects: 0 }, undefined);
+      m.watchHealth({ cluster, resource: 'apps/v1/deployments', state: 'connected', synced: true, relists: 0, reconnects: 0, interruptions: 0 }, undefined);
       m.write(cluster, 'apply', 'ok');
       // What the transport counts for such a cluster: its watch's list and watch, the apply.
       m.request(cluster, 'list', '2xx');
@@ -114,7 +118,83 @@ describe('controllerMetrics cardinality', () => {
     expect(text.length).toBeLessThan(1_000_000);
     expect(seriesOf(text).length).toBeLessThan(10_000);
   });
+
+  it('keeps /metrics under 1 MB at 2,000 clusters after the server renewed every watch at its timeoutSeconds', async () => {
+    const m = controllerMetrics('fleet-controller');
+    const scheduler = new VirtualTimeScheduler();
+    const last = new Map<ClusterName, WatchHealth>();
+    for (let i = 0; i < 2000; i++) {
+      const cluster = clusterName(`cluster-${String(i).padStart(4, '0')}`);
+      outcome(m, cluster, 'done');
+      // The server ends each watch at the timeoutSeconds it asked for (jittered per request, 5 to
+      // 10 minutes): a routine renewal, as every healthy watch has after its first minutes.
+      feed(m, renewedOnce(cluster, scheduler, (i % 100) / 100, (timeoutSeconds) => serverWatch(scheduler, timeoutSeconds * 1_000)), last);
+      m.write(cluster, 'apply', 'ok');
+      // What the transport counts for such a cluster: its watch's list and watches, the apply.
+      m.request(cluster, 'list', '2xx');
+      m.request(cluster, 'watch', '2xx');
+      m.request(cluster, 'apply', '2xx');
+    }
+    m.engaged(2000);
+    scheduler.flush();
+    expect([...last.values()].filter((h) => h.state === 'connected' && h.synced && h.reconnects === 1), 'watches renewed and open again').toHaveLength(2000);
+    const text = await m.registry.metrics();
+    // Before interruptions replaced reconnects: 1.07 MB and 10,064 series.
+    expect(text.length).toBeLessThan(1_000_000);
+    expect(seriesOf(text).length).toBeLessThan(10_000);
+    // The four series of a healthy cluster with one watch (docs/guide.md): synced, healthy, reconciles, requests.
+    expect(seriesOf(text).filter((l) => l.includes('cluster="cluster-0000"'))).toHaveLength(4);
+  });
+
+  it('counts an interrupted watch in rxfleet_watch_interruptions_total, and a renewed one nowhere', async () => {
+    const m = controllerMetrics('fleet-controller');
+    const scheduler = new VirtualTimeScheduler();
+    const last = new Map<ClusterName, WatchHealth>();
+    // A proxy's idle timeout ends the watch cleanly after a minute, long before its timeoutSeconds.
+    feed(m, renewedOnce(clusterName('cut'), scheduler, 0.5, () => serverWatch(scheduler, 90_000)), last);
+    feed(m, renewedOnce(clusterName('renewed'), scheduler, 0.5, (timeoutSeconds) => serverWatch(scheduler, timeoutSeconds * 1_000)), last);
+    scheduler.flush();
+    expect([...last.values()].map((h) => h.reconnects)).toEqual([1, 1]);
+    const text = await m.registry.metrics();
+    expect(valueOf(text, 'rxfleet_watch_interruptions_total{cluster="cut",resource="configmaps",controller="fleet-controller"}')).toBe(1);
+    expect(text).not.toContain('rxfleet_watch_interruptions_total{cluster="renewed"');
+  });
 });
+
+const bookmark = JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '1' } } });
+
+/** A quiet watch as a server serves it: a bookmark every minute, ended cleanly after `endsAfterMs`. */
+const serverWatch = (scheduler: VirtualTimeScheduler, endsAfterMs: number): Observable<string> =>
+  interval(60_000, scheduler).pipe(
+    map(() => bookmark),
+    takeUntil(timer(endsAfterMs, scheduler)),
+  );
+
+/** Records every health snapshot in the metrics with the one before it, as run() does, and keeps the last. */
+function feed(m: ControllerMetrics, health: Observable<WatchHealth>, last: Map<ClusterName, WatchHealth>): void {
+  health.subscribe((h) => {
+    m.watchHealth(h, last.get(h.cluster));
+    last.set(h.cluster, h);
+  });
+}
+
+/**
+ * The health of a configmaps watch, in `scheduler`'s virtual time, that lists, opens a watch ending
+ * as `first` says (given the timeoutSeconds it asked for, drawn with `random`), and opens the next:
+ * it ends with the health reported as that next watch opens.
+ */
+function renewedOnce(cluster: ClusterName, scheduler: VirtualTimeScheduler, random: number, first: (timeoutSeconds: number) => Observable<string>): Observable<WatchHealth> {
+  let watches = 0;
+  const source = {
+    list: () => of(E.right({ metadata: { resourceVersion: '1' }, items: [] })),
+    watch: (o: { timeoutSeconds?: number }) => (watches++ === 0 ? first(o.timeoutSeconds ?? 0) : NEVER),
+  };
+  return watchSignals(source, { cluster, resource: configMaps, streamingList: false, scheduler, random: () => random }).pipe(
+    filter((s) => s.type === 'health'),
+    map((s) => s.health),
+    takeWhile((h) => h.reconnects === 0, true),
+  );
+}
 
 describe('controllerMetrics queue depth', () => {
   it('counts every key the queue holds exactly once', async () => {

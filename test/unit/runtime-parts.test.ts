@@ -24,6 +24,7 @@ const h = (cluster: typeof east, fields: Partial<WatchHealth> = {}): WatchHealth
   synced: true,
   relists: 0,
   reconnects: 0,
+  interruptions: 0,
   ...fields,
 });
 

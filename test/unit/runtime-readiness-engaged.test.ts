@@ -6,7 +6,7 @@ import { clusterName } from '../../src/index.js';
 import { healthTracker } from '../../src/runtime/health-tracker.js';
 import type { WatchHealth } from '../../src/streams/index.js';
 
-const synced = (cluster: string): WatchHealth => ({ cluster: clusterName(cluster), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0 });
+const synced = (cluster: string): WatchHealth => ({ cluster: clusterName(cluster), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0, interruptions: 0 });
 
 describe('healthTracker: clusters engaged but not yet watched', () => {
   it('is not ready while a discovered cluster has not reached the keeper, and is once it has synced', () => {

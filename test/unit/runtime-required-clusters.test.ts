@@ -16,6 +16,7 @@ const synced = (cluster: typeof service, resource = 'secrets'): WatchHealth => (
   synced: true,
   relists: 0,
   reconnects: 0,
+  interruptions: 0,
 });
 const forbidden = (cluster: typeof service): WatchHealth => ({
   cluster,
@@ -24,6 +25,7 @@ const forbidden = (cluster: typeof service): WatchHealth => ({
   synced: false,
   relists: 0,
   reconnects: 1,
+  interruptions: 0,
   lastError: kubeError('Forbidden', cluster, 'secrets is forbidden: User "system:serviceaccount:default:agent" cannot list resource "secrets"', { code: 403 }),
 });
 

@@ -202,7 +202,7 @@ describe('run', () => {
       const { c, shared, health, listed } = cached();
       const handle = await run(c, { logger: quiet, signals: false, http: false, shutdownDeadlineMs: 5_000 });
       const states = () => handle.health.report().clusters.map((cl) => [cl.cluster, cl.state]);
-      const h = (synced: boolean, state: WatchHealth['state']): WatchHealth => ({ cluster: clusterName('shared'), resource: 'configmaps', state, synced, relists: 0, reconnects: 0 });
+      const h = (synced: boolean, state: WatchHealth['state']): WatchHealth => ({ cluster: clusterName('shared'), resource: 'configmaps', state, synced, relists: 0, reconnects: 0, interruptions: 0 });
       health.next(h(false, 'listing'));
       expect(handle.health.report().ready).toBe(false);
       expect(states()).toEqual([

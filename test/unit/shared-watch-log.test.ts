@@ -17,6 +17,7 @@ const view = (ws: number, extra: Partial<WatchHealth>): WatchHealth => ({
   synced: true,
   relists: 0,
   reconnects: 0,
+  interruptions: 0,
   shared: { watch, clusters: 3 },
   ...extra,
 });
