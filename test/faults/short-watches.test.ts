@@ -3,11 +3,12 @@
 // must resume from the last resourceVersion: many reconnects, all of them routine renewals (zero
 // interruptions: a real server ends each watch no earlier than the timeoutSeconds it asked for),
 // zero relists, zero failures, and the store exact with every write delivered and each delete seen once.
+// The same against kcp: its own timeouts of a workspace's watch are renewals too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import { createInformers } from '../../src/streams/index.js';
-import { sharedKubeApiserver } from '../support/context.js';
+import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterOf, recorder, storeMatchesServer } from './faults-support.js';
 import { eventually, retrying } from '../support/wait.js';
 
@@ -66,6 +67,29 @@ describe('watches the server ends every second', () => {
     } finally {
       sub.unsubscribe();
       hsub.unsubscribe();
+    }
+  });
+});
+
+describe('watches kcp ends every second', () => {
+  it('counts each of kcp\'s own timeouts as a renewal, never an interruption', async () => {
+    const ws = await sharedKcp().createWorkspace();
+    const kcp = clusterOf('short-watches-kcp', ws.kubeConfig().exportConfig());
+    const informers = createInformers({ serverTimeoutSeconds: { min: 1, max: 1 }, backoff: { initialMs: 100, maxMs: 1_000 } });
+    const inf = informers.informer(kcp, configMaps, { namespace: 'default' });
+    const rec = recorder();
+    const hsub = inf.health.subscribe(rec.onHealth);
+    const sub = inf.events.subscribe(rec.onEvent);
+    try {
+      // kcp ends each watch itself at the one second it asked for, as a kube-apiserver does.
+      const last = await eventually(`${WATCHES} renewals`, () => ((rec.latest()?.reconnects ?? 0) >= WATCHES ? rec.latest() : undefined), { timeoutMs: 60_000, intervalMs: 50 });
+      expect(last.interruptions, 'interruptions (kcp\'s timeouts are renewals)').toBe(0);
+      expect(last.relists, 'relists').toBe(0);
+      expect(rec.health.filter((h) => h.failingSinceAt !== undefined || h.state === 'backingOff'), 'failures').toEqual([]);
+    } finally {
+      sub.unsubscribe();
+      hsub.unsubscribe();
+      kcp.client.close();
     }
   });
 });
