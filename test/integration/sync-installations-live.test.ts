@@ -23,7 +23,7 @@ import type { SyncAgentProcess } from '../support/sync-agent-process.js';
 import { startSyncAgent, tempFile, waitFor } from '../support/sync-agent-process.js';
 import type { ServiceSide } from '../support/sync-agent-service.js';
 import { startService } from '../support/sync-agent-service.js';
-import { installPublishedResourceCrd, publishedResourceOf, publishedResources, readyCondition as readyOn } from '../support/sync-published-resources.js';
+import { installPublishedResourceCrd, liveEuConfig, publishedResourceOf, publishedResources, readyCondition as readyOn } from '../support/sync-published-resources.js';
 import { must } from '../support/wait.js';
 import { clientFrom } from './runtime-support.js';
 
@@ -58,16 +58,7 @@ beforeAll(async () => {
   const [p, pEu] = await Promise.all([sharedKcp().createWorkspace(), kcpEu.createWorkspace()]);
   provider = clientFrom(p.path, p.kubeconfigYaml());
   providerEu = clientFrom(`eu#${pEu.path}`, pEu.kubeconfigYaml());
-  const config = [
-    `apiExport: ${svc.exportName}`,
-    `agentName: ${svc.agentName}`,
-    'watchPublishedResources: true',
-    `publishedResourceSelector: rxfleet-test=${tag}`,
-    'installations:',
-    '  - name: eu',
-    `    kubeconfig: ${tempFile('eu.kubeconfig', pEu.kubeconfigYaml())}`,
-    '    namespacePrefix: eu-',
-  ].join('\n');
+  const config = liveEuConfig(svc, tag, pEu.kubeconfigYaml());
   agent = startSyncAgent({ configFile: tempFile('sync.yaml', config), kcpKubeconfig: tempFile('kcp.kubeconfig', p.kubeconfigYaml()), serviceKubeconfig: tempFile('service.kubeconfig', kas.kubeconfigYaml('admin')) });
 });
 

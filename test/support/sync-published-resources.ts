@@ -10,7 +10,7 @@ import type { KubeObject } from '../../src/index.js';
 import { customResourceDefinitions, resource } from '../../src/index.js';
 import { repoRoot } from './binaries.js';
 import { getOrUndefined } from './sync-agent-kcp.js';
-import { waitFor } from './sync-agent-process.js';
+import { tempFile, waitFor } from './sync-agent-process.js';
 
 /** A condition as the agent writes it. @example `{ type: 'Ready', status: 'True', reason: 'Served' }` */
 export interface PublishedCondition {
@@ -82,4 +82,30 @@ export function readyCondition(client: ClusterClient, name: string, status: stri
     const c = o?.status?.conditions?.find((x) => x.type === 'Ready');
     return c?.status === status ? c : undefined;
   }, { context });
+}
+
+/**
+ * A live agent's configuration with a second installation `eu` (namespace prefix `eu-`): no entry of
+ * its own, following the PublishedResources labelled `rxfleet-test: <tag>`.
+ *
+ * @example
+ * ```ts
+ * const config = liveEuConfig(svc, tag, euWorkspace.kubeconfigYaml());
+ * ```
+ * @param svc - the service side's export and agent names.
+ * @param tag - the test's label value.
+ * @param euKubeconfigYaml - eu's provider workspace's kubeconfig (written to a private temp file).
+ * @returns the configuration's text.
+ */
+export function liveEuConfig(svc: { readonly exportName: string; readonly agentName: string }, tag: string, euKubeconfigYaml: string): string {
+  return [
+    `apiExport: ${svc.exportName}`,
+    `agentName: ${svc.agentName}`,
+    'watchPublishedResources: true',
+    `publishedResourceSelector: rxfleet-test=${tag}`,
+    'installations:',
+    '  - name: eu',
+    `    kubeconfig: ${tempFile('eu.kubeconfig', euKubeconfigYaml)}`,
+    '    namespacePrefix: eu-',
+  ].join('\n');
 }

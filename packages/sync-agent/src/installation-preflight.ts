@@ -1,8 +1,9 @@
 // Each other kcp installation checked on its own: the same preflight as the default installation's,
-// against its provider workspace (its APIExport above all), through clients made with its own
-// credentials for that one check and closed after it. The agent's start (both forms) and the live
-// agent's checks of the PublishedResources go through here, so every installation is checked by one
-// mechanism, and a kcp that cannot be read is told from a configuration it refuses.
+// against its provider workspace (its APIExport above all), through a client made with its own
+// credentials (`installationClient`). The agent's start (both forms) checks each through clients
+// made for that one check and closed after it; the live agent's checks of the PublishedResources
+// make one per installation for each round (preflight-round.ts). Either way a kcp that cannot be
+// read is told from a configuration it refuses.
 import { ConfigError } from 'rxfleet';
 import type { ClusterClient } from 'rxfleet/client';
 import { createClusterClient } from 'rxfleet/client';
@@ -35,15 +36,37 @@ import type { SyncConfig } from './types.js';
  */
 export async function withInstallationClients<T>(options: SyncAgentOptions, i: KcpInstallation, f: (clients: { readonly service: ClusterClient; readonly kcp: ClusterClient }) => Promise<T>, given?: ClusterClient): Promise<T> {
   const service = given === undefined ? createClusterClient(serviceCluster, options.service, options.client) : E.right(given);
-  const kcp = createClusterClient(installationCluster(i.name, exportCluster), { file: i.kubeconfig }, options.client);
   try {
     if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
-    if (E.isLeft(kcp)) throw new ConfigError(`sync agent: installation "${i.name}": its kubeconfig cannot be used: ${kcp.left.message}`);
-    return await f({ service: service.right, kcp: kcp.right });
+    const kcp = installationClient(options, i);
+    try {
+      return await f({ service: service.right, kcp });
+    } finally {
+      kcp.close();
+    }
   } finally {
     if (given === undefined && E.isRight(service)) service.right.close();
-    if (E.isRight(kcp)) kcp.right.close();
   }
+}
+
+/**
+ * A new client of the installation's provider workspace (named `<installation>#kcp-export`), made
+ * with its own kubeconfig (its credentials, for its kcp only); the caller closes it.
+ *
+ * @example
+ * ```ts
+ * const kcp = installationClient(options, eu); // kcp.cluster === 'eu#kcp-export'
+ * kcp.close();
+ * ```
+ * @param options - the agent's options (the clients' options).
+ * @param i - the installation.
+ * @returns the client.
+ * @throws ConfigError when its kubeconfig cannot be used.
+ */
+export function installationClient(options: SyncAgentOptions, i: KcpInstallation): ClusterClient {
+  const kcp = createClusterClient(installationCluster(i.name, exportCluster), { file: i.kubeconfig }, options.client);
+  if (E.isLeft(kcp)) throw new ConfigError(`sync agent: installation "${i.name}": its kubeconfig cannot be used: ${kcp.left.message}`);
+  return kcp.right;
 }
 
 /**

@@ -27,6 +27,7 @@ import type { PublishedPlan } from './plan.js';
 import { schemaFollower } from './schema-follow.js';
 import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
+import { preflightRound } from './preflight-round.js';
 import type { PublishedResourceObject } from './published-live.js';
 import { acceptPublished, logVerdicts, planNames, publishedResourceSnapshots, writeVerdicts } from './published-live.js';
 
@@ -138,13 +139,17 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
           concatMap(async (objects) => {
             pending.unsubscribe();
             let next;
+            // Each server read once for the whole round, each installation through one connection.
+            const round = preflightRound(countedOptions, clients);
             try {
-              next = await acceptPublished(options.config, objects, clients, others.checks);
+              next = await acceptPublished(options.config, objects, round.clients, round.checks);
             } catch (err) {
               // The default kcp or the service cluster cannot be read: the running set stays.
               log.error({ cause: err instanceof Error ? err.message : String(err) }, 'cannot check the PublishedResources against the servers; the running set is kept');
               again(false);
               return;
+            } finally {
+              round.close();
             }
             for (const [installation, cause] of next.unchecked) log.warn({ installation, cause }, 'installation not checked: its export keeps what it had, minus what is no longer published');
             again(next.unchecked.size === 0);
@@ -193,6 +198,7 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
               await writeVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
               await retireDeleted(clients.kcp, { apiExport: options.config.apiExport, agentName, keep, logger: log });
               await others.retire(keep, next.unchecked);
+              log.info({ publishedResources: objects.length }, 'the PublishedResources checked: verdicts written, entries of deleted ones removed');
             };
             const states = current.replica?.states;
             if (states === undefined) await write();

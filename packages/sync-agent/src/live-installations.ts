@@ -1,6 +1,6 @@
 // The live agent's other kcp installations (`watchPublishedResources` with `installations`). Each
 // time the PublishedResources are checked, every installation is checked on its own
-// (installation-preflight.ts); its APIExport gets only plans checked against its own kcp; and the
+// (preflight-round.ts); its APIExport gets only plans checked against its own kcp; and the
 // entries of deleted PublishedResources leave every export, not only the default one. An
 // installation whose kcp cannot be read (down, stopped, forbidden) keeps what its export had, minus
 // what is no longer published, refuses nothing, and is checked again after a capped backoff: it
@@ -9,10 +9,10 @@ import type { RunOptions } from 'rxfleet';
 import type { ClusterClient } from 'rxfleet/client';
 import type { SyncAgentOptions } from './agent.js';
 import { retireDeleted } from './export-retire.js';
-import { preflightInstallation, withInstallationClients } from './installation-preflight.js';
+import { withInstallationClients } from './installation-preflight.js';
 import { defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
-import type { Accepted, InstallationPreflight } from './published-live.js';
+import type { Accepted } from './published-live.js';
 
 type Logger = NonNullable<RunOptions['logger']>;
 
@@ -22,13 +22,11 @@ type Logger = NonNullable<RunOptions['logger']>;
  * @example
  * ```ts
  * const others = liveInstallations(options, logger);
- * const next = await acceptPublished(config, objects, clients, others.checks);
+ * const next = await acceptPublished(config, objects, round.clients, round.checks);
  * handle.add(publishers(options, next.plans, provider, others.plansAfter(next)));
  * ```
  */
 export interface LiveInstallations {
-  /** Each installation's check, for `acceptPublished`. */
-  readonly checks: readonly InstallationPreflight[];
   /**
    * The plans each installation's publisher gets after a check: all of them where it was checked;
    * where it was not, the plans it was last checked with, of the published resources still served.
@@ -49,7 +47,7 @@ export interface LiveInstallations {
  * ```
  * @param options - the agent's options (each installation's kubeconfig and APIExport are in its config).
  * @param logger - where a failed removal is said, naming the installation.
- * @param service - the service cluster's client the checks share (default: one per check).
+ * @param service - the service cluster's client the removals share (default: one per removal).
  * @returns their state.
  */
 export function liveInstallations(options: SyncAgentOptions, logger: Logger, service?: ClusterClient): LiveInstallations {
@@ -59,7 +57,6 @@ export function liveInstallations(options: SyncAgentOptions, logger: Logger, ser
   const last = new Map<string, ReadonlyMap<string, PublishedPlan>>();
   let failures = 0;
   return {
-    checks: installations.map((i) => ({ name: i.name, check: (config) => preflightInstallation(options, i, config, service) })),
     plansAfter: (accepted) =>
       new Map(
         installations.map((i) => {
