@@ -8,8 +8,10 @@
 // stay. Entries of deleted PublishedResources leave the APIExports (export-retire.ts). With other
 // kcp installations, each is checked, published to and retired from on its own, one whose kcp cannot
 // be read holding back no other (live-installations.ts); what could not be checked (an installation,
-// or the default kcp) is checked again after a capped backoff. One process until SIGTERM or SIGINT.
-import { Subject, Subscription, concatMap, filter, from, map, merge, take, tap, timer } from 'rxjs';
+// or the default kcp) is checked again after a capped backoff; while one is refused, a change of an
+// APIExport it was checked against checks again, coalesced (export-changes.ts), since the refusal may
+// have been that export's. One process until SIGTERM or SIGINT.
+import { BehaviorSubject, EMPTY, Subject, Subscription, concatMap, distinctUntilChanged, filter, from, map, merge, switchMap, take, tap, timer } from 'rxjs';
 import { ConfigError, run } from 'rxfleet';
 import type { RunHandle, RunOptions, RunResult } from 'rxfleet';
 
@@ -20,7 +22,9 @@ import { exitCodes, requestMetrics } from 'rxfleet/runtime';
 import type { SyncAgentOptions } from './agent.js';
 import { planControllers, publishers, syncAgentProvider } from './agent.js';
 import { retireDeleted } from './export-retire.js';
-import { installationChecks } from './installation-preflight.js';
+import type { WatchedExport } from './export-changes.js';
+import { exportChanges } from './export-changes.js';
+import { installationChecks, installationClient } from './installation-preflight.js';
 import { liveInstallations } from './live-installations.js';
 import { agentSeries, defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
@@ -128,6 +132,23 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
           recheck.next();
         });
       };
+      // While a PublishedResource is refused, a change of an export it was checked against checks
+      // again (export-changes.ts): the refusal may have been that export's. One check waits at most.
+      const refusing = new BehaviorSubject(false);
+      let queued = false;
+      const watched: WatchedExport[] = [
+        { apiExport: options.config.apiExport, open: () => ({ client: clients.kcp, close: () => undefined }) },
+        ...(options.config.installations ?? []).map((i) => ({ apiExport: i.apiExport ?? options.config.apiExport, open: () => {
+          const client = installationClient(countedOptions, i);
+          return { client, close: () => { client.close(); } };
+        } })),
+      ];
+      sub.add(refusing.pipe(distinctUntilChanged(), switchMap((r) => (r ? exportChanges(watched) : EMPTY))).subscribe(() => {
+        if (queued) return;
+        queued = true;
+        log.info({}, 'an APIExport changed while a PublishedResource is refused; the PublishedResources are checked again');
+        recheck.next();
+      }));
       let latest: readonly PublishedResourceObject[] = [];
       const snapshots = publishedResourceSnapshots(clients.service, options.config.publishedResourceSelector, log).pipe(
         tap((objects) => {
@@ -138,6 +159,7 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
         .pipe(
           concatMap(async (objects) => {
             pending.unsubscribe();
+            queued = false;
             let next;
             // Each server read once for the whole round, each installation through one connection.
             const round = preflightRound(countedOptions, clients);
@@ -154,6 +176,7 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
             for (const [installation, cause] of next.unchecked) log.warn({ installation, cause }, 'installation not checked: its export keeps what it had, minus what is no longer published');
             again(next.unchecked.size === 0);
             logVerdicts(next.verdicts, log);
+            refusing.next(next.verdicts.some((v) => !v.accepted));
             generation.unsubscribe();
             if (over()) return;
             const wanted = new Map(next.plans.map((p) => [p.published.name, { key: planKey(p), plan: p }]));
