@@ -25,8 +25,9 @@ export default tseslint.config(
     // module reads its every export, and some are getters that load more of Node: node:http's and
     // node:https's load Node's bundled undici (~2.5 MiB), node:tls's `rootCertificates` parses the
     // CA list, node:util's and node:crypto's load parseArgs, diff and webcrypto (1.8 MiB with
-    // node:http2's). process.getBuiltinModule reads only what is used. envtest runs in tests only.
-    files: ['src/**/*.ts'],
+    // node:http2's). process.getBuiltinModule reads only what is used. The CLI and the sync agent
+    // start the same way. envtest runs in tests only.
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
     ignores: ['src/envtest/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

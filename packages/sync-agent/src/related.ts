@@ -3,7 +3,6 @@
 // the consumer names them; on the service cluster where the agent places them (related-places.ts).
 // Nothing is read, written or copied before it is proven to be this consumer object's
 // (ownership.ts): a refusal instead, which reaches the consumer object's status.
-import { isDeepStrictEqual } from 'node:util';
 import type { Observable } from 'rxjs';
 import { EMPTY, concat, from, map, mergeMap, of } from 'rxjs';
 import type { ClusterName } from 'rxfleet';
@@ -32,6 +31,9 @@ import { referenceKind, relatedPlaces } from './related-places.js';
 import type { SyncCaches } from './sync-caches.js';
 import { relatedOn, relatedResource } from './related-gvr.js';
 import type { RelatedResource } from './types.js';
+
+// From getBuiltinModule, not `import`: see rxfleet's src/client/h2-pool.ts.
+const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 type Fields = Readonly<Record<string, unknown>>;
 

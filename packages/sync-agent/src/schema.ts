@@ -3,13 +3,15 @@
 // immutable, so its name carries a hash of its spec: a changed CRD or projection gets a new name,
 // an unchanged one the same name (a restart, or undoing a change, re-uses the existing ARS).
 import { canonicalJson } from 'rxfleet';
-import { createHash } from 'node:crypto';
 import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, JSONSchemaProps } from 'rxfleet/resources';
 import type { APIResourceSchema, APIResourceVersion, ExportResource } from 'rxfleet/providers/kcp';
 import { agentLabels } from './labels.js';
 import type { PublishedResource, PublishedCrd } from './types.js';
 import { kcpVersionName, renameProblems, versionNameProblem } from './version-names.js';
 import { compareKubeVersions } from './version-order.js';
+
+// From getBuiltinModule, not `import`: see rxfleet's src/client/h2-pool.ts.
+const { createHash } = process.getBuiltinModule('node:crypto');
 
 /**
  * The versions published from a CRD and the one that is the storage version (and the sync version),

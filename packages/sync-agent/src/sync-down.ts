@@ -3,7 +3,6 @@
 // labels and rxfleet's back-reference to the consumer object: the way back up, the tenant check,
 // and what cleanup and the orphan sweep select by. Nothing is sent when the cached copy already
 // says what the apply would say.
-import { isDeepStrictEqual } from 'node:util';
 import type { Observable } from 'rxjs';
 import { concat, concatMap, map, of, toArray } from 'rxjs';
 import { objectKey } from 'rxfleet';
@@ -25,6 +24,9 @@ import type { Refusal } from './condition.js';
 import { mutate } from './mutation.js';
 import { withDerivedReferences } from './related-places.js';
 import { withCopyNamespaces } from './related-namespace.js';
+
+// From getBuiltinModule, not `import`: see rxfleet's src/client/h2-pool.ts.
+const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 type Fields = Readonly<Record<string, unknown>>;
 type Strings = Readonly<Record<string, string>>;

@@ -2,7 +2,6 @@
 // status subresource of the consumer's own workspace, with the agent's condition when it refused
 // something. Only from a copy whose back-reference names exactly that consumer object (the tenant
 // check): a copy pointing elsewhere is never read into a workspace, whatever its name.
-import { isDeepStrictEqual } from 'node:util';
 import type { Observable } from 'rxjs';
 import { EMPTY } from 'rxjs';
 import type { ObjectKey } from 'rxfleet';
@@ -18,6 +17,9 @@ import { nextCondition, withCondition } from './condition.js';
 import { mutate } from './mutation.js';
 import { ownershipProblem } from './ownership.js';
 import type { PublishedPlan } from './plan.js';
+
+// From getBuiltinModule, not `import`: see rxfleet's src/client/h2-pool.ts.
+const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 type Json = Readonly<Record<string, unknown>>;
 

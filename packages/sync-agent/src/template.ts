@@ -3,9 +3,11 @@
 // hash functions `sha3short` and `shortHash`. Compiled once at load, so a typo is a config error at
 // start and not a failure per object; rendered per object with api-syncagent's exact output (the
 // same hex prefixes, the output trimmed of surrounding space), so names match across the two agents.
-import { createHash } from 'node:crypto';
 import { ConfigError } from 'rxfleet';
 import { getSegments } from './object-path.js';
+
+// From getBuiltinModule, not `import`: see rxfleet's src/client/h2-pool.ts.
+const { createHash } = process.getBuiltinModule('node:crypto');
 
 interface Operand {
   readonly root: string;
