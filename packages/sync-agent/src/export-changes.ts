@@ -6,11 +6,12 @@
 // (kcp's status updates, a re-opened watch) by what the preflight reads, and come out coalesced:
 // at most one per `debounceMs`, however many exports change how often.
 import type { SchedulerLike } from 'rxjs';
-import { Observable, asyncScheduler, debounceTime, defer, distinctUntilChanged, filter, map, merge, repeat, retry, timer } from 'rxjs';
+import { Observable, asyncScheduler, debounceTime, defer, distinctUntilChanged, filter, map, merge } from 'rxjs';
 import type { ClusterClient } from 'rxfleet/client';
 import type { APIExport } from 'rxfleet/providers/kcp';
 import { apiExports } from 'rxfleet/providers/kcp';
 import { exportOwner } from './export-merge.js';
+import { reopenedWatch } from './reopened-watch.js';
 
 /** One provider workspace's export, and how to reach it for as long as it is watched. */
 export interface WatchedExport {
@@ -31,7 +32,8 @@ export interface ExportChangesOptions {
 /**
  * Emits once the exports have changed what the preflight reads of them (their keeper, their
  * entries), `debounceMs` after the last such change. Each export is watched through its own
- * client, closed when the result is unsubscribed; a watch that fails is opened again after 1 to 30 s.
+ * client, closed when the result is unsubscribed; a watch that fails is opened again after 2 to 30 s
+ * (reopened-watch.ts).
  * The first state each watch sees counts as a change: what changed between the last check and the
  * watch's start is not lost.
  *
@@ -47,18 +49,19 @@ export interface ExportChangesOptions {
 export function exportChanges(exports: readonly WatchedExport[], options: ExportChangesOptions = {}): Observable<void> {
   const scheduler = options.scheduler ?? asyncScheduler;
   const one = (w: WatchedExport): Observable<string> =>
-    defer(() => {
-      const opened = w.open();
-      return new Observable<string>((subscriber) => {
-        const sub = opened.client.watch(apiExports, { fieldSelector: `metadata.name=${w.apiExport}` }).subscribe(subscriber);
-        return () => {
-          sub.unsubscribe();
-          opened.close();
-        };
-      });
-    }).pipe(
-      retry({ delay: (_e: unknown, n: number) => timer(Math.min(30_000, 1_000 * 2 ** Math.min(n, 5)), scheduler), resetOnSuccess: true }),
-      repeat({ delay: () => timer(1_000, scheduler) }),
+    reopenedWatch(
+      defer(() => {
+        const opened = w.open();
+        return new Observable<string>((subscriber) => {
+          const sub = opened.client.watch(apiExports, { fieldSelector: `metadata.name=${w.apiExport}` }).subscribe(subscriber);
+          return () => {
+            sub.unsubscribe();
+            opened.close();
+          };
+        });
+      }),
+      scheduler,
+    ).pipe(
       map(readState),
       filter((s): s is string => s !== undefined),
       distinctUntilChanged(),

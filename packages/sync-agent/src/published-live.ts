@@ -4,7 +4,7 @@
 // together with those accepted before it), so one that cannot be served is refused on its own
 // status, with the reason, and the others run.
 import type { Observable } from 'rxjs';
-import { concatMap, debounceTime, defer, distinctUntilChanged, from, repeat, retry, startWith, timer } from 'rxjs';
+import { concatMap, debounceTime, defer, distinctUntilChanged, from, startWith } from 'rxjs';
 import type { ClusterClient } from 'rxfleet/client';
 import { ConfigError, customResourceDefinitions, resource } from 'rxfleet';
 import type { KubeObject, RunOptions } from 'rxfleet';
@@ -14,6 +14,7 @@ import type { PublishedPlan } from './plan.js';
 import type { PreflightClients } from './preflight.js';
 import { preflight } from './preflight.js';
 import { publishedResourceApiVersion } from './published-resource.js';
+import { reopenedWatch } from './reopened-watch.js';
 import { apiResourceSchemaOf } from './schema.js';
 import type { PublishedResource, SyncConfig } from './types.js';
 
@@ -51,14 +52,11 @@ const fingerprint = (items: readonly PublishedResourceObject[]): string =>
 /**
  * The PublishedResources on the service cluster that `selector` matches, each time their set or a
  * spec changes (listed again `debounceMs` after the watch's last event; a failing watch is opened
- * again after 1 to 30 s; a failing list is logged and waits for the next event).
+ * again after 2 to 30 s (reopened-watch.ts); a failing list is logged and waits for the next event).
  */
 export function publishedResourceSnapshots(client: ClusterClient, selector: string | undefined, logger: Logger, debounceMs = 300): Observable<readonly PublishedResourceObject[]> {
   const opts = selector === undefined ? {} : { labelSelector: selector };
-  const events = defer(() => client.watch(publishedResources, opts)).pipe(
-    retry({ delay: (_e: unknown, n: number) => timer(Math.min(30_000, 1_000 * 2 ** Math.min(n, 5))), resetOnSuccess: true }),
-    repeat({ delay: 1_000 }),
-  );
+  const events = reopenedWatch(defer(() => client.watch(publishedResources, opts)));
   return events.pipe(
     startWith(''),
     debounceTime(debounceMs),
