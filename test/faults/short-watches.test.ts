@@ -13,6 +13,8 @@ import { clusterOf, recorder, storeMatchesServer } from './faults-support.js';
 import { eventually, retrying } from '../support/wait.js';
 
 const WATCHES = 10;
+/** Writes per watch at most: more than one watch of a second takes at the delivery pace (so writes run up to each renewal and into the gap after it), and a bound on the total (WATCHES × this). */
+const WRITES_PER_WATCH = 200;
 let cluster: Cluster;
 let namespace: string;
 
@@ -35,21 +37,26 @@ describe('watches the server ends every second', () => {
     const deleted: string[] = [];
     try {
       await eventually('synced', () => (inf.store.synced(cluster.name) ? true : undefined), { timeoutMs: 30_000, intervalMs: 20 });
-      // Writes spread over the whole run, so events fall in every watch and in the gaps between them.
+      // Writes in every watch and in the gaps between them, paced by the watch itself: each write's
+      // update is seen before the next write, and each watch gets at most WRITES_PER_WATCH of them
+      // before the loop waits for the server to end it. Bounded by count, whatever the pace.
+      const reconnects = (): number => rec.latest()?.reconnects ?? 0;
       let i = 0;
-      while ((rec.latest()?.reconnects ?? 0) < WATCHES) {
-        const name = `s-${i++}`;
-        await retrying(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace }, data: { v: '1' } }));
-        created.push(name);
-        await retrying(`update ${name}`, () => cluster.client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
-        if (i % 2 === 0) {
-          const old = created[i - 2] ?? '';
-          await retrying(`delete ${old}`, () => cluster.client.delete(configMaps, old, { namespace }));
-          deleted.push(old);
+      while (reconnects() < WATCHES) {
+        const generation = reconnects();
+        for (let k = 0; k < WRITES_PER_WATCH && reconnects() === generation; k++) {
+          const name = `s-${i++}`;
+          await retrying(`create ${name}`, () => cluster.client.create(configMaps, { metadata: { name, namespace }, data: { v: '1' } }));
+          created.push(name);
+          await retrying(`update ${name}`, () => cluster.client.patch(configMaps, name, { data: { v: '2' } }, { namespace, type: 'merge' }));
+          if (i % 2 === 0) {
+            const old = created[i - 2] ?? '';
+            await retrying(`delete ${old}`, () => cluster.client.delete(configMaps, old, { namespace }));
+            deleted.push(old);
+          }
+          await eventually(`update of ${name} delivered`, () => rec.versions.get(name)?.has('2'), { timeoutMs: 30_000, intervalMs: 5 });
         }
-        // Bounded: at one write every 100 ms the server's 1 s timeouts give ten reconnects in about 10 s.
-        if (i > 400) throw new Error(`only ${rec.latest()?.reconnects ?? 0} reconnects after ${i} writes`);
-        await new Promise((r) => setTimeout(r, 100));
+        await eventually(`watch ${generation + 1} renewed`, () => reconnects() > generation, { timeoutMs: 30_000, intervalMs: 20 });
       }
       await storeMatchesServer(inf.store, cluster.client, namespace, 30_000);
       const last = rec.latest();
