@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { repoRoot } from './binaries.js';
 import type { Running } from './captured.js';
 import { captured } from './captured.js';
+import { eventually } from './wait.js';
 
 /**
  * A running agent process.
@@ -148,19 +149,27 @@ export async function waitFor<T>(
   probe: () => T | undefined | Promise<T | undefined>,
   options: { readonly timeoutMs?: number; readonly intervalMs?: number; readonly context?: () => string } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  // The one polling loop of the tests (wait.ts's eventually), with a throwing probe tried again.
   let last = '';
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    if (Date.now() > deadline) {
-      const more = options.context?.() ?? '';
-      throw new Error(`timed out after ${options.timeoutMs ?? 60_000} ms waiting for ${what}${last === '' ? '' : `; last probe error: ${last}`}${more === '' ? '' : `\n--- context ---\n${more}`}`);
-    }
-    await new Promise((r) => setTimeout(r, options.intervalMs ?? 200));
-  }
+  const found = await eventually(
+    what,
+    async () => {
+      try {
+        const v = await probe();
+        return v === undefined ? undefined : { v };
+      } catch (err) {
+        last = err instanceof Error ? err.message : String(err);
+        return undefined;
+      }
+    },
+    {
+      timeoutMs: options.timeoutMs ?? 60_000,
+      intervalMs: options.intervalMs ?? 200,
+      context: () => {
+        const more = options.context?.() ?? '';
+        return `${last === '' ? '' : `last probe error: ${last}`}${more === '' ? '' : `\n--- context ---\n${more}`}`;
+      },
+    },
+  );
+  return found.v;
 }
