@@ -4,8 +4,29 @@
 // CRDs and discovery, each provider workspace's APIExport, its schemas and discovery. Without this,
 // a round over N installations and P PublishedResources sends (1+N)(1+P) of each read. The reads
 // of a round are also one snapshot: no check in it sees a server change half-way through.
+//
+// Two reads share one request only when they ask exactly the same thing (read-key.ts: an option
+// that is not data, a fence function, counts by identity). A caller's `signal` is its own: it is
+// not part of what is asked, so callers with different signals share the request, but an abort
+// ends only that caller's wait; the request itself is aborted (and forgotten, so a later read sends
+// it again) once every caller waiting for it has aborted.
 import type { ClusterClient } from 'rxfleet/client';
-import { resourceId } from 'rxfleet/client';
+import { fromTransport, resourceId } from 'rxfleet/client';
+import type { KubeError } from 'rxfleet';
+import type { Either } from 'rxfleet/fp';
+import { E } from 'rxfleet/fp';
+import { readKeys } from './read-key.js';
+
+/** One request of the round and who waits for it. */
+interface Shared {
+  readonly answer: Promise<Either<KubeError, unknown>>;
+  readonly abort: () => void;
+  /** Callers with a signal still waiting. */
+  waiting: number;
+  /** A caller without a signal waits: the request is never aborted. */
+  kept: boolean;
+  settled: boolean;
+}
 
 /**
  * A client whose reads (`get`, `listAll`, a `raw` GET) are sent once and answered from then on with
@@ -21,21 +42,54 @@ import { resourceId } from 'rxfleet/client';
  * @returns the same cluster's client, its reads shared.
  */
 export function roundReads(client: ClusterClient): ClusterClient {
-  const answers = new Map<string, Promise<unknown>>();
-  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
-    let got = answers.get(key);
-    if (got === undefined) {
-      got = read();
-      answers.set(key, got);
+  const answers = new Map<string, Shared>();
+  const keyOf = readKeys();
+  const aborted = (request: string): Either<KubeError, never> => E.left(fromTransport(client.cluster, Object.assign(new Error('The operation was aborted'), { code: 'ABORT_ERR' }), request));
+  const once = <T>(asked: unknown, request: string, signal: AbortSignal | undefined, read: (signal: AbortSignal) => Promise<Either<KubeError, T>>): Promise<Either<KubeError, T>> => {
+    // Aborted before it was asked: nothing is sent, as the client itself does.
+    if (signal?.aborted === true) return Promise.resolve(aborted(request));
+    const key = keyOf(asked);
+    let s = answers.get(key);
+    if (s === undefined) {
+      const controller = new AbortController();
+      const made: Shared = { answer: read(controller.signal), waiting: 0, kept: false, settled: false, abort: () => { controller.abort(); } };
+      void made.answer.finally(() => {
+        made.settled = true;
+      });
+      answers.set(key, made);
+      s = made;
     }
-    return got as Promise<T>;
+    const shared = s;
+    if (signal === undefined) {
+      shared.kept = true;
+      return shared.answer as Promise<Either<KubeError, T>>;
+    }
+    shared.waiting += 1;
+    return new Promise((resolve) => {
+      const onAbort = (): void => {
+        shared.waiting -= 1;
+        resolve(aborted(request));
+        if (shared.kept || shared.waiting > 0 || shared.settled) return;
+        if (answers.get(key) === shared) answers.delete(key);
+        shared.abort();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      void shared.answer.then((r) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(r as Either<KubeError, T>);
+      });
+    });
   };
   return {
     cluster: client.cluster,
     server: client.server,
-    get: (r, name, opts) => once(`get ${resourceId(r)} ${name} ${JSON.stringify(opts ?? {})}`, () => client.get(r, name, opts)),
-    listAll: (r, opts) => once(`listAll ${resourceId(r)} ${JSON.stringify(opts ?? {})}`, () => client.listAll(r, opts)),
-    raw: (req) => (req.method === 'GET' ? once(`raw ${JSON.stringify(req)}`, () => client.raw(req)) : client.raw(req)),
+    get: (r, name, opts) => once(['get', resourceId(r), name, opts ?? {}], `GET ${resourceId(r)} ${name}`, undefined, () => client.get(r, name, opts)),
+    listAll: (r, opts) => once(['listAll', resourceId(r), opts ?? {}], `LIST ${resourceId(r)}`, undefined, () => client.listAll(r, opts)),
+    raw: (req) => {
+      if (req.method !== 'GET') return client.raw(req);
+      const { signal, ...asked } = req;
+      return once(['raw', asked], `GET ${req.path}`, signal, (own) => client.raw({ ...asked, signal: own }));
+    },
     list: (r, opts) => client.list(r, opts),
     watch: (r, opts) => client.watch(r, opts),
     create: (r, obj, opts) => client.create(r, obj, opts),
