@@ -1,5 +1,6 @@
 // What one request costs the client's CPU, rxfleet's client against Node's own node:http2 (the
-// floor no Node controller goes under), at a server's pace. Issue 14 asks for CPU per object ≤ the
+// floor no Node controller goes under: node:https and undici, @kubernetes/client-node's client,
+// are measured beside it), at a server's pace. Issue 14 asks for CPU per object ≤ the
 // Go peer's; this shows how much of rxfleet's figure is Node's per-request cost, and how that cost
 // grows when answers come one at a time (each its own event-loop turn) instead of in bursts.
 //
@@ -15,6 +16,7 @@ import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http2 from 'node:http2';
+import https from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +34,7 @@ const answer = JSON.stringify({
 const object = { metadata: { name: 'x-out', namespace: 'default' }, data: { k: 'v'.repeat(900) } };
 const path = '/api/v1/namespaces/default/configmaps/x-out?fieldManager=bench&force=true';
 
-type Mode = 'node:http2' | 'rxfleet HTTP/2' | 'rxfleet HTTP/1.1';
+type Mode = 'node:http2' | 'node:https' | 'undici' | 'rxfleet HTTP/2' | 'rxfleet HTTP/1.1';
 
 async function serve(dir: string, delayMs: number): Promise<void> {
   const s = http2.createSecureServer({ key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')), allowHTTP1: true }, (req, res) => {
@@ -82,6 +84,41 @@ async function client(mode: Mode, dir: string, port: number, n: number): Promise
     session.close();
     return;
   }
+  if (mode === 'node:https') {
+    // HTTP/1.1 with keep-alive, one socket per request in flight: Node's other built-in client.
+    const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: readFileSync(join(dir, 'ca.crt')) });
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', ...object });
+    const one = (): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const q = https.request(`${server}${path}`, { method: 'PATCH', agent, headers: { 'content-type': 'application/apply-patch+yaml', authorization: 'Bearer t', accept: 'application/json' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            resolve();
+          });
+        });
+        q.on('error', reject);
+        q.end(body);
+      });
+    process.send?.(await measure(one, n));
+    agent.destroy();
+    return;
+  }
+  if (mode === 'undici') {
+    // The HTTP client @kubernetes/client-node 2 sends with (installed with it): one HTTP/1.1
+    // connection, CONCURRENCY requests pipelined on it.
+    const { Pool } = await import('undici');
+    const pool = new Pool(server, { connections: 1, pipelining: CONCURRENCY, connect: { ca: readFileSync(join(dir, 'ca.crt')) } });
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', ...object });
+    const one = async (): Promise<void> => {
+      const r = await pool.request({ method: 'PATCH', path, headers: { 'content-type': 'application/apply-patch+yaml', authorization: 'Bearer t', accept: 'application/json' }, body });
+      JSON.parse(await r.body.text());
+    };
+    process.send?.(await measure(one, n));
+    await pool.close();
+    return;
+  }
   // The built package, as a deployed controller runs it.
   const { createClusterClient } = (await import(join(SELF, '..', '..', 'dist', 'client', 'index.js'))) as typeof import('../src/client/index.js');
   const { clusterName, configMaps } = (await import(join(SELF, '..', '..', 'dist', 'index.js'))) as typeof import('../src/index.js');
@@ -110,7 +147,7 @@ async function driver(): Promise<void> {
   const n = Number(process.env.BENCH_REQUESTS ?? 2000);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const delays = (process.env.BENCH_DELAYS ?? '0,50').split(',').map(Number);
-  const modes: Mode[] = ['node:http2', 'rxfleet HTTP/2', 'rxfleet HTTP/1.1'];
+  const modes: Mode[] = ['node:http2', 'node:https', 'undici', 'rxfleet HTTP/2', 'rxfleet HTTP/1.1'];
   const clientNodeArgs = (process.env.BENCH_CLIENT_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'rxfleet-floor-'));
