@@ -250,7 +250,10 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
                 nl = pending.indexOf('\n');
               }
             },
-            fail,
+            // A stream cut after a 2xx keeps that status: the watch was open (see watch-end.ts).
+            fail: (e) => {
+              fail(status >= 200 && status < 300 && e.code === undefined ? Object.freeze({ ...e, code: status }) : e);
+            },
             end: () => {
               if (done) return;
               if (status < 200 || status >= 300) {
@@ -262,7 +265,7 @@ export function createTransport(cluster: ClusterName, server: string, auth: Auth
               }
               pending += decoder.end();
               if (pending.trim() !== '') {
-                fail(kubeError('Transient', cluster, 'the stream ended in the middle of a line', { request: p.describe }));
+                fail(kubeError('Transient', cluster, 'the stream ended in the middle of a line', { request: p.describe, code: status }));
                 return;
               }
               done = true;

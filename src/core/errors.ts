@@ -44,7 +44,10 @@ export interface KubeError {
   readonly cluster: ClusterName;
   /** A full sentence naming the cluster, the request and the cause. */
   readonly message: string;
-  /** HTTP status, when the server answered. */
+  /**
+   * HTTP status, when the server answered. A watch stream that failed after a 2xx answer (cut, ended
+   * in the middle of a line) keeps that 2xx here: the watch was open, and its end is an interruption.
+   */
   readonly code?: number;
   /** The Status `reason`, when the server gave one (e.g. `Expired`, `AlreadyExists`). */
   readonly reason?: string;

@@ -1,6 +1,7 @@
 // The series of a run's shared fleet (src/runtime/metrics.ts keeps a controller's queue, reconciles
 // and writes): every request the run sent (by verb, and by cluster), watch relists, interruptions
-// (never routine renewals: a healthy watch has none at any age), synced and healthy per cluster
+// (never routine renewals nor failed attempts: a healthy watch, or an unreachable cluster's, has
+// none at any age), synced and healthy per cluster
 // and resource, the engaged clusters, and provider reports.
 // Per-cluster series are noted in the run's ClusterSeries, so they go when their cluster leaves.
 import { Counter, Gauge } from 'prom-client';
@@ -34,7 +35,7 @@ export function fleetSeries(registers: Registry[], series: ClusterSeries): Fleet
   const relists = new Counter({ name: 'rxfleet_watch_relists_total', help: 'Lists made after the first one (410 Gone).', labelNames: ['cluster', 'resource'], registers });
   const interruptions = new Counter({
     name: 'rxfleet_watch_interruptions_total',
-    help: 'Watch requests that failed or ended before their timeoutSeconds (cut, errors, inactivity); routine renewals are not counted.',
+    help: 'Open watches that failed or ended before their timeoutSeconds (cut, errors, inactivity); routine renewals and attempts that never opened (counted in rxfleet_requests_total) are not counted.',
     labelNames: ['cluster', 'resource'],
     registers,
   });

@@ -69,9 +69,10 @@ export interface ControllerMetricsOptions {
  *   `perClusterHistograms`), `rxfleet_workqueue_work_duration_seconds`,
  *   `rxfleet_workqueue_unfinished_work_seconds`, `rxfleet_workqueue_longest_running_processor_seconds`
  *   (both computed at scrape time), `rxfleet_active_workers`, `rxfleet_max_concurrent_reconciles`
- * - `rxfleet_watch_relists_total`, `rxfleet_watch_interruptions_total` (watch requests that failed
+ * - `rxfleet_watch_relists_total`, `rxfleet_watch_interruptions_total` (open watches that failed
  *   or ended before their `timeoutSeconds`: never a routine renewal, so a healthy watch has no
- *   such series at any age), `rxfleet_watch_synced`, `rxfleet_watch_healthy` (0 while the watch
+ *   such series at any age; nor an attempt that never opened, counted in `rxfleet_requests_total`,
+ *   so an unreachable cluster has none either), `rxfleet_watch_synced`, `rxfleet_watch_healthy` (0 while the watch
  *   fails, from a failure until a list or event comes through: what makes its cluster `unhealthy`
  *   on /readyz), each `{cluster,resource}`
  * - `rxfleet_engaged_clusters`

@@ -61,14 +61,20 @@ export interface WatchHealth {
   /** Lists made after the first successful one (each follows a 410 Gone). */
   readonly relists: number;
   /**
-   * Watch requests opened again after the first one of each listing: routine renewals (the server
-   * ends every watch at its `timeoutSeconds`, every 5 to 10 minutes) and recoveries alike.
+   * Watch requests sent again after the first one of each listing: routine renewals (the server
+   * ends every watch at its `timeoutSeconds`, every 5 to 10 minutes), recoveries and failed
+   * attempts alike.
    */
   readonly reconnects: number;
   /**
-   * Watch requests (a streaming list's included) that were not a routine renewal: ended by the
-   * server or a proxy before the `timeoutSeconds` they asked for, cut, answered with an error, or
-   * restarted by the inactivity timeout. Ends counted elsewhere are not here: a 410 Gone (in
+   * Open watches (a streaming list's included) that ended other than by a routine renewal: closed
+   * by the server or a proxy before the `timeoutSeconds` they asked for, cut, ended by an ERROR
+   * event or an undecodable line, or restarted by the inactivity timeout. A watch is open once the
+   * server answered 2xx. An attempt that never opened (no connection, TLS, no answer in time, an
+   * answer other than 2xx) is not an interruption: it is a failure of the request, counted by the
+   * transport (`rxfleet_requests_total{verb="watch"}` with its error tag or status class) and here
+   * in `lastError`, `failingSinceAt` and `degraded`, so a cluster that stays unreachable counts none
+   * however long it stays down. Ends counted elsewhere are not here either: a 410 Gone (in
    * `relists`) and a server refusing streaming lists (which switches to list-then-watch). A healthy
    * watch keeps 0 at any age.
    */

@@ -19,7 +19,7 @@ import { defaultPageSize, listPages } from './list-pages.js';
 import { preparedObject } from './prepared-object.js';
 import type { WatchSignalsOptions } from './watch-config.js';
 import type { WatchEnding } from './watch-end.js';
-import { watchEnd } from './watch-end.js';
+import { failedEnding, watchEnd } from './watch-end.js';
 import { initialEventsEndAnnotation } from './watch-config.js';
 import { failingFields, isKubeError, retryDelayMs, watchLimits } from './watch-failing.js';
 import type { WatchHealth, WatchSignal, WatchState } from './watch-health.js';
@@ -199,6 +199,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
       let lines = 0;
       let initStarted = false;
       let ending: WatchEnding = 'clean';
+      let stalled = false; // the inactivity timeout ended it: an open watch gone quiet, not a failed attempt
       let releaseTurn: (() => void) | undefined;
 
       const onLine = (line: string): WatchSignal<T>[] | KubeError => {
@@ -242,7 +243,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
       };
 
       const onFailure = (err: KubeError): void => {
-        ending = 'failed';
+        ending = stalled ? 'failed' : failedEnding(err, lines);
         // Streaming lists refused (feature gate off, old server), or broken by the server before
         // their end bookmark (kcp v0.28.1's APIExport virtual workspace ends one with an ERROR 500
         // "Object 'Kind' is missing"): list-then-watch from now on. A 503 or a lost connection is
@@ -258,7 +259,7 @@ export function watchSignals<T extends KubeObject>(listerWatcher: ListerWatcher<
       };
 
       const request = listerWatcher.watch(opts).pipe(
-          inactivityTimeout(inactivityMs, scheduler, () => kubeError('Timeout', cluster, `no line from the watch for ${inactivityMs} ms: presumed dead, restarting it`)),
+          inactivityTimeout(inactivityMs, scheduler, () => ((stalled = true), kubeError('Timeout', cluster, `no line from the watch for ${inactivityMs} ms: presumed dead, restarting it`))),
           emitEach((line: string, end) => {
             const r = onLine(line);
             // A bad line or an ERROR event ends this watch request; the loop decides what comes next.

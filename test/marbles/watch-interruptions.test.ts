@@ -1,7 +1,9 @@
 // Routine renewals against interruptions, in virtual time: the server ends every watch at the
 // timeoutSeconds that request asked for (jittered per request), which is counted in `reconnects`
 // only; an early clean close, a cut connection, the inactivity timeout and a refusal in disguise are
-// `interruptions`; a 410 Gone is a relist and refused streaming lists a fallback, neither of them.
+// `interruptions`; a 410 Gone is a relist and refused streaming lists a fallback, neither of them;
+// a request that never opened (no connection, no 2xx) is a failed attempt: a cluster that stays
+// down counts no interruption, however long it stays down.
 import type { Observable } from 'rxjs';
 import { interval, map, takeUntil, timer } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
@@ -10,7 +12,7 @@ import type { ConfigMap } from '../../src/index.js';
 import { configMaps } from '../../src/index.js';
 import type { ListerWatcher, WatchSignalsOptions } from '../../src/streams/index.js';
 import { watchSignals } from '../../src/streams/index.js';
-import { watchEnd } from '../../src/streams/watch-end.js';
+import { failedEnding, watchEnd } from '../../src/streams/watch-end.js';
 import { bookmark, east, err, gone, page, record, scripted, testScheduler } from './watch-fixtures.js';
 
 const base: WatchSignalsOptions = { cluster: east, resource: configMaps, streamingList: false, random: () => 1 };
@@ -62,10 +64,11 @@ describe('watch ends: renewals and interruptions', () => {
     });
   });
 
-  it('should count a cut connection as an interruption', () => {
+  it('should count a cut connection of an open watch as an interruption', () => {
     const ts = testScheduler();
     ts.run(({ cold }) => {
-      const s = scripted([cold('(a|)', { a: page('10', []) })], [cold('10s #', undefined, err('Transient')), cold('-')]);
+      // Cut after the server's 200 and before any line: the transport keeps the 200 on the error.
+      const s = scripted([cold('(a|)', { a: page('10', []) })], [cold('10s #', undefined, err('Transient', { code: 200 })), cold('-')]);
       const t = record(ts, watchSignals(s.source, { ...base, scheduler: ts }), 60_000);
       ts.flush();
       expect(t.health.find((h) => h.state === 'backingOff')).toMatchObject({ interruptions: 1, nextAttemptAt: 10_800 });
@@ -95,6 +98,35 @@ describe('watch ends: renewals and interruptions', () => {
     });
   });
 
+  it('should count attempts that never open (a cluster down) as failures, never as interruptions', () => {
+    const ts = testScheduler();
+    ts.run(({ cold }) => {
+      // Open and cut once (a line came), then refused connections and a 503 for ten minutes.
+      const down = cold('#', undefined, err('ClusterUnreachable'));
+      const unavailable = cold('#', undefined, err('Transient', { code: 503 }));
+      const attempts = Array.from({ length: 40 }, (_, i) => (i % 4 === 3 ? unavailable : down));
+      const s = scripted([cold('(a|)', { a: page('10', []) })], [cold('10s a 5s #', { a: bookmark('11') }, err('Transient')), ...attempts, cold('-')]);
+      const t = record(ts, watchSignals(s.source, { ...base, backoff: { initialMs: 1_000, maxMs: 30_000 }, scheduler: ts }), 600_000);
+      ts.flush();
+      const last = t.health.at(-1);
+      expect(s.watches.length).toBeGreaterThan(20);
+      expect(last).toMatchObject({ state: 'backingOff', interruptions: 1, degraded: true, lastError: { type: 'ClusterUnreachable' } });
+      expect(last?.failingSinceAt, 'failing since the cut, not since a later attempt').toBe(15_001);
+    });
+  });
+
+  it('should count attempts that never open until the first list as failures, never as interruptions', () => {
+    const ts = testScheduler();
+    ts.run(({ cold }) => {
+      // Streaming lists (watch requests) to a cluster that is down from the start.
+      const s = scripted([], Array.from({ length: 30 }, () => cold('#', undefined, err('ClusterUnreachable'))));
+      const t = record(ts, watchSignals(s.source, { ...base, streamingList: true, backoff: { initialMs: 1_000, maxMs: 30_000 }, scheduler: ts }), 600_000);
+      ts.flush();
+      expect(s.watches.length).toBeGreaterThan(20);
+      expect(t.health.at(-1)).toMatchObject({ state: 'backingOff', synced: false, interruptions: 0, degraded: true });
+    });
+  });
+
   it('should count a 410 Gone as a relist and refused streaming lists as neither', () => {
     const ts = testScheduler();
     ts.run(({ cold }) => {
@@ -119,6 +151,20 @@ describe('watchEnd', () => {
     expect(watchEnd({ ...facts, elapsedMs: 900 })).toBe('interruption');
     expect(watchEnd({ ...facts, elapsedMs: 900, lines: 0 })).toBe('refusal');
     expect(watchEnd({ ...facts, ending: 'failed', elapsedMs: 450_000 })).toBe('interruption');
+    expect(watchEnd({ ...facts, ending: 'unopened', elapsedMs: 3, lines: 0 })).toBe('failedAttempt');
     expect(watchEnd({ ...facts, ending: 'counted', elapsedMs: 10 })).toBe('counted');
+  });
+});
+
+describe('failedEnding', () => {
+  it('should take a failure for an open watch once a line came or the server had answered 2xx, else for a failed attempt', () => {
+    expect(failedEnding(err('ClusterUnreachable'), 0)).toBe('unopened');
+    expect(failedEnding(err('Tls'), 0)).toBe('unopened');
+    expect(failedEnding(err('Timeout'), 0)).toBe('unopened');
+    expect(failedEnding(err('Transient', { code: 503 }), 0)).toBe('unopened');
+    expect(failedEnding(err('Unauthorized', { code: 401 }), 0)).toBe('unopened');
+    expect(failedEnding(err('Transient', { code: 200 }), 0)).toBe('failed');
+    expect(failedEnding(err('Transient'), 1)).toBe('failed');
+    expect(failedEnding(err('Unknown', { code: 500 }), 1)).toBe('failed');
   });
 });
