@@ -3,11 +3,19 @@
 // must resume from the last resourceVersion: many reconnects, all of them routine renewals (zero
 // interruptions: a real server ends each watch no earlier than the timeoutSeconds it asked for),
 // zero relists, zero failures, and the store exact with every write delivered and each delete seen once.
-// The same against kcp: its own timeouts of a workspace's watch are renewals too.
+// The same against kcp: its own timeouts of a workspace's watch are renewals too, and so are those
+// of the APIExport provider's watches (its endpoint slice, the bindings and the shared wildcard
+// watch of its virtual workspace), each request's end judged by the state machine's own rule.
+import { defer, tap } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster } from '../../src/index.js';
-import { configMaps } from '../../src/index.js';
-import { createInformers } from '../../src/streams/index.js';
+import type { Cluster, KubeObject, ResourceDescriptor } from '../../src/index.js';
+import { clusterName, configMaps } from '../../src/index.js';
+import { apiExportProvider } from '../../src/providers/kcp/index.js';
+import type { ListerWatcher, ProviderReport } from '../../src/streams/index.js';
+import { clusterListerWatcher, createFleet, createInformers } from '../../src/streams/index.js';
+import { isKubeError } from '../../src/streams/watch-failing.js';
+import { failedEnding, watchEnd } from '../../src/streams/watch-end.js';
+import { setupApiExport } from '../support/kcp-apiexport.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterOf, recorder, storeMatchesServer } from './faults-support.js';
 import { eventually, retrying } from '../support/wait.js';
@@ -97,6 +105,94 @@ describe('watches kcp ends every second', () => {
       sub.unsubscribe();
       hsub.unsubscribe();
       kcp.client.close();
+    }
+  });
+});
+
+/** How each watch request resumed from a resourceVersion ended, by resource, judged by `watchEnd`. */
+interface Ends {
+  readonly of: Map<string, string[]>;
+  readonly listerWatcherFor: <T extends KubeObject>(cluster: Cluster, resource: ResourceDescriptor<T>) => ListerWatcher<T>;
+}
+
+function judgedEnds(): Ends {
+  const of = new Map<string, string[]>();
+  return {
+    of,
+    listerWatcherFor: (cluster, resource) => {
+      const lw = clusterListerWatcher(cluster, resource);
+      return {
+        list: (o) => lw.list(o),
+        watch: (o) =>
+          defer(() => {
+            // A streaming list's request is a listing (kcp's virtual workspace breaks those: a
+            // fallback the state machine counts apart); the watches after it are what renews.
+            if (o.sendInitialEvents === true) return lw.watch(o);
+            const startedAt = Date.now();
+            let lines = 0;
+            const judge = (ending: 'clean' | 'failed' | 'unopened'): void => {
+              const end = watchEnd({ ending, elapsedMs: Date.now() - startedAt, timeoutSeconds: o.timeoutSeconds ?? 0, lines });
+              of.set(resource.plural, [...(of.get(resource.plural) ?? []), end]);
+            };
+            return lw.watch(o).pipe(
+              tap({
+                next: () => {
+                  lines++;
+                },
+                complete: () => {
+                  judge('clean');
+                },
+                error: (e: unknown) => {
+                  judge(isKubeError(e) ? failedEnding(e, lines) : 'failed');
+                },
+              }),
+            );
+          }),
+      };
+    },
+  };
+}
+
+describe('the APIExport provider\'s watches, kcp ending them every second', () => {
+  it('counts each of kcp\'s own timeouts of the endpoint slice, binding and wildcard watches as a renewal, never an interruption', async () => {
+    const fx = await setupApiExport(sharedKcp().adminKubeconfigPath, { consumers: 1 });
+    const consumer = fx.consumers[0];
+    if (consumer === undefined) throw new Error('fixture');
+    const ends = judgedEnds();
+    const managementWatch = { serverTimeoutSeconds: { min: 1, max: 1 }, backoff: { initialMs: 100, maxMs: 1_000 }, listerWatcherFor: ends.listerWatcherFor };
+    const fleet = createFleet(apiExportProvider({ management: () => ({ yaml: fx.providerKubeconfig() }), managementWatch, exportName: fx.exportName }));
+    const reports: ProviderReport[] = [];
+    const rsub = fleet.reports.subscribe((r) => reports.push(r));
+    const esub = fleet.engagements.subscribe();
+    const rec = recorder();
+    try {
+      const cluster = await eventually('the consumer engaged', () => fleet.get(clusterName(consumer.logicalCluster)), { timeoutMs: 60_000, intervalMs: 50 });
+      // The consumer's informer is a view of the provider's shared wildcard watch of widgets.
+      const inf = createInformers().informer(cluster, fx.widgets);
+      const hsub = inf.health.subscribe(rec.onHealth);
+      const sub = inf.events.subscribe();
+      try {
+        const kinds = ['apiexportendpointslices', 'apibindings', fx.widgets.plural];
+        await eventually(`${WATCHES} ends of each of ${kinds.join(', ')}`, () => (kinds.every((k) => (ends.of.get(k)?.length ?? 0) >= WATCHES) ? true : undefined), {
+          timeoutMs: 90_000,
+          intervalMs: 50,
+          context: () => JSON.stringify(Object.fromEntries(ends.of)),
+        });
+        for (const k of kinds) expect(ends.of.get(k)?.filter((e) => e !== 'renewal'), `${k}: ends other than renewals`).toEqual([]);
+        const last = rec.latest();
+        expect(last?.shared, 'a view of the shared watch').toBeDefined();
+        expect(last?.reconnects, 'the shared watch\'s renewals').toBeGreaterThanOrEqual(WATCHES);
+        expect(last?.interruptions, 'interruptions (kcp\'s timeouts are renewals)').toBe(0);
+        expect(rec.health.filter((h) => h.failingSinceAt !== undefined || h.state === 'backingOff'), 'failures').toEqual([]);
+        expect(reports.filter((r) => r.type === 'source' || r.type === 'error'), 'provider reports of failing sources').toEqual([]);
+        console.log(JSON.stringify({ apiExportShortWatches: { ends: Object.fromEntries([...ends.of].map(([k, v]) => [k, v.length])), sharedReconnects: last?.reconnects, interruptions: last?.interruptions } }));
+      } finally {
+        sub.unsubscribe();
+        hsub.unsubscribe();
+      }
+    } finally {
+      esub.unsubscribe();
+      rsub.unsubscribe();
     }
   });
 });
