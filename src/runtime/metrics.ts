@@ -2,8 +2,8 @@
 // so tests and several controllers in one process never clash. Every per-cluster series carries a
 // `cluster` label and goes when its cluster leaves; every series carries `controller`. Cardinality
 // is what an operator can afford at thousands of clusters (about 1 MB of /metrics at 2,000): four
-// series for a healthy cluster with one watch (its reconciles, its watch synced and healthy, its
-// requests), a fifth once its watch has reconnected, more only while something fails (relists,
+// series for a healthy cluster with one watch at any age (its reconciles, its watch synced and
+// healthy, its requests), more only once something fails (interruptions, relists, failed requests,
 // errors, denied keys, throttling); no label crossed with `cluster` but a bounded few
 // (`result`, `resource`, `reason`); the reconcile-duration histogram (16 series per label set)
 // per cluster only when asked for.
@@ -113,7 +113,7 @@ export interface ControllerMetrics {
   depth(d: QueueDepth): void;
   /** The work queue's hooks: pass as `ReconcileOptions.observer` to feed the workqueue metrics. */
   readonly queue: QueueObserver;
-  /** Records a watch's health; relist and reconnect counters advance by the growth since `previous`. */
+  /** Records a watch's health; the relist and interruption counters advance by the growth since `previous`. */
   watchHealth(h: WatchHealth, previous: WatchHealth | undefined): void;
   /** Sets the engaged-clusters gauge. */
   engaged(count: number): void;

@@ -6,7 +6,7 @@
 // subscriber in its cluster's route and one in the shared watch's count (no operator chain of its
 // own): ten thousand workspaces are ten thousand views.
 import type { SchedulerLike, Subscriber } from 'rxjs';
-import { asyncScheduler, map, Observable, startWith, Subject, Subscription, switchMap } from 'rxjs';
+import { asyncScheduler, Observable, startWith, Subject, Subscription, switchMap } from 'rxjs';
 import type { ClusterName } from '../core/cluster.js';
 import type { KubeObject } from '../core/object.js';
 import type { CacheView } from './cluster.js';
@@ -16,6 +16,7 @@ import { createStore } from './store.js';
 import { scopedStore } from './scoped-store.js';
 import { slices } from './slices.js';
 import type { WatchHealth } from './watch-health.js';
+import { viewHealth } from './view-health.js';
 
 /**
  * What {@link splitCache} splits: one watch's events (as `watchEvents()` emits them, before any store),
@@ -271,7 +272,7 @@ export function splitCache<T extends KubeObject>(config: SplitCacheOptions<T>): 
       return {
         events,
         // Marked shared: its failures are the one shared watch's, logged once for all its clusters.
-        health: config.health.pipe(map((h) => ({ ...h, cluster: as, shared: { watch: h.shared?.watch ?? h.cluster, clusters: routes.size } }))),
+        health: config.health.pipe(viewHealth(as, () => routes.size)),
         store: scopedStore(store, scope, as, config.scopeOf),
       };
     },

@@ -2,7 +2,7 @@
 // (listing, then live; relists with their deletes), the shared watch runs once for all views and
 // stops with the last, and no view sees another cluster's objects.
 import { describe, expect, it } from 'vitest';
-import { NEVER } from 'rxjs';
+import { NEVER, ReplaySubject } from 'rxjs';
 import { clusterName, objectKey } from '../../src/index.js';
 import type { WatchHealth } from '../../src/streams/index.js';
 import { splitCache } from '../../src/streams/split-cache.js';
@@ -81,6 +81,20 @@ describe('split cache', () => {
       const h: WatchHealth = { cluster: clusterName('kcp-endpoint'), resource: 'configmaps', state: 'connected', synced: true, relists: 0, reconnects: 0, interruptions: 0 };
       const split = splitCache({ events: NEVER, health: cold('h', { h }), scopeOf: byNamespace });
       expectObservable(split.view(a, clusterName('root:a')).health).toBe('h', { h: { ...h, cluster: clusterName('root:a'), shared: { watch: clusterName('kcp-endpoint'), clusters: 0 } } });
+    });
+  });
+
+  it('counts a view\'s relists, reconnects and interruptions from when the view began, not the shared watch\'s past', () => {
+    const ts = testScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const at = (relists: number, reconnects: number, interruptions: number): WatchHealth => ({ cluster: clusterName('kcp-endpoint'), resource: 'configmaps', state: 'connected', synced: true, relists, reconnects, interruptions });
+      // The shared watch's health replays its latest to a late view, as watched()'s does.
+      const health = new ReplaySubject<WatchHealth>(1);
+      hot('h-i--j', { h: at(1, 5, 2), i: at(1, 6, 3), j: at(2, 6, 3) }).subscribe(health);
+      const split = splitCache({ events: NEVER, health, scopeOf: byNamespace });
+      const counts = (v: number, r: number, i: number) => ({ ...at(v, r, i), cluster: clusterName('root:a'), shared: { watch: clusterName('kcp-endpoint'), clusters: 0 } });
+      // A workspace engaged when the shared watch had already been interrupted twice starts at 0.
+      expectObservable(split.view(a, clusterName('root:a')).health, '-^----').toBe('-ab--c', { a: counts(0, 0, 0), b: counts(0, 1, 1), c: counts(1, 1, 1) });
     });
   });
 
