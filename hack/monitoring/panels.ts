@@ -117,7 +117,7 @@ export const rows: readonly Row[] = [
       series('Provider reports', 'Discovery reports per type: engaged, disengaged, skipped (a bad candidate), source_failing (a management watch failing), ...', 'none', [
         { expr: `sum by (provider, type) (increase(rxfleet_provider_reports_total{${c}}[$__rate_interval]))`, legend: '{{ provider }} {{ type }}' },
       ], 8),
-      series('Watch interruptions', 'Open watches cut, failed or ended before their timeoutSeconds, per hour; routine renewals (every 5 to 10 minutes) are not counted, so a healthy watch has none, nor are attempts that never opened (an unreachable cluster: see Requests by cluster and result).', 'none', [
+      series('Watch interruptions', 'Open watches cut, failed or ended before their timeoutSeconds, per hour; routine renewals (every 5 to 10 minutes) are not counted, so a healthy watch has none, nor are attempts that never opened (an unreachable cluster: its failed requests are in Requests by cluster).', 'none', [
         { expr: `3600 * sum by (cluster, resource) (${rate(`rxfleet_watch_interruptions_total{${cc}}`)})`, legend: '{{ cluster }} {{ resource }}' },
       ]),
       series('Watch relists', 'Full lists after a 410 Gone, per hour: each one is a LIST of everything watched.', 'none', [
