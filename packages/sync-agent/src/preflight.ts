@@ -6,7 +6,8 @@ import type { ClusterClient } from 'rxfleet/client';
 import { ConfigError } from 'rxfleet';
 import { E } from 'rxfleet/fp';
 import { resource } from 'rxfleet';
-import type { ResourceDescriptor } from 'rxfleet';
+import type { KubeError, ObjectList, ResourceDescriptor } from 'rxfleet';
+import type { Either } from 'rxfleet/fp';
 import type { CustomResourceDefinition } from 'rxfleet/resources';
 import { exportOwner } from './export-merge.js';
 import type { APIExport } from 'rxfleet/providers/kcp';
@@ -34,6 +35,21 @@ import type { PublishedResource, SyncConfig } from './types.js';
 
 /** The CRDs of the service cluster, typed. */
 const crds = resource<CustomResourceDefinition>({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false });
+
+/**
+ * The service cluster's CRDs, as preflight lists them: one list, which a round's client
+ * (round-reads.ts) sends once for every check of the round and whatever else reads them in it.
+ *
+ * @example
+ * ```ts
+ * const listed = await serviceCrds(round.clients.service);
+ * ```
+ * @param service - the service cluster's client.
+ * @returns the list, or why it cannot be read.
+ */
+export function serviceCrds(service: ClusterClient): Promise<Either<KubeError, ObjectList<CustomResourceDefinition>>> {
+  return service.listAll(crds);
+}
 
 /**
  * The two clients preflight reads through: the service cluster's and the kcp provider workspace's
@@ -77,7 +93,7 @@ export async function preflight(config: SyncConfig, clients: PreflightClients): 
   const agentName = config.agentName ?? defaultAgentName;
   const service = clients.service.cluster;
   const kcp = clients.kcp.cluster;
-  const listed = await clients.service.listAll(crds);
+  const listed = await serviceCrds(clients.service);
   if (E.isLeft(listed)) throw new Error(`sync preflight: cannot list CRDs on the service cluster ${service}: ${listed.left.message}`);
   const problems: string[] = [];
   const plans: PublishedPlan[] = [];

@@ -6,13 +6,13 @@
 import type { Observable } from 'rxjs';
 import { concatMap, debounceTime, defer, distinctUntilChanged, from, startWith } from 'rxjs';
 import type { ClusterClient } from 'rxfleet/client';
-import { ConfigError, customResourceDefinitions, resource } from 'rxfleet';
+import { ConfigError, resource } from 'rxfleet';
 import type { KubeObject, RunOptions } from 'rxfleet';
 import { E } from 'rxfleet/fp';
 import { parseSyncConfig } from './config.js';
 import type { PublishedPlan } from './plan.js';
 import type { PreflightClients } from './preflight.js';
-import { preflight } from './preflight.js';
+import { preflight, serviceCrds } from './preflight.js';
 import { publishedResourceApiVersion } from './published-resource.js';
 import { reopenedWatch } from './reopened-watch.js';
 import { apiResourceSchemaOf } from './schema.js';
@@ -87,7 +87,7 @@ export interface Verdict {
  *
  * @example
  * ```ts
- * const eu: InstallationPreflight = { name: 'eu', check: (config: SyncConfig) => preflightInstallation(options, euInstallation, config) };
+ * const eu: InstallationPreflight = { name: 'eu', check: (config: SyncConfig) => preflight({ ...config, apiExport: 'databases.eu.example.dev' }, euClients) };
  * ```
  */
 export interface InstallationPreflight {
@@ -118,7 +118,8 @@ export interface Accepted {
  * installation's kcp, then against every other installation's (`others`): what one of them refuses
  * refuses the object, naming the installation, since a published resource's sync controller reads
  * every installation's workspaces; one whose kcp cannot be read is left out (`unchecked`) and
- * refuses nothing.
+ * refuses nothing. `clients` are a round's (preflight-round.ts): each server is read once for all
+ * the checks, and the served ones' schema names come from the CRDs the checks listed.
  */
 export async function acceptPublished(config: SyncConfig, objects: readonly PublishedResourceObject[], clients: PreflightClients, others: readonly InstallationPreflight[] = []): Promise<Accepted> {
   let accepted: readonly PublishedResource[] = config.published;
@@ -169,12 +170,14 @@ export async function acceptPublished(config: SyncConfig, objects: readonly Publ
   return { plans, verdicts: said, unchecked };
 }
 
-// The name the publisher gives the plan's APIResourceSchema (a hash of its spec): read from the CRD as it is now.
+// The name the publisher gives the plan's APIResourceSchema (a hash of its spec), made from the CRD in
+// the list the preflight read: through a round's client, no request of its own.
 async function schemaNameOf(plan: PublishedPlan | undefined, service: ClusterClient): Promise<{ schema?: string }> {
   if (plan === undefined) return {};
-  const crd = await service.get(customResourceDefinitions, `${plan.service.plural}.${plan.service.group}`);
-  if (E.isLeft(crd)) return {};
-  const made = apiResourceSchemaOf(crd.right, plan.published, plan.agentName);
+  const listed = await serviceCrds(service);
+  const crd = E.isLeft(listed) ? undefined : listed.right.items.find((c) => c.metadata.name === `${plan.service.plural}.${plan.service.group}`);
+  if (crd === undefined) return {};
+  const made = apiResourceSchemaOf(crd, plan.published, plan.agentName);
   return made.type === 'schema' && made.schema.metadata.name !== undefined ? { schema: made.schema.metadata.name } : {};
 }
 
