@@ -5,11 +5,8 @@
 import type { Observable } from 'rxjs';
 import { map, merge } from 'rxjs';
 import type { ClusterClientOptions } from 'rxfleet/client';
-import { createClusterClient } from 'rxfleet/client';
 import type { KubeconfigSource } from 'rxfleet/client';
-import { ConfigError } from 'rxfleet';
 import type { KubeObject, ResourceDescriptor } from 'rxfleet';
-import { E } from 'rxfleet/fp';
 import { apiExportProvider } from 'rxfleet/providers/kcp';
 import type { KcpKubeconfig } from 'rxfleet/providers/kcp';
 import { singleClusterProvider } from 'rxfleet/providers/single';
@@ -21,6 +18,7 @@ import { exportCluster, serviceCluster } from './clusters.js';
 import type { InstallationCheck } from './installation-gate.js';
 import { gatedInstallation } from './installation-gate.js';
 import { installationChecks } from './installation-preflight.js';
+import { preflightRound } from './preflight-round.js';
 import { installationCluster, installationSeparator, namingReports } from './installations.js';
 import { defaultAgentName } from './labels.js';
 import { preflight } from './preflight.js';
@@ -110,7 +108,7 @@ export function syncAgentProvider(options: SyncAgentOptions, published: readonly
 
 /**
  * The sync agent's controllers, ready for `run`/`main`: checks the config against the service
- * cluster and kcp first (`preflight`: one {@link ConfigError} listing every problem), then returns
+ * cluster and kcp first (`preflight`: one `ConfigError` listing every problem), then returns
  * the publisher (CRD → APIResourceSchema + APIExport) and one sync controller per published
  * resource, and one adoption controller per `adopt` rule (`adoptControllers`), all on one provider
  * ({@link syncAgentProvider}).
@@ -127,21 +125,17 @@ export function syncAgentProvider(options: SyncAgentOptions, published: readonly
  * @throws ConfigError (as a rejection) when a kubeconfig cannot be loaded or the config does not fit the servers; Error when a server cannot be read.
  */
 export async function syncAgent(options: SyncAgentOptions): Promise<readonly Controller<KubeObject>[]> {
-  const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
-  const service = createClusterClient(serviceCluster, options.service, options.client);
-  const provider = createClusterClient(exportCluster, kcp, options.client);
-  let plans: readonly PublishedPlan[];
+  // One round for the start: the service cluster's CRDs read once for every installation's check,
+  // each other installation through one connection; all closed before the controllers run.
+  const round = preflightRound(options);
   try {
-    if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
-    if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
-    plans = await preflight(options.config, { service: service.right, kcp: provider.right });
+    const plans = await preflight(options.config, round.clients);
+    // The same checks against each other installation's provider workspace (its APIExport above all).
+    // A problem stops the start; a kcp that cannot be read keeps only its own installation out.
+    return agentControllers(options, plans, await installationChecks(options, round));
   } finally {
-    if (E.isRight(service)) service.right.close();
-    if (E.isRight(provider)) provider.right.close();
+    round.close();
   }
-  // The same checks against each other installation's provider workspace (its APIExport above all).
-  // A problem stops the start; a kcp that cannot be read keeps only its own installation out.
-  return agentControllers(options, plans, await installationChecks(options));
 }
 
 /**

@@ -12,24 +12,22 @@
 // APIExport it was checked against checks again, coalesced (export-changes.ts), since the refusal may
 // have been that export's. One process until SIGTERM or SIGINT.
 import { BehaviorSubject, EMPTY, Subject, Subscription, concatMap, distinctUntilChanged, filter, from, map, merge, switchMap, take, tap, timer } from 'rxjs';
-import { ConfigError, run } from 'rxfleet';
+import { run } from 'rxfleet';
 import type { RunHandle, RunOptions, RunResult } from 'rxfleet';
 
 type Logger = NonNullable<RunOptions['logger']>;
-import { createClusterClient } from 'rxfleet/client';
-import { E } from 'rxfleet/fp';
 import { exitCodes, requestMetrics } from 'rxfleet/runtime';
 import type { SyncAgentOptions } from './agent.js';
 import { planControllers, publishers, syncAgentProvider } from './agent.js';
 import { retireDeleted } from './export-retire.js';
 import type { WatchedExport } from './export-changes.js';
 import { exportChanges } from './export-changes.js';
-import { installationChecks, installationClient } from './installation-preflight.js';
+import { agentClients, installationClient } from './agent-clients.js';
+import { installationChecks } from './installation-preflight.js';
 import { liveInstallations } from './live-installations.js';
 import { agentSeries, defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
 import { schemaFollower } from './schema-follow.js';
-import { exportCluster, serviceCluster } from './clusters.js';
 import { preflight } from './preflight.js';
 import { preflightRound } from './preflight-round.js';
 import type { PublishedResourceObject } from './published-live.js';
@@ -65,26 +63,27 @@ export interface LiveAgentOptions extends SyncAgentOptions {
  * @throws ConfigError (as a rejection) when a kubeconfig cannot be used or the config's own entries do not fit the servers.
  */
 export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult> {
-  const kcp = typeof options.kcp === 'function' ? options.kcp() : options.kcp;
   // The agent's own requests (preflight, the PublishedResources' list, watch and status patches)
   // are served on every run's /metrics beside the controllers': in rxfleet_requests_total.
   const requests = requestMetrics(agentSeries);
   const counted = { ...options.client, requests: requests.record };
-  const service = createClusterClient(serviceCluster, options.service, counted);
-  const provider = createClusterClient(exportCluster, kcp, counted);
-  if (E.isLeft(service)) throw new ConfigError(`sync agent: the service cluster's kubeconfig cannot be used: ${service.left.message}`);
-  if (E.isLeft(provider)) throw new ConfigError(`sync agent: the kcp provider workspace's kubeconfig cannot be used: ${provider.left.message}`);
-  const clients = { service: service.right, kcp: provider.right };
+  const countedOptions: LiveAgentOptions = { ...options, client: counted };
+  const clients = agentClients(countedOptions);
   const runOptions: RunOptions = { ...options.run, signals: false, metricsFrom: [...(options.run.metricsFrom ?? []), requests.registry] };
   const log = options.logger;
   try {
     // The config's own entries must fit, as without watching: a mistake there stops the agent at once.
-    await preflight(options.config, clients);
     // Each other installation as at a start without watching: a problem stops the start, a kcp that
-    // cannot be read keeps its installation out of the fleet until its preflight passes.
-    const countedOptions: LiveAgentOptions = { ...options, client: counted };
-    const checks = await installationChecks(countedOptions);
-    const others = liveInstallations(countedOptions, options.logger, clients.service);
+    // cannot be read keeps its installation out of the fleet until its preflight passes. One round.
+    const start = preflightRound(countedOptions, clients);
+    let checks;
+    try {
+      await preflight(options.config, start.clients);
+      checks = await installationChecks(countedOptions, start, clients);
+    } finally {
+      start.close();
+    }
+    const others = liveInstallations(countedOptions, options.logger);
     // One provider for the agent's life: its watches follow the published set as it changes.
     const follower = schemaFollower([]);
     const shared = syncAgentProvider(options, follower, checks);
@@ -161,71 +160,83 @@ export async function runLiveAgent(options: LiveAgentOptions): Promise<RunResult
             pending.unsubscribe();
             queued = false;
             let next;
-            // Each server read once for the whole round, each installation through one connection.
+            // Each server read once for the whole round, each installation through one connection,
+            // which its removals use too: the round ends once they are done, or a newer round starts.
             const round = preflightRound(countedOptions, clients);
             try {
               next = await acceptPublished(options.config, objects, round.clients, round.checks);
             } catch (err) {
+              round.close();
               // The default kcp or the service cluster cannot be read: the running set stays.
               log.error({ cause: err instanceof Error ? err.message : String(err) }, 'cannot check the PublishedResources against the servers; the running set is kept');
               again(false);
               return;
-            } finally {
-              round.close();
             }
-            for (const [installation, cause] of next.unchecked) log.warn({ installation, cause }, 'installation not checked: its export keeps what it had, minus what is no longer published');
-            again(next.unchecked.size === 0);
-            logVerdicts(next.verdicts, log);
-            refusing.next(next.verdicts.some((v) => !v.accepted));
-            generation.unsubscribe();
-            if (over()) return;
-            const wanted = new Map(next.plans.map((p) => [p.published.name, { key: planKey(p), plan: p }]));
-            // Only the plans that changed stop and start again; the others keep their queues and caches.
-            const leaving = [...served].filter(([name, r]) => wanted.get(name)?.key !== r.key);
-            const joining = [...wanted].filter(([name, w]) => served.get(name)?.key !== w.key);
-            follower.follow(next.plans.map((p) => p.kcp));
-            // A controller joining the running run is past the provider's first pass: it is told by the run's health.
-            const discovered = current?.health.changes.pipe(filter((r) => r.discovery.firstPassDone));
-            const made = new Map(joining.map(([name, w]) => [name, { key: w.key, controllers: planControllers(w.plan, shared, discovered) }]));
-            const byInstallation = others.plansAfter(next);
-            const publisher = publishers(options, next.plans, shared, byInstallation);
-            // Only the publishers whose plans changed are replaced: one of an installation whose kcp does
-            // not answer may take the shutdown deadline to stop, and must not hold the others back.
-            const sets = [next.plans, ...(options.config.installations ?? []).map((i) => byInstallation.get(i.name) ?? next.plans)];
-            const publishing = new Map(publisher.map((c, k) => [c.name, JSON.stringify((sets[k] ?? []).map(planKey))]));
-            const renewed = publisher.filter((c) => published.get(c.name) !== publishing.get(c.name));
-            const changed = leaving.length > 0 || joining.length > 0 || renewed.length > 0;
-            log.info({ published: planNames(next.plans), stopped: leaving.map(([n]) => n), started: joining.map(([n]) => n) }, 'running the published resources');
-            if (current === undefined) {
-              const handle = await run([...publisher, ...[...made.values()].flatMap((m) => m.controllers)], runOptions);
-              if (over()) {
-                await handle.stop();
-                return;
-              }
-              current = handle;
-              void handle.done.then((r) => {
-                if (current === handle) end(r);
-              });
-            } else if (changed) {
-              await current.remove([...renewed.map((c) => c.name), ...leaving.flatMap(([, r]) => r.names)]);
+            let removing = false;
+            try {
+              for (const [installation, cause] of next.unchecked) log.warn({ installation, cause }, 'installation not checked: its export keeps what it had, minus what is no longer published');
+              again(next.unchecked.size === 0);
+              logVerdicts(next.verdicts, log);
+              refusing.next(next.verdicts.some((v) => !v.accepted));
+              generation.unsubscribe();
               if (over()) return;
-              current.add([...renewed, ...[...made.values()].flatMap((m) => m.controllers)]);
+              const wanted = new Map(next.plans.map((p) => [p.published.name, { key: planKey(p), plan: p }]));
+              // Only the plans that changed stop and start again; the others keep their queues and caches.
+              const leaving = [...served].filter(([name, r]) => wanted.get(name)?.key !== r.key);
+              const joining = [...wanted].filter(([name, w]) => served.get(name)?.key !== w.key);
+              follower.follow(next.plans.map((p) => p.kcp));
+              // A controller joining the running run is past the provider's first pass: it is told by the run's health.
+              const discovered = current?.health.changes.pipe(filter((r) => r.discovery.firstPassDone));
+              const made = new Map(joining.map(([name, w]) => [name, { key: w.key, controllers: planControllers(w.plan, shared, discovered) }]));
+              const byInstallation = others.plansAfter(next);
+              const publisher = publishers(options, next.plans, shared, byInstallation);
+              // Only the publishers whose plans changed are replaced: one of an installation whose kcp does
+              // not answer may take the shutdown deadline to stop, and must not hold the others back.
+              const sets = [next.plans, ...(options.config.installations ?? []).map((i) => byInstallation.get(i.name) ?? next.plans)];
+              const publishing = new Map(publisher.map((c, k) => [c.name, JSON.stringify((sets[k] ?? []).map(planKey))]));
+              const renewed = publisher.filter((c) => published.get(c.name) !== publishing.get(c.name));
+              const changed = leaving.length > 0 || joining.length > 0 || renewed.length > 0;
+              log.info({ published: planNames(next.plans), stopped: leaving.map(([n]) => n), started: joining.map(([n]) => n) }, 'running the published resources');
+              if (current === undefined) {
+                const handle = await run([...publisher, ...[...made.values()].flatMap((m) => m.controllers)], runOptions);
+                if (over()) {
+                  await handle.stop();
+                  return;
+                }
+                current = handle;
+                void handle.done.then((r) => {
+                  if (current === handle) end(r);
+                });
+              } else if (changed) {
+                await current.remove([...renewed.map((c) => c.name), ...leaving.flatMap(([, r]) => r.names)]);
+                if (over()) return;
+                current.add([...renewed, ...[...made.values()].flatMap((m) => m.controllers)]);
+              }
+              published = publishing;
+              served = new Map([...[...served].filter(([name]) => !leaving.some(([n]) => n === name)), ...[...made].map(([name, m]) => [name, { key: m.key, names: m.controllers.map((c) => c.name) }] as const)]);
+              // The conditions (and the export's entries of deleted PublishedResources) are written by
+              // the replica that runs the controllers: at once without replicas, under leader election
+              // once this one leads (a standby writes nothing).
+              const keep = new Set([...options.config.published.map((p) => p.name), ...objects.map((o) => o.metadata.name ?? '')]);
+              const write = async (): Promise<void> => {
+                await writeVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
+                await retireDeleted(clients.kcp, { apiExport: options.config.apiExport, agentName, keep, logger: log });
+                await others.retire(keep, next.unchecked, round);
+                log.info({ publishedResources: objects.length }, 'the PublishedResources checked: verdicts written, entries of deleted ones removed');
+              };
+              const states = current.replica?.states;
+              if (states === undefined) await write();
+              else {
+                // A standby keeps the round's connections until it leads or a newer round starts.
+                generation = states.pipe(filter((s) => s.type === 'leading'), take(1), concatMap(() => from(write()))).subscribe();
+                generation.add(() => {
+                  round.close();
+                });
+                removing = true;
+              }
+            } finally {
+              if (!removing) round.close();
             }
-            published = publishing;
-            served = new Map([...[...served].filter(([name]) => !leaving.some(([n]) => n === name)), ...[...made].map(([name, m]) => [name, { key: m.key, names: m.controllers.map((c) => c.name) }] as const)]);
-            // The conditions (and the export's entries of deleted PublishedResources) are written by
-            // the replica that runs the controllers: at once without replicas, under leader election
-            // once this one leads (a standby writes nothing).
-            const keep = new Set([...options.config.published.map((p) => p.name), ...objects.map((o) => o.metadata.name ?? '')]);
-            const write = async (): Promise<void> => {
-              await writeVerdicts(clients.service, objects, next.verdicts, log, () => new Date());
-              await retireDeleted(clients.kcp, { apiExport: options.config.apiExport, agentName, keep, logger: log });
-              await others.retire(keep, next.unchecked);
-              log.info({ publishedResources: objects.length }, 'the PublishedResources checked: verdicts written, entries of deleted ones removed');
-            };
-            const states = current.replica?.states;
-            if (states === undefined) await write();
-            else generation = states.pipe(filter((s) => s.type === 'leading'), take(1), concatMap(() => from(write()))).subscribe();
           }),
         )
         .subscribe({

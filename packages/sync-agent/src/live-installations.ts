@@ -6,12 +6,11 @@
 // what is no longer published, refuses nothing, and is checked again after a capped backoff: it
 // never holds the others back, and once it can be read its export is brought to the set.
 import type { RunOptions } from 'rxfleet';
-import type { ClusterClient } from 'rxfleet/client';
 import type { SyncAgentOptions } from './agent.js';
 import { retireDeleted } from './export-retire.js';
-import { withInstallationClients } from './installation-preflight.js';
 import { defaultAgentName } from './labels.js';
 import type { PublishedPlan } from './plan.js';
+import type { PreflightRound } from './preflight-round.js';
 import type { Accepted } from './published-live.js';
 
 type Logger = NonNullable<RunOptions['logger']>;
@@ -24,6 +23,7 @@ type Logger = NonNullable<RunOptions['logger']>;
  * const others = liveInstallations(options, logger);
  * const next = await acceptPublished(config, objects, round.clients, round.checks);
  * handle.add(publishers(options, next.plans, provider, others.plansAfter(next)));
+ * await others.retire(keep, next.unchecked, round);
  * ```
  */
 export interface LiveInstallations {
@@ -32,8 +32,11 @@ export interface LiveInstallations {
    * where it was not, the plans it was last checked with, of the published resources still served.
    */
   plansAfter(accepted: Accepted): ReadonlyMap<string, readonly PublishedPlan[]>;
-  /** Removes the entries of published resources not in `keep` from each checked installation's export, all at once. */
-  retire(keep: ReadonlySet<string>, unchecked: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * Removes the entries of published resources not in `keep` from each checked installation's
+   * export, all at once, each through the connection of the `round` that checked it.
+   */
+  retire(keep: ReadonlySet<string>, unchecked: ReadonlyMap<string, string>, round: PreflightRound): Promise<void>;
   /** After a check: the delay before the next one when something was not checked (1 s, doubling to 60 s), else `undefined`. */
   recheckDelayMs(complete: boolean): number | undefined;
 }
@@ -47,10 +50,9 @@ export interface LiveInstallations {
  * ```
  * @param options - the agent's options (each installation's kubeconfig and APIExport are in its config).
  * @param logger - where a failed removal is said, naming the installation.
- * @param service - the service cluster's client the removals share (default: one per removal).
  * @returns their state.
  */
-export function liveInstallations(options: SyncAgentOptions, logger: Logger, service?: ClusterClient): LiveInstallations {
+export function liveInstallations(options: SyncAgentOptions, logger: Logger): LiveInstallations {
   const installations = options.config.installations ?? [];
   const agentName = options.config.agentName ?? defaultAgentName;
   // By installation: the plans it was last checked with, by published resource.
@@ -68,12 +70,12 @@ export function liveInstallations(options: SyncAgentOptions, logger: Logger, ser
           return [i.name, accepted.plans.flatMap((p) => was.get(p.published.name) ?? [])] as const;
         }),
       ),
-    retire: async (keep, unchecked) => {
+    retire: async (keep, unchecked, round) => {
       await Promise.all(
         installations
           .filter((i) => !unchecked.has(i.name))
           .map((i) =>
-            withInstallationClients(options, i, ({ kcp }) => retireDeleted(kcp, { apiExport: i.apiExport ?? options.config.apiExport, agentName, keep, logger }), service).catch((err: unknown) => {
+            Promise.resolve().then(() => retireDeleted(round.connection(i), { apiExport: i.apiExport ?? options.config.apiExport, agentName, keep, logger })).catch((err: unknown) => {
               logger.warn({ installation: i.name, cause: err instanceof Error ? err.message : String(err) }, 'cannot remove the APIExport entries of deleted PublishedResources in this installation; tried again at the next check');
             }),
           ),

@@ -1,11 +1,13 @@
-// One check of the PublishedResources (a round): the clients every preflight of it reads through.
-// Each server is read once per round (round-reads.ts), and each installation's provider workspace
-// through one connection made for the round with that installation's own kubeconfig, and closed
-// after it: never one installation's credentials for another's workspace, and a kcp that stopped
-// answering is still found within a connect timeout at the next round.
+// One check of the PublishedResources (a round), the agent's start, or one installation's check
+// again: the clients every preflight of it reads through. Each server is read once per round
+// (round-reads.ts), and each installation's provider workspace through one connection made for the
+// round with that installation's own kubeconfig, and closed with it: never one installation's
+// credentials for another's workspace, and a kcp that stopped answering is still found within a
+// connect timeout at the next round. What the round writes after its checks (the removal of deleted
+// entries from each installation's export) goes through the same connection, its reads not shared.
 import type { ClusterClient } from 'rxfleet/client';
 import type { SyncAgentOptions } from './agent.js';
-import { installationClient } from './installation-preflight.js';
+import { agentClients, installationClient } from './agent-clients.js';
 import type { KcpInstallation } from './installations.js';
 import type { PreflightClients } from './preflight.js';
 import { preflight } from './preflight.js';
@@ -30,7 +32,13 @@ export interface PreflightRound {
   readonly clients: PreflightClients;
   /** Each other installation's check, against its provider workspace through the round's one client. */
   readonly checks: readonly InstallationPreflight[];
-  /** Closes the connections the round made (not those of `clients`). */
+  /**
+   * The round's connection to the installation's provider workspace (the one its check read
+   * through, made now if it did not), its reads not shared: for what the round writes there.
+   * Throws once the round is closed.
+   */
+  connection(i: KcpInstallation): ClusterClient;
+  /** Closes the connections the round made (not those of `clients` given to it); again does nothing. */
   close(): void;
 }
 
@@ -40,29 +48,40 @@ export interface PreflightRound {
  * @example
  * ```ts
  * const round = preflightRound(options, { service, kcp });
+ * const ownClients = preflightRound(options); // made for the round, closed with it
  * ```
  * @param options - the agent's options (each installation's kubeconfig and APIExport, the clients' options).
- * @param clients - the agent's own clients of the service cluster and the default provider workspace.
+ * @param given - the agent's own clients of the service cluster and the default provider workspace (default: made for the round).
  * @returns the round.
+ * @throws ConfigError when a kubeconfig cannot be used (an installation's: when its check or connection is asked for).
  */
-export function preflightRound(options: SyncAgentOptions, clients: PreflightClients): PreflightRound {
+export function preflightRound(options: SyncAgentOptions, given?: PreflightClients): PreflightRound {
+  const clients = given ?? agentClients(options);
   const service = roundReads(clients.service);
   const opened = new Map<string, { readonly client: ClusterClient; readonly reads: ClusterClient }>();
-  // Made on the installation's first check of the round (a kubeconfig that cannot be used throws a ConfigError each time).
-  const kcpOf = (i: KcpInstallation): ClusterClient => {
+  let closed = false;
+  // Made on the installation's first use in the round (a kubeconfig that cannot be used throws a ConfigError each time).
+  const open = (i: KcpInstallation): { readonly client: ClusterClient; readonly reads: ClusterClient } => {
+    if (closed) throw new Error(`sync agent: installation "${i.name}": the round of checks is over; its connection is closed`);
     let c = opened.get(i.name);
     if (c === undefined) {
       const client = installationClient(options, i);
       c = { client, reads: roundReads(client) };
       opened.set(i.name, c);
     }
-    return c.reads;
+    return c;
   };
   return {
     clients: { service, kcp: roundReads(clients.kcp) },
-    checks: (options.config.installations ?? []).map((i) => ({ name: i.name, check: (config) => preflight({ ...config, apiExport: i.apiExport ?? config.apiExport }, { service, kcp: kcpOf(i) }) })),
+    checks: (options.config.installations ?? []).map((i) => ({ name: i.name, check: (config) => preflight({ ...config, apiExport: i.apiExport ?? config.apiExport }, { service, kcp: open(i).reads }) })),
+    connection: (i) => open(i).client,
     close: () => {
+      if (closed) return;
+      closed = true;
       for (const c of opened.values()) c.client.close();
+      if (given !== undefined) return;
+      clients.service.close();
+      clients.kcp.close();
     },
   };
 }
