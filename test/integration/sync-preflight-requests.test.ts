@@ -5,7 +5,8 @@
 // the PublishedResources (a round) costs one read of each server, not one per PublishedResource per
 // installation: with two installations (the default and `eu`, another workspace of the shared kcp
 // with its own kubeconfig) and two PublishedResources, each provider workspace is read once by the
-// start's check, once by the round, and by the round's removal of deleted entries.
+// start's check, once by the round, and by the round's removal of deleted entries; the service
+// cluster's CRDs are listed by the round, and not read one by one for the served ones' schema names.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installDatabaseCrd } from '../../examples/sync-agent/api.js';
@@ -28,6 +29,10 @@ async function ownRequests(a: SyncAgentProcess): Promise<string[]> {
   }, { context: () => a.tail(60) });
   return (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((l) => l.includes('controller="rxfleet-sync-agent"'));
 }
+
+/** The agent's own requests of one verb, every cluster and result. */
+const ofVerb = (own: readonly string[], verb: string): number =>
+  own.filter((l) => l.startsWith('rxfleet_requests_total{') && l.includes(`verb="${verb}"`)).reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
 
 /** The agent's own requests to one cluster, every result. */
 const toCluster = (own: readonly string[], cluster: string): number =>
@@ -90,5 +95,9 @@ describe('rxfleet-sync-agent following PublishedResources with two installations
     // agent's schemas and reads the export (2). One check per PublishedResource per installation,
     // each on its own connection, read it 1 + 2 times in the round.
     expect({ default: toCluster(own, 'kcp-export'), eu: toCluster(own, 'eu#kcp-export') }).toEqual({ default: 4, eu: 4 });
+    // Every read of one object: those APIExport reads, 3 per workspace, and nothing on the service
+    // cluster (no related resources, so no discovery): the served PublishedResources' schema names
+    // come from the CRD list the round's checks read, where each was one CRD read more.
+    expect(ofVerb(own, 'get')).toBe(6);
   });
 });
