@@ -120,6 +120,14 @@ export function http2Carrier(cluster: ClusterName, base: URL, pool: H2Pool, fall
         events.fail(ended ?? kubeError('Transient', cluster, 'the connection was cut before the response headers', { request: p.describe }));
         return;
       }
+      // Node ends a stream's readable side too when its session goes down under it (the connection
+      // cut, no END_STREAM from the server), the stream cancelled: a cut, as over HTTP/1.1, not an end.
+      // (rstCode is undefined while the stream is not closed, whatever @types/node says.)
+      const rst = s.rstCode as number | undefined;
+      if (rst !== undefined && rst !== NGHTTP2_NO_ERROR) {
+        events.fail(ended ?? kubeError('Transient', cluster, 'the connection was cut before the stream ended', { request: p.describe }));
+        return;
+      }
       events.end();
     });
     s.on('error', (err) => {
