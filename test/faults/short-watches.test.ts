@@ -5,17 +5,22 @@
 // zero relists, zero failures, and the store exact with every write delivered and each delete seen once.
 // The same against kcp: its own timeouts of a workspace's watch are renewals too, and so are those
 // of the APIExport provider's watches (its endpoint slice, the bindings and the shared wildcard
-// watch of its virtual workspace), each request's end judged by the state machine's own rule.
+// watch of its virtual workspace) and of the initializing-workspaces provider's (its WorkspaceType,
+// the LogicalClusters of the type's initializing virtual workspace), each request's end judged by
+// the state machine's own rule.
 import { defer, tap } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster, KubeObject, ResourceDescriptor } from '../../src/index.js';
 import { clusterName, configMaps } from '../../src/index.js';
-import { apiExportProvider } from '../../src/providers/kcp/index.js';
+import { randomBytes } from 'node:crypto';
+import { apiExportProvider, initializingWorkspaceProvider } from '../../src/providers/kcp/index.js';
 import type { ListerWatcher, ProviderReport } from '../../src/streams/index.js';
 import { clusterListerWatcher, createFleet, createInformers } from '../../src/streams/index.js';
 import { isKubeError } from '../../src/streams/watch-failing.js';
 import { failedEnding, watchEnd } from '../../src/streams/watch-end.js';
 import { setupApiExport } from '../support/kcp-apiexport.js';
+import { createKcpWorkspace, kcpClusterKubeConfig } from '../support/kcp.js';
+import { createInitializerType } from '../support/kcp-initializing.js';
 import { sharedKcp, sharedKubeApiserver } from '../support/context.js';
 import { clusterOf, recorder, storeMatchesServer } from './faults-support.js';
 import { eventually, retrying } from '../support/wait.js';
@@ -190,6 +195,35 @@ describe('the APIExport provider\'s watches, kcp ending them every second', () =
         sub.unsubscribe();
         hsub.unsubscribe();
       }
+    } finally {
+      esub.unsubscribe();
+      rsub.unsubscribe();
+    }
+  });
+});
+
+describe('the initializing-workspaces provider\'s watches, kcp ending them every second', () => {
+  it('counts each of kcp\'s own timeouts of the WorkspaceType and initializing virtual workspace watches as a renewal', async () => {
+    const admin = sharedKcp().adminKubeconfigPath;
+    const home = await createKcpWorkspace(admin, `short-types-${randomBytes(3).toString('hex')}`);
+    const homeKc = () => kcpClusterKubeConfig(admin, home.path);
+    expect((await createInitializerType(homeKc(), 'tenant')).status).toBe(201);
+    const ends = judgedEnds();
+    const managementWatch = { serverTimeoutSeconds: { min: 1, max: 1 }, backoff: { initialMs: 100, maxMs: 1_000 }, listerWatcherFor: ends.listerWatcherFor };
+    const fleet = createFleet(initializingWorkspaceProvider({ management: () => ({ yaml: homeKc().exportConfig() }), managementWatch, workspaceType: 'tenant' }));
+    const reports: ProviderReport[] = [];
+    const rsub = fleet.reports.subscribe((r) => reports.push(r));
+    const esub = fleet.engagements.subscribe();
+    try {
+      const kinds = ['workspacetypes', 'logicalclusters'];
+      await eventually(`${WATCHES} ends of each of ${kinds.join(', ')}`, () => (kinds.every((k) => (ends.of.get(k)?.length ?? 0) >= WATCHES) ? true : undefined), {
+        timeoutMs: 90_000,
+        intervalMs: 50,
+        context: () => JSON.stringify(Object.fromEntries(ends.of)),
+      });
+      for (const k of kinds) expect(ends.of.get(k)?.filter((e) => e !== 'renewal'), `${k}: ends other than renewals`).toEqual([]);
+      expect(reports.filter((r) => r.type === 'source' || r.type === 'error'), 'provider reports of failing sources').toEqual([]);
+      console.log(JSON.stringify({ initializingShortWatches: { ends: Object.fromEntries([...ends.of].map(([k, v]) => [k, v.length])) } }));
     } finally {
       esub.unsubscribe();
       rsub.unsubscribe();
