@@ -33,6 +33,19 @@ const answer = JSON.stringify({
 });
 const object = { metadata: { name: 'x-out', namespace: 'default' }, data: { k: 'v'.repeat(900) } };
 const path = '/api/v1/namespaces/default/configmaps/x-out?fieldManager=bench&force=true';
+/** What the bare clients send: the same apply, with the headers rxfleet's client sends. */
+const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', ...object });
+const headers = { 'content-type': 'application/apply-patch+yaml', authorization: 'Bearer t', accept: 'application/json' };
+
+/** Reads a response stream to its end and parses it, as every client here does with its answer. */
+function parsedBody(res: NodeJS.ReadableStream, resolve: () => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    resolve();
+  });
+}
 
 type Mode = 'node:http2' | 'node:https' | 'undici' | 'rxfleet HTTP/2' | 'rxfleet HTTP/1.1';
 
@@ -67,16 +80,10 @@ async function client(mode: Mode, dir: string, port: number, n: number): Promise
   const server = `https://127.0.0.1:${port}`;
   if (mode === 'node:http2') {
     const session = http2.connect(server, { ca: readFileSync(join(dir, 'ca.crt')) });
-    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', ...object });
     const one = (): Promise<void> =>
       new Promise((resolve, reject) => {
-        const s = session.request({ ':method': 'PATCH', ':path': path, 'content-type': 'application/apply-patch+yaml', authorization: 'Bearer t', accept: 'application/json' });
-        const chunks: Buffer[] = [];
-        s.on('data', (c: Buffer) => chunks.push(c));
-        s.on('end', () => {
-          JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          resolve();
-        });
+        const s = session.request({ ':method': 'PATCH', ':path': path, ...headers });
+        parsedBody(s, resolve);
         s.on('error', reject);
         s.end(body);
       });
@@ -87,16 +94,10 @@ async function client(mode: Mode, dir: string, port: number, n: number): Promise
   if (mode === 'node:https') {
     // HTTP/1.1 with keep-alive, one socket per request in flight: Node's other built-in client.
     const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: readFileSync(join(dir, 'ca.crt')) });
-    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', ...object });
     const one = (): Promise<void> =>
       new Promise((resolve, reject) => {
-        const q = https.request(`${server}${path}`, { method: 'PATCH', agent, headers: { 'content-type': 'application/apply-patch+yaml', authorization: 'Bearer t', accept: 'application/json' } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            resolve();
-          });
+        const q = https.request(`${server}${path}`, { method: 'PATCH', agent, headers }, (res) => {
+          parsedBody(res, resolve);
         });
         q.on('error', reject);
         q.end(body);
@@ -110,9 +111,8 @@ async function client(mode: Mode, dir: string, port: number, n: number): Promise
     // connection, CONCURRENCY requests pipelined on it.
     const { Pool } = await import('undici');
     const pool = new Pool(server, { connections: 1, pipelining: CONCURRENCY, connect: { ca: readFileSync(join(dir, 'ca.crt')) } });
-    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', ...object });
     const one = async (): Promise<void> => {
-      const r = await pool.request({ method: 'PATCH', path, headers: { 'content-type': 'application/apply-patch+yaml', authorization: 'Bearer t', accept: 'application/json' }, body });
+      const r = await pool.request({ method: 'PATCH', path, headers, body });
       JSON.parse(await r.body.text());
     };
     process.send?.(await measure(one, n));
